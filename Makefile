@@ -1,0 +1,55 @@
+# Two commands matter: `make demo` and `make test`. Both build .venv themselves, so a fresh
+# machine needs only python3 and make.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: demo test lint typecheck pytest bench schemas format clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.stamp-install: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.stamp-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.stamp-install
+
+$(VENV)/.stamp-bench: pyproject.toml $(VENV)/.stamp-dev
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	touch $@
+
+## demo: validate the bundled example messages and print each verdict (invalid ones included
+## on purpose, so exit status 1 from the validator is the expected outcome here).
+demo: $(VENV)/.stamp-install
+	@$(BIN)/envelopekit validate examples/messages; status=$$?; \
+	  if [ $$status -gt 1 ]; then exit $$status; fi
+
+## test: lint, type-check (mypy --strict) and run the test suite.
+test: lint typecheck pytest
+
+lint: $(VENV)/.stamp-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(VENV)/.stamp-dev
+	$(BIN)/mypy
+
+pytest: $(VENV)/.stamp-dev
+	$(BIN)/pytest -q
+
+bench: $(VENV)/.stamp-bench
+	$(BIN)/python bench/run.py
+
+schemas: $(VENV)/.stamp-install
+	$(BIN)/envelopekit schema --out src/envelopekit/schemas
+
+format: $(VENV)/.stamp-dev
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

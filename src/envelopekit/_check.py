@@ -1,0 +1,176 @@
+"""``check``: a verdict with rule ids for any bytes, never an exception on bad input."""
+
+from __future__ import annotations
+
+import abc
+import importlib
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from . import rules
+from ._json import exceeds_depth, loads
+from ._settings import Settings, get_settings
+from ._violations import Verdict, Violation, violation, violations
+
+if TYPE_CHECKING:
+    from .babelqueue import BabelEnvelope
+    from .matrix import MxErrorPayload, MxRequest, MxResponse
+    from .som import SomEnvelope
+
+__all__ = ["SPECS", "Raw", "Spec", "SpecName", "check", "detect", "spec_named"]
+
+Raw = bytes | bytearray | memoryview | str
+SpecName = Literal["babelqueue", "som", "matrix"]
+SPECS: tuple[SpecName, ...] = ("babelqueue", "som", "matrix")
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class Spec(abc.ABC):
+    """What ``check`` needs from one spec; each spec package defines one in ``_spec.py``."""
+
+    name: ClassVar[SpecName]
+    max_bytes: ClassVar[int | None] = None
+    """The spec's own size limit, applied on top of ``Settings.max_message_bytes``."""
+
+    @abc.abstractmethod
+    def validate(self, raw: bytes | str, settings: Settings) -> Verdict[Any]:
+        """Validate one message already within the size and depth limits."""
+
+    @abc.abstractmethod
+    def looks_like(self, document: Mapping[str, Any]) -> bool:
+        """Whether a parsed JSON object has this spec's shape (for ``spec="auto"``)."""
+
+
+def run(
+    name: str,
+    parse: TypeAdapter[M] | type[M],
+    raw: bytes | str,
+    *,
+    model: type[BaseModel] | None = None,
+) -> Verdict[M]:
+    """Parse ``raw`` with a model or adapter, mapping a ``ValidationError`` to violations.
+
+    Warnings the model collected (``envelope_warnings()``) are carried into the verdict.
+    """
+    try:
+        if isinstance(parse, TypeAdapter):
+            envelope = parse.validate_json(raw)
+        else:
+            envelope = parse.model_validate_json(raw)
+    except ValidationError as exc:
+        root = model if model is not None else parse
+        assert isinstance(root, type)
+        return Verdict(name, None, violations(exc, model=root))
+    noted = getattr(envelope, "envelope_warnings", None)
+    return Verdict(name, envelope, [], list(noted()) if noted is not None else [])
+
+
+_MODULES: dict[str, str] = {
+    "babelqueue": "envelopekit.babelqueue._spec",
+    "som": "envelopekit.som._spec",
+    "matrix": "envelopekit.matrix._spec",
+}
+
+
+def spec_named(name: str) -> Spec:
+    """The spec called ``name`` (imported on first use, so ``import envelopekit`` stays light).
+
+    Raises:
+        ValueError: for a name that is not one of :data:`SPECS`.
+    """
+    module = _MODULES.get(name)
+    if module is None:
+        raise ValueError(f"unknown spec {name!r}; expected one of {', '.join(SPECS)} or 'auto'")
+    found: Spec = importlib.import_module(module).SPEC
+    return found
+
+
+def detect(document: Any) -> SpecName | None:
+    """The spec whose shape a parsed JSON document has, or ``None``."""
+    if not isinstance(document, dict):
+        return None
+    for name in ("som", "matrix", "babelqueue"):
+        if spec_named(name).looks_like(document):
+            return name  # type: ignore[return-value]
+    return None
+
+
+def _as_bytes(raw: Raw) -> bytes | str:
+    if isinstance(raw, (bytes, str)):
+        return raw
+    if isinstance(raw, (bytearray, memoryview)):
+        return bytes(raw)
+    raise TypeError(f"check() takes bytes or str, not {type(raw).__name__}")
+
+
+@overload
+def check(
+    raw: Raw, spec: Literal["babelqueue"], *, settings: Settings | None = None
+) -> Verdict[BabelEnvelope]: ...
+@overload
+def check(
+    raw: Raw, spec: Literal["som"], *, settings: Settings | None = None
+) -> Verdict[SomEnvelope]: ...
+@overload
+def check(
+    raw: Raw, spec: Literal["matrix"], *, settings: Settings | None = None
+) -> Verdict[MxRequest | MxResponse | MxErrorPayload]: ...
+@overload
+def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> Verdict[Any]: ...
+def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> Verdict[Any]:
+    """Validate one message and return a verdict; bad input never raises.
+
+    Args:
+        raw: the message as received: JSON bytes (UTF-8) or text.
+        spec: ``"babelqueue"``, ``"som"``, ``"matrix"``, or ``"auto"`` to recognise the spec from
+            the message's shape.
+        settings: limits and modes; the environment's (:func:`get_settings`) when not given.
+
+    Returns:
+        A :class:`Verdict`: ``ok``, the parsed ``envelope``, ``violations`` and ``warnings``.
+
+    Raises:
+        ValueError: for an unknown ``spec`` name (a programming error, not bad input).
+        TypeError: when ``raw`` is neither bytes nor str.
+    """
+    target = None if spec == "auto" else spec_named(spec)
+    settings = settings if settings is not None else get_settings()
+    text = _as_bytes(raw)
+    size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
+    name = spec
+    limit = settings.max_message_bytes
+    if target is not None and target.max_bytes is not None:
+        limit = min(limit, target.max_bytes)
+    if size > limit:
+        return _refused(name, rules.MESSAGE_TOO_LARGE, f"{size} bytes exceeds {limit}.")
+    encoded = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    if exceeds_depth(encoded, settings.max_depth):
+        return _refused(
+            name, rules.MESSAGE_TOO_DEEP, f"The JSON nests deeper than {settings.max_depth}."
+        )
+    if target is None:
+        try:
+            document = loads(text)
+        except ValueError as exc:
+            return _refused(name, rules.JSON_INVALID, f"Invalid JSON: {exc}.")
+        found = detect(document)
+        if found is None:
+            return _refused(
+                name,
+                rules.SPEC_UNRECOGNISED,
+                "Not a BabelQueue, SOM or Matrix message: no shape of the three matched.",
+            )
+        target = spec_named(found)
+        if target.max_bytes is not None and size > target.max_bytes:
+            return _refused(
+                found, rules.MESSAGE_TOO_LARGE, f"{size} bytes exceeds {target.max_bytes}."
+            )
+    return target.validate(text, settings)
+
+
+def _refused(name: str, rule: str, message: str) -> Verdict[Any]:
+    found: list[Violation] = [violation(rule, "", message)]
+    return Verdict(name, None, found)

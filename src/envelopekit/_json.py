@@ -1,0 +1,127 @@
+"""JSON encoding and the cross-language number rules, shared by every spec.
+
+Output is compact UTF-8 with unicode and slashes unescaped, byte for byte what Python's
+``json.dumps(obj, ensure_ascii=False, separators=(",", ":"))`` writes (the BabelQueue Python
+reference encoder). orjson writes the same bytes for everything except floats below 1e-4, which
+it spells ``1e-7`` / ``0.00001`` where Python writes ``1e-07`` / ``1e-05``; those rare documents
+take the standard library path, so the result is always the reference's.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Final
+
+import orjson
+
+from . import rules
+from ._violations import Violation, pointer, violation
+
+__all__ = ["dumps", "exceeds_depth", "loads", "scan_numbers"]
+
+INT64_MIN: Final = -(2**63)
+INT64_MAX: Final = 2**63 - 1
+JS_SAFE_MAX: Final = 2**53 - 1
+
+_stdlib_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def dumps(obj: Any) -> bytes:
+    """Encode ``obj`` exactly as the Python reference encoder does, as UTF-8 bytes.
+
+    Models validate their numbers on the way in (:func:`scan_numbers`), so NaN and Infinity
+    never reach this function from a model; orjson would write them as ``null``, never as the
+    invalid tokens.
+
+    Raises:
+        TypeError: for a value that is not JSON (or a string that is not valid UTF-8).
+    """
+    out = orjson.dumps(obj)
+    # Only a float below 1e-4 makes orjson spell a number differently from Python; both
+    # markers can also sit inside a string, which merely takes the (equally exact) slow path.
+    if b"e-" in out or b"0.0000" in out:
+        return _stdlib_encoder.encode(obj).encode("utf-8")
+    return out
+
+
+def loads(raw: bytes | bytearray | memoryview | str) -> Any:
+    """Parse JSON text with orjson (raises ``orjson.JSONDecodeError``, a ``ValueError``)."""
+    return orjson.loads(raw)
+
+
+def scan_numbers(value: Any, base: str) -> tuple[list[Violation], list[Violation]]:
+    """Check every number under ``value`` against the cross-language data rules.
+
+    Returns the refusals (NaN, Infinity, integers outside signed 64-bit) and the warnings
+    (integers beyond 2^53-1, which JavaScript consumers cannot hold exactly), with pointers
+    prefixed by ``base``.
+    """
+    errors: list[Violation] = []
+    warnings: list[Violation] = []
+    stack: list[tuple[Any, str]] = [(value, base)]
+    while stack:
+        node, at = stack.pop()
+        kind = type(node)
+        if kind is dict:
+            for key, item in node.items():
+                kind_of_item = type(item)
+                if kind_of_item is str or kind_of_item is bool or item is None:
+                    continue
+                stack.append((item, at + pointer(key)))
+        elif kind is list:
+            stack.extend((item, f"{at}/{i}") for i, item in enumerate(node))
+        elif kind is float:
+            if not math.isfinite(node):
+                errors.append(
+                    violation(rules.NUMBER_NON_FINITE, at, f"{node!r} is not a JSON number.")
+                )
+        elif kind is int:
+            if not JS_SAFE_MAX >= node >= -JS_SAFE_MAX:
+                if not INT64_MAX >= node >= INT64_MIN:
+                    errors.append(
+                        violation(
+                            rules.NUMBER_OUT_OF_RANGE,
+                            at,
+                            f"{node} does not fit a signed 64-bit integer.",
+                        )
+                    )
+                else:
+                    warnings.append(
+                        violation(
+                            rules.NUMBER_UNSAFE_INTEGER,
+                            at,
+                            f"{node} is beyond 2^53-1: JavaScript consumers lose its exact value.",
+                        )
+                    )
+    return errors, warnings
+
+
+def exceeds_depth(raw: bytes, limit: int) -> bool:
+    """Whether the JSON text nests objects and arrays deeper than ``limit``.
+
+    Counting brackets is a C-speed upper bound; only a document that could exceed the limit
+    is scanned, skipping string contents.
+    """
+    if raw.count(b"{") + raw.count(b"[") <= limit:
+        return False
+    depth = 0
+    in_string = False
+    escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x7B, 0x5B):
+            depth += 1
+            if depth > limit:
+                return True
+        elif byte in (0x7D, 0x5D):
+            depth -= 1
+    return False

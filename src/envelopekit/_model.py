@@ -1,0 +1,43 @@
+"""The base class of every wire model, and the registry the violation mapper reads."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+__all__ = ["WireModel", "model_named"]
+
+_REGISTRY: dict[str, type[WireModel]] = {}
+
+
+class WireModel(BaseModel):
+    """A model that stands for (part of) one schema of a spec.
+
+    The class variables let the violation mapper derive rule ids instead of listing them:
+
+    * ``__schema_name__``: the spec's schema file this model belongs to (``"envelope"``,
+      ``"story-context"``, ``"message-envelope"``, ``"request"`` ...), the ``<schema>`` of every
+      structural rule id raised inside it.
+    * ``__false_schema__``: keys the schema declares as ``false``: an unknown-key error on one of
+      them is ``<schema>.false_schema`` rather than ``<schema>.additionalProperties``.
+    * ``__field_rules__``: wire key -> named rule id, for fields whose every failure is one named
+      rule (BabelQueue's ``schema_version`` is ``schema_version.unsupported`` whatever it holds).
+    """
+
+    __schema_name__: ClassVar[str] = ""
+    __false_schema__: ClassVar[frozenset[str]] = frozenset()
+    __field_rules__: ClassVar[Mapping[str, str]] = MappingProxyType({})
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        # Parametrised generics are titled "Name[Arg]"; the mapper strips the brackets.
+        _REGISTRY.setdefault(cls.__name__.partition("[")[0], cls)
+
+
+def model_named(title: str) -> type[WireModel] | None:
+    """The wire model whose ``ValidationError.title`` is ``title``, if it is one of ours."""
+    return _REGISTRY.get(title.partition("[")[0])

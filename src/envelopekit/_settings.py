@@ -1,0 +1,48 @@
+"""Producer and consumer settings, read from ``ENVELOPEKIT_*`` environment variables."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["Settings", "get_settings"]
+
+
+class Settings(BaseSettings):
+    """Defaults the SDK uses when a call does not say otherwise.
+
+    Every field is read from the environment variable ``ENVELOPEKIT_<FIELD>`` (case-insensitive);
+    the README has the table. Build one explicitly (``Settings(babelqueue_queue="orders")``) in
+    tests and pass it where a function takes ``settings=``.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="ENVELOPEKIT_", frozen=True, extra="ignore")
+
+    babelqueue_queue: str = Field(default="default", min_length=1)
+    """The logical queue BabelQueue messages are produced onto when none is given."""
+
+    som_system_id: str | None = None
+    """`originating_system.system_id` of SOM messages produced here."""
+    som_system_type: str = "custom"
+    """`originating_system.system_type` of SOM messages produced here."""
+    som_system_name: str | None = None
+    """`originating_system.system_name` of SOM messages produced here, if any."""
+    som_version_mode: Literal["strict", "tolerant"] = "strict"
+    """`strict` accepts only som_version 1.0.0, as the official tools; `tolerant` any 1.x."""
+
+    matrix_from: str | None = None
+    """The `from` actor written on Matrix requests produced here."""
+
+    max_message_bytes: int = Field(default=1_048_576, ge=1)
+    """Messages larger than this are refused by `check` (`message.too_large`)."""
+    max_depth: int = Field(default=64, ge=1)
+    """Messages nesting objects/arrays deeper than this are refused (`message.too_deep`)."""
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, read once from the environment (``cache_clear()`` re-reads)."""
+    return Settings()

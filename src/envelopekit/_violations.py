@@ -1,0 +1,283 @@
+"""Violations and verdicts, and the one mapping from a ``ValidationError`` to rule ids."""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Generic, TypeVar, Union
+
+from pydantic import BaseModel, Discriminator, ValidationError
+from pydantic_core import ErrorDetails
+
+from . import rules
+from ._formats import FORMAT_BY_PATTERN
+from ._model import WireModel, model_named
+from .rules import Source
+
+__all__ = ["Verdict", "Violation", "pointer", "violation", "violations"]
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One finding about a message.
+
+    Attributes:
+        rule: the stable rule id (see :mod:`envelopekit.rules`).
+        pointer: RFC 6901 JSON pointer into the input, ``""`` for the whole document.
+        message: a readable explanation.
+        source: ``"json"``, ``"schema"``, ``"conformance"``, ``"policy"`` or ``"sequence"``.
+    """
+
+    rule: str
+    pointer: str
+    message: str
+    source: Source
+
+    def to_dict(self) -> dict[str, str]:
+        """The violation as the JSON object the CLI prints."""
+        return {
+            "rule": self.rule,
+            "pointer": self.pointer,
+            "message": self.message,
+            "source": self.source,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict(Generic[M]):
+    """What :func:`envelopekit.check` found.
+
+    Attributes:
+        spec: the spec the message was checked against.
+        envelope: the parsed model when the message is valid, else ``None``.
+        violations: why the message is refused; empty when ``ok``.
+        warnings: what was accepted but noted (a dropped forbidden key, an unsafe integer).
+    """
+
+    spec: str
+    envelope: M | None
+    violations: list[Violation] = field(default_factory=list)
+    warnings: list[Violation] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether the message is valid (it may still carry warnings)."""
+        return not self.violations
+
+    def rules(self) -> list[str]:
+        """The rule ids of the violations, in order, without repeats."""
+        return list(dict.fromkeys(v.rule for v in self.violations))
+
+
+def pointer(*segments: str | int) -> str:
+    """Build an RFC 6901 pointer from raw path segments (``~`` and ``/`` are escaped)."""
+    return "".join("/" + str(s).replace("~", "~0").replace("/", "~1") for s in segments)
+
+
+def violation(rule: str, pointer: str, message: str) -> Violation:
+    """Make a violation of a catalogued rule, with the source the catalogue gives it.
+
+    Raises:
+        ValueError: when ``rule`` is not in :mod:`envelopekit.rules`.
+    """
+    if not rules.is_rule(rule):
+        raise ValueError(f"{rule!r} is not in the rule catalogue")
+    return Violation(rule, pointer, message, rules.source_of(rule))
+
+
+# --- pydantic error type -> JSON Schema keyword --------------------------------------------------
+
+_KEYWORD_BY_ERROR_TYPE: dict[str, str] = {
+    "missing": "required",
+    "extra_forbidden": "additionalProperties",
+    "enum": "enum",
+    "greater_than_equal": "minimum",
+    "greater_than": "exclusiveMinimum",
+    "less_than_equal": "maximum",
+    "less_than": "exclusiveMaximum",
+    "multiple_of": "multipleOf",
+    "string_too_short": "minLength",
+    "string_too_long": "maxLength",
+    "too_short": "minItems",
+    "too_long": "maxItems",
+    "union_tag_invalid": "oneOf",
+    "union_tag_not_found": "oneOf",
+}
+
+
+def _keyword(error: ErrorDetails) -> str:
+    kind = error["type"]
+    keyword = _KEYWORD_BY_ERROR_TYPE.get(kind)
+    if keyword is not None:
+        return keyword
+    if kind == "string_pattern_mismatch":
+        return FORMAT_BY_PATTERN.get(str(error.get("ctx", {}).get("pattern", "")), "pattern")
+    if kind == "literal_error":
+        # One expected value is a schema `const`; several are an `enum`.
+        expected = str(error.get("ctx", {}).get("expected", ""))
+        return "enum" if " or " in expected else "const"
+    if kind.endswith(("_type", "_parsing")) or kind in {"int_from_float", "is_instance_of"}:
+        return "type"
+    return "invalid"
+
+
+# --- loc -> (innermost wire model, pointer) ----------------------------------------------------
+
+
+def _union_members(tp: Any) -> tuple[Any, ...] | None:
+    origin = typing.get_origin(tp)
+    if origin is Union or origin is types.UnionType:
+        return typing.get_args(tp)
+    return None
+
+
+def _strip_annotated(tp: Any) -> tuple[Any, tuple[Any, ...]]:
+    if typing.get_origin(tp) is typing.Annotated:
+        args = typing.get_args(tp)
+        return args[0], tuple(args[1:])
+    return tp, ()
+
+
+def _tag_of(member: Any) -> str | None:
+    _, metadata = _strip_annotated(member)
+    for item in metadata:
+        tag = getattr(item, "tag", None)
+        if isinstance(tag, str) and type(item).__name__ == "Tag":
+            return tag
+    return None
+
+
+def _label(member: Any) -> str:
+    inner, _ = _strip_annotated(member)
+    return getattr(inner, "__name__", str(inner))
+
+
+def _field_type(model: type[BaseModel], key: str) -> Any:
+    for name, info in model.model_fields.items():
+        if key in (name, info.alias, info.validation_alias):
+            metadata = tuple(info.metadata)
+            if info.discriminator is not None:
+                metadata += (info.discriminator,)
+            if metadata:
+                return typing.Annotated[(info.annotation, *metadata)]
+            return info.annotation
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _resolve(root: type[BaseModel], loc: tuple[str | int, ...]) -> tuple[str, str, type | None]:
+    """Walk ``loc`` through the types under ``root``.
+
+    Returns the schema name of the innermost wire model on the path, the pointer with the
+    union-member segments pydantic inserts removed, and that innermost model.
+    """
+    schema = getattr(root, "__schema_name__", "")
+    innermost: type | None = root
+    segments: list[str | int] = []
+    current: Any = root
+    index = 0
+    while index < len(loc):
+        segment = loc[index]
+        current, metadata = _strip_annotated(current)
+        members = _union_members(current)
+        if members is not None:
+            discriminated = any(isinstance(m, Discriminator) for m in metadata) or any(
+                _tag_of(m) is not None for m in members
+            )
+            chosen = None
+            if isinstance(segment, str):
+                for member in members:
+                    if (discriminated and _tag_of(member) == segment) or _label(member) == segment:
+                        chosen = member
+                        break
+            if chosen is not None:
+                current = chosen
+                index += 1
+                continue
+            # A plain optional: descend into the one member that is not None.
+            non_none = [m for m in members if m is not type(None)]
+            current = non_none[0] if len(non_none) == 1 else None
+            continue
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            if issubclass(current, WireModel) and current.__schema_name__:
+                schema = current.__schema_name__
+                innermost = current
+            segments.append(segment)
+            current = _field_type(current, str(segment))
+            index += 1
+            continue
+        origin = typing.get_origin(current)
+        args = typing.get_args(current)
+        segments.append(segment)
+        index += 1
+        if origin in (list, tuple, set, frozenset, Sequence) and args:
+            current = args[0]
+        elif origin is dict and len(args) == 2:
+            # pydantic reports a bad key as [key, "[key]"]: drop the second segment.
+            if index < len(loc) and loc[index] == "[key]":
+                index += 1
+                current = None
+            else:
+                current = args[1]
+        else:
+            current = None
+    return schema, pointer(*segments), innermost
+
+
+def _one(error: ErrorDetails, root: type[BaseModel]) -> Violation:
+    kind = error["type"]
+    loc = tuple(error["loc"])
+    message = error["msg"]
+    if kind == "json_invalid":
+        text = str(error.get("ctx", {}).get("error", message))
+        if "recursion limit" in text:
+            return violation(rules.MESSAGE_TOO_DEEP, "", f"The JSON nests too deeply: {text}.")
+        return violation(rules.JSON_INVALID, "", f"Invalid JSON: {text}.")
+    schema, ptr, innermost = _resolve(root, loc)
+    extra = error.get("ctx", {}).get("pointer")
+    if isinstance(extra, str):
+        ptr += extra
+    if kind in rules.NAMED:
+        return violation(kind, ptr, message)
+    field_rules = getattr(innermost, "__field_rules__", {})
+    if loc and isinstance(loc[-1], str) and loc[-1] in field_rules and kind != "missing":
+        return violation(field_rules[loc[-1]], ptr, message)
+    keyword = kind if kind in rules.KEYWORDS else _keyword(error)
+    if keyword == "additionalProperties" and loc:
+        if loc[-1] in getattr(innermost, "__false_schema__", frozenset()):
+            keyword = "false_schema"
+            message = f"The key {loc[-1]!r} is not allowed in this schema version."
+    return violation(rules.structural(schema, keyword), ptr, message)
+
+
+def violations(exc: ValidationError, *, model: type[BaseModel] | None = None) -> list[Violation]:
+    """Map a pydantic ``ValidationError`` to violations with stable rule ids and pointers.
+
+    Args:
+        exc: the error raised by ``model_validate_json`` (or any validation of our models).
+        model: the model that was validated; found from ``exc.title`` when not given.
+
+    Returns:
+        One violation per distinct (rule, pointer), in pydantic's order.
+
+    Raises:
+        TypeError: when the error did not come from an envelopekit model.
+    """
+    root = model if model is not None else model_named(exc.title)
+    if root is None or not getattr(root, "__schema_name__", ""):
+        raise TypeError(f"{exc.title!r} is not an envelopekit wire model; pass model=")
+    seen: dict[tuple[str, str], Violation] = {}
+    for error in exc.errors(include_url=False, include_input=False):
+        found = _one(error, root)
+        seen.setdefault((found.rule, found.pointer), found)
+    return list(seen.values())
+
+
+def sort_violations(found: Iterable[Violation]) -> list[Violation]:
+    """Violations in a stable order: by pointer, then rule."""
+    return sorted(found, key=lambda v: (v.pointer, v.rule))

@@ -1,0 +1,246 @@
+"""The rule-id catalogue: every id a :class:`~envelopekit.Violation` can carry.
+
+One taxonomy serves the three specs, modelled on the SOM Managed Bus:
+
+* **Structural ids** are ``<schema>.<keyword>``: ``<schema>`` names the spec's schema file
+  (:data:`SCHEMAS`) and ``<keyword>`` the JSON Schema keyword that fails (:data:`KEYWORDS`),
+  for example ``envelope.format.uuid`` or ``message-envelope.required``. They are built only
+  by :func:`structural`, which refuses a schema or keyword not listed here.
+* **Named ids** cover what no schema keyword says (:data:`NAMED`): each constant below is one,
+  with the ``source`` a violation of it reports and a one-line meaning.
+
+Custom validators raise ``pydantic_core.PydanticCustomError`` whose error type is either a
+keyword from :data:`KEYWORDS` (the schema name is added from the model that failed) or a named id
+from :data:`NAMED`; nothing else reaches a :class:`~envelopekit.Violation`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+__all__ = [
+    "KEYWORDS",
+    "NAMED",
+    "SCHEMAS",
+    "Rule",
+    "Source",
+    "is_rule",
+    "source_of",
+    "structural",
+]
+
+Source = Literal["json", "schema", "conformance", "policy", "sequence"]
+"""Where a rule comes from: the JSON text, a schema keyword, a spec's conformance text,
+a bus or SDK policy, or a rule across a sequence of messages."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A named rule: its stable id, where it comes from and what it means."""
+
+    id: str
+    source: Source
+    summary: str
+
+
+# --- Schema names ----------------------------------------------------------------------------
+
+SOM_SCHEMAS: Final = (
+    "envelope",
+    "story-context",
+    "telling-event",
+    "link-event",
+    "delivery-media-available",
+    "system-audit",
+    "skill-warning",
+)
+BABELQUEUE_SCHEMAS: Final = ("message-envelope",)
+MATRIX_SCHEMAS: Final = ("request", "response", "error-payload")
+
+SCHEMAS: Final[frozenset[str]] = frozenset(SOM_SCHEMAS + BABELQUEUE_SCHEMAS + MATRIX_SCHEMAS)
+"""Every schema name a structural id may start with."""
+
+# --- JSON Schema keywords --------------------------------------------------------------------
+
+KEYWORDS: Final[frozenset[str]] = frozenset(
+    {
+        "required",
+        "additionalProperties",
+        "false_schema",
+        "type",
+        "enum",
+        "const",
+        "pattern",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "minProperties",
+        "propertyNames",
+        "format.uuid",
+        "format.date-time",
+        "format.uri",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "dependentRequired",
+        # A validator that failed without a stable keyword: a bug in envelopekit, never
+        # expected on any input; kept so such a bug still yields a verdict, not a crash.
+        "invalid",
+    }
+)
+"""Every keyword a structural id may end with."""
+
+
+def structural(schema: str, keyword: str) -> str:
+    """Build the structural rule id ``<schema>.<keyword>``.
+
+    Raises:
+        ValueError: when ``schema`` or ``keyword`` is not in the catalogue.
+    """
+    if schema not in SCHEMAS:
+        raise ValueError(f"unknown schema name {schema!r}")
+    if keyword not in KEYWORDS:
+        raise ValueError(f"unknown JSON Schema keyword {keyword!r}")
+    return f"{schema}.{keyword}"
+
+
+# --- Named rules -----------------------------------------------------------------------------
+
+# The JSON text itself.
+JSON_INVALID: Final = "json.invalid"
+JSON_DUPLICATE_KEY: Final = "json.duplicate_key"
+MESSAGE_TOO_LARGE: Final = "message.too_large"
+MESSAGE_TOO_DEEP: Final = "message.too_deep"
+NUMBER_NON_FINITE: Final = "number.non_finite"
+NUMBER_OUT_OF_RANGE: Final = "number.out_of_range"
+NUMBER_UNSAFE_INTEGER: Final = "number.unsafe_integer"
+SPEC_UNRECOGNISED: Final = "spec.unrecognised"
+
+# BabelQueue v1.
+URN_MISSING: Final = "urn.missing"
+URN_CONVENTION: Final = "urn.convention"
+SCHEMA_VERSION_UNSUPPORTED: Final = "schema_version.unsupported"
+FORBIDDEN_KEY: Final = "forbidden_key"
+CREATED_AT_SECONDS: Final = "created_at.seconds"
+
+# SOM 1.0.
+SOM_VERSION_PRE_1_0: Final = "som_version.pre_1_0"
+SOM_VERSION_UNSUPPORTED_MAJOR: Final = "som_version.unsupported_major"
+SOM_VERSION_UNSUPPORTED_MINOR: Final = "som_version.unsupported_minor"
+PAYLOAD_MESSAGE_TYPE_MISMATCH: Final = "payload.message_type_mismatch"
+PAYLOAD_UNVALIDATED: Final = "payload.unvalidated"
+MESSAGE_TYPE_UNKNOWN: Final = "message_type.unknown"
+
+# SOM story sequences (som.md section 10).
+STORY_ID_CHANGED: Final = "story_id.changed"
+SEQUENCE_NUMBER_NOT_INCREASING: Final = "sequence_number.not_increasing"
+SEQUENCE_NUMBER_GAP: Final = "sequence_number.gap"
+UPDATED_AT_BACKWARDS: Final = "updated_at.backwards"
+SNAPSHOT_MEMBERS_MISSING: Final = "snapshot.members_missing"
+SNAPSHOT_ASSETS_DROPPED: Final = "snapshot.assets_dropped"
+ASSET_TYPE_CHANGED: Final = "asset.type_changed"
+STORY_TYPE_LEFT_TERMINAL: Final = "story_type.left_terminal"
+
+# Matrix MxEnvelope.
+OP_CONVENTION: Final = "op.convention"
+
+_NAMED_RULES: Final = (
+    Rule(JSON_INVALID, "json", "The bytes are not one well-formed UTF-8 JSON document."),
+    Rule(JSON_DUPLICATE_KEY, "json", "An object repeats a member name."),
+    Rule(MESSAGE_TOO_LARGE, "policy", "The message is larger than the configured limit."),
+    Rule(MESSAGE_TOO_DEEP, "policy", "The message nests deeper than the configured limit."),
+    Rule(NUMBER_NON_FINITE, "json", "NaN or Infinity: not JSON, never accepted or emitted."),
+    Rule(NUMBER_OUT_OF_RANGE, "conformance", "An integer outside signed 64-bit."),
+    Rule(
+        NUMBER_UNSAFE_INTEGER,
+        "conformance",
+        "An integer beyond 2^53-1: JavaScript consumers lose its exact value (a warning).",
+    ),
+    Rule(SPEC_UNRECOGNISED, "policy", "The message's shape matches none of the three specs."),
+    Rule(URN_MISSING, "conformance", "A BabelQueue message with no non-blank `job` or `urn`."),
+    Rule(
+        URN_CONVENTION,
+        "policy",
+        "A URN off the `urn:babel:<context>:<event>` convention (a producer lint, a warning).",
+    ),
+    Rule(
+        SCHEMA_VERSION_UNSUPPORTED,
+        "conformance",
+        "`meta.schema_version` is not exactly the JSON integer 1.",
+    ),
+    Rule(
+        FORBIDDEN_KEY,
+        "conformance",
+        "A non-canonical BabelQueue key (policy K-15): dropped with a warning, never emitted.",
+    ),
+    Rule(
+        CREATED_AT_SECONDS,
+        "conformance",
+        "`meta.created_at` looks like Unix seconds, not milliseconds (a warning).",
+    ),
+    Rule(SOM_VERSION_PRE_1_0, "conformance", "A pre-1.0 `som_version` such as 0.3.2."),
+    Rule(SOM_VERSION_UNSUPPORTED_MAJOR, "policy", "A `som_version` outside SOM 1.x."),
+    Rule(
+        SOM_VERSION_UNSUPPORTED_MINOR,
+        "conformance",
+        "A 1.x `som_version` other than 1.0.0 (accepted only in tolerant mode).",
+    ),
+    Rule(
+        PAYLOAD_MESSAGE_TYPE_MISMATCH,
+        "policy",
+        "The payload's own `message_type` disagrees with the envelope's.",
+    ),
+    Rule(
+        PAYLOAD_UNVALIDATED,
+        "policy",
+        "A `message_type` with no SOM 1.0 schema: payload kept as sent (a warning).",
+    ),
+    Rule(MESSAGE_TYPE_UNKNOWN, "policy", "A `message_type` with no SOM 1.0 schema, refused."),
+    Rule(STORY_ID_CHANGED, "sequence", "A snapshot in a story's sequence names another story."),
+    Rule(
+        SEQUENCE_NUMBER_NOT_INCREASING,
+        "sequence",
+        "`sequence_number` is not greater than the last accepted one.",
+    ),
+    Rule(SEQUENCE_NUMBER_GAP, "sequence", "`sequence_number` skips values (a warning)."),
+    Rule(UPDATED_AT_BACKWARDS, "sequence", "`updated_at` is earlier than the last snapshot's."),
+    Rule(SNAPSHOT_MEMBERS_MISSING, "sequence", "A member of the last snapshot is absent."),
+    Rule(SNAPSHOT_ASSETS_DROPPED, "sequence", "An asset of the last snapshot is absent."),
+    Rule(ASSET_TYPE_CHANGED, "sequence", "An asset's `asset_type` changed between snapshots."),
+    Rule(
+        STORY_TYPE_LEFT_TERMINAL,
+        "sequence",
+        "A story left a terminal `story_type` (KILLED, SPIKED, ARCHIVED).",
+    ),
+    Rule(
+        OP_CONVENTION,
+        "policy",
+        "A Matrix `op` off the `<area>.<verb>` / `$<verb>` convention (a lint, a warning).",
+    ),
+)
+
+NAMED: Final[dict[str, Rule]] = {rule.id: rule for rule in _NAMED_RULES}
+"""Every named rule by id."""
+
+
+def is_rule(rule_id: str) -> bool:
+    """Whether ``rule_id`` is a named id or a well-formed structural id of this catalogue."""
+    if rule_id in NAMED:
+        return True
+    schema, _, keyword = rule_id.partition(".")
+    return schema in SCHEMAS and keyword in KEYWORDS
+
+
+def source_of(rule_id: str) -> Source:
+    """The source a violation of ``rule_id`` reports (``"schema"`` for structural ids)."""
+    rule = NAMED.get(rule_id)
+    return "schema" if rule is None else rule.source
