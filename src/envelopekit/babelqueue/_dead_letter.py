@@ -1,0 +1,59 @@
+"""The optional ``dead_letter`` block carried only by messages on a dead-letter queue."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import ConfigDict, Field, StrictInt, StrictStr
+
+from .._compat import MISSING
+from .._model import WireModel
+
+__all__ = ["DeadLetter", "DeadLetterReason"]
+
+DeadLetterReason = Literal["failed", "unknown_urn", "poison"]
+"""Why a message was dead-lettered: its handler kept failing, no handler is mapped for its
+URN, or it could not be processed at all."""
+
+
+class DeadLetter(WireModel):
+    """``dead_letter``: why and when a message left its queue for the dead-letter queue.
+
+    ``reason`` is any string on input (other SDKs have written values such as ``max_attempts``);
+    this SDK writes only a :data:`DeadLetterReason`. ``error`` and ``exception`` are nullable;
+    absent and ``null`` stay distinct when re-emitted.
+    """
+
+    model_config = ConfigDict(extra="allow", frozen=True, strict=True)
+    __schema_name__: ClassVar[str] = "message-envelope"
+
+    reason: StrictStr
+    """Why the message was dead-lettered."""
+    error: StrictStr | None | MISSING = MISSING
+    """The failure's message, if any."""
+    exception: StrictStr | None | MISSING = MISSING
+    """The failure's type name in the dead-lettering SDK's language, if any (informational)."""
+    failed_at: Annotated[StrictInt, Field(ge=0)]
+    """Dead-letter time as Unix epoch milliseconds, UTC."""
+    original_queue: StrictStr
+    """The queue the message was consumed from."""
+    attempts: Annotated[StrictInt, Field(ge=0)]
+    """Delivery attempts made before dead-lettering."""
+    lang: StrictStr | MISSING = MISSING
+    """The language of the SDK that dead-lettered the message."""
+
+    def to_wire(self) -> dict[str, Any]:
+        """The block as a JSON-ready dict in spec order, then unknown keys."""
+        out: dict[str, Any] = {"reason": self.reason}
+        if self.error is not MISSING:
+            out["error"] = self.error
+        if self.exception is not MISSING:
+            out["exception"] = self.exception
+        out["failed_at"] = self.failed_at
+        out["original_queue"] = self.original_queue
+        out["attempts"] = self.attempts
+        if self.lang is not MISSING:
+            out["lang"] = self.lang
+        if self.__pydantic_extra__:
+            out.update(self.__pydantic_extra__)
+        return out

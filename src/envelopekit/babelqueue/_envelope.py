@@ -1,0 +1,281 @@
+"""The canonical envelope ``{job, trace_id, data, meta, attempts}`` (schema_version 1)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Annotated, Any, ClassVar, Generic
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictInt, StrictStr
+from pydantic import model_validator as _model_validator
+from pydantic_core import PydanticCustomError
+from typing_extensions import Self, TypeVar
+
+from .. import rules
+from .._compat import MISSING
+from .._errors import ProducerError
+from .._formats import UuidStr
+from .._ids import now_ms, uuid4
+from .._json import dumps, scan_numbers
+from .._model import WireModel
+from .._settings import Settings, get_settings
+from .._violations import Violation, violation
+from ._dead_letter import DeadLetter, DeadLetterReason
+from ._forbidden import FORBIDDEN_META_KEYS, FORBIDDEN_TOP_LEVEL_KEYS
+from ._meta import SCHEMA_VERSION, BabelMeta
+from ._urn import ASCII_WHITESPACE, is_blank
+
+__all__ = ["BabelEnvelope", "DataT"]
+
+logger = logging.getLogger("envelopekit.babelqueue")
+
+DataT = TypeVar("DataT", default=dict[str, Any])
+"""The type of ``data``: a JSON object by default, or the user's own model."""
+
+_REASONS = frozenset(DeadLetterReason.__args__)
+# Below 10^11 ms is before March 1973, but 10^11 s is the year 5138: almost surely seconds.
+_SECONDS_THRESHOLD = 100_000_000_000
+
+
+class BabelEnvelope(WireModel, Generic[DataT]):
+    """A BabelQueue v1 message: ``job, trace_id, data, meta, attempts[, dead_letter]``.
+
+    Consuming: ``BabelEnvelope.model_validate_json(raw)`` accepts ``urn`` as an inbound alias of
+    ``job``, keeps unknown top-level and ``meta`` keys (re-emitted unchanged by :meth:`to_json`),
+    and drops the forbidden legacy keys with a warning (:meth:`envelope_warnings`). Parametrise
+    it, ``BabelEnvelope[OrderCreated]``, to validate ``data`` into your own model.
+
+    Producing: :meth:`create`, :meth:`child`, :meth:`retried`, :meth:`dead_lettered`. The model
+    is frozen: ``meta`` and ``data`` are read-only by contract; only ``attempts`` changes, through
+    :meth:`retried`.
+    """
+
+    model_config = ConfigDict(extra="allow", frozen=True, strict=True)
+    __schema_name__: ClassVar[str] = "message-envelope"
+
+    job: StrictStr = ""
+    """The message URN, its language-agnostic identity (from ``urn`` when ``job`` is absent)."""
+    trace_id: UuidStr
+    """Cross-service correlation id, forwarded unchanged across every hop."""
+    data: DataT
+    """The business payload: a JSON object."""
+    meta: BabelMeta
+    """Producer-set, immutable metadata."""
+    attempts: Annotated[StrictInt, Field(ge=0)]
+    """Transport-level delivery counter, starting at 0."""
+    dead_letter: DeadLetter | MISSING = MISSING
+    """Why the message was dead-lettered; present only on a dead-letter queue."""
+    urn: StrictStr | MISSING = Field(default=MISSING, exclude=True, repr=False)
+    """The inbound alias of ``job``, as received; never emitted."""
+
+    _warnings: tuple[Violation, ...] = PrivateAttr(default=())
+
+    @_model_validator(mode="after")
+    def _consume(self) -> Self:
+        if is_blank(self.job):
+            alias = self.urn
+            if alias is MISSING or is_blank(alias):
+                raise PydanticCustomError(
+                    rules.URN_MISSING,
+                    "The message has no identity: neither 'job' nor 'urn' is a non-blank string",
+                    {"pointer": "/job"},
+                )
+            # The frozen model is still under construction here.
+            self.__dict__["job"] = alias
+        noted: list[Violation] = []
+        extra = self.__pydantic_extra__
+        if extra:
+            _drop_forbidden(extra, FORBIDDEN_TOP_LEVEL_KEYS, "", noted)
+        meta_extra = self.meta.__pydantic_extra__
+        if meta_extra:
+            _drop_forbidden(meta_extra, FORBIDDEN_META_KEYS, "/meta", noted)
+        data: Any = self.data
+        if isinstance(data, BaseModel):
+            data = data.model_dump()
+        errors, unsafe = scan_numbers(data, "/data")
+        if extra:
+            more_errors, more_unsafe = scan_numbers(extra, "")
+            errors += more_errors
+            unsafe += more_unsafe
+        if meta_extra:
+            more_errors, more_unsafe = scan_numbers(meta_extra, "/meta")
+            errors += more_errors
+            unsafe += more_unsafe
+        if errors:
+            first = errors[0]
+            raise PydanticCustomError(first.rule, first.message, {"pointer": first.pointer})
+        noted += unsafe
+        if self.meta.created_at < _SECONDS_THRESHOLD:
+            noted.append(
+                violation(
+                    rules.CREATED_AT_SECONDS,
+                    "/meta/created_at",
+                    f"{self.meta.created_at} looks like Unix seconds; created_at is milliseconds.",
+                )
+            )
+        if noted:
+            self._warnings = tuple(noted)
+        return self
+
+    # --- consuming ---------------------------------------------------------------------------
+
+    def envelope_warnings(self) -> list[Violation]:
+        """What was accepted but noted on input: dropped forbidden keys, unsafe integers."""
+        return list(self._warnings)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The message as a JSON-ready dict: canonical keys in spec order, then unknown keys."""
+        data: Any = self.data
+        if isinstance(data, BaseModel):
+            data = data.model_dump(mode="json", by_alias=True)
+        out: dict[str, Any] = {
+            "job": self.job,
+            "trace_id": self.trace_id,
+            "data": data,
+            "meta": self.meta.to_wire(),
+            "attempts": self.attempts,
+        }
+        if self.dead_letter is not MISSING:
+            out["dead_letter"] = self.dead_letter.to_wire()
+        if self.__pydantic_extra__:
+            out.update(self.__pydantic_extra__)
+        return out
+
+    def to_json(self) -> bytes:
+        """Compact UTF-8 JSON, byte-identical to the Python reference encoder.
+
+        ``job, trace_id, data, meta, attempts[, dead_letter]``, then preserved unknown keys in
+        their original order. Never emits ``urn`` or a forbidden key.
+        """
+        return dumps(self.to_wire())
+
+    # --- producing ---------------------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        urn: str,
+        data: DataT,
+        *,
+        queue: str | None = None,
+        trace_id: str | None = None,
+        settings: Settings | None = None,
+    ) -> Self:
+        """Produce a new message.
+
+        Args:
+            urn: the message URN; surrounding ASCII whitespace is stripped.
+            data: the payload: a mapping (shallow-copied) or, for ``BabelEnvelope[Model]``, a
+                ``Model`` instance.
+            queue: the logical queue; ``settings.babelqueue_queue`` when not given.
+            trace_id: an inbound trace id to continue; a fresh v4 UUID when absent or blank.
+            settings: defaults; the environment's when not given.
+
+        Returns:
+            The envelope, with ``lang="python"``, ``schema_version=1``, ``attempts=0``,
+            ``created_at`` now in Unix ms and a fresh v4 ``meta.id``.
+
+        Raises:
+            ProducerError: for a blank URN.
+            pydantic.ValidationError: for data that is not a JSON object of finite numbers
+                within signed 64-bit, or a ``trace_id`` that is not a UUID.
+        """
+        if not isinstance(urn, str) or is_blank(urn):
+            raise ProducerError(
+                "A BabelQueue message must carry a stable, non-empty URN so consumers can "
+                "identify it without any class name."
+            )
+        settings = settings if settings is not None else get_settings()
+        trace = (trace_id or "").strip(ASCII_WHITESPACE) or uuid4()
+        message_id = uuid4()
+        while message_id == trace:  # pragma: no cover - a 2^-122 event
+            message_id = uuid4()
+        payload: Any = dict(data) if isinstance(data, Mapping) else data
+        return cls.model_validate(
+            {
+                "job": urn.strip(ASCII_WHITESPACE),
+                "trace_id": trace,
+                "data": payload,
+                "meta": BabelMeta(
+                    id=message_id,
+                    queue=queue if queue is not None else settings.babelqueue_queue,
+                    lang="python",
+                    schema_version=SCHEMA_VERSION,
+                    created_at=now_ms(),
+                ),
+                "attempts": 0,
+            }
+        )
+
+    def child(
+        self,
+        urn: str,
+        data: Mapping[str, Any],
+        *,
+        queue: str | None = None,
+        settings: Settings | None = None,
+    ) -> BabelEnvelope[dict[str, Any]]:
+        """Produce a downstream message in the same trace: same ``trace_id``, new ``meta.id``."""
+        return BabelEnvelope.create(
+            urn, dict(data), queue=queue, trace_id=self.trace_id, settings=settings
+        )
+
+    def retried(self) -> Self:
+        """The same message with ``attempts + 1`` and everything else untouched."""
+        return self.model_copy(update={"attempts": self.attempts + 1})
+
+    def dead_lettered(
+        self,
+        reason: DeadLetterReason,
+        *,
+        error: str | BaseException | None = None,
+        exception: str | None = None,
+        original_queue: str | None = None,
+        failed_at: int | None = None,
+    ) -> Self:
+        """The same message with a ``dead_letter`` block added; everything else kept.
+
+        Args:
+            reason: ``"failed"``, ``"unknown_urn"`` or ``"poison"``.
+            error: the failure's message, or the exception itself (its text and type name are
+                taken).
+            exception: the failure's type name; from ``error`` when that is an exception.
+            original_queue: the queue it was consumed from; ``meta.queue`` when not given.
+            failed_at: dead-letter time in Unix ms; now when not given.
+
+        Raises:
+            ProducerError: for a reason outside the three of the spec.
+        """
+        if reason not in _REASONS:
+            raise ProducerError(f"dead_letter.reason must be one of {sorted(_REASONS)}")
+        if isinstance(error, BaseException):
+            exception = exception if exception is not None else type(error).__name__
+            error = str(error)
+        block = DeadLetter(
+            reason=reason,
+            error=error,
+            exception=exception,
+            failed_at=failed_at if failed_at is not None else now_ms(),
+            original_queue=original_queue if original_queue is not None else self.meta.queue,
+            attempts=self.attempts,
+            lang="python",
+        )
+        return self.model_copy(update={"dead_letter": block})
+
+
+def _drop_forbidden(
+    extra: dict[str, Any], forbidden: Mapping[str, str], base: str, noted: list[Violation]
+) -> None:
+    for key, instead in forbidden.items():
+        if key in extra:
+            del extra[key]
+            where = f"{base}/{key}"
+            logger.warning("Dropped the forbidden BabelQueue key %s (use %s).", where, instead)
+            noted.append(
+                violation(
+                    rules.FORBIDDEN_KEY,
+                    where,
+                    f"{where} is a forbidden, non-canonical key: dropped, never re-emitted "
+                    f"(use {instead}).",
+                )
+            )

@@ -1,0 +1,61 @@
+"""The ``meta`` block: producer-set, immutable descriptive metadata (envelope page, "The meta block")."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Annotated, Any, ClassVar, Final, Literal
+
+from pydantic import ConfigDict, Field, StrictInt, StrictStr
+
+from .. import rules
+from .._formats import UuidStr
+from .._model import WireModel
+
+__all__ = ["LANGS", "BabelMeta", "Lang"]
+
+Lang = Literal["php", "go", "python", "java", "dotnet", "node"]
+"""The producer language tags of the six official SDKs (and this one)."""
+
+LANGS: Final[frozenset[str]] = frozenset(Lang.__args__)
+
+SCHEMA_VERSION: Final = 1
+
+
+class BabelMeta(WireModel):
+    """``meta``: ``id, queue, lang, schema_version, created_at``, plus producers' own keys.
+
+    Unknown keys are kept (consumers MUST ignore them, a re-emitting hop MUST NOT drop them) and
+    re-emitted after the canonical ones. ``lang`` is any string on input (a future SDK's tag is
+    not a reason to refuse); this SDK writes ``"python"``.
+    """
+
+    model_config = ConfigDict(extra="allow", frozen=True, strict=True)
+    __schema_name__: ClassVar[str] = "message-envelope"
+    # Whatever `schema_version` holds, a wrong one means one thing to a consumer.
+    __field_rules__: ClassVar = MappingProxyType(
+        {"schema_version": rules.SCHEMA_VERSION_UNSUPPORTED}
+    )
+
+    id: UuidStr
+    """Unique id of this message (the idempotency key), distinct from ``trace_id``."""
+    queue: Annotated[StrictStr, Field(min_length=1)]
+    """The logical queue the message was produced onto (not the broker key)."""
+    lang: StrictStr
+    """The producer's language tag."""
+    schema_version: Annotated[StrictInt, Field(ge=SCHEMA_VERSION, le=SCHEMA_VERSION)]
+    """Envelope schema version: exactly the JSON integer 1."""
+    created_at: Annotated[StrictInt, Field(ge=0)]
+    """Production time as Unix epoch milliseconds, UTC."""
+
+    def to_wire(self) -> dict[str, Any]:
+        """The block as a JSON-ready dict: canonical keys in spec order, then unknown keys."""
+        out: dict[str, Any] = {
+            "id": self.id,
+            "queue": self.queue,
+            "lang": self.lang,
+            "schema_version": self.schema_version,
+            "created_at": self.created_at,
+        }
+        if self.__pydantic_extra__:
+            out.update(self.__pydantic_extra__)
+        return out

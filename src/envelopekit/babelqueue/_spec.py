@@ -1,0 +1,26 @@
+"""BabelQueue v1 as ``ek.check`` sees it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from .._check import Spec, SpecName, run
+from .._settings import Settings
+from .._violations import Verdict
+from ._envelope import BabelEnvelope
+
+__all__ = ["SPEC"]
+
+
+class _BabelQueue(Spec):
+    name: ClassVar[SpecName] = "babelqueue"
+
+    def validate(self, raw: bytes | str, settings: Settings) -> Verdict[Any]:
+        return run(self.name, BabelEnvelope, raw)
+
+    def looks_like(self, document: Mapping[str, Any]) -> bool:
+        return "job" in document or "urn" in document or ("meta" in document and "data" in document)
+
+
+SPEC = _BabelQueue()

@@ -1,0 +1,50 @@
+"""URN naming: the ``urn:babel:<context>:<event>`` convention, as a producer lint.
+
+The convention is not enforced by any SDK ("not enforced, to preserve flexibility"), so a URN
+off it is never refused on input; producers can lint theirs before publishing.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from .. import rules
+from .._violations import Violation, violation
+
+__all__ = ["ASCII_WHITESPACE", "URN_CONVENTION", "is_blank", "lint_urn"]
+
+ASCII_WHITESPACE: Final = " \t\n\v\f\r"
+"""The closed blank set shared by every SDK: a URN of only these characters is blank
+(Unicode spaces such as U+00A0 are not blank)."""
+
+URN_CONVENTION: Final = re.compile(
+    r"\Aurn:babel:[a-z][a-z0-9_-]*(?:\.[a-z0-9_-]+)*:[a-z][a-z0-9_-]*(?:\.[a-z0-9_-]+)*\Z"
+)
+"""Lowercase ``urn:babel:<context>:<event>``, each segment dot-subdivided (``…:created.v2``)."""
+
+
+def is_blank(value: str) -> bool:
+    """Whether ``value`` is empty or only ASCII whitespace."""
+    return not value.strip(ASCII_WHITESPACE)
+
+
+def lint_urn(urn: str) -> list[Violation]:
+    """Warnings for a URN off the naming convention (empty when it follows it).
+
+    Args:
+        urn: the URN a producer is about to use.
+
+    Returns:
+        ``urn.convention`` warnings pointing at ``/job``; never a refusal.
+    """
+    if URN_CONVENTION.match(urn):
+        return []
+    return [
+        violation(
+            rules.URN_CONVENTION,
+            "/job",
+            f"{urn!r} does not follow urn:babel:<context>:<event> "
+            "(lowercase, dot-subdivided segments).",
+        )
+    ]
