@@ -92,9 +92,10 @@ def detect(document: Any) -> SpecName | None:
     """The spec whose shape a parsed JSON document has, or ``None``."""
     if not isinstance(document, dict):
         return None
-    for name in ("som", "matrix", "babelqueue"):
+    names: tuple[SpecName, ...] = ("som", "matrix", "babelqueue")
+    for name in names:
         if spec_named(name).looks_like(document):
-            return name  # type: ignore[return-value]
+            return name
     return None
 
 

@@ -35,9 +35,14 @@ def dumps(obj: Any) -> bytes:
     invalid tokens.
 
     Raises:
-        TypeError: for a value that is not JSON (or a string that is not valid UTF-8).
+        TypeError: for a value that is not JSON.
+        UnicodeEncodeError: for a string that is not valid Unicode (a lone surrogate).
     """
-    out = orjson.dumps(obj)
+    try:
+        out = orjson.dumps(obj)
+    except orjson.JSONEncodeError:
+        # Integers beyond 64 bits, lone surrogates, non-JSON types: the reference decides.
+        return _stdlib_encoder.encode(obj).encode("utf-8")
     # Only a float below 1e-4 makes orjson spell a number differently from Python; both
     # markers can also sit inside a string, which merely takes the (equally exact) slow path.
     if b"e-" in out or b"0.0000" in out:
@@ -76,24 +81,23 @@ def scan_numbers(value: Any, base: str) -> tuple[list[Violation], list[Violation
                 errors.append(
                     violation(rules.NUMBER_NON_FINITE, at, f"{node!r} is not a JSON number.")
                 )
-        elif kind is int:
-            if not JS_SAFE_MAX >= node >= -JS_SAFE_MAX:
-                if not INT64_MAX >= node >= INT64_MIN:
-                    errors.append(
-                        violation(
-                            rules.NUMBER_OUT_OF_RANGE,
-                            at,
-                            f"{node} does not fit a signed 64-bit integer.",
-                        )
+        elif kind is int and not JS_SAFE_MAX >= node >= -JS_SAFE_MAX:
+            if not INT64_MAX >= node >= INT64_MIN:
+                errors.append(
+                    violation(
+                        rules.NUMBER_OUT_OF_RANGE,
+                        at,
+                        f"{node} does not fit a signed 64-bit integer.",
                     )
-                else:
-                    warnings.append(
-                        violation(
-                            rules.NUMBER_UNSAFE_INTEGER,
-                            at,
-                            f"{node} is beyond 2^53-1: JavaScript consumers lose its exact value.",
-                        )
+                )
+            else:
+                warnings.append(
+                    violation(
+                        rules.NUMBER_UNSAFE_INTEGER,
+                        at,
+                        f"{node} is beyond 2^53-1: JavaScript consumers lose its exact value.",
                     )
+                )
     return errors, warnings
 
 

@@ -164,7 +164,8 @@ def _field_type(model: type[BaseModel], key: str) -> Any:
             if info.discriminator is not None:
                 metadata += (info.discriminator,)
             if metadata:
-                return typing.Annotated[(info.annotation, *metadata)]
+                args = (info.annotation, *metadata)
+                return typing.Annotated[args]
             return info.annotation
     return None
 
@@ -248,10 +249,10 @@ def _one(error: ErrorDetails, root: type[BaseModel]) -> Violation:
     if loc and isinstance(loc[-1], str) and loc[-1] in field_rules and kind != "missing":
         return violation(field_rules[loc[-1]], ptr, message)
     keyword = kind if kind in rules.KEYWORDS else _keyword(error)
-    if keyword == "additionalProperties" and loc:
-        if loc[-1] in getattr(innermost, "__false_schema__", frozenset()):
-            keyword = "false_schema"
-            message = f"The key {loc[-1]!r} is not allowed in this schema version."
+    false_keys = getattr(innermost, "__false_schema__", frozenset())
+    if keyword == "additionalProperties" and loc and loc[-1] in false_keys:
+        keyword = "false_schema"
+        message = f"The key {loc[-1]!r} is not allowed in this schema version."
     return violation(rules.structural(schema, keyword), ptr, message)
 
 
@@ -275,6 +276,15 @@ def violations(exc: ValidationError, *, model: type[BaseModel] | None = None) ->
     for error in exc.errors(include_url=False, include_input=False):
         found = _one(error, root)
         seen.setdefault((found.rule, found.pointer), found)
+        # A custom error may stand for several keywords at once, as an all-errors validator
+        # reports a failed `anyOf` together with what its branches failed: ctx["also"] lists
+        # the other keywords, space-separated, reported in the same schema at the same pointer.
+        also = error.get("ctx", {}).get("also")
+        schema, dot, _ = found.rule.partition(".")
+        if isinstance(also, str) and dot and schema in rules.SCHEMAS:
+            for keyword in also.split():
+                other = violation(rules.structural(schema, keyword), found.pointer, found.message)
+                seen.setdefault((other.rule, other.pointer), other)
     return list(seen.values())
 
 

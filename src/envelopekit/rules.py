@@ -55,7 +55,9 @@ SOM_SCHEMAS: Final = (
     "system-audit",
     "skill-warning",
 )
-BABELQUEUE_SCHEMAS: Final = ("message-envelope",)
+# "payload-schema": a per-URN JSON Schema for BabelQueue `data` (ADR-0024), registered by the
+# user; its violations point into the message, e.g. `/data/order_id`.
+BABELQUEUE_SCHEMAS: Final = ("message-envelope", "payload-schema")
 MATRIX_SCHEMAS: Final = ("request", "response", "error-payload")
 
 SCHEMAS: Final[frozenset[str]] = frozenset(SOM_SCHEMAS + BABELQUEUE_SCHEMAS + MATRIX_SCHEMAS)
@@ -132,6 +134,12 @@ SCHEMA_VERSION_UNSUPPORTED: Final = "schema_version.unsupported"
 FORBIDDEN_KEY: Final = "forbidden_key"
 CREATED_AT_SECONDS: Final = "created_at.seconds"
 
+# BabelQueue consumer toolkit (routing, payload schemas, broker bindings).
+URN_UNKNOWN: Final = "urn.unknown"
+HANDLER_FAILED: Final = "handler.failed"
+DATA_INVALID: Final = "data.invalid"
+TRANSPORT_SCHEMA_VERSION_UNSUPPORTED: Final = "transport.schema_version_unsupported"
+
 # SOM 1.0.
 SOM_VERSION_PRE_1_0: Final = "som_version.pre_1_0"
 SOM_VERSION_UNSUPPORTED_MAJOR: Final = "som_version.unsupported_major"
@@ -152,6 +160,10 @@ STORY_TYPE_LEFT_TERMINAL: Final = "story_type.left_terminal"
 
 # Matrix MxEnvelope.
 OP_CONVENTION: Final = "op.convention"
+REPLY_UNPAIRED: Final = "reply.unpaired"
+REPLY_TO_CONVENTION: Final = "reply_to.convention"
+TRACE_CONTEXT_FORMAT: Final = "trace_context.format"
+ERROR_CODE_INCONSISTENT: Final = "error_code.inconsistent"
 
 _NAMED_RULES: Final = (
     Rule(JSON_INVALID, "json", "The bytes are not one well-formed UTF-8 JSON document."),
@@ -186,6 +198,30 @@ _NAMED_RULES: Final = (
         CREATED_AT_SECONDS,
         "conformance",
         "`meta.created_at` looks like Unix seconds, not milliseconds (a warning).",
+    ),
+    # BabelQueue consumer toolkit.
+    Rule(
+        URN_UNKNOWN,
+        "conformance",
+        "No handler is mapped for the message URN: the unknown-URN strategy decides "
+        "(fail, delete, release or dead_letter).",
+    ),
+    Rule(
+        HANDLER_FAILED,
+        "policy",
+        "The URN's handler raised: the message is retried, then dead-lettered as `failed`.",
+    ),
+    Rule(
+        DATA_INVALID,
+        "policy",
+        "`data` does not fit the model or payload schema registered for its URN; it will not "
+        "become valid on retry.",
+    ),
+    Rule(
+        TRANSPORT_SCHEMA_VERSION_UNSUPPORTED,
+        "conformance",
+        "A broker `bq-schema-version` property that is present, not blank and not exactly 1: "
+        "rejected before the body is decoded.",
     ),
     Rule(SOM_VERSION_PRE_1_0, "conformance", "A pre-1.0 `som_version` such as 0.3.2."),
     Rule(SOM_VERSION_UNSUPPORTED_MAJOR, "policy", "A `som_version` outside SOM 1.x."),
@@ -225,6 +261,28 @@ _NAMED_RULES: Final = (
         OP_CONVENTION,
         "policy",
         "A Matrix `op` off the `<area>.<verb>` / `$<verb>` convention (a lint, a warning).",
+    ),
+    Rule(
+        REPLY_UNPAIRED,
+        "policy",
+        "A Matrix request with `replyTo` but no `correlationId`, or the reverse (a warning).",
+    ),
+    Rule(
+        REPLY_TO_CONVENTION,
+        "policy",
+        "A Matrix `replyTo` other than `$replies.<correlationId>` (a lint, a warning).",
+    ),
+    Rule(
+        TRACE_CONTEXT_FORMAT,
+        "policy",
+        "A Matrix `traceId`/`spanId`/`parentSpanId` that is not a W3C Trace Context id "
+        "(a warning).",
+    ),
+    Rule(
+        ERROR_CODE_INCONSISTENT,
+        "policy",
+        "A Matrix error payload with `code` OK, or a `statusCode` other than the code's HTTP "
+        "status (a warning).",
     ),
 )
 

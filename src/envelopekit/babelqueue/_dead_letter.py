@@ -29,9 +29,9 @@ class DeadLetter(WireModel):
 
     reason: StrictStr
     """Why the message was dead-lettered."""
-    error: StrictStr | None | MISSING = MISSING
+    error: StrictStr | MISSING | None = MISSING
     """The failure's message, if any."""
-    exception: StrictStr | None | MISSING = MISSING
+    exception: StrictStr | MISSING | None = MISSING
     """The failure's type name in the dead-lettering SDK's language, if any (informational)."""
     failed_at: Annotated[StrictInt, Field(ge=0)]
     """Dead-letter time as Unix epoch milliseconds, UTC."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Annotated, Any, ClassVar, Generic
+from typing import Annotated, Any, ClassVar, Generic, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictInt, StrictStr
 from pydantic import model_validator as _model_validator
@@ -32,7 +32,7 @@ logger = logging.getLogger("envelopekit.babelqueue")
 DataT = TypeVar("DataT", default=dict[str, Any])
 """The type of ``data``: a JSON object by default, or the user's own model."""
 
-_REASONS = frozenset(DeadLetterReason.__args__)
+_REASONS = frozenset(get_args(DeadLetterReason))
 # Below 10^11 ms is before March 1973, but 10^11 s is the year 5138: almost surely seconds.
 _SECONDS_THRESHOLD = 100_000_000_000
 

@@ -1,9 +1,9 @@
-"""The ``meta`` block: producer-set, immutable descriptive metadata (envelope page, "The meta block")."""
+"""The ``meta`` block: producer-set, immutable descriptive metadata."""
 
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Annotated, Any, ClassVar, Final, Literal
+from typing import Annotated, Any, ClassVar, Final, Literal, get_args
 
 from pydantic import ConfigDict, Field, StrictInt, StrictStr
 
@@ -16,7 +16,7 @@ __all__ = ["LANGS", "BabelMeta", "Lang"]
 Lang = Literal["php", "go", "python", "java", "dotnet", "node"]
 """The producer language tags of the six official SDKs (and this one)."""
 
-LANGS: Final[frozenset[str]] = frozenset(Lang.__args__)
+LANGS: Final[frozenset[str]] = frozenset(get_args(Lang))
 
 SCHEMA_VERSION: Final = 1
 

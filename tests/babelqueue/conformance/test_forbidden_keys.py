@@ -29,4 +29,6 @@ def test_forbidden_key(case: dict[str, Any], caplog: pytest.LogCaptureFixture) -
     out = orjson.loads(verdict.envelope.to_json())
     for pointer in case["expect_absent_after_reencode"]:
         assert not has_pointer(out, pointer)
-    assert not has_pointer(orjson.loads(verdict.envelope.retried().to_json()), case["forbidden_key"])
+    assert not has_pointer(
+        orjson.loads(verdict.envelope.retried().to_json()), case["forbidden_key"]
+    )

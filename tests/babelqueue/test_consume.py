@@ -1,0 +1,305 @@
+"""Consumer rules of the envelope page, beyond the conformance manifest."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+from pydantic import BaseModel, ValidationError
+
+import envelopekit as ek
+from envelopekit import rules
+from envelopekit.babelqueue import BabelEnvelope
+
+BASE: dict[str, Any] = {
+    "job": "urn:babel:orders:created",
+    "trace_id": "7b3f9c2a-e41d-4f88-9b2a-1c0d5e6f7a8b",
+    "data": {"order_id": 1042},
+    "meta": {
+        "id": "f1e2d3c4-b5a6-4789-90ab-cdef01234567",
+        "queue": "orders",
+        "lang": "php",
+        "schema_version": 1,
+        "created_at": 1749132727000,
+    },
+    "attempts": 0,
+}
+
+
+def message(**changes: Any) -> dict[str, Any]:
+    out: dict[str, Any] = orjson.loads(orjson.dumps(BASE))
+    for path, value in changes.items():
+        node = out
+        *parents, last = path.split("__")
+        for key in parents:
+            node = node[key]
+        if value is DELETE:
+            del node[last]
+        else:
+            node[last] = value
+    return out
+
+
+DELETE = object()
+
+
+def verdict_of(document: dict[str, Any] | bytes) -> ek.Verdict[BabelEnvelope]:
+    raw = document if isinstance(document, bytes) else orjson.dumps(document)
+    return ek.check(raw, spec="babelqueue")
+
+
+def found(document: dict[str, Any] | bytes) -> list[tuple[str, str]]:
+    return [(v.rule, v.pointer) for v in verdict_of(document).violations]
+
+
+@pytest.mark.parametrize(
+    "value", [2, 0, True, 1.0, "1", None, [1]], ids=["2", "0", "true", "1.0", "str", "null", "list"]
+)
+def test_schema_version_must_be_the_integer_one(value: object) -> None:
+    raw = orjson.dumps(message(meta__schema_version=value)).replace(b"1.0", b"1.0")
+    assert found(raw) == [(rules.SCHEMA_VERSION_UNSUPPORTED, "/meta/schema_version")]
+
+
+def test_schema_version_one_point_zero_on_the_wire() -> None:
+    raw = orjson.dumps(BASE).replace(b'"schema_version":1', b'"schema_version":1.0')
+    assert found(raw) == [(rules.SCHEMA_VERSION_UNSUPPORTED, "/meta/schema_version")]
+
+
+def test_missing_schema_version_is_required() -> None:
+    assert found(message(meta__schema_version=DELETE)) == [
+        ("message-envelope.required", "/meta/schema_version")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("job", "urn", "expected"),
+    [
+        (DELETE, "urn:babel:a:b", "urn:babel:a:b"),
+        ("", "urn:babel:a:b", "urn:babel:a:b"),
+        ("  \t", "urn:babel:a:b", "urn:babel:a:b"),
+        ("urn:babel:job:wins", "urn:babel:a:b", "urn:babel:job:wins"),
+    ],
+    ids=["absent-job", "empty-job", "blank-job", "job-wins"],
+)
+def test_urn_alias(job: object, urn: str, expected: str) -> None:
+    verdict = verdict_of(message(job=job, urn=urn))
+    assert verdict.envelope is not None
+    assert verdict.envelope.job == expected
+    assert b'"urn"' not in verdict.envelope.to_json()
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{"job": DELETE}, {"job": ""}, {"job": " \n"}, {"job": DELETE, "urn": "  "}],
+    ids=["absent", "empty", "blank", "blank-alias"],
+)
+def test_no_urn_is_refused(changes: dict[str, Any]) -> None:
+    assert found(message(**changes)) == [(rules.URN_MISSING, "/job")]
+
+
+def test_unicode_space_is_not_blank() -> None:
+    # Only ASCII whitespace is blank, as in every official SDK.
+    verdict = verdict_of(message(job="\u00a0"))
+    assert verdict.ok
+
+
+@pytest.mark.parametrize("value", [123, True, None, ["x"]], ids=["int", "bool", "null", "list"])
+def test_urn_is_never_coerced(value: object) -> None:
+    assert found(message(job=value)) == [("message-envelope.type", "/job")]
+
+
+@pytest.mark.parametrize(
+    "value", [[1, 2], [], None, "x", 1], ids=["array", "empty-array", "null", "string", "int"]
+)
+def test_data_must_be_an_object(value: object) -> None:
+    assert found(message(data=value)) == [("message-envelope.type", "/data")]
+
+
+def test_data_missing_is_required() -> None:
+    assert found(message(data=DELETE)) == [("message-envelope.required", "/data")]
+
+
+@pytest.mark.parametrize(
+    ("value", "rule"),
+    [
+        (-1, "message-envelope.minimum"),
+        (True, "message-envelope.type"),
+        ("0", "message-envelope.type"),
+        (None, "message-envelope.type"),
+    ],
+    ids=["negative", "bool", "string", "null"],
+)
+def test_attempts(value: object, rule: str) -> None:
+    assert found(message(attempts=value)) == [(rule, "/attempts")]
+
+
+def test_attempts_float_is_refused() -> None:
+    raw = orjson.dumps(BASE).replace(b'"attempts":0', b'"attempts":1.0')
+    assert found(raw) == [("message-envelope.type", "/attempts")]
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("trace_id", "not-a-uuid"),
+        ("trace_id", ""),
+        ("trace_id", "7b3f9c2ae41d4f889b2a1c0d5e6f7a8b"),
+        ("trace_id", "{7b3f9c2a-e41d-4f88-9b2a-1c0d5e6f7a8b}"),
+        ("meta__id", "urn:uuid:f1e2d3c4-b5a6-4789-90ab-cdef01234567"),
+        ("meta__id", "f1e2d3c4-b5a6-4789-90ab-cdef01234567\n"),
+    ],
+    ids=["text", "empty", "hex32", "braces", "urn-prefix", "newline"],
+)
+def test_ids_are_canonical_uuids(field: str, value: str) -> None:
+    pointer = "/" + field.replace("__", "/")
+    assert found(message(**{field: value})) == [("message-envelope.format.uuid", pointer)]
+
+
+def test_uppercase_uuid_is_kept_as_sent() -> None:
+    upper = "7B3F9C2A-E41D-4F88-9B2A-1C0D5E6F7A8B"
+    env = verdict_of(message(trace_id=upper)).envelope
+    assert env is not None
+    assert env.trace_id == upper
+    assert upper.encode() in env.to_json()
+
+
+def test_created_at_integer_milliseconds() -> None:
+    raw = orjson.dumps(BASE).replace(b"1749132727000", b"1749132727000.0")
+    assert found(raw) == [("message-envelope.type", "/meta/created_at")]
+    assert found(message(meta__created_at=-5)) == [("message-envelope.minimum", "/meta/created_at")]
+
+
+def test_created_at_in_seconds_warns() -> None:
+    verdict = verdict_of(message(meta__created_at=1749132727))
+    assert verdict.ok
+    assert [(w.rule, w.pointer) for w in verdict.warnings] == [
+        (rules.CREATED_AT_SECONDS, "/meta/created_at")
+    ]
+
+
+@pytest.mark.parametrize(
+    "token", [b"NaN", b"Infinity", b"-Infinity"], ids=["nan", "inf", "minus-inf"]
+)
+@pytest.mark.parametrize("where", ["data", "extra", "meta"])
+def test_non_finite_numbers_are_refused(token: bytes, where: str) -> None:
+    if where == "data":
+        raw = orjson.dumps(BASE).replace(b'"order_id":1042', b'"order_id":' + token)
+        pointer = "/data/order_id"
+    elif where == "extra":
+        raw = orjson.dumps(message(extra=0)).replace(b'"extra":0', b'"extra":' + token)
+        pointer = "/extra"
+    else:
+        raw = orjson.dumps(message(meta__vendor=[0])).replace(b"[0]", b"[" + token + b"]")
+        pointer = "/meta/vendor/0"
+    assert found(raw) == [(rules.NUMBER_NON_FINITE, pointer)]
+    with pytest.raises(ValidationError):
+        BabelEnvelope.model_validate_json(raw)
+
+
+def test_integers_beyond_int64_are_refused() -> None:
+    raw = orjson.dumps(message(data={"n": [0]})).replace(b"[0]", b"[9223372036854775808]")
+    assert found(raw) == [(rules.NUMBER_OUT_OF_RANGE, "/data/n/0")]
+
+
+@pytest.mark.parametrize("value", [2**53, -(2**53), 2**63 - 1, -(2**63)])
+def test_integers_beyond_js_safe_range_warn(value: int) -> None:
+    verdict = verdict_of(message(data={"big": value}))
+    assert verdict.ok
+    assert [(w.rule, w.pointer) for w in verdict.warnings] == [
+        (rules.NUMBER_UNSAFE_INTEGER, "/data/big")
+    ]
+    assert verdict.envelope is not None
+    assert str(value).encode() in verdict.envelope.to_json()
+
+
+def test_unknown_keys_keep_their_json_types_and_order() -> None:
+    extras = {"z_flag": True, "a_num": 1, "m_float": 1.0, "obj": {}, "arr": [], "nul": None}
+    document = message(**extras, meta__vendor={"k": [1, 2.5]})
+    env = verdict_of(document).envelope
+    assert env is not None
+    out = env.retried().to_json()
+    assert out.endswith(
+        b'"attempts":1,"z_flag":true,"a_num":1,"m_float":1.0,"obj":{},"arr":[],"nul":null}'
+    )
+    assert b'"created_at":1749132727000,"vendor":{"k":[1,2.5]}}' in out
+
+
+def test_unknown_lang_is_accepted_and_kept() -> None:
+    env = verdict_of(message(meta__lang="cobol")).envelope
+    assert env is not None
+    assert b'"lang":"cobol"' in env.to_json()
+
+
+def test_dead_letter_is_modelled_with_any_reason() -> None:
+    block = {
+        "reason": "max_attempts",
+        "error": None,
+        "failed_at": 1749132730000,
+        "original_queue": "orders",
+        "attempts": 3,
+        "vendor": 1,
+    }
+    env = verdict_of(message(dead_letter=block)).envelope
+    assert env is not None
+    assert orjson.loads(env.to_json())["dead_letter"] == block
+    assert found(message(dead_letter={**block, "failed_at": "x"})) == [
+        ("message-envelope.type", "/dead_letter/failed_at")
+    ]
+    assert found(message(dead_letter={"reason": "failed"})) == [
+        ("message-envelope.required", "/dead_letter/failed_at"),
+        ("message-envelope.required", "/dead_letter/original_queue"),
+        ("message-envelope.required", "/dead_letter/attempts"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b"", b"{", b"[]", b"null", b"1", b'"job"', b"\xff\xfe", b'{"job": "\\ud800"}'],
+    ids=["empty", "truncated", "array", "null", "number", "string", "not-utf8", "surrogate"],
+)
+def test_not_an_object(raw: bytes) -> None:
+    verdict = verdict_of(raw)
+    assert not verdict.ok
+    assert verdict.violations[0].pointer == ""
+    assert verdict.violations[0].rule in {rules.JSON_INVALID, "message-envelope.type"}
+
+
+def test_too_large_and_too_deep() -> None:
+    small = ek.Settings(max_message_bytes=100)
+    assert ek.check(orjson.dumps(BASE), spec="babelqueue", settings=small).rules() == [
+        rules.MESSAGE_TOO_LARGE
+    ]
+    deep = orjson.dumps(message(data={"x": [[[[[[1]]]]]]}))
+    shallow = ek.Settings(max_depth=5)
+    assert ek.check(deep, spec="babelqueue", settings=shallow).rules() == [rules.MESSAGE_TOO_DEEP]
+    assert ek.check(b"[" * 300 + b"]" * 300, spec="babelqueue").rules() == [rules.MESSAGE_TOO_DEEP]
+
+
+def test_model_validate_json_reports_the_same_rules() -> None:
+    raw = orjson.dumps(message(meta__schema_version=2, attempts=-1))
+    with pytest.raises(ValidationError) as info:
+        BabelEnvelope.model_validate_json(raw)
+    assert [(v.rule, v.pointer) for v in ek.violations(info.value)] == found(raw)
+
+
+class Order(BaseModel):
+    order_id: int
+
+
+def test_typed_payload() -> None:
+    env = BabelEnvelope[Order].model_validate_json(orjson.dumps(BASE))
+    assert env.data == Order(order_id=1042)
+    assert env.to_json() == BabelEnvelope.model_validate_json(orjson.dumps(BASE)).to_json()
+    with pytest.raises(ValidationError) as info:
+        BabelEnvelope[Order].model_validate_json(orjson.dumps(message(data={"order_id": "x"})))
+    assert [(v.rule, v.pointer) for v in ek.violations(info.value)] == [
+        ("message-envelope.type", "/data/order_id")
+    ]
+
+
+def test_violations_refuses_foreign_errors() -> None:
+    with pytest.raises(ValidationError) as info:
+        Order.model_validate_json(b"{}")
+    with pytest.raises(TypeError):
+        ek.violations(info.value)

@@ -1,0 +1,168 @@
+"""Producer rules: create, child, retried, dead_lettered."""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from typing import Any
+
+import orjson
+import pytest
+from pydantic import BaseModel, ValidationError
+
+import envelopekit as ek
+from envelopekit import ProducerError
+from envelopekit._compat import MISSING
+from envelopekit.babelqueue import BabelEnvelope, DeadLetter
+
+UUID4 = re.compile(r"\A[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\Z")
+
+
+def test_create_defaults() -> None:
+    before = int(time.time() * 1000)
+    env = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1})
+    after = int(time.time() * 1000)
+    assert env.job == "urn:babel:orders:created"
+    assert env.meta.lang == "python"
+    assert env.meta.schema_version == 1
+    assert env.meta.queue == "default"
+    assert env.attempts == 0
+    assert before <= env.meta.created_at <= after
+    assert UUID4.match(env.meta.id) and UUID4.match(env.trace_id)
+    assert env.meta.id != env.trace_id
+    assert list(orjson.loads(env.to_json())) == ["job", "trace_id", "data", "meta", "attempts"]
+    assert list(orjson.loads(env.to_json())["meta"]) == [
+        "id",
+        "queue",
+        "lang",
+        "schema_version",
+        "created_at",
+    ]
+
+
+def test_create_takes_the_queue_from_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ENVELOPEKIT_BABELQUEUE_QUEUE", "orders")
+    ek.get_settings.cache_clear()
+    assert BabelEnvelope.create("urn:babel:a:b", {}).meta.queue == "orders"
+    assert BabelEnvelope.create("urn:babel:a:b", {}, queue="q").meta.queue == "q"
+
+
+@pytest.mark.parametrize("urn", ["", "   ", "\t\n"], ids=["empty", "spaces", "tab-newline"])
+def test_blank_urn_raises(urn: str) -> None:
+    with pytest.raises(ProducerError):
+        BabelEnvelope.create(urn, {})
+
+
+def test_urn_is_stripped() -> None:
+    assert BabelEnvelope.create("  urn:babel:a:b \n", {}).job == "urn:babel:a:b"
+
+
+def test_trace_id_is_reused_or_minted() -> None:
+    trace = str(uuid.uuid4())
+    assert BabelEnvelope.create("urn:babel:a:b", {}, trace_id=trace).trace_id == trace
+    assert UUID4.match(BabelEnvelope.create("urn:babel:a:b", {}, trace_id="  ").trace_id)
+    with pytest.raises(ValidationError):
+        BabelEnvelope.create("urn:babel:a:b", {}, trace_id="trace-xyz")
+
+
+def test_ids_are_fresh_per_message() -> None:
+    ids = {BabelEnvelope.create("urn:babel:a:b", {}).meta.id for _ in range(200)}
+    assert len(ids) == 200
+
+
+def test_data_is_copied_and_checked() -> None:
+    data: dict[str, Any] = {"a": 1}
+    env = BabelEnvelope.create("urn:babel:a:b", data)
+    data["a"] = 2
+    assert env.data == {"a": 1}
+    with pytest.raises(ValidationError):
+        BabelEnvelope.create("urn:babel:a:b", {"x": float("nan")})
+    with pytest.raises(ValidationError):
+        BabelEnvelope.create("urn:babel:a:b", {"x": 2**64})
+
+
+def test_child_continues_the_trace() -> None:
+    parent = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1}, queue="orders")
+    child = parent.child("urn:babel:billing:invoice.requested", {"order_id": 1})
+    assert child.trace_id == parent.trace_id
+    assert child.meta.id != parent.meta.id
+    assert child.job == "urn:babel:billing:invoice.requested"
+    assert child.attempts == 0
+
+
+def test_retried_changes_only_attempts() -> None:
+    raw = (
+        b'{"job":"urn:babel:a:b","trace_id":"7b3f9c2a-e41d-4f88-9b2a-1c0d5e6f7a8b","data":{},'
+        b'"meta":{"id":"f1e2d3c4-b5a6-4789-90ab-cdef01234567","queue":"q","lang":"go",'
+        b'"schema_version":1,"created_at":1749132727000,"x":1},"attempts":2,"top":[1]}'
+    )
+    env = BabelEnvelope.model_validate_json(raw)
+    again = env.retried()
+    assert again.attempts == 3
+    assert again.to_json() == raw.replace(b'"attempts":2', b'"attempts":3')
+    assert env.attempts == 2
+
+
+def test_dead_lettered_adds_the_block_and_keeps_the_rest() -> None:
+    env = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1}, queue="orders")
+    env = env.retried().retried().retried()
+    dlq = env.dead_lettered("failed", error=TimeoutError("gateway timeout"))
+    block = dlq.dead_letter
+    assert isinstance(block, DeadLetter)
+    assert block.reason == "failed"
+    assert block.error == "gateway timeout"
+    assert block.exception == "TimeoutError"
+    assert block.original_queue == "orders"
+    assert block.attempts == 3
+    assert block.lang == "python"
+    out = orjson.loads(dlq.to_json())
+    assert list(out) == ["job", "trace_id", "data", "meta", "attempts", "dead_letter"]
+    assert list(out["dead_letter"]) == [
+        "reason",
+        "error",
+        "exception",
+        "failed_at",
+        "original_queue",
+        "attempts",
+        "lang",
+    ]
+    del out["dead_letter"]
+    assert out == orjson.loads(env.to_json())
+    assert env.dead_letter is MISSING
+
+
+def test_dead_lettered_with_no_cause_writes_nulls() -> None:
+    env = BabelEnvelope[dict[str, Any]].create("urn:babel:a:b", {})
+    block = orjson.loads(env.dead_lettered("unknown_urn", original_queue="in").to_json())
+    assert block["dead_letter"]["error"] is None
+    assert block["dead_letter"]["exception"] is None
+    assert block["dead_letter"]["original_queue"] == "in"
+
+
+def test_dead_lettered_refuses_an_unknown_reason() -> None:
+    env = BabelEnvelope[dict[str, Any]].create("urn:babel:a:b", {})
+    with pytest.raises(ProducerError):
+        env.dead_lettered("max_attempts")  # type: ignore[arg-type]
+
+
+def test_meta_is_immutable() -> None:
+    env = BabelEnvelope[dict[str, Any]].create("urn:babel:a:b", {})
+    with pytest.raises(ValidationError):
+        env.meta.queue = "other"  # type: ignore[misc]
+    with pytest.raises(ValidationError):
+        env.attempts = 5  # type: ignore[misc]
+
+
+class OrderCreated(BaseModel):
+    order_id: int
+    amount_cents: int
+
+
+def test_typed_create_round_trips() -> None:
+    env = BabelEnvelope[OrderCreated].create(
+        "urn:babel:orders:created", OrderCreated(order_id=1, amount_cents=9990)
+    )
+    again = BabelEnvelope[OrderCreated].model_validate_json(env.to_json())
+    assert again.data == env.data
+    assert again.data.amount_cents == 9990

@@ -1,0 +1,89 @@
+"""Checked by mypy --strict (it is on mypy's path): typed construction catches wrong fields.
+
+Each `# type: ignore[code]` marks a line that must be a type error; mypy's warn_unused_ignores
+fails the type check if one of them stops being an error. pytest also runs the file, so every
+statement here is real code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ValidationError
+from typing_extensions import assert_type
+
+import envelopekit as ek
+from envelopekit._compat import MISSING
+from envelopekit.babelqueue import BabelEnvelope, BabelMeta, DeadLetter
+
+
+class OrderCreated(BaseModel):
+    order_id: int
+
+
+def test_create_and_field_access_are_typed() -> None:
+    env = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1})
+    # The payload type is inferred from the data given.
+    assert_type(env, BabelEnvelope[dict[str, int]])
+    assert_type(env.job, str)
+    assert_type(env.trace_id, str)
+    assert_type(env.attempts, int)
+    assert_type(env.meta, BabelMeta)
+    assert_type(env.meta.created_at, int)
+    assert_type(env.data, dict[str, int])
+    assert_type(env.to_json(), bytes)
+    assert_type(env.retried(), BabelEnvelope[dict[str, int]])
+    parsed = BabelEnvelope.model_validate_json(env.to_json())
+    assert_type(parsed, BabelEnvelope[dict[str, Any]])
+    assert_type(parsed.data, dict[str, Any])
+    dlq = env.dead_lettered("failed")
+    if dlq.dead_letter is not MISSING:
+        assert_type(dlq.dead_letter, DeadLetter)
+        assert_type(dlq.dead_letter.reason, str)
+
+
+def test_typed_payload() -> None:
+    env = BabelEnvelope[OrderCreated].create("urn:babel:orders:created", OrderCreated(order_id=1))
+    assert_type(env, BabelEnvelope[OrderCreated])
+    assert_type(env.data.order_id, int)
+    parsed = BabelEnvelope[OrderCreated].model_validate_json(env.to_json())
+    assert_type(parsed.data, OrderCreated)
+
+
+def test_check_is_typed_per_spec() -> None:
+    verdict = ek.check(b"{}", spec="babelqueue")
+    assert_type(verdict, ek.Verdict[BabelEnvelope])
+    assert_type(verdict.violations, list[ek.Violation])
+
+
+def test_wrong_fields_are_type_errors() -> None:
+    with pytest.raises(ValidationError):
+        BabelMeta(
+            id="f1e2d3c4-b5a6-4789-90ab-cdef01234567",
+            queue="q",
+            lang="python",
+            schema_version="1",  # type: ignore[arg-type]
+            created_at=0,
+        )
+    # Unknown meta keys are tolerated on the wire, but not in typed construction.
+    meta = BabelMeta(
+        id="f1e2d3c4-b5a6-4789-90ab-cdef01234567",
+        queue="q",
+        lang="python",
+        schema_version=1,
+        created_at=0,
+        colour="red",  # type: ignore[call-arg]
+    )
+    assert meta.model_extra == {"colour": "red"}
+    with pytest.raises(ValidationError):
+        OrderCreated(order_id="1042")  # type: ignore[arg-type]
+    # A mapping is validated into the model at run time, but the typed API wants the model.
+    env = BabelEnvelope[OrderCreated].create(
+        "urn:babel:orders:created",
+        {"order_id": 1},  # type: ignore[arg-type]
+    )
+    assert env.data == OrderCreated(order_id=1)
+    plain = BabelEnvelope.create("urn:babel:a:b", {"n": 1})
+    with pytest.raises(ek.ProducerError):
+        plain.dead_lettered("later")  # type: ignore[arg-type]
