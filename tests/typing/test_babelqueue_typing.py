@@ -77,7 +77,7 @@ def test_wrong_fields_are_type_errors() -> None:
     )
     assert meta.model_extra == {"colour": "red"}
     with pytest.raises(ValidationError):
-        OrderCreated(order_id="1042")  # type: ignore[arg-type]
+        OrderCreated(order_id="one")  # type: ignore[arg-type]
     # A mapping is validated into the model at run time, but the typed API wants the model.
     env = BabelEnvelope[OrderCreated].create(
         "urn:babel:orders:created",
