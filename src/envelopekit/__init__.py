@@ -14,6 +14,8 @@ The spec packages (:mod:`envelopekit.babelqueue`, :mod:`envelopekit.som`,
 
 from __future__ import annotations
 
+import logging
+
 from . import rules
 from ._check import SPECS, check, detect
 from ._errors import EnvelopekitError, ProducerError
@@ -21,6 +23,9 @@ from ._settings import Settings, get_settings
 from ._violations import Verdict, Violation, violations
 
 __version__ = "0.1.0.dev0"
+
+# A library logs; the application decides where that goes.
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __all__ = [
     "SPECS",

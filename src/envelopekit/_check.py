@@ -8,9 +8,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic_core import from_json
 
 from . import rules
-from ._json import exceeds_depth, loads
+from ._json import exceeds_depth
 from ._settings import Settings, get_settings
 from ._violations import Verdict, Violation, violation, violations
 
@@ -68,6 +69,7 @@ def run(
     return Verdict(name, envelope, [], list(noted()) if noted is not None else [])
 
 
+_LOADED: dict[str, Spec] = {}
 _MODULES: dict[str, str] = {
     "babelqueue": "envelopekit.babelqueue._spec",
     "som": "envelopekit.som._spec",
@@ -81,10 +83,12 @@ def spec_named(name: str) -> Spec:
     Raises:
         ValueError: for a name that is not one of :data:`SPECS`.
     """
-    module = _MODULES.get(name)
-    if module is None:
-        raise ValueError(f"unknown spec {name!r}; expected one of {', '.join(SPECS)} or 'auto'")
-    found: Spec = importlib.import_module(module).SPEC
+    found = _LOADED.get(name)
+    if found is None:
+        module = _MODULES.get(name)
+        if module is None:
+            raise ValueError(f"unknown spec {name!r}; expected one of {', '.join(SPECS)} or 'auto'")
+        found = _LOADED[name] = importlib.import_module(module).SPEC
     return found
 
 
@@ -154,7 +158,8 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
         )
     if target is None:
         try:
-            document = loads(text)
+            # pydantic's own parser, so auto-detection reads exactly what validation will.
+            document = from_json(text, allow_inf_nan=True)
         except ValueError as exc:
             return _refused(name, rules.JSON_INVALID, f"Invalid JSON: {exc}.")
         found = detect(document)

@@ -110,6 +110,12 @@ _KEYWORD_BY_ERROR_TYPE: dict[str, str] = {
 }
 
 
+_FORMAT_MESSAGES = {
+    "format.uuid": "Not a UUID in its 8-4-4-4-12 hexadecimal form.",
+    "format.date-time": "Not an RFC 3339 date-time (YYYY-MM-DDThh:mm:ss[.f](Z|±hh:mm)).",
+}
+
+
 def _keyword(error: ErrorDetails) -> str:
     kind = error["type"]
     keyword = _KEYWORD_BY_ERROR_TYPE.get(kind)
@@ -171,14 +177,14 @@ def _field_type(model: type[BaseModel], key: str) -> Any:
 
 
 @lru_cache(maxsize=4096)
-def _resolve(root: type[BaseModel], loc: tuple[str | int, ...]) -> tuple[str, str, type | None]:
+def _resolve(root: Any, loc: tuple[str | int, ...]) -> tuple[str, str, type | None]:
     """Walk ``loc`` through the types under ``root``.
 
     Returns the schema name of the innermost wire model on the path, the pointer with the
     union-member segments pydantic inserts removed, and that innermost model.
     """
     schema = getattr(root, "__schema_name__", "")
-    innermost: type | None = root
+    innermost: type | None = root if isinstance(root, type) else None
     segments: list[str | int] = []
     current: Any = root
     index = 0
@@ -227,10 +233,17 @@ def _resolve(root: type[BaseModel], loc: tuple[str | int, ...]) -> tuple[str, st
                 current = args[1]
         else:
             current = None
+    if not schema:
+        # A union root (a classifying TypeAdapter) whose error is on the chosen member itself,
+        # e.g. a top-level `model_type`: the member is the innermost model.
+        current, _ = _strip_annotated(current)
+        if isinstance(current, type) and issubclass(current, WireModel):
+            schema = current.__schema_name__
+            innermost = current
     return schema, pointer(*segments), innermost
 
 
-def _one(error: ErrorDetails, root: type[BaseModel]) -> Violation:
+def _one(error: ErrorDetails, root: Any) -> Violation:
     kind = error["type"]
     loc = tuple(error["loc"])
     message = error["msg"]
@@ -247,8 +260,11 @@ def _one(error: ErrorDetails, root: type[BaseModel]) -> Violation:
         return violation(kind, ptr, message)
     field_rules = getattr(innermost, "__field_rules__", {})
     if loc and isinstance(loc[-1], str) and loc[-1] in field_rules and kind != "missing":
-        return violation(field_rules[loc[-1]], ptr, message)
+        rule = field_rules[loc[-1]]
+        return violation(rule, ptr, f"{rules.NAMED[rule].summary} ({message})")
     keyword = kind if kind in rules.KEYWORDS else _keyword(error)
+    if keyword in _FORMAT_MESSAGES and kind == "string_pattern_mismatch":
+        message = _FORMAT_MESSAGES[keyword]
     false_keys = getattr(innermost, "__false_schema__", frozenset())
     if keyword == "additionalProperties" and loc and loc[-1] in false_keys:
         keyword = "false_schema"
@@ -256,12 +272,22 @@ def _one(error: ErrorDetails, root: type[BaseModel]) -> Violation:
     return violation(rules.structural(schema, keyword), ptr, message)
 
 
-def violations(exc: ValidationError, *, model: type[BaseModel] | None = None) -> list[Violation]:
+def _is_root(root: Any) -> bool:
+    """A wire model, or a union of them (the type of a ``TypeAdapter`` that classifies)."""
+    inner = _strip_annotated(root)[0]
+    if getattr(inner, "__schema_name__", ""):
+        return True
+    members = _union_members(inner)
+    return members is not None and all(_is_root(member) for member in members)
+
+
+def violations(exc: ValidationError, *, model: Any = None) -> list[Violation]:
     """Map a pydantic ``ValidationError`` to violations with stable rule ids and pointers.
 
     Args:
         exc: the error raised by ``model_validate_json`` (or any validation of our models).
-        model: the model that was validated; found from ``exc.title`` when not given.
+        model: the model that was validated, or the union of models a ``TypeAdapter``
+            validated (discriminated by ``Tag``s); found from ``exc.title`` when not given.
 
     Returns:
         One violation per distinct (rule, pointer), in pydantic's order.
@@ -270,7 +296,7 @@ def violations(exc: ValidationError, *, model: type[BaseModel] | None = None) ->
         TypeError: when the error did not come from an envelopekit model.
     """
     root = model if model is not None else model_named(exc.title)
-    if root is None or not getattr(root, "__schema_name__", ""):
+    if root is None or not _is_root(root):
         raise TypeError(f"{exc.title!r} is not an envelopekit wire model; pass model=")
     seen: dict[tuple[str, str], Violation] = {}
     for error in exc.errors(include_url=False, include_input=False):
