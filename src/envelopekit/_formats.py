@@ -11,7 +11,7 @@ from __future__ import annotations
 import calendar
 from typing import Annotated, Final
 
-from pydantic import AfterValidator, StringConstraints
+from pydantic import AfterValidator, StringConstraints, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
 __all__ = [
@@ -51,10 +51,17 @@ def _real_day(value: str) -> str:
     return value
 
 
-UuidStr = Annotated[str, StringConstraints(strict=True, pattern=UUID_PATTERN)]
+UuidStr = Annotated[
+    str,
+    StringConstraints(strict=True, pattern=UUID_PATTERN),
+    WithJsonSchema({"type": "string", "format": "uuid", "pattern": UUID_PATTERN}),
+]
 """A UUID in its canonical text form, kept as sent."""
 
 DateTimeStr = Annotated[
-    str, StringConstraints(strict=True, pattern=DATE_TIME_PATTERN), AfterValidator(_real_day)
+    str,
+    StringConstraints(strict=True, pattern=DATE_TIME_PATTERN),
+    AfterValidator(_real_day),
+    WithJsonSchema({"type": "string", "format": "date-time", "pattern": DATE_TIME_PATTERN}),
 ]
 """An RFC 3339 date-time, kept as sent (``"…00.000000Z"`` stays byte for byte)."""

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 __all__ = ["WireModel", "model_named"]
 
@@ -26,6 +26,9 @@ class WireModel(BaseModel):
     * ``__field_rules__``: wire key -> named rule id, for fields whose every failure is one named
       rule (BabelQueue's ``schema_version`` is ``schema_version.unsupported`` whatever it holds).
     """
+
+    # Field docstrings become the descriptions of the generated JSON Schema.
+    model_config = ConfigDict(use_attribute_docstrings=True)
 
     __schema_name__: ClassVar[str] = ""
     __false_schema__: ClassVar[frozenset[str]] = frozenset()

@@ -35,6 +35,8 @@ DataT = TypeVar("DataT", default=dict[str, Any])
 _REASONS = frozenset(get_args(DeadLetterReason))
 # Below 10^11 ms is before March 1973, but 10^11 s is the year 5138: almost surely seconds.
 _SECONDS_THRESHOLD = 100_000_000_000
+# A character outside the ASCII blank set (a JSON Schema spelling of "not blank").
+_NOT_BLANK = "[^ \t\n\u000b\f\r]"
 
 
 class BabelEnvelope(WireModel, Generic[DataT]):
@@ -50,7 +52,18 @@ class BabelEnvelope(WireModel, Generic[DataT]):
     :meth:`retried`.
     """
 
-    model_config = ConfigDict(extra="allow", frozen=True, strict=True)
+    model_config = ConfigDict(
+        extra="allow",
+        frozen=True,
+        strict=True,
+        json_schema_extra={
+            # The identity rule: a non-blank `job`, or failing that a non-blank `urn`.
+            "anyOf": [
+                {"required": ["job"], "properties": {"job": {"pattern": _NOT_BLANK}}},
+                {"required": ["urn"], "properties": {"urn": {"pattern": _NOT_BLANK}}},
+            ]
+        },
+    )
     __schema_name__: ClassVar[str] = "message-envelope"
 
     job: StrictStr = ""

@@ -1,0 +1,111 @@
+"""JSON Schema (Draft 2020-12) generated from the models, for teams in other languages.
+
+Each schema carries ``$schema``, a stable ``$id`` and titles and descriptions taken from the
+models' docstrings (which restate the specs). The files shipped in ``envelopekit/schemas/`` are
+this module's output; ``make schemas`` regenerates them and a test fails when they are stale.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Final
+
+import orjson
+from pydantic import BaseModel, TypeAdapter
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
+from pydantic_core import CoreSchema
+
+__all__ = ["BASE_ID", "SCHEMA_NAMES", "json_schema", "schema_id", "write_schemas"]
+
+DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
+BASE_ID: Final = "https://envelopekit.dev/schemas"
+
+# (spec, name) -> "module:attribute" of the model or TypeAdapter, imported on first use.
+_TARGETS: Final[dict[tuple[str, str], str]] = {
+    ("babelqueue", "envelope"): "envelopekit.babelqueue:BabelEnvelope",
+    ("babelqueue", "dead-letter"): "envelopekit.babelqueue:DeadLetter",
+}
+
+SCHEMA_NAMES: Final[dict[str, tuple[str, ...]]] = {}
+for _spec, _name in _TARGETS:
+    SCHEMA_NAMES.setdefault(_spec, ())
+    SCHEMA_NAMES[_spec] += (_name,)
+
+
+def schema_id(spec: str, name: str) -> str:
+    """The stable ``$id`` of a generated schema."""
+    return f"{BASE_ID}/{spec}/{name}.schema.json"
+
+
+class _Generator(GenerateJsonSchema):
+    """Pydantic's generator, stamped with the dialect and the schema's ``$id``."""
+
+    identity: str = ""
+
+    def generate(self, schema: CoreSchema, mode: JsonSchemaMode = "validation") -> JsonSchemaValue:
+        body = _plain_text(super().generate(schema, mode=mode))
+        return {"$schema": DIALECT, "$id": self.identity, **body}
+
+
+_ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
+
+
+def _plain_text(node: Any) -> Any:
+    """Docstrings use reST markup; descriptions read as plain Markdown-ish text."""
+    if isinstance(node, dict):
+        return {
+            key: (
+                _ROLE.sub(r"`\1`", value).replace("``", "`")
+                if key == "description" and isinstance(value, str)
+                else _plain_text(value)
+            )
+            for key, value in node.items()
+        }
+    if isinstance(node, list):
+        return [_plain_text(item) for item in node]
+    return node
+
+
+def _target(spec: str, name: str) -> Any:
+    location = _TARGETS.get((spec, name))
+    if location is None:
+        known = ", ".join(f"{s}/{n}" for s, n in _TARGETS)
+        raise ValueError(f"no schema {spec}/{name}; known: {known}")
+    module, _, attribute = location.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def json_schema(spec: str, name: str) -> dict[str, Any]:
+    """The Draft 2020-12 JSON Schema of one model, e.g. ``json_schema("som", "envelope")``.
+
+    Raises:
+        ValueError: for a (spec, name) pair that has no schema.
+    """
+    target = _target(spec, name)
+    generator = type("Generator", (_Generator,), {"identity": schema_id(spec, name)})
+    if isinstance(target, TypeAdapter):
+        document: dict[str, Any] = target.json_schema(mode="validation", schema_generator=generator)
+    else:
+        assert isinstance(target, type) and issubclass(target, BaseModel)
+        document = target.model_json_schema(mode="validation", schema_generator=generator)
+    return document
+
+
+def write_schemas(directory: Path, specs: Iterable[str] | None = None) -> list[Path]:
+    """Write ``<directory>/<spec>/<name>.schema.json`` for every schema; returns the paths."""
+    written = []
+    for spec in specs if specs is not None else SCHEMA_NAMES:
+        for name in SCHEMA_NAMES[spec]:
+            path = directory / spec / f"{name}.schema.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(render(json_schema(spec, name)))
+            written.append(path)
+    return written
+
+
+def render(document: dict[str, Any]) -> bytes:
+    """The bytes a schema file holds: indented, keys as generated, newline-terminated."""
+    return orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n"
