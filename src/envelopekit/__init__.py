@@ -19,6 +19,7 @@ import logging
 from . import rules
 from ._check import SPECS, check, detect
 from ._errors import EnvelopekitError, ProducerError
+from ._schema import json_schema
 from ._settings import Settings, get_settings
 from ._violations import Verdict, Violation, violations
 
@@ -38,6 +39,7 @@ __all__ = [
     "check",
     "detect",
     "get_settings",
+    "json_schema",
     "rules",
     "violations",
 ]
