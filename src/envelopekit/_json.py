@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, Final
 
 import orjson
@@ -18,13 +19,15 @@ import orjson
 from . import rules
 from ._violations import Violation, pointer, violation
 
-__all__ = ["dumps", "exceeds_depth", "loads", "scan_numbers"]
+__all__ = ["dumps", "exceeds_depth", "loads", "needs_scan", "scan_numbers"]
 
 INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1
 JS_SAFE_MAX: Final = 2**53 - 1
 
 _stdlib_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+# A one-digit negative exponent ending a number; "e-" alone is common in UUIDs ("2e-9b4c").
+_SHORT_NEGATIVE_EXPONENT = re.compile(rb"e-[0-9][,\]}]")
 
 
 def dumps(obj: Any) -> bytes:
@@ -43,9 +46,9 @@ def dumps(obj: Any) -> bytes:
     except orjson.JSONEncodeError:
         # Integers beyond 64 bits, lone surrogates, non-JSON types: the reference decides.
         return _stdlib_encoder.encode(obj).encode("utf-8")
-    # Only a float below 1e-4 makes orjson spell a number differently from Python; both
-    # markers can also sit inside a string, which merely takes the (equally exact) slow path.
-    if b"e-" in out or b"0.0000" in out:
+    # Only a float below 1e-4 makes orjson spell a number differently from Python (`1e-7`,
+    # `0.00001`); a string holding the same bytes merely takes the equally exact slow path.
+    if b"0.0000" in out or (b"e-" in out and _SHORT_NEGATIVE_EXPONENT.search(out)):
         return _stdlib_encoder.encode(obj).encode("utf-8")
     return out
 
@@ -53,6 +56,37 @@ def dumps(obj: Any) -> bytes:
 def loads(raw: bytes | bytearray | memoryview | str) -> Any:
     """Parse JSON text with orjson (raises ``orjson.JSONDecodeError``, a ``ValueError``)."""
     return orjson.loads(raw)
+
+
+def needs_scan(value: Any) -> bool:
+    """Whether any number under ``value`` is non-finite or beyond 2^53-1 (a fast yes/no).
+
+    The common case, a payload of safe numbers, costs one pass without building pointers;
+    :func:`scan_numbers` then runs only for the rare payload that needs reporting.
+    """
+    kind = type(value)
+    if kind is dict:
+        for item in value.values():
+            kind_of_item = type(item)
+            if kind_of_item is str or kind_of_item is bool or item is None:
+                continue
+            if kind_of_item is int:
+                if not JS_SAFE_MAX >= item >= -JS_SAFE_MAX:
+                    return True
+            elif kind_of_item is float:
+                # inf - inf and nan - nan are both nan.
+                if item - item != 0.0:
+                    return True
+            elif needs_scan(item):
+                return True
+        return False
+    if kind is list:
+        return any(needs_scan(item) for item in value)
+    if kind is int:
+        return not JS_SAFE_MAX >= value >= -JS_SAFE_MAX
+    if kind is float:
+        return bool(value - value != 0.0)
+    return False
 
 
 def scan_numbers(value: Any, base: str) -> tuple[list[Violation], list[Violation]]:

@@ -16,7 +16,7 @@ from .._compat import MISSING
 from .._errors import ProducerError
 from .._formats import UuidStr
 from .._ids import now_ms, uuid4
-from .._json import dumps, scan_numbers
+from .._json import dumps, needs_scan, scan_numbers
 from .._model import WireModel
 from .._settings import Settings, get_settings
 from .._violations import Violation, violation
@@ -105,19 +105,15 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         data: Any = self.data
         if isinstance(data, BaseModel):
             data = data.model_dump()
-        errors, unsafe = scan_numbers(data, "/data")
-        if extra:
-            more_errors, more_unsafe = scan_numbers(extra, "")
-            errors += more_errors
-            unsafe += more_unsafe
-        if meta_extra:
-            more_errors, more_unsafe = scan_numbers(meta_extra, "/meta")
-            errors += more_errors
-            unsafe += more_unsafe
+        errors: list[Violation] = []
+        for value, base in ((data, "/data"), (extra, ""), (meta_extra, "/meta")):
+            if value and needs_scan(value):
+                more_errors, unsafe = scan_numbers(value, base)
+                errors += more_errors
+                noted += unsafe
         if errors:
             first = errors[0]
             raise PydanticCustomError(first.rule, first.message, {"pointer": first.pointer})
-        noted += unsafe
         if self.meta.created_at < _SECONDS_THRESHOLD:
             noted.append(
                 violation(
