@@ -27,7 +27,7 @@ JS_SAFE_MAX: Final = 2**53 - 1
 
 _stdlib_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 # A one-digit negative exponent ending a number; "e-" alone is common in UUIDs ("2e-9b4c").
-_SHORT_NEGATIVE_EXPONENT = re.compile(rb"e-[0-9][,\]}]")
+_SHORT_NEGATIVE_EXPONENT = re.compile(rb"e-[0-9](?:[,\]}]|\Z)")
 
 
 def dumps(obj: Any) -> bytes:

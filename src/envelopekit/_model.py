@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["WireModel", "model_named"]
+if TYPE_CHECKING:
+    from ._violations import Violation
+
+__all__ = ["WireModel", "attach_warnings", "attached_warnings", "model_named"]
 
 _REGISTRY: dict[str, type[WireModel]] = {}
+_WARNINGS = "_envelopekit_warnings"
 
 
 class WireModel(BaseModel):
@@ -39,6 +43,26 @@ class WireModel(BaseModel):
         super().__pydantic_init_subclass__(**kwargs)
         # Parametrised generics are titled "Name[Arg]"; the mapper strips the brackets.
         _REGISTRY.setdefault(cls.__name__.partition("[")[0], cls)
+
+
+def attach_warnings(model: BaseModel, found: list[Violation]) -> None:
+    """Keep what a validator noted on the instance, for ``envelope_warnings()``.
+
+    Declaring a ``PrivateAttr`` would make pydantic initialise private state on every
+    validation, a measurable share of a small message's parse; the private-state slot is
+    filled only for the rare message that has something to report, and ``model_copy`` carries it.
+    """
+    private = model.__pydantic_private__
+    if private is None:
+        object.__setattr__(model, "__pydantic_private__", {_WARNINGS: tuple(found)})
+    else:
+        private[_WARNINGS] = tuple(private.get(_WARNINGS, ())) + tuple(found)
+
+
+def attached_warnings(model: BaseModel) -> list[Violation]:
+    """What :func:`attach_warnings` kept on ``model`` (a new list)."""
+    private = model.__pydantic_private__
+    return list(private.get(_WARNINGS, ())) if private else []
 
 
 def model_named(title: str) -> type[WireModel] | None:

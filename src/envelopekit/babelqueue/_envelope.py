@@ -6,7 +6,7 @@ import logging
 from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, Generic, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from pydantic import model_validator as _model_validator
 from pydantic_core import PydanticCustomError
 from typing_extensions import Self, TypeVar
@@ -17,7 +17,7 @@ from .._errors import ProducerError
 from .._formats import UuidStr
 from .._ids import now_ms, uuid4
 from .._json import dumps, needs_scan, scan_numbers
-from .._model import WireModel
+from .._model import WireModel, attach_warnings, attached_warnings
 from .._settings import Settings, get_settings
 from .._violations import Violation, violation
 from ._dead_letter import DeadLetter, DeadLetterReason
@@ -81,8 +81,6 @@ class BabelEnvelope(WireModel, Generic[DataT]):
     urn: StrictStr | MISSING = Field(default=MISSING, exclude=True, repr=False)
     """The inbound alias of ``job``, as received; never emitted."""
 
-    _warnings: tuple[Violation, ...] = PrivateAttr(default=())
-
     @_model_validator(mode="after")
     def _consume(self) -> Self:
         if is_blank(self.job):
@@ -123,14 +121,14 @@ class BabelEnvelope(WireModel, Generic[DataT]):
                 )
             )
         if noted:
-            self._warnings = tuple(noted)
+            attach_warnings(self, noted)
         return self
 
     # --- consuming ---------------------------------------------------------------------------
 
     def envelope_warnings(self) -> list[Violation]:
         """What was accepted but noted on input: dropped forbidden keys, unsafe integers."""
-        return list(self._warnings)
+        return attached_warnings(self)
 
     def to_wire(self) -> dict[str, Any]:
         """The message as a JSON-ready dict: canonical keys in spec order, then unknown keys."""
