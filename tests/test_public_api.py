@@ -1,8 +1,8 @@
 """Each package's ``__all__`` is complete and importable, and API.md's names exist."""
 
 from __future__ import annotations
-
 import __future__
+
 import importlib
 import types
 
@@ -24,6 +24,7 @@ def _public_names(module: types.ModuleType) -> set[str]:
         name
         for name, value in vars(module).items()
         if not name.startswith("_")
+        and name != "TYPE_CHECKING"
         and not isinstance(value, (types.ModuleType, __future__._Feature))
         and str(getattr(value, "__module__", "envelopekit")).startswith("envelopekit")
     }
@@ -49,7 +50,7 @@ def test_api_contract_names() -> None:
 
     for function in (ek.check, ek.violations, ek.json_schema):
         assert callable(function)
-    assert {f for f in ek.Violation.__dataclass_fields__} == {
+    assert set(ek.Violation.__dataclass_fields__) == {
         "rule",
         "pointer",
         "message",
@@ -64,3 +65,23 @@ def test_api_contract_names() -> None:
             assert callable(getattr(cls, method)), (cls, method)
     assert all(isinstance(c, type) for c in (BabelMeta, DeadLetter, OriginatingSystem))
     assert all(isinstance(c, type) for c in (MxResponse, MxErrorPayload, MxErrorCode))
+
+
+def test_lazy_names_match_all() -> None:
+    import envelopekit
+
+    assert set(envelopekit._LAZY) | {"__version__"} == set(envelopekit.__all__)
+
+
+def test_import_is_light() -> None:
+    # `import envelopekit` must not build any model: the spec packages load on first use.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, envelopekit; "
+        "print(any(m.startswith(('envelopekit.babelqueue', 'envelopekit.som', "
+        "'envelopekit.matrix', 'pydantic.main')) for m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

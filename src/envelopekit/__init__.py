@@ -8,25 +8,26 @@ env = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1042})
 verdict = ek.check(env.to_json(), spec="babelqueue")
 ```
 
-The spec packages (:mod:`envelopekit.babelqueue`, :mod:`envelopekit.som`,
-:mod:`envelopekit.matrix`) are imported on first use, so ``import envelopekit`` stays light.
+Names here load on first use, as pydantic's own do, so ``import envelopekit`` costs almost
+nothing; the spec packages (:mod:`envelopekit.babelqueue`, :mod:`envelopekit.som`,
+:mod:`envelopekit.matrix`) build their models when imported.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
+from typing import TYPE_CHECKING, Any
 
-from . import rules
-from ._check import SPECS, check, detect
-from ._errors import EnvelopekitError, ProducerError
-from ._schema import json_schema
-from ._settings import Settings, get_settings
-from ._violations import Verdict, Violation, violations
+if TYPE_CHECKING:
+    from . import rules
+    from ._check import SPECS, check, detect
+    from ._errors import EnvelopekitError, ProducerError
+    from ._schema import json_schema
+    from ._settings import Settings, get_settings
+    from ._violations import Verdict, Violation, violations
 
 __version__ = "0.1.0.dev0"
-
-# A library logs; the application decides where that goes.
-logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __all__ = [
     "SPECS",
@@ -43,3 +44,36 @@ __all__ = [
     "rules",
     "violations",
 ]
+
+# name -> the module (relative to this package) that defines it.
+_LAZY: dict[str, str] = {
+    "SPECS": "._check",
+    "check": "._check",
+    "detect": "._check",
+    "EnvelopekitError": "._errors",
+    "ProducerError": "._errors",
+    "json_schema": "._schema",
+    "Settings": "._settings",
+    "get_settings": "._settings",
+    "Verdict": "._violations",
+    "Violation": "._violations",
+    "violations": "._violations",
+    "rules": ".rules",
+}
+
+# A library logs; the application decides where that goes.
+logging.getLogger(__name__).addHandler(logging.NullHandler())
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    loaded = importlib.import_module(module, __name__)
+    value = loaded if name == "rules" else getattr(loaded, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
