@@ -1,0 +1,66 @@
+"""The rule catalogue and the one mapping from pydantic errors to violations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import envelopekit as ek
+from envelopekit import rules
+from envelopekit._violations import pointer, violation
+
+
+def test_pointer_escapes() -> None:
+    assert pointer() == ""
+    assert pointer("a", 0, "b") == "/a/0/b"
+    assert pointer("a/b", "m~n") == "/a~1b/m~0n"
+
+
+def test_structural_ids_are_checked() -> None:
+    assert rules.structural("envelope", "format.uuid") == "envelope.format.uuid"
+    with pytest.raises(ValueError):
+        rules.structural("envelop", "required")
+    with pytest.raises(ValueError):
+        rules.structural("envelope", "requires")
+
+
+def test_every_named_rule_has_a_source_and_summary() -> None:
+    for rule in rules.NAMED.values():
+        assert rule.source in {"json", "schema", "conformance", "policy", "sequence"}
+        assert rule.summary
+        assert rules.is_rule(rule.id)
+
+
+def test_named_ids_and_schema_names_do_not_collide() -> None:
+    for rule_id in rules.NAMED:
+        schema, _, keyword = rule_id.partition(".")
+        assert not (schema in rules.SCHEMAS and keyword in rules.KEYWORDS), rule_id
+
+
+def test_violation_takes_its_source_from_the_catalogue() -> None:
+    assert violation("json.invalid", "", "x").source == "json"
+    assert violation("envelope.required", "/a", "x").source == "schema"
+    with pytest.raises(ValueError):
+        violation("made.up", "", "x")
+
+
+def test_violation_is_a_value() -> None:
+    one = ek.Violation("json.invalid", "", "m", "json")
+    assert one == ek.Violation("json.invalid", "", "m", "json")
+    assert one.to_dict() == {
+        "rule": "json.invalid",
+        "pointer": "",
+        "message": "m",
+        "source": "json",
+    }
+    assert hash(one)
+
+
+def test_verdict_rules_dedupes_in_order() -> None:
+    a = violation("envelope.required", "/a", "x")
+    b = violation("envelope.required", "/b", "x")
+    c = violation("envelope.enum", "/c", "x")
+    verdict: ek.Verdict[Any] = ek.Verdict("som", None, [a, c, b])
+    assert verdict.rules() == ["envelope.required", "envelope.enum"]
+    assert not verdict.ok
