@@ -27,6 +27,16 @@ BASE_ID: Final = "https://envelopekit.dev/schemas"
 _TARGETS: Final[dict[tuple[str, str], str]] = {
     ("babelqueue", "envelope"): "envelopekit.babelqueue:BabelEnvelope",
     ("babelqueue", "dead-letter"): "envelopekit.babelqueue:DeadLetter",
+    ("som", "envelope"): "envelopekit.som:SomEnvelope",
+    ("som", "story-context"): "envelopekit.som:StoryContext",
+    ("som", "telling-event"): "envelopekit.som:TellingEvent",
+    ("som", "link-event"): "envelopekit.som:LinkEvent",
+    ("som", "delivery-media-available"): "envelopekit.som:DeliveryMediaAvailable",
+    ("som", "system-audit"): "envelopekit.som:SystemAudit",
+    ("som", "skill-warning"): "envelopekit.som:SkillWarning",
+    ("matrix", "request"): "envelopekit.matrix:MxRequest",
+    ("matrix", "response"): "envelopekit.matrix:MxResponse",
+    ("matrix", "error-payload"): "envelopekit.matrix:MxErrorPayload",
 }
 
 SCHEMA_NAMES: Final[dict[str, tuple[str, ...]]] = {}
