@@ -1,0 +1,151 @@
+"""What every Matrix model shares: wire config, JSON-only values, wire-name parsing, ``to_json``."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import AfterValidator, ConfigDict, Field, JsonValue, PlainValidator, WithJsonSchema
+from pydantic_core import PydanticCustomError
+from typing_extensions import Self
+
+from .. import rules
+from .._json import INT64_MAX, dumps, needs_scan, scan_numbers
+from .._model import WireModel
+from .._violations import Violation, violation
+
+__all__ = [
+    "FalseConst",
+    "JsonData",
+    "LamportValue",
+    "MxModel",
+    "TrueConst",
+    "number_warnings",
+    "unsafe_integer",
+]
+
+
+def _json_numbers(value: JsonValue) -> JsonValue:
+    # pydantic's JSON parser takes NaN/Infinity (and 1e400 as inf) and integers of any size;
+    # neither survives a trip through other languages, so both are refused here.
+    # One pointer-free pass for the common payload of safe numbers; scan only when needed.
+    if not needs_scan(value):
+        return value
+    errors, _ = scan_numbers(value, "")
+    if errors:
+        first = errors[0]
+        raise PydanticCustomError(first.rule, first.message, {"pointer": first.pointer})
+    return value
+
+
+JsonData = Annotated[JsonValue, AfterValidator(_json_numbers)]
+"""Any JSON value (``null`` included), with the cross-language number rules applied."""
+
+
+def _exactly_false(value: object) -> Literal[False]:
+    if value is False:
+        return False
+    raise PydanticCustomError("const", "Input should be false")
+
+
+def _exactly_true(value: object) -> Literal[True]:
+    if value is True:
+        return True
+    raise PydanticCustomError("const", "Input should be true")
+
+
+# pydantic matches a bool `Literal` by equality, even in strict mode, so `0` and `0.0` pass as
+# `Literal[False]` (and `1` as `Literal[True]`); JSON Schema's `const` refuses them. The plain
+# validator is one identity test on one small field, so it costs next to nothing.
+FalseConst = Annotated[
+    Literal[False], PlainValidator(_exactly_false), WithJsonSchema({"const": False})
+]
+"""JSON ``false`` and nothing else (not ``0``)."""
+TrueConst = Annotated[Literal[True], PlainValidator(_exactly_true), WithJsonSchema({"const": True})]
+"""JSON ``true`` and nothing else (not ``1``)."""
+
+
+def _int64(value: int) -> int:
+    if value > INT64_MAX:
+        raise PydanticCustomError(
+            rules.NUMBER_OUT_OF_RANGE,
+            "{value} does not fit a signed 64-bit integer",
+            {"value": value},
+        )
+    return value
+
+
+LamportValue = Annotated[int, Field(ge=0), AfterValidator(_int64)]
+"""A Lamport timestamp: a JSON integer, at least 0 (and within signed 64-bit)."""
+
+
+def number_warnings(value: Any, base: str) -> list[Violation]:
+    """The ``number.unsafe_integer`` warnings for the JSON data under ``value``."""
+    return scan_numbers(value, base)[1] if needs_scan(value) else []
+
+
+def unsafe_integer(value: int, at: str) -> list[Violation]:
+    """A warning when ``value`` is beyond what a JavaScript number holds exactly."""
+    if value > 2**53 - 1:
+        return [
+            violation(
+                rules.NUMBER_UNSAFE_INTEGER,
+                at,
+                f"{value} is beyond 2^53-1: JavaScript consumers lose its exact value.",
+            )
+        ]
+    return []
+
+
+class MxModel(WireModel):
+    """Base of the three Matrix schema models: wire-name parsing and ``to_json``."""
+
+    __schema_name__: ClassVar[str] = ""
+    # Subclasses set only `extra`; pydantic and its mypy plugin both merge the base config.
+    model_config = ConfigDict(
+        strict=True,
+        frozen=True,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+    )
+
+    @classmethod
+    def model_validate_json(
+        cls,
+        json_data: str | bytes | bytearray,
+        *,
+        strict: bool | None = None,
+        extra: Any = None,
+        context: Any | None = None,
+        by_alias: bool | None = None,
+        by_name: bool | None = False,
+    ) -> Self:
+        """Parse one JSON document; only the wire (camelCase) names are accepted.
+
+        ``validate_by_name`` is on so Python code can construct by snake_case name, but the
+        wire has only the camelCase names: on a closed schema ``correlation_id`` is an unknown
+        key, on an open one it is an extra, exactly as the JSON Schema reads it.
+
+        Raises:
+            pydantic.ValidationError: when the document is not valid.
+        """
+        return super().model_validate_json(
+            json_data,
+            strict=strict,
+            extra=extra,
+            context=context,
+            by_alias=by_alias,
+            by_name=by_name,
+        )
+
+    def to_json(self) -> bytes:
+        """The envelope as compact UTF-8 JSON.
+
+        Wire names, the schema's key order, absent fields omitted, and (on the open schemas)
+        unknown keys kept after the known ones in the order they arrived.
+        """
+        return dumps(self.model_dump(mode="json"))
+
+    def envelope_warnings(self) -> list[Violation]:
+        """What is accepted but noted about this message (lints), with pointers."""
+        return []

@@ -1,0 +1,181 @@
+"""The error payload (``error-payload.json``) and the error-code catalogue."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, ClassVar, Final
+
+from pydantic import ConfigDict, Field
+
+from .. import rules
+from .._compat import MISSING
+from .._errors import ProducerError
+from .._violations import Violation, violation
+from ._base import FalseConst, JsonData, MxModel, number_warnings
+
+__all__ = ["MxErrorCode", "MxErrorPayload"]
+
+
+class MxErrorCode(str, Enum):
+    """The eleven machine-readable error codes of ``error-payload.json``, in the schema's order.
+
+    The names are the gRPC / ``google.rpc.Code`` canonical codes; :attr:`http_status` is the
+    HTTP status that definition maps each one to (matrix.md §6), which
+    :meth:`MxRequest.fail` writes as ``statusCode`` unless told otherwise.
+    """
+
+    OK = "OK"
+    """Not an error (HTTP 200). Listed by the schema, but contradicts ``ok: false``."""
+    NOT_FOUND = "NOT_FOUND"
+    """The requested entity, such as a file or directory, does not exist (HTTP 404)."""
+    INVALID_ARGUMENT = "INVALID_ARGUMENT"
+    """The argument is bad whatever the system state, e.g. a malformed path (HTTP 400)."""
+    UNAUTHENTICATED = "UNAUTHENTICATED"
+    """The caller has no valid credentials for the op (HTTP 401)."""
+    PERMISSION_DENIED = "PERMISSION_DENIED"
+    """The caller is known but not allowed; not for quota or anonymity (HTTP 403)."""
+    UNAVAILABLE = "UNAVAILABLE"
+    """Transiently unavailable; retry with backoff (HTTP 503)."""
+    INTERNAL = "INTERNAL"
+    """A broken invariant: a serious server-side bug (HTTP 500)."""
+    DEADLINE_EXCEEDED = "DEADLINE_EXCEEDED"
+    """The deadline passed first; a write may still have happened (HTTP 504)."""
+    ALREADY_EXISTS = "ALREADY_EXISTS"
+    """The entity the caller tried to create already exists (HTTP 409)."""
+    RESOURCE_EXHAUSTED = "RESOURCE_EXHAUSTED"
+    """A quota, rate limit or space ran out; retry with backoff (HTTP 429)."""
+    FAILED_PRECONDITION = "FAILED_PRECONDITION"
+    """The system is not in the state the op needs, e.g. a non-empty directory (HTTP 400)."""
+
+    @property
+    def http_status(self) -> int:
+        """The HTTP status ``google.rpc.Code`` maps this code to."""
+        return _HTTP_STATUS[self]
+
+    @property
+    def http_statuses(self) -> frozenset[int]:
+        """Every HTTP status consistent with this code (412 is allowed for preconditions)."""
+        if self is MxErrorCode.FAILED_PRECONDITION:
+            return frozenset({400, 412})
+        return frozenset({_HTTP_STATUS[self]})
+
+    @property
+    def retryable(self) -> bool:
+        """Whether the gRPC guidance says a retry (with backoff) can succeed."""
+        return self in _RETRYABLE
+
+
+_HTTP_STATUS: Final[dict[MxErrorCode, int]] = {
+    MxErrorCode.OK: 200,
+    MxErrorCode.NOT_FOUND: 404,
+    MxErrorCode.INVALID_ARGUMENT: 400,
+    MxErrorCode.UNAUTHENTICATED: 401,
+    MxErrorCode.PERMISSION_DENIED: 403,
+    MxErrorCode.UNAVAILABLE: 503,
+    MxErrorCode.INTERNAL: 500,
+    MxErrorCode.DEADLINE_EXCEEDED: 504,
+    MxErrorCode.ALREADY_EXISTS: 409,
+    MxErrorCode.RESOURCE_EXHAUSTED: 429,
+    MxErrorCode.FAILED_PRECONDITION: 400,
+}
+_RETRYABLE: Final = frozenset(
+    {
+        MxErrorCode.UNAVAILABLE,
+        MxErrorCode.DEADLINE_EXCEEDED,
+        MxErrorCode.RESOURCE_EXHAUSTED,
+        MxErrorCode.INTERNAL,
+    }
+)
+
+StatusCode = Annotated[int, Field(ge=100, le=599)]
+
+
+class MxErrorPayload(MxModel):
+    """The payload of a failed reply: ``{ok: false, error, code?, statusCode?, details?}``.
+
+    Open, as ``error-payload.json`` is written: unknown keys are kept (``model_extra``) and
+    re-emitted after the known ones. ``details`` is any JSON value, ``null`` included.
+
+    Example:
+        >>> MxErrorPayload.of(MxErrorCode.NOT_FOUND, "no such dir").to_json()
+        b'{"ok":false,"error":"no such dir","code":"NOT_FOUND","statusCode":404}'
+    """
+
+    __schema_name__: ClassVar[str] = "error-payload"
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, JsonData] = Field(init=False)
+
+    ok: FalseConst
+    """Always ``false``."""
+    error: str
+    """A human-readable message."""
+    code: MxErrorCode | MISSING = MISSING
+    """The machine-readable code, if any."""
+    status_code: StatusCode | MISSING = Field(default=MISSING, alias="statusCode")
+    """An HTTP-style status (100-599), if the op maps to HTTP."""
+    details: JsonData | MISSING = MISSING
+    """Op-specific structured detail: any JSON value."""
+
+    @classmethod
+    def of(
+        cls,
+        code: MxErrorCode,
+        error: str,
+        *,
+        status_code: int | None = None,
+        details: JsonData | None = None,
+    ) -> MxErrorPayload:
+        """Build an error payload; ``statusCode`` defaults to the code's HTTP status.
+
+        Args:
+            code: the error code; ``OK`` is refused (it is not an error).
+            error: the human-readable message.
+            status_code: the HTTP status to write instead of ``code.http_status``.
+            details: structured detail; ``None`` leaves ``details`` out.
+
+        Raises:
+            ProducerError: for ``MxErrorCode.OK`` or a status outside 100-599.
+        """
+        code = MxErrorCode(code)
+        if code is MxErrorCode.OK:
+            raise ProducerError("MxErrorCode.OK is not an error; reply with a success payload")
+        status = code.http_status if status_code is None else status_code
+        if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
+            raise ProducerError(f"status_code must be an integer 100-599, not {status!r}")
+        if details is None:
+            return cls(ok=False, error=error, code=code, status_code=status)
+        return cls(ok=False, error=error, code=code, status_code=status, details=details)
+
+    def envelope_warnings(self) -> list[Violation]:
+        """Lints: a code that contradicts ``ok: false`` or its status, and unsafe integers."""
+        return self.warnings_at("")
+
+    def warnings_at(self, base: str) -> list[Violation]:
+        """The warnings of :meth:`envelope_warnings`, with pointers under ``base``."""
+        found: list[Violation] = []
+        if self.code is MxErrorCode.OK:
+            found.append(
+                violation(
+                    rules.ERROR_CODE_INCONSISTENT,
+                    base + "/code",
+                    "code OK on an error payload (ok: false): a producer bug",
+                )
+            )
+        elif (
+            self.code is not MISSING
+            and self.status_code is not MISSING
+            and self.status_code not in self.code.http_statuses
+        ):
+            found.append(
+                violation(
+                    rules.ERROR_CODE_INCONSISTENT,
+                    base + "/statusCode",
+                    f"statusCode {self.status_code} is not the HTTP status of "
+                    f"{self.code.value} ({self.code.http_status})",
+                )
+            )
+        if self.details is not MISSING:
+            found += number_warnings(self.details, base + "/details")
+        if self.model_extra:
+            found += number_warnings(self.model_extra, base)
+        return found

@@ -1,0 +1,68 @@
+"""Op names: the page's naming convention, checked by a lint that reports and never refuses.
+
+The schema types ``op`` as any string. The page names two forms (matrix.md §5): domain ops
+``<area>.<verb>`` (``fs.write``) and system ops ``$<verb>`` (``$join``, ``$reply``). Its own
+example ``ExpandDir``, an interface-method name resolved against ``iface``, is outside both,
+so an op off the convention is a warning (``op.convention``), never a violation.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+__all__ = [
+    "DOMAIN_OP_PATTERN",
+    "JOIN_OP",
+    "REPLY_OP",
+    "REPLY_PREFIX",
+    "SYSTEM_OPS",
+    "SYSTEM_OP_PATTERN",
+    "is_system_op",
+    "op_problem",
+    "reply_inbox",
+]
+
+REPLY_OP: Final = "$reply"
+"""The op of every response envelope (the schema's ``const``)."""
+JOIN_OP: Final = "$join"
+"""The one other system op the page names; its payload is not documented."""
+SYSTEM_OPS: Final = frozenset({JOIN_OP, REPLY_OP})
+"""The system ops known by name. Any ``$``-op is accepted (matrix.md §14.6)."""
+REPLY_PREFIX: Final = "$replies."
+"""The reply-inbox address prefix used in ``replyTo``: an address, not an op."""
+
+DOMAIN_OP_PATTERN: Final = r"^[a-z][a-z0-9]*(?:\.[a-z][A-Za-z0-9]*)+$"
+"""``<area>.<verb>``: a lowercase area, then one or more dot-separated camelCase verbs."""
+SYSTEM_OP_PATTERN: Final = r"^\$[a-z][A-Za-z0-9]*$"
+"""``$<verb>``: a ``$`` and one camelCase verb."""
+
+_DOMAIN_RE: Final = re.compile(DOMAIN_OP_PATTERN)
+_SYSTEM_RE: Final = re.compile(SYSTEM_OP_PATTERN)
+_PASCAL_RE: Final = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+
+
+def is_system_op(op: str) -> bool:
+    """Whether ``op`` is a system op: anything starting with ``$``."""
+    return op.startswith("$")
+
+
+def reply_inbox(correlation_id: str) -> str:
+    """The conventional reply address for a correlation id: ``$replies.<cid>``."""
+    return REPLY_PREFIX + correlation_id
+
+
+def op_problem(op: str) -> str | None:
+    """Why ``op`` is off the naming convention, or ``None`` when it follows it."""
+    if _DOMAIN_RE.fullmatch(op) or _SYSTEM_RE.fullmatch(op):
+        return None
+    if op.startswith(REPLY_PREFIX):
+        return f"{op!r} is a reply-inbox address ({REPLY_PREFIX}<cid>), not an op"
+    if op.startswith("$"):
+        return f"system op {op!r} is not of the form $<verb>"
+    if _PASCAL_RE.fullmatch(op):
+        return (
+            f"{op!r} is an interface-method name; the convention for domain ops is "
+            "<area>.<verb>, e.g. 'fs.expandDir'"
+        )
+    return f"op {op!r} is neither <area>.<verb> nor $<verb>"

@@ -1,0 +1,352 @@
+"""The request envelope (``request.json``) and the request/reply helpers."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Generic, cast, overload
+
+from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import Never, TypeVar
+
+from .. import rules
+from .._compat import MISSING
+from .._errors import ProducerError
+from .._ids import uuid7
+from .._settings import Settings, get_settings
+from .._violations import Violation, violation
+from ._base import JsonData, LamportValue, MxModel, number_warnings, unsafe_integer
+from ._error_payload import MxErrorCode, MxErrorPayload
+from ._lamport import LamportClock
+from ._ops import REPLY_OP, op_problem, reply_inbox
+from ._response import MxResponse
+from ._trace import (
+    is_span_id,
+    is_trace_id,
+    new_span_id,
+    new_trace_id,
+    require_span_id,
+    require_trace_id,
+    trace_warnings,
+)
+
+__all__ = ["MxRequest"]
+
+ArgsT = TypeVar("ArgsT", default=JsonData)
+# Model payloads keep their class in the type; JSON data is typed as the runtime holds it,
+# `JsonData` (an unparametrised envelope), so `create("$join", {})` needs no annotation.
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+NonEmptyStr = Annotated[str, Field(min_length=1)]
+
+
+def _for_payload(generic: type[Any], payload: object) -> type[Any]:
+    # An unparametrised envelope's payload is JSON data, which a model instance is not; the
+    # envelope parametrised by the payload's own class validates (and dumps) it as that model.
+    params = generic.__pydantic_generic_metadata__["parameters"]
+    if params and isinstance(payload, BaseModel) and not isinstance(payload, MxErrorPayload):
+        return cast("type[Any]", generic[type(payload)])
+    return generic
+
+
+class MxRequest(MxModel, Generic[ArgsT]):
+    """A request: ``{op, payload, iface?, correlationId?, replyTo?, lamport?, from?, ...}``.
+
+    Closed, as ``request.json`` is written: an unknown top-level key is a violation
+    (``request.additionalProperties``). ``payload`` is any JSON value by default; parametrise
+    the class to type it, e.g. ``MxRequest[ExpandDirArgs]``.
+
+    Example:
+        >>> req = MxRequest.create("fs.list", {"path": "/"}, expect_reply=True)
+        >>> req.reply_to == "$replies." + req.correlation_id
+        True
+    """
+
+    __schema_name__: ClassVar[str] = "request"
+    model_config = ConfigDict(extra="forbid")
+
+    op: str
+    """The operation: ``<area>.<verb>``, ``$<verb>``, or an interface method (``ExpandDir``)."""
+    payload: ArgsT
+    """The op's input."""
+    iface: str | MISSING = MISSING
+    """The contracted interface, e.g. ``"FsDaemon@1"``."""
+    correlation_id: NonEmptyStr | MISSING = Field(default=MISSING, alias="correlationId")
+    """Unique per request; the reply echoes it."""
+    reply_to: NonEmptyStr | MISSING = Field(default=MISSING, alias="replyTo")
+    """Where the reply goes, by convention ``$replies.<correlationId>``."""
+    lamport: LamportValue | MISSING = MISSING
+    """The sender's Lamport timestamp."""
+    from_: str | MISSING = Field(default=MISSING, alias="from")
+    """The sender's mount path (informational; never trust it for authorization)."""
+    trace_id: str | MISSING = Field(default=MISSING, alias="traceId")
+    """The trace id (W3C Trace Context)."""
+    span_id: str | MISSING = Field(default=MISSING, alias="spanId")
+    """This request's span id."""
+    parent_span_id: str | MISSING = Field(default=MISSING, alias="parentSpanId")
+    """The span this request was sent from, if any."""
+
+    @property
+    def expects_reply(self) -> bool:
+        """Whether the request carries a reply address (``replyTo``)."""
+        return self.reply_to is not MISSING
+
+    @overload
+    @classmethod
+    def create(
+        cls,
+        op: str,
+        payload: ModelT,
+        *,
+        iface: str | None = None,
+        expect_reply: bool = False,
+        correlation_id: str | None = None,
+        reply_to: str | None = None,
+        clock: LamportClock | None = None,
+        lamport: int | None = None,
+        from_: str | None = None,
+        trace_id: str | None = None,
+        parent_span_id: str | None = None,
+        settings: Settings | None = None,
+    ) -> MxRequest[ModelT]: ...
+    @overload
+    @classmethod
+    def create(
+        cls,
+        op: str,
+        payload: JsonData,
+        *,
+        iface: str | None = None,
+        expect_reply: bool = False,
+        correlation_id: str | None = None,
+        reply_to: str | None = None,
+        clock: LamportClock | None = None,
+        lamport: int | None = None,
+        from_: str | None = None,
+        trace_id: str | None = None,
+        parent_span_id: str | None = None,
+        settings: Settings | None = None,
+    ) -> MxRequest[JsonData]: ...
+    @classmethod
+    def create(
+        cls,
+        op: str,
+        payload: Any,
+        *,
+        iface: str | None = None,
+        expect_reply: bool = False,
+        correlation_id: str | None = None,
+        reply_to: str | None = None,
+        clock: LamportClock | None = None,
+        lamport: int | None = None,
+        from_: str | None = None,
+        trace_id: str | None = None,
+        parent_span_id: str | None = None,
+        settings: Settings | None = None,
+    ) -> MxRequest[Any]:
+        """Build a request, minting what is not given.
+
+        A fresh W3C ``spanId`` is always minted, and a ``traceId`` unless one is given to
+        continue. With ``expect_reply`` the request gets a ``correlationId`` (a UUIDv7 unless
+        given) and the reply inbox ``$replies.<correlationId>`` (unless ``reply_to`` is given).
+
+        Args:
+            op: the operation name (any string but ``"$reply"``, the response op).
+            payload: the op's input: JSON data or a model instance.
+            iface: the contracted interface, e.g. ``"FsDaemon@1"``.
+            expect_reply: mint ``correlationId`` and ``replyTo`` for a request/reply call.
+            correlation_id: the correlation id to use (also allowed on a fire-and-forget tell).
+            reply_to: the reply address to use instead of ``$replies.<cid>``.
+            clock: a Lamport clock to tick for the ``lamport`` stamp.
+            lamport: an explicit stamp instead of ``clock``.
+            from_: the sender's mount path; ``settings.matrix_from`` when not given.
+            trace_id: the trace to continue (a W3C trace-id).
+            parent_span_id: the span this request is sent from (a W3C span id).
+            settings: the settings to read defaults from; the environment's when not given.
+
+        Raises:
+            ProducerError: for the op ``"$reply"`` or ``""``, ``reply_to`` without
+                ``expect_reply``, both ``clock`` and ``lamport``, or a non-W3C trace id.
+            pydantic.ValidationError: when the payload is not JSON data or a field is invalid.
+        """
+        if op == REPLY_OP:
+            raise ProducerError("'$reply' is the response op; answer with req.reply()/req.fail()")
+        if not op:
+            raise ProducerError("op must not be empty")
+        if reply_to is not None and not expect_reply:
+            raise ProducerError("reply_to given but expect_reply is False")
+        if clock is not None and lamport is not None:
+            raise ProducerError("give either clock or lamport, not both")
+        settings = settings if settings is not None else get_settings()
+        fields: dict[str, Any] = {"op": op, "payload": payload}
+        if iface is not None:
+            fields["iface"] = iface
+        if expect_reply:
+            correlation_id = correlation_id if correlation_id is not None else uuid7()
+            fields["reply_to"] = reply_to if reply_to is not None else reply_inbox(correlation_id)
+        if correlation_id is not None:
+            fields["correlation_id"] = correlation_id
+        if clock is not None:
+            fields["lamport"] = clock.tick()
+        elif lamport is not None:
+            fields["lamport"] = lamport
+        sender = from_ if from_ is not None else settings.matrix_from
+        if sender is not None:
+            fields["from_"] = sender
+        fields["trace_id"] = require_trace_id(trace_id) if trace_id is not None else new_trace_id()
+        fields["span_id"] = new_span_id()
+        if parent_span_id is not None:
+            fields["parent_span_id"] = require_span_id(parent_span_id, "parent_span_id")
+        model = _for_payload(cls, payload)
+        created: MxRequest[Any] = model(**fields)
+        return created
+
+    @overload
+    def reply(
+        self,
+        payload: ModelT,
+        *,
+        clock: LamportClock | None = None,
+        from_: str | None = None,
+        settings: Settings | None = None,
+    ) -> MxResponse[ModelT]: ...
+    @overload
+    def reply(
+        self,
+        payload: JsonData,
+        *,
+        clock: LamportClock | None = None,
+        from_: str | None = None,
+        settings: Settings | None = None,
+    ) -> MxResponse[JsonData]: ...
+    def reply(
+        self,
+        payload: Any,
+        *,
+        clock: LamportClock | None = None,
+        from_: str | None = None,
+        settings: Settings | None = None,
+    ) -> MxResponse[Any]:
+        """Answer this request with a result payload.
+
+        The response echoes ``correlationId`` and ``iface``, continues the trace (same
+        ``traceId``, a new ``spanId``, ``parentSpanId`` = this request's ``spanId``) and ticks
+        the Lamport clock: ``clock`` observes this request's stamp and ticks for the send;
+        without a clock the stamp is this request's plus one. A request whose ``traceId``
+        or ``spanId`` is not W3C gets a fresh trace (the SDK emits only W3C ids).
+
+        Args:
+            payload: the result, e.g. ``{"ok": True, ...}`` or a ``Page``; a payload with
+                ``ok: false`` is read as an error payload (prefer :meth:`fail`).
+            clock: the replier's Lamport clock.
+            from_: the replier's mount path; ``settings.matrix_from`` when not given.
+            settings: the settings to read defaults from.
+
+        Raises:
+            ProducerError: when this request has no ``correlationId`` (nothing to echo).
+            pydantic.ValidationError: when the payload is not JSON data or a model.
+        """
+        fields = self._reply_fields(clock, from_, settings)
+        fields["payload"] = payload
+        model = _for_payload(MxResponse, payload)
+        answer: MxResponse[Any] = model(**fields)
+        return answer
+
+    def fail(
+        self,
+        code: MxErrorCode,
+        error: str,
+        *,
+        status_code: int | None = None,
+        details: JsonData | None = None,
+        clock: LamportClock | None = None,
+        from_: str | None = None,
+        settings: Settings | None = None,
+    ) -> MxResponse[Never]:
+        """Answer this request with an error payload.
+
+        Everything :meth:`reply` does, with the payload
+        ``{ok: false, error, code, statusCode, details?}``; ``statusCode`` is the code's HTTP
+        status (:attr:`MxErrorCode.http_status`) unless given. The result type is
+        ``MxResponse[Never]``: its payload can only be an error, and it is accepted wherever a
+        typed response (``MxResponse[Page[Entry]]``) is expected.
+
+        Args:
+            code: the error code (``OK`` is refused: it is not an error).
+            error: the human-readable message.
+            status_code: the HTTP status to write instead of the code's.
+            details: structured detail (any JSON); ``None`` leaves it out.
+            clock: the replier's Lamport clock.
+            from_: the replier's mount path; ``settings.matrix_from`` when not given.
+            settings: the settings to read defaults from.
+
+        Raises:
+            ProducerError: when this request has no ``correlationId``, for ``OK``, or a
+                status outside 100-599.
+        """
+        error_payload = MxErrorPayload.of(code, error, status_code=status_code, details=details)
+        fields = self._reply_fields(clock, from_, settings)
+        fields["payload"] = error_payload
+        return cast("MxResponse[Never]", MxResponse(**fields))
+
+    def _reply_fields(
+        self, clock: LamportClock | None, from_: str | None, settings: Settings | None
+    ) -> dict[str, Any]:
+        if self.correlation_id is MISSING:
+            raise ProducerError("this request has no correlationId: it cannot be answered")
+        settings = settings if settings is not None else get_settings()
+        fields: dict[str, Any] = {"op": REPLY_OP, "correlation_id": self.correlation_id}
+        if self.iface is not MISSING:
+            fields["iface"] = self.iface
+        received = None if self.lamport is MISSING else self.lamport
+        if clock is not None:
+            clock.observe(received)
+            fields["lamport"] = clock.tick()
+        elif received is not None:
+            fields["lamport"] = received + 1
+        sender = from_ if from_ is not None else settings.matrix_from
+        if sender is not None:
+            fields["from_"] = sender
+        # Continue the caller's trace when it is a W3C one; otherwise start a fresh trace
+        # rather than propagate an id the SDK would never emit itself.
+        trace = self.trace_id
+        fields["trace_id"] = (
+            trace if isinstance(trace, str) and is_trace_id(trace) else new_trace_id()
+        )
+        fields["span_id"] = new_span_id()
+        parent = self.span_id
+        if isinstance(parent, str) and is_span_id(parent):
+            fields["parent_span_id"] = parent
+        return fields
+
+    def envelope_warnings(self) -> list[Violation]:
+        """Lints: op naming, the correlationId/replyTo pair, trace ids, unsafe integers."""
+        found: list[Violation] = []
+        problem = op_problem(self.op)
+        if problem is not None:
+            found.append(violation(rules.OP_CONVENTION, "/op", problem))
+        has_cid = self.correlation_id is not MISSING
+        has_reply_to = self.reply_to is not MISSING
+        if has_reply_to and not has_cid:
+            found.append(
+                violation(rules.REPLY_UNPAIRED, "/replyTo", "replyTo without correlationId")
+            )
+        elif has_cid and not has_reply_to:
+            found.append(
+                violation(
+                    rules.REPLY_UNPAIRED,
+                    "/correlationId",
+                    "correlationId without replyTo: no reply can be delivered",
+                )
+            )
+        elif has_cid and has_reply_to and self.reply_to != reply_inbox(str(self.correlation_id)):
+            found.append(
+                violation(
+                    rules.REPLY_TO_CONVENTION,
+                    "/replyTo",
+                    f"replyTo {self.reply_to!r} is not $replies.<correlationId>",
+                )
+            )
+        found += trace_warnings(self.trace_id, self.span_id, self.parent_span_id)
+        if self.lamport is not MISSING:
+            found += unsafe_integer(self.lamport, "/lamport")
+        found += number_warnings(self.payload, "/payload")
+        return found

@@ -1,0 +1,85 @@
+"""The response envelope (``response.json``): ``op`` is ``"$reply"``."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Generic, Literal
+
+from pydantic import ConfigDict, Discriminator, Field, Tag
+from typing_extensions import TypeVar
+
+from .._compat import MISSING
+from .._violations import Violation
+from ._base import JsonData, LamportValue, MxModel, number_warnings, unsafe_integer
+from ._error_payload import MxErrorPayload
+from ._trace import trace_warnings
+
+__all__ = ["MxResponse", "payload_kind"]
+
+# Covariant: a failed reply (`MxResponse[Never]`) is a valid answer wherever an
+# `MxResponse[Page[Entry]]` is expected, because every reply's payload may be an error.
+ResultT = TypeVar("ResultT", covariant=True, default=JsonData)
+
+
+def payload_kind(value: Any) -> str:
+    """The payload's branch: ``"error"`` when ``ok`` is ``false``, else ``"result"``."""
+    if isinstance(value, dict):
+        # `is False`: JSON `0` is not `false` (and is then no error payload at all).
+        return "error" if value.get("ok") is False else "result"
+    return "error" if isinstance(value, MxErrorPayload) else "result"
+
+
+class MxResponse(MxModel, Generic[ResultT]):
+    """A reply: ``{op: "$reply", correlationId, payload, ...}``.
+
+    Open, as ``response.json`` is written: unknown keys are kept and re-emitted after the
+    known ones. A payload whose ``ok`` is ``false`` is an :class:`MxErrorPayload` (validated
+    against ``error-payload.json``); any other payload is the result type, ``ResultT`` (any
+    JSON by default, or e.g. ``Page[Entry]``).
+
+    Build one with :meth:`MxRequest.reply` or :meth:`MxRequest.fail` rather than by hand:
+    they echo ``correlationId``, continue the trace and tick the Lamport clock.
+    """
+
+    __schema_name__: ClassVar[str] = "response"
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, JsonData] = Field(init=False)
+
+    op: Literal["$reply"]
+    """Always ``"$reply"``."""
+    correlation_id: str = Field(alias="correlationId")
+    """The ``correlationId`` of the request this answers."""
+    payload: Annotated[
+        Annotated[MxErrorPayload, Tag("error")] | Annotated[ResultT, Tag("result")],
+        Discriminator(payload_kind),
+    ]
+    """The result, or an :class:`MxErrorPayload` when ``ok`` is ``false``."""
+    iface: str | MISSING = MISSING
+    """The contracted interface, e.g. ``"FsDaemon@1"``."""
+    lamport: LamportValue | MISSING = MISSING
+    """The replier's Lamport timestamp."""
+    from_: str | MISSING = Field(default=MISSING, alias="from")
+    """The replier's mount path (informational; never trust it for authorization)."""
+    trace_id: str | MISSING = Field(default=MISSING, alias="traceId")
+    """The trace id (W3C Trace Context), the same as the request's."""
+    span_id: str | MISSING = Field(default=MISSING, alias="spanId")
+    """The replier's span id."""
+    parent_span_id: str | MISSING = Field(default=MISSING, alias="parentSpanId")
+    """The request's span id."""
+
+    @property
+    def is_error(self) -> bool:
+        """Whether the payload is an error payload."""
+        return isinstance(self.payload, MxErrorPayload)
+
+    def envelope_warnings(self) -> list[Violation]:
+        """Lints: non-W3C trace ids, error-code inconsistencies, unsafe integers."""
+        found = trace_warnings(self.trace_id, self.span_id, self.parent_span_id)
+        if self.lamport is not MISSING:
+            found += unsafe_integer(self.lamport, "/lamport")
+        if isinstance(self.payload, MxErrorPayload):
+            found += self.payload.warnings_at("/payload")
+        else:
+            found += number_warnings(self.payload, "/payload")
+        if self.model_extra:
+            found += number_warnings(self.model_extra, "")
+        return found

@@ -1,0 +1,44 @@
+"""The Matrix spec as :func:`envelopekit.check` sees it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from pydantic import ValidationError
+
+from .._check import Spec, SpecName
+from .._settings import Settings
+from .._violations import Verdict, violations
+from ._classify import MESSAGE_ADAPTER, MxMessage
+from ._error_payload import MxErrorPayload
+from ._request import MxRequest
+from ._response import MxResponse
+
+__all__ = ["SPEC", "MatrixSpec"]
+
+
+class MatrixSpec(Spec):
+    """Matrix MxEnvelope: requests, responses and error payloads, told apart by ``op``."""
+
+    name: ClassVar[SpecName] = "matrix"
+
+    def validate(
+        self, raw: bytes | str, settings: Settings
+    ) -> Verdict[MxRequest | MxResponse | MxErrorPayload]:
+        """Classify and validate one document; lint warnings go into ``warnings``."""
+        try:
+            message = MESSAGE_ADAPTER.validate_json(raw, by_name=False)
+        except ValidationError as exc:
+            return Verdict(self.name, None, violations(exc, model=MxMessage))
+        return Verdict(self.name, message, [], message.envelope_warnings())
+
+    def looks_like(self, document: Mapping[str, Any]) -> bool:
+        """A Matrix document has an ``op`` or is a bare error payload (``ok: false``, ``error``)."""
+        if "op" in document:
+            return True
+        return document.get("ok") is False and "error" in document
+
+
+SPEC = MatrixSpec()
+"""The one instance ``check`` uses."""

@@ -1,0 +1,132 @@
+"""Static typing of the Matrix API, checked by `mypy --strict` (and run by pytest).
+
+`assert_type` pins what mypy infers; each `# type: ignore[<code>]` line is an error mypy must
+report (strict mode's `warn_unused_ignores` fails the check if one stops being an error). Those
+lines sit under `TYPE_CHECKING`, so pytest never executes them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
+from typing_extensions import Never, assert_type
+
+from envelopekit._compat import MISSING
+from envelopekit.matrix import (
+    JsonData,
+    LamportClock,
+    MxErrorCode,
+    MxErrorPayload,
+    MxRequest,
+    MxResponse,
+    Page,
+    SuccessPayload,
+    WriteArgs,
+    classify,
+)
+
+
+class ExpandDirArgs(BaseModel):
+    path: str
+
+
+class Entry(BaseModel):
+    name: str
+
+
+class WriteFileArgs(WriteArgs):
+    path: str
+    data: str
+
+
+def only_errors(rep: MxResponse[Never]) -> MxErrorPayload:
+    # The payload of a response that can only fail is an error payload, without narrowing.
+    return rep.payload
+
+
+def test_construction_by_python_name() -> None:
+    req = MxRequest(
+        op="fs.list",
+        payload={"path": "/"},
+        correlation_id="c-1",
+        reply_to="$replies.c-1",
+        lamport=3,
+        from_="/apps/shell",
+        trace_id="4bf92f3577b34da6a3ce929d0e0e4736",
+        span_id="00f067aa0ba902b7",
+    )
+    assert_type(req.op, str)
+    assert_type(req.lamport, int | MISSING)
+    assert req.correlation_id == "c-1"
+    rep = MxResponse(op="$reply", correlation_id="c-1", payload={"ok": True})
+    assert_type(rep.correlation_id, str)
+    err = MxErrorPayload(ok=False, error="gone", code=MxErrorCode.NOT_FOUND, status_code=404)
+    assert_type(err.code, MxErrorCode | MISSING)
+    assert_type(err.status_code, int | MISSING)
+    if TYPE_CHECKING:
+        # Wire (camelCase) names are not constructor keywords.
+        MxRequest(op="x", payload=1, correlationId="c")  # type: ignore[call-arg]
+        # `lamport` is an integer; `op` of a response is the literal "$reply".
+        MxRequest(op="x", payload=1, lamport="3")  # type: ignore[arg-type]
+        MxResponse(op="reply", correlation_id="c", payload=1)  # type: ignore[arg-type]
+        MxErrorPayload(ok=True, error="x")  # type: ignore[arg-type]
+        MxErrorPayload(ok=False, error="x", code="NOT_FOUND")  # type: ignore[arg-type]
+
+
+def test_generics() -> None:
+    req = MxRequest[ExpandDirArgs].model_validate_json(b'{"op":"ExpandDir","payload":{"path":"/"}}')
+    assert_type(req, MxRequest[ExpandDirArgs])
+    assert_type(req.payload, ExpandDirArgs)
+    assert req.payload.path == "/"
+    raw = (
+        b'{"op":"$reply","correlationId":"c",'
+        b'"payload":{"ok":true,"count":1,"items":[{"name":"a"}]}}'
+    )
+    rep = MxResponse[Page[Entry]].model_validate_json(raw)
+    assert_type(rep.payload, MxErrorPayload | Page[Entry])
+    assert isinstance(rep.payload, Page)
+    assert_type(rep.payload, Page[Entry])
+    assert_type(rep.payload.items, list[Entry])
+    assert rep.payload.items[0].name == "a"
+    write = MxRequest.create("fs.write", WriteFileArgs(path="/a", data="hi", idempotency_key="k"))
+    assert_type(write, MxRequest[WriteFileArgs])
+    assert_type(write.payload.idempotency_key, str | MISSING)
+    if TYPE_CHECKING:
+        assert_type(req.payload, Entry)  # type: ignore[assert-type]
+        Page[Entry](ok=True, count=1, items=[ExpandDirArgs(path="/")])  # type: ignore[list-item]
+
+
+def test_reply_helpers() -> None:
+    clock = LamportClock()
+    req = MxRequest.create("fs.list", {"path": "/"}, expect_reply=True, clock=clock)
+    assert_type(req, MxRequest[JsonData])
+    empty = MxRequest.create("$join", {})
+    assert_type(empty, MxRequest[JsonData])
+    page = Page[Entry].of([Entry(name="a")])
+    ok = req.reply(page, clock=clock)
+    assert_type(ok, MxResponse[Page[Entry]])
+    failed = req.fail(MxErrorCode.NOT_FOUND, "no such directory")
+    assert_type(failed, "MxResponse[Never]")
+    assert_type(failed.payload, MxErrorPayload)
+    assert only_errors(failed).code is MxErrorCode.NOT_FOUND
+    assert_type(req.reply({}), MxResponse[JsonData])
+    # A failed reply is an answer wherever a typed one is expected (MxResponse is covariant).
+    answers: list[MxResponse[Page[Entry]]] = [ok, failed]
+    assert answers[1].is_error
+    plain = req.reply(SuccessPayload(ok=True))
+    assert_type(plain, MxResponse[SuccessPayload])
+    assert_type(clock.tick(), int)
+    assert_type(clock.observe(5), int)
+    if TYPE_CHECKING:
+        req.fail("NOT_FOUND", "x")  # type: ignore[arg-type]
+        req.fail(MxErrorCode.INTERNAL, "x", status_code="500")  # type: ignore[arg-type]
+        wrong: list[MxResponse[Entry]] = [ok]  # type: ignore[list-item]
+        assert wrong
+
+
+def test_classify() -> None:
+    message = classify(b'{"op":"$join","payload":{}}')
+    assert_type(message, MxRequest | MxResponse | MxErrorPayload)
+    assert isinstance(message, MxRequest)
+    assert_type(message.to_json(), bytes)
