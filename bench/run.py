@@ -18,6 +18,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -203,16 +204,24 @@ def compare(
     ratio = ours.seconds / peer.seconds
     if at_most is not None:
         return Comparison(label, ours, peer, f"≤ {at_most}x", ratio <= at_most)
-    return Comparison(label, ours, peer, f"≥ {at_least}x faster", peer.seconds / ours.seconds >= at_least)
+    return Comparison(
+        label, ours, peer, f"≥ {at_least}x faster", peer.seconds / ours.seconds >= at_least
+    )
 
 
 def micro(rounds: int, budget: float) -> list[Comparison]:
-    m = lambda name, call: measure(name, call, rounds=rounds, budget=budget)  # noqa: E731
+    def m(name: str, call: Callable[[], object]) -> Result:
+        return measure(name, call, rounds=rounds, budget=budget)
+
     text = BQ_RAW.decode("utf-8")
     decoded = EnvelopeCodec.decode(text)
     env = BabelEnvelope.model_validate_json(BQ_RAW)
-    official_decode = m("babelqueue decode+accepts", lambda: EnvelopeCodec.accepts(EnvelopeCodec.decode(text)))
-    ours_validate = m("BabelEnvelope.model_validate_json", lambda: BabelEnvelope.model_validate_json(BQ_RAW))
+    official_decode = m(
+        "babelqueue decode+accepts", lambda: EnvelopeCodec.accepts(EnvelopeCodec.decode(text))
+    )
+    ours_validate = m(
+        "BabelEnvelope.model_validate_json", lambda: BabelEnvelope.model_validate_json(BQ_RAW)
+    )
     ours_check = m("ek.check(spec=babelqueue)", lambda: ek.check(BQ_RAW, spec="babelqueue"))
     official_encode = m("babelqueue encode", lambda: EnvelopeCodec.encode(decoded))
     ours_encode = m("BabelEnvelope.to_json", env.to_json)
@@ -220,17 +229,34 @@ def micro(rounds: int, budget: float) -> list[Comparison]:
     msgspec_floor = m("msgspec Struct decode", lambda: MSGSPEC_DECODER.decode(BQ_RAW))
 
     out = [
-        compare("BabelQueue validate vs official decode+accepts", ours_validate, official_decode, at_most=0.5),
-        compare("BabelQueue ek.check vs official decode+accepts", ours_check, official_decode, at_most=0.5),
+        compare(
+            "BabelQueue validate vs official decode+accepts",
+            ours_validate,
+            official_decode,
+            at_most=0.5,
+        ),
+        compare(
+            "BabelQueue ek.check vs official decode+accepts",
+            ours_check,
+            official_decode,
+            at_most=0.5,
+        ),
         compare("BabelQueue encode vs official encode", ours_encode, official_encode, at_most=0.3),
         compare("BabelQueue validate vs orjson.loads floor", ours_validate, floor, at_most=4),
-        compare("BabelQueue validate vs msgspec Struct floor", ours_validate, msgspec_floor, at_most=float("inf")),
+        compare(
+            "BabelQueue validate vs msgspec Struct floor",
+            ours_validate,
+            msgspec_floor,
+            at_most=float("inf"),
+        ),
     ]
 
     official_som = official_som_validator()
     rs_som = rs_som_validator()
     assert official_som(SOM_BEAT6) and rs_som(SOM_BEAT6)
-    ours_som = m("SomEnvelope.model_validate_json beat-6", lambda: SomEnvelope.model_validate_json(SOM_BEAT6))
+    ours_som = m(
+        "SomEnvelope.model_validate_json beat-6", lambda: SomEnvelope.model_validate_json(SOM_BEAT6)
+    )
     out.append(
         compare(
             "SOM beat-6 vs jsonschema (envelope + payload, formats)",
@@ -250,12 +276,12 @@ def micro(rounds: int, budget: float) -> list[Comparison]:
     for message_type, example in SOM_FAMILY_EXAMPLES.items():
         raw = som_envelope(message_type, example)
         assert official_som(raw), message_type
-        ours = m(f"SomEnvelope {message_type}", lambda raw=raw: SomEnvelope.model_validate_json(raw))
+        ours = m(f"SomEnvelope {message_type}", partial(SomEnvelope.model_validate_json, raw))
         out.append(
             compare(
                 f"SOM {message_type} vs jsonschema",
                 ours,
-                m(f"jsonschema {message_type}", lambda raw=raw: official_som(raw)),
+                m(f"jsonschema {message_type}", partial(official_som, raw)),
                 at_least=50,
             )
         )
@@ -263,12 +289,14 @@ def micro(rounds: int, budget: float) -> list[Comparison]:
             compare(
                 f"SOM {message_type} vs jsonschema-rs",
                 ours,
-                m(f"jsonschema-rs {message_type}", lambda raw=raw: rs_som(raw)),
+                m(f"jsonschema-rs {message_type}", partial(rs_som, raw)),
                 at_most=2,
             )
         )
 
-    request = MxRequest.create("fs.expand_dir", {"path": "/srv/data", "depth": 2}, expect_reply=True)
+    request = MxRequest.create(
+        "fs.expand_dir", {"path": "/srv/data", "depth": 2}, expect_reply=True
+    )
     request_raw = request.to_json()
     reply_raw = request.reply({"ok": True, "count": 1, "items": [{"name": "a"}]}).to_json()
     checker = jsonschema.Draft202012Validator.FORMAT_CHECKER
