@@ -1,4 +1,5 @@
-"""The Matrix README section runs as written; each example message gets its named verdict."""
+"""The README's Matrix section is there (tests/test_readme.py runs its code); each example
+message gets the verdict its name promises."""
 
 from __future__ import annotations
 
@@ -10,21 +11,16 @@ import pytest
 import envelopekit as ek
 
 ROOT = Path(__file__).resolve().parents[2]
-SECTION = ROOT / "src" / "envelopekit" / "matrix" / "README_SECTION.md"
-BLOCKS = re.findall(r"```python\n(.*?)```", SECTION.read_text("utf-8"), flags=re.S)
+README = (ROOT / "README.md").read_text("utf-8")
+SECTION = README[README.index("## Matrix MxEnvelope") :].split("\n## ", 1)[0]
+BLOCKS = re.findall(r"```python\n(.*?)```", SECTION, flags=re.S)
 EXAMPLES = sorted((ROOT / "examples" / "messages" / "matrix").glob("*.json"))
-
-
-@pytest.mark.parametrize("code", BLOCKS, ids=[f"block-{i}" for i in range(len(BLOCKS))])
-def test_section_block_runs(code: str, capsys: pytest.CaptureFixture[str]) -> None:
-    exec(compile(code, str(SECTION), "exec"), {"__name__": "readme"})
 
 
 def test_section_has_the_three_examples() -> None:
     assert len(BLOCKS) >= 3
-    text = SECTION.read_text("utf-8")
     for needle in (".create(", ".reply(", ".fail(", "Deliberate differences"):
-        assert needle in text
+        assert needle in SECTION
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
