@@ -1,0 +1,98 @@
+"""Apache Kafka (broker-bindings §6): ``bq-*`` record headers, the authoritative ``bq-attempts``.
+
+```python
+producer.produce(topic, env.to_json(), **kafka.project(env))
+# on poll:
+if (refused := kafka.gate(record.headers())) is None:
+    env = kafka.reconcile(BabelEnvelope.model_validate_json(record.value()), record.headers())
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, TypedDict
+
+from ..._violations import Violation
+from .._envelope import BabelEnvelope
+from ._common import E, parse_count, text_gate, with_attempts
+
+__all__ = [
+    "ATTEMPTS_HEADER",
+    "SCHEMA_VERSION_HEADER",
+    "Headers",
+    "KafkaRecord",
+    "attempts",
+    "gate",
+    "header",
+    "project",
+    "reconcile",
+]
+
+SCHEMA_VERSION_HEADER: Final = "bq-schema-version"
+ATTEMPTS_HEADER: Final = "bq-attempts"
+
+HeaderValue = bytes | str | None
+Headers = Sequence[tuple[str, HeaderValue]] | Mapping[str, HeaderValue]
+"""Record headers as Kafka clients give them: a list of ``(key, value)`` pairs, or a mapping."""
+
+
+class KafkaRecord(TypedDict):
+    """``Producer.produce`` keyword arguments (confluent-kafka names)."""
+
+    headers: list[tuple[str, bytes]]
+    timestamp: int
+
+
+def project(envelope: BabelEnvelope[Any]) -> KafkaRecord:
+    """The ``bq-*`` headers as UTF-8 bytes, and the record timestamp = ``meta.created_at`` (ms)."""
+    meta = envelope.meta
+    pairs = (
+        ("bq-job", envelope.job),
+        ("bq-trace-id", envelope.trace_id),
+        ("bq-message-id", meta.id),
+        ("bq-schema-version", str(meta.schema_version)),
+        ("bq-source-lang", meta.lang),
+        (ATTEMPTS_HEADER, str(envelope.attempts)),
+    )
+    return {
+        "headers": [(name, value.encode("utf-8")) for name, value in pairs],
+        "timestamp": meta.created_at,
+    }
+
+
+def header(headers: Headers | None, name: str) -> HeaderValue:
+    """The first value of header ``name`` (Kafka allows repeats), or ``None`` when absent."""
+    if not headers:
+        return None
+    if isinstance(headers, Mapping):
+        return headers.get(name)
+    for key, value in headers:
+        if key == name:
+            return value
+    return None
+
+
+def attempts(body_attempts: int, header_attempts: object) -> int:
+    """The ``bq-attempts`` header when present and valid, else the body's (NOT a max).
+
+    Kafka has no native delivery count, so the header is authoritative and overrides the body
+    even when lower; the body is the fallback for a producer that is not BabelQueue.
+    """
+    count = parse_count(header_attempts)
+    return body_attempts if count is None else count
+
+
+def reconcile(envelope: E, headers: Headers | None) -> E:
+    """``envelope`` with ``attempts`` from the record's ``bq-attempts`` header."""
+    return with_attempts(envelope, attempts(envelope.attempts, header(headers, ATTEMPTS_HEADER)))
+
+
+def gate(headers: Headers | None) -> Violation | None:
+    """The §6.7 gate on the first ``bq-schema-version`` header (UTF-8), before decoding.
+
+    Returns:
+        ``None`` to decode, or the violation to dead-letter the record with, undecoded.
+    """
+    raw = header(headers, SCHEMA_VERSION_HEADER)
+    return text_gate(raw, f"The Kafka header {SCHEMA_VERSION_HEADER}")

@@ -1,0 +1,61 @@
+"""Apache Pulsar (broker-bindings §5): string properties, ``RedeliveryCount``, the gate.
+
+```python
+producer.send(env.to_json(), properties=pulsar.project(env))
+# on receive:
+if (refused := pulsar.gate(msg.properties())) is None:
+    env = pulsar.reconcile(BabelEnvelope.model_validate_json(msg.data()), msg.redelivery_count())
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from ..._violations import Violation
+from .._envelope import BabelEnvelope
+from ._common import E, parse_count, text_gate, with_attempts
+
+__all__ = ["SCHEMA_VERSION_PROPERTY", "attempts", "gate", "project", "reconcile"]
+
+SCHEMA_VERSION_PROPERTY: Final = "bq-schema-version"
+
+
+def project(envelope: BabelEnvelope[Any]) -> dict[str, str]:
+    """The ``bq-*`` message properties, all strings (numbers are stringified).
+
+    The broker sets the native publish time; ``meta.created_at`` in the body is authoritative.
+    """
+    meta = envelope.meta
+    return {
+        "bq-job": envelope.job,
+        "bq-trace-id": envelope.trace_id,
+        "bq-message-id": meta.id,
+        "bq-schema-version": str(meta.schema_version),
+        "bq-source-lang": meta.lang,
+        "bq-attempts": str(envelope.attempts),
+    }
+
+
+def attempts(body_attempts: int, redelivery_count: object) -> int:
+    """``max(body, RedeliveryCount)``: the count is 0-based, so there is no ``- 1``."""
+    count = parse_count(redelivery_count)
+    if count is None:
+        return body_attempts
+    return max(body_attempts, count)
+
+
+def reconcile(envelope: E, redelivery_count: object) -> E:
+    """``envelope`` with :func:`attempts` applied (never lowered)."""
+    return with_attempts(envelope, attempts(envelope.attempts, redelivery_count))
+
+
+def gate(properties: Mapping[str, Any] | None) -> Violation | None:
+    """The §5.7 gate on the ``bq-schema-version`` property, before decoding.
+
+    Returns:
+        ``None`` to decode, or the violation to dead-letter the message with, undecoded.
+    """
+    raw = (properties or {}).get(SCHEMA_VERSION_PROPERTY)
+    return text_gate(raw, f"The Pulsar property {SCHEMA_VERSION_PROPERTY}")

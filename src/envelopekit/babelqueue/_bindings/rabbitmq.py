@@ -1,0 +1,52 @@
+"""RabbitMQ, AMQP 0-9-1 (broker-bindings §2): basic properties and typed ``x-*`` headers.
+
+```python
+channel.basic_publish(exchange, routing_key, env.to_json(),
+                      pika.BasicProperties(**rabbitmq.project(env)))
+```
+
+Consume-side ``attempts`` stay in the body (the runtime republishes with ``attempts + 1``); the
+``x-attempts`` header is a produce-side mirror, so there is no reconciliation here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, TypedDict
+
+from .._envelope import BabelEnvelope
+
+__all__ = ["APP_ID", "AmqpProperties", "project"]
+
+APP_ID: Final = "babelqueue"
+CONTENT_TYPE: Final = "application/json"
+
+
+class AmqpProperties(TypedDict):
+    """``pika.BasicProperties`` keyword arguments."""
+
+    type: str
+    correlation_id: str
+    message_id: str
+    app_id: str
+    content_type: str
+    headers: dict[str, int | str]
+
+
+def project(envelope: BabelEnvelope[Any]) -> AmqpProperties:
+    """Type = URN, correlation_id = trace_id, message_id = meta.id, native-typed headers.
+
+    AMQP 0-9-1 field tables are typed, so ``x-schema-version`` and ``x-attempts`` stay integers.
+    """
+    meta = envelope.meta
+    return {
+        "type": envelope.job,
+        "correlation_id": envelope.trace_id,
+        "message_id": meta.id,
+        "app_id": APP_ID,
+        "content_type": CONTENT_TYPE,
+        "headers": {
+            "x-schema-version": meta.schema_version,
+            "x-source-lang": meta.lang,
+            "x-attempts": envelope.attempts,
+        },
+    }

@@ -1,0 +1,83 @@
+"""Amazon SQS (broker-bindings §3): ``MessageAttributes``, ``ApproximateReceiveCount``, the gate.
+
+```python
+sqs_client.send_message(QueueUrl=url, MessageBody=env.to_json().decode(),
+                        MessageAttributes=sqs.project(env))
+# on receive (AttributeNames=["ApproximateReceiveCount"], MessageAttributeNames=["All"]):
+if (refused := sqs.gate(msg.get("MessageAttributes"))) is None:
+    env = sqs.reconcile(BabelEnvelope.model_validate_json(msg["Body"]),
+                        msg["Attributes"].get("ApproximateReceiveCount"))
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final, Literal, TypedDict
+
+from ..._violations import Violation
+from .._envelope import BabelEnvelope
+from ._common import E, parse_count, text_gate, with_attempts
+
+__all__ = ["SCHEMA_VERSION_ATTRIBUTE", "SqsAttribute", "attempts", "gate", "project", "reconcile"]
+
+SCHEMA_VERSION_ATTRIBUTE: Final = "bq-schema-version"
+
+
+class SqsAttribute(TypedDict):
+    """One SQS message attribute, as boto3 takes and returns it."""
+
+    DataType: Literal["String", "Number"]
+    StringValue: str
+
+
+def project(envelope: BabelEnvelope[Any]) -> dict[str, SqsAttribute]:
+    """The ``bq-*`` message attributes: ids and strings are ``String``, counters ``Number``."""
+    meta = envelope.meta
+    return {
+        "bq-job": _string(envelope.job),
+        "bq-trace-id": _string(envelope.trace_id),
+        "bq-message-id": _string(meta.id),
+        "bq-schema-version": _number(meta.schema_version),
+        "bq-source-lang": _string(meta.lang),
+        "bq-created-at": _number(meta.created_at),
+    }
+
+
+def attempts(body_attempts: int, approximate_receive_count: object) -> int:
+    """``max(body, ApproximateReceiveCount - 1)``; an absent or garbage count is ignored.
+
+    Args:
+        body_attempts: the envelope's own ``attempts``.
+        approximate_receive_count: the SQS system attribute, a decimal string (``"3"``) as boto3
+            returns it, an int, or ``None`` when not requested.
+    """
+    count = parse_count(approximate_receive_count)
+    if count is None:
+        return body_attempts
+    return max(body_attempts, count - 1)
+
+
+def reconcile(envelope: E, approximate_receive_count: object) -> E:
+    """``envelope`` with :func:`attempts` applied (never lowered)."""
+    return with_attempts(envelope, attempts(envelope.attempts, approximate_receive_count))
+
+
+def gate(message_attributes: Mapping[str, Mapping[str, Any]] | None) -> Violation | None:
+    """The §3.7 gate on the ``bq-schema-version`` attribute's ``StringValue``, before decoding.
+
+    Returns:
+        ``None`` to decode the body, or the ``transport.schema_version_unsupported`` violation
+        to dead-letter the message with, undecoded.
+    """
+    attribute = (message_attributes or {}).get(SCHEMA_VERSION_ATTRIBUTE)
+    raw = attribute.get("StringValue") if isinstance(attribute, Mapping) else None
+    return text_gate(raw, f"The SQS attribute {SCHEMA_VERSION_ATTRIBUTE}")
+
+
+def _string(value: str) -> SqsAttribute:
+    return {"DataType": "String", "StringValue": value}
+
+
+def _number(value: int) -> SqsAttribute:
+    return {"DataType": "Number", "StringValue": str(value)}

@@ -1,0 +1,282 @@
+"""Per-URN validation of ``data`` against a JSON Schema (ADR-0024), on the ``jsonschema`` library.
+
+Opt-in: a URN with no registered schema is never validated. The keywords are the subset every
+BabelQueue SDK (and the registry's ``compat`` linter) agrees on, so a message valid in Go or PHP
+is valid here: ``type`` (one name), ``required``, ``properties``, ``additionalProperties`` (only
+``false`` closes an object), ``items`` (one schema), ``enum``, ``const``, ``minLength`` (code
+points) and ``minimum``. Every other keyword (``$ref``, ``pattern``, ``format``, ``maxLength``,
+``oneOf``, ``x-gdpr-sensitive`` ...) is ignored, as in the other SDKs. ``enum`` and ``const``
+compare JSON types strictly (``true`` is not ``1``, ``1`` is not ``1.0``).
+
+Violations carry ``payload-schema.<keyword>`` rule ids and pointers into the message
+(``/data/order_id``), like every other envelopekit violation.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+from collections.abc import Iterator, Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from .. import rules
+from .._errors import EnvelopekitError
+from .._violations import Violation, pointer, violation
+
+__all__ = [
+    "InvalidPayloadError",
+    "PayloadSchemas",
+    "SchemaProvider",
+    "SchemaRegistryError",
+    "check_payload",
+]
+
+_SCHEMA = "payload-schema"
+_JSON_TYPES = frozenset({"object", "array", "string", "integer", "number", "boolean", "null"})
+
+
+class InvalidPayloadError(EnvelopekitError, ValueError):
+    """``data`` does not match the JSON Schema registered for its URN.
+
+    Attributes:
+        urn: the message URN.
+        violations: why, with ``payload-schema.<keyword>`` rule ids and ``/data/...`` pointers.
+    """
+
+    def __init__(self, urn: str, violations: list[Violation]) -> None:
+        first = violations[0] if violations else None
+        detail = f"{first.pointer or '/'}: {first.message}" if first else "no detail"
+        super().__init__(f"data for {urn!r} does not match its URN schema: {detail}")
+        self.urn = urn
+        self.violations = violations
+
+
+class SchemaRegistryError(EnvelopekitError, ValueError):
+    """A registry or schema that cannot be used (a configuration error, found at load time)."""
+
+
+@runtime_checkable
+class SchemaProvider(Protocol):
+    """A source of per-URN ``data`` schemas."""
+
+    def schema_for(self, urn: str) -> Mapping[str, Any] | None:
+        """The JSON Schema registered for ``urn``, or ``None`` (then ``data`` is not checked)."""
+        ...
+
+
+class PayloadSchemas:
+    """Per-URN ``data`` schemas, from a mapping or a babelqueue-registry ``registry.json``.
+
+    ```python
+    schemas = PayloadSchemas.from_registry("registry/registry.json")
+    schemas.check("urn:babel:orders:created", {"order_id": 0})   # [Violation(...minimum...)]
+    ```
+    """
+
+    def __init__(self, schemas: Mapping[str, Mapping[str, Any]]) -> None:
+        """Use ``schemas`` (URN -> JSON Schema object).
+
+        Raises:
+            SchemaRegistryError: for a schema that is not a JSON object.
+        """
+        checked: dict[str, Mapping[str, Any]] = {}
+        for urn, schema in schemas.items():
+            if not isinstance(schema, Mapping):
+                raise SchemaRegistryError(f"the schema for {urn!r} is not a JSON object")
+            checked[urn] = schema
+        self._schemas = checked
+
+    @classmethod
+    def from_registry(cls, path: str | os.PathLike[str]) -> PayloadSchemas:
+        """Load every schema a registry manifest ``{"schemas": [{"urn", "schema"}, ...]}`` names.
+
+        Schema paths are relative to the manifest. All files are read now, so a missing or
+        broken one fails at start-up rather than on the first message.
+
+        Raises:
+            SchemaRegistryError: for an unreadable manifest or schema file.
+        """
+        manifest_path = Path(path)
+        manifest = _read_json(manifest_path)
+        entries = manifest.get("schemas") if isinstance(manifest, dict) else None
+        if not isinstance(entries, list):
+            raise SchemaRegistryError(f"{manifest_path} has no 'schemas' list")
+        schemas: dict[str, Mapping[str, Any]] = {}
+        for index, entry in enumerate(entries):
+            urn = entry.get("urn") if isinstance(entry, dict) else None
+            file = entry.get("schema") if isinstance(entry, dict) else None
+            if not (isinstance(urn, str) and urn and isinstance(file, str) and file):
+                raise SchemaRegistryError(
+                    f"{manifest_path}: schemas[{index}] needs a non-empty 'urn' and 'schema'"
+                )
+            schema = _read_json(manifest_path.parent / file)
+            if not isinstance(schema, dict):
+                raise SchemaRegistryError(f"{file} (for {urn!r}) is not a JSON object")
+            schemas[urn] = schema
+        return cls(schemas)
+
+    def schema_for(self, urn: str) -> Mapping[str, Any] | None:
+        """The schema registered for ``urn``, or ``None``."""
+        return self._schemas.get(urn)
+
+    def urns(self) -> list[str]:
+        """The URNs with a registered schema, in registration order."""
+        return list(self._schemas)
+
+    def check(self, urn: str, data: Any) -> list[Violation]:
+        """Why ``data`` does not match ``urn``'s schema (empty if it does or none is registered)."""
+        schema = self.schema_for(urn)
+        return [] if schema is None else check_payload(schema, data)
+
+    def validate(self, urn: str, data: Any) -> None:
+        """The producer-side guard: raise unless ``data`` matches ``urn``'s schema.
+
+        Raises:
+            InvalidPayloadError: when it does not.
+        """
+        found = self.check(urn, data)
+        if found:
+            raise InvalidPayloadError(urn, found)
+
+
+def check_payload(schema: Mapping[str, Any], data: Any) -> list[Violation]:
+    """Why ``data`` does not match ``schema`` (empty when it does).
+
+    Args:
+        schema: a JSON Schema object (the keyword subset of the module docstring applies).
+        data: the message's ``data``, as decoded JSON (or a model's ``model_dump()``).
+
+    Returns:
+        ``payload-schema.<keyword>`` violations pointing into ``/data``, ordered by pointer.
+
+    Raises:
+        ImportError: when the ``schemas`` extra (``jsonschema``) is not installed.
+    """
+    validator = _validator_class()(schema)
+    found = {
+        (v.rule, v.pointer): v
+        for v in (_to_violation(error) for error in validator.iter_errors(data))
+    }
+    return sorted(found.values(), key=lambda v: (v.pointer, v.rule))
+
+
+# --- the jsonschema validator for the agreed keyword subset ----------------------------------
+
+
+def _jsonschema() -> Any:
+    try:
+        return importlib.import_module("jsonschema")
+    except ImportError as exc:
+        raise ImportError(
+            "Payload schema validation needs the 'jsonschema' package: "
+            "pip install 'envelopekit[schemas]'"
+        ) from exc
+
+
+@lru_cache(maxsize=1)
+def _validator_class() -> Any:
+    jsonschema = _jsonschema()
+    draft7 = jsonschema.Draft7Validator
+    error = jsonschema.ValidationError
+
+    def type_(validator: Any, expected: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        # One type name only, as in every SDK; a list (or an unknown name) constrains nothing.
+        known = isinstance(expected, str) and expected in _JSON_TYPES
+        if known and not validator.is_type(instance, expected):
+            yield error(f"{_short(instance)} is not of type {expected!r}")
+
+    def required(validator: Any, names: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        if isinstance(names, list) and validator.is_type(instance, "object"):
+            for name in names:
+                if isinstance(name, str) and name not in instance:
+                    # Point at the missing member, as the envelope's own `required` does.
+                    yield error(f"{name!r} is a required property", path=[name])
+
+    def additional(validator: Any, allowed: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        # Only `false` closes an object; a schema value is not part of the agreed subset.
+        if allowed is not False or not validator.is_type(instance, "object"):
+            return
+        properties = schema.get("properties")
+        known = properties if isinstance(properties, Mapping) else {}
+        for name in instance:
+            if name not in known:
+                yield error(f"{name!r} is not allowed (additionalProperties is false)", path=[name])
+
+    def descend(validator: Any, value: Any, subschema: Any, at: str | int) -> Iterator[Any]:
+        if subschema is False:
+            # jsonschema reports a `false` subschema at its parent; point at the value instead.
+            yield error(f"{_short(value)} is not allowed here", validator="false_schema", path=[at])
+        else:
+            yield from validator.descend(value, subschema, path=at, schema_path=at)
+
+    def properties(validator: Any, known: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        if isinstance(known, Mapping) and validator.is_type(instance, "object"):
+            for name, subschema in known.items():
+                if name in instance:
+                    yield from descend(validator, instance[name], subschema, name)
+
+    def items(validator: Any, item_schema: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        # One schema for every item; the tuple form is not part of the agreed subset.
+        if isinstance(item_schema, (Mapping, bool)) and validator.is_type(instance, "array"):
+            for index, item in enumerate(instance):
+                yield from descend(validator, item, item_schema, index)
+
+    def enum(validator: Any, values: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        if isinstance(values, list) and not any(_same_json(instance, v) for v in values):
+            yield error(f"{_short(instance)} is not one of {values!r}")
+
+    def const(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        if not _same_json(instance, value):
+            yield error(f"{value!r} was expected")
+
+    keywords = {
+        "type": type_,
+        "required": required,
+        "properties": properties,
+        "additionalProperties": additional,
+        "items": items,
+        "enum": enum,
+        "const": const,
+        "minLength": draft7.VALIDATORS["minLength"],
+        "minimum": draft7.VALIDATORS["minimum"],
+    }
+    return jsonschema.validators.create(
+        meta_schema=draft7.META_SCHEMA,
+        validators=keywords,
+        type_checker=draft7.TYPE_CHECKER,
+        format_checker=draft7.FORMAT_CHECKER,
+        id_of=draft7.ID_OF,
+    )
+
+
+def _to_violation(error: Any) -> Violation:
+    keyword = error.validator if error.validator in rules.KEYWORDS else "invalid"
+    return violation(
+        rules.structural(_SCHEMA, keyword), pointer("data", *error.absolute_path), error.message
+    )
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """Equality that also compares JSON types, all the way down: true != 1, 1 != 1.0."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SchemaRegistryError(f"cannot read {path}: {exc}") from exc

@@ -1,0 +1,418 @@
+"""Routing by URN: a registry of handlers, the unknown-URN strategy, and explicit decisions.
+
+Nothing here talks to a broker. :meth:`Router.route` turns one received message into a
+:data:`Decision`; :meth:`Router.dispatch` also runs the handler and settles a failure into an
+:data:`Outcome`. The worker acts on either with an exhaustive ``match``:
+
+```python
+match router.dispatch(body, queue="orders"):
+    case Done() | Delete():
+        ack()
+    case Release():
+        release()                                  # back on the queue, unchanged
+    case Retry(envelope=env):
+        publish("orders", env.to_json()); ack()    # attempts + 1
+    case DeadLetterDecision(envelope=env, queue=dlq):
+        publish(dlq, env.to_json()); ack()
+    case Reject(raw=raw):
+        publish("orders.dlq", raw); ack()          # not a v1 envelope: quarantined as is
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, TypeVar, get_args, overload
+
+from pydantic import ValidationError
+
+from .. import rules
+from .._errors import EnvelopekitError
+from .._violations import Violation, violations
+from ._dead_letter import DeadLetterReason
+from ._envelope import BabelEnvelope
+from ._payload_schema import InvalidPayloadError, SchemaProvider, check_payload
+from ._urn import lint_urn
+
+__all__ = [
+    "UNKNOWN_URN_STRATEGIES",
+    "DeadLetterDecision",
+    "Decision",
+    "Delete",
+    "Done",
+    "Fail",
+    "Handle",
+    "Outcome",
+    "Reconcile",
+    "Reject",
+    "Release",
+    "Retry",
+    "Router",
+    "UnknownUrnError",
+    "UnknownUrnStrategy",
+]
+
+M = TypeVar("M")
+F = TypeVar("F", bound=Callable[..., object])
+
+UnknownUrnStrategy = Literal["fail", "delete", "release", "dead_letter"]
+"""What a consumer does with a URN no handler is mapped to (the same four in every SDK):
+
+* ``fail``: treat it as a failed delivery: retried, then dead-lettered as ``unknown_urn``;
+* ``delete``: ack and drop it;
+* ``release``: put it back unchanged for another consumer (``attempts`` not incremented);
+* ``dead_letter``: dead-letter it now with reason ``unknown_urn``.
+"""
+
+UNKNOWN_URN_STRATEGIES: Final[frozenset[str]] = frozenset(get_args(UnknownUrnStrategy))
+
+Reconcile = Callable[[BabelEnvelope[Any]], BabelEnvelope[Any]]
+"""A step between decoding and routing, such as ``lambda env: sqs.reconcile(env, count)``."""
+
+DEFAULT_MAX_ATTEMPTS: Final = 3
+DEFAULT_DLQ_SUFFIX: Final = ".dlq"
+
+
+class UnknownUrnError(EnvelopekitError, LookupError):
+    """No handler is mapped for a consumed message's URN (strategy ``fail``)."""
+
+    def __init__(self, urn: str) -> None:
+        super().__init__(f"No handler is mapped for the message URN {urn!r}.")
+        self.urn = urn
+
+
+# --- decisions ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Settlement:
+    """Where a failure of this delivery goes: retried below ``max_attempts``, else the DLQ."""
+
+    max_attempts: int
+    original_queue: str
+    dead_letter_queue: str
+
+
+@dataclass(frozen=True, slots=True)
+class Retry:
+    """Republish ``envelope`` (``attempts + 1``, same ``meta.id`` and ``trace_id``), then ack."""
+
+    envelope: BabelEnvelope[Any]
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeadLetterDecision:
+    """Publish ``envelope`` (it carries its ``dead_letter`` block) to ``queue``, then ack."""
+
+    envelope: BabelEnvelope[Any]
+    queue: str
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class Fail:
+    """The delivery failed: :meth:`settle` says whether to retry it or dead-letter it.
+
+    Attributes:
+        envelope: the message as received.
+        error: why (an :class:`UnknownUrnError`, :class:`InvalidPayloadError`, or the handler's
+            own exception).
+        rule: ``urn.unknown``, ``data.invalid`` or ``handler.failed``.
+        reason: the ``dead_letter.reason`` used when retries run out.
+    """
+
+    envelope: BabelEnvelope[Any]
+    error: Exception
+    rule: str
+    reason: DeadLetterReason
+    settlement: _Settlement = field(repr=False)
+
+    def settle(self) -> Retry | DeadLetterDecision:
+        """``attempts + 1``; a :class:`Retry` below ``max_attempts``, else a dead-letter."""
+        retried = self.envelope.retried()
+        plan = self.settlement
+        if retried.attempts < plan.max_attempts:
+            return Retry(retried, self.rule)
+        return DeadLetterDecision(
+            retried.dead_lettered(
+                self.reason, error=self.error, original_queue=plan.original_queue
+            ),
+            plan.dead_letter_queue,
+            self.rule,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Handle:
+    """Run the handler mapped to the URN: :meth:`run`, and on a raise :meth:`failed`.
+
+    ``envelope`` is the message as the handler receives it: ``BabelEnvelope[Model]`` when the
+    URN was registered with a model.
+    """
+
+    envelope: BabelEnvelope[Any]
+    handler: Callable[[Any], object] = field(repr=False)
+    settlement: _Settlement = field(repr=False)
+
+    def run(self) -> object:
+        """Call the handler with the envelope; its exceptions propagate."""
+        return self.handler(self.envelope)
+
+    def failed(self, error: Exception) -> Fail:
+        """The :class:`Fail` for a handler that raised ``error``."""
+        return Fail(self.envelope, error, rules.HANDLER_FAILED, "failed", self.settlement)
+
+
+@dataclass(frozen=True, slots=True)
+class Delete:
+    """Ack the message and drop it (strategy ``delete``)."""
+
+    envelope: BabelEnvelope[Any]
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """Put the message back on its queue unchanged (strategy ``release``), for another consumer."""
+
+    envelope: BabelEnvelope[Any]
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class Reject:
+    """Not a BabelQueue v1 envelope this SDK accepts: quarantine ``raw`` as is (never retried).
+
+    An unsupported ``schema_version`` lands here too: it is quarantined, not dropped.
+    """
+
+    raw: bytes
+    violations: list[Violation]
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """The handler ran and returned: ack the message."""
+
+    envelope: BabelEnvelope[Any]
+
+
+Decision = Handle | Delete | Release | DeadLetterDecision | Fail | Reject
+"""What :meth:`Router.route` decides for one message."""
+
+Outcome = Done | Delete | Release | Retry | DeadLetterDecision | Reject
+"""What :meth:`Router.dispatch` leaves the worker to do for one message."""
+
+
+# --- the router --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Route:
+    handler: Callable[[Any], object]
+    parse: type[BabelEnvelope[Any]] | None
+
+
+class Router:
+    """Maps URNs to handlers (and optionally ``data`` models) and decides each message's fate.
+
+    ```python
+    router = Router(unknown_urn="dead_letter")
+
+    @router.on("urn:babel:orders:created", OrderCreated)
+    def order_created(env: BabelEnvelope[OrderCreated]) -> None: ...
+    ```
+    """
+
+    def __init__(
+        self,
+        unknown_urn: UnknownUrnStrategy = "fail",
+        *,
+        schemas: SchemaProvider | None = None,
+        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        dlq_suffix: str = DEFAULT_DLQ_SUFFIX,
+    ) -> None:
+        """Configure the router.
+
+        Args:
+            unknown_urn: the strategy for a URN with no handler; ``fail`` as in every SDK.
+            schemas: per-URN ``data`` schemas checked before the handler runs (opt-in).
+            max_attempts: deliveries before a failing message is dead-lettered.
+            dlq_suffix: appended to the received queue to name its dead-letter queue.
+
+        Raises:
+            ValueError: for an unknown strategy or ``max_attempts`` below 1.
+        """
+        if unknown_urn not in UNKNOWN_URN_STRATEGIES:
+            raise ValueError(
+                f"unknown_urn must be one of {sorted(UNKNOWN_URN_STRATEGIES)}, not {unknown_urn!r}"
+            )
+        if max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        self.unknown_urn: UnknownUrnStrategy = unknown_urn
+        self.schemas = schemas
+        self.max_attempts = max_attempts
+        self.dlq_suffix = dlq_suffix
+        self._routes: dict[str, _Route] = {}
+
+    # --- registration --------------------------------------------------------------------------
+
+    @overload
+    def register(
+        self, urn: str, handler: Callable[[BabelEnvelope[dict[str, Any]]], object]
+    ) -> None: ...
+    @overload
+    def register(
+        self, urn: str, handler: Callable[[BabelEnvelope[M]], object], model: type[M]
+    ) -> None: ...
+    def register(
+        self,
+        urn: str,
+        handler: Callable[[BabelEnvelope[Any]], object],
+        model: type[Any] | None = None,
+    ) -> None:
+        """Map ``urn`` to ``handler``; with ``model``, ``data`` is validated into that type.
+
+        The URN naming convention is not enforced here (see :meth:`lint`).
+
+        Raises:
+            ValueError: when ``urn`` is blank or already registered.
+        """
+        if not urn.strip():
+            raise ValueError("cannot route a blank URN")
+        if urn in self._routes:
+            raise ValueError(f"{urn!r} already has a handler")
+        parse = BabelEnvelope[model] if model is not None else None  # type: ignore[valid-type]
+        self._routes[urn] = _Route(handler, parse)
+
+    @overload
+    def on(self, urn: str) -> Callable[[F], F]: ...
+    @overload
+    def on(self, urn: str, model: type[Any]) -> Callable[[F], F]: ...
+    def on(self, urn: str, model: type[Any] | None = None) -> Callable[[F], F]:
+        """Decorator form of :meth:`register`."""
+
+        def decorate(handler: F) -> F:
+            self._routes_add(urn, handler, model)
+            return handler
+
+        return decorate
+
+    def _routes_add(
+        self, urn: str, handler: Callable[..., object], model: type[Any] | None
+    ) -> None:
+        if model is None:
+            self.register(urn, handler)
+        else:
+            self.register(urn, handler, model)
+
+    def urns(self) -> list[str]:
+        """The registered URNs, in registration order."""
+        return list(self._routes)
+
+    def handles(self, urn: str) -> bool:
+        """Whether a handler is mapped to ``urn``."""
+        return urn in self._routes
+
+    def lint(self) -> list[Violation]:
+        """``urn.convention`` warnings for registered URNs off ``urn:babel:<context>:<event>``."""
+        return [found for urn in self._routes for found in lint_urn(urn)]
+
+    # --- consuming -----------------------------------------------------------------------------
+
+    def route(
+        self,
+        message: bytes | str | BabelEnvelope[Any],
+        *,
+        queue: str | None = None,
+        reconcile: Reconcile | None = None,
+    ) -> Decision:
+        """Decide what to do with one received message, without running any handler.
+
+        Args:
+            message: the body as received, or an envelope already decoded.
+            queue: the queue it was consumed from; names the DLQ (``queue + dlq_suffix``) and
+                ``dead_letter.original_queue``. ``meta.queue`` when not given.
+            reconcile: applied to the decoded envelope before routing, typically a broker
+                binding's attempts reconciliation:
+                ``reconcile=lambda env: sqs.reconcile(env, receive_count)``.
+        """
+        if isinstance(message, BabelEnvelope):
+            envelope: BabelEnvelope[Any] = message
+            raw = message.to_json()
+        else:
+            raw = message.encode("utf-8") if isinstance(message, str) else bytes(message)
+            try:
+                envelope = BabelEnvelope.model_validate_json(raw)
+            except ValidationError as exc:
+                return Reject(raw, violations(exc, model=BabelEnvelope))
+        if reconcile is not None:
+            envelope = reconcile(envelope)
+        settlement = self._settlement(envelope, queue)
+        found = self._routes.get(envelope.job)
+        if found is None:
+            return self._unknown(envelope, settlement)
+        if self.schemas is not None:
+            schema = self.schemas.schema_for(envelope.job)
+            if schema is not None:
+                mismatches = check_payload(schema, envelope.to_wire()["data"])
+                if mismatches:
+                    return self._invalid(envelope, mismatches, settlement)
+        typed = envelope
+        if found.parse is not None:
+            try:
+                typed = found.parse.model_validate_json(raw)
+            except ValidationError as exc:
+                return self._invalid(envelope, violations(exc, model=BabelEnvelope), settlement)
+            if typed.attempts != envelope.attempts:  # keep what `reconcile` decided
+                typed = typed.model_copy(update={"attempts": envelope.attempts})
+        return Handle(typed, found.handler, settlement)
+
+    def dispatch(
+        self,
+        message: bytes | str | BabelEnvelope[Any],
+        *,
+        queue: str | None = None,
+        reconcile: Reconcile | None = None,
+    ) -> Outcome:
+        """:meth:`route`, run the handler, and settle any failure into a retry or dead-letter."""
+        decision = self.route(message, queue=queue, reconcile=reconcile)
+        if isinstance(decision, Handle):
+            try:
+                decision.run()
+            except Exception as exc:  # any handler failure is retried, never lost
+                return decision.failed(exc).settle()
+            return Done(decision.envelope)
+        if isinstance(decision, Fail):
+            return decision.settle()
+        return decision
+
+    def _settlement(self, envelope: BabelEnvelope[Any], queue: str | None) -> _Settlement:
+        received = queue if queue else envelope.meta.queue
+        return _Settlement(self.max_attempts, received, received + self.dlq_suffix)
+
+    def _unknown(self, envelope: BabelEnvelope[Any], settlement: _Settlement) -> Decision:
+        error = UnknownUrnError(envelope.job)
+        strategy = self.unknown_urn
+        if strategy == "delete":
+            return Delete(envelope, rules.URN_UNKNOWN)
+        if strategy == "release":
+            return Release(envelope, rules.URN_UNKNOWN)
+        if strategy == "dead_letter":
+            # Immediately: no delivery failed, so `attempts` stays as received.
+            return DeadLetterDecision(
+                envelope.dead_lettered(
+                    "unknown_urn", error=error, original_queue=settlement.original_queue
+                ),
+                settlement.dead_letter_queue,
+                rules.URN_UNKNOWN,
+            )
+        return Fail(envelope, error, rules.URN_UNKNOWN, "unknown_urn", settlement)
+
+    def _invalid(
+        self, envelope: BabelEnvelope[Any], found: list[Violation], settlement: _Settlement
+    ) -> Fail:
+        error = InvalidPayloadError(envelope.job, found)
+        return Fail(envelope, error, rules.DATA_INVALID, "failed", settlement)

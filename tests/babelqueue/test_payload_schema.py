@@ -1,0 +1,134 @@
+"""Per-URN payload schemas: the agreed keyword subset on jsonschema, and the registry loader."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from envelopekit import rules
+from envelopekit.babelqueue import (
+    InvalidPayloadError,
+    PayloadSchemas,
+    SchemaRegistryError,
+    check_payload,
+)
+from tests.conftest import DATA
+
+REGISTRY = DATA / "babelqueue" / "registry" / "examples"
+
+
+def verdict(schema: dict[str, Any], data: Any) -> list[tuple[str, str]]:
+    return [
+        (v.rule.removeprefix("payload-schema."), v.pointer) for v in check_payload(schema, data)
+    ]
+
+
+def test_registry_examples_validate() -> None:
+    schemas = PayloadSchemas.from_registry(REGISTRY / "registry.json")
+    assert schemas.urns() == ["urn:babel:orders:created", "urn:babel:users:registered"]
+    for name in ("order-created.json", "user-registered.json"):
+        message = json.loads((REGISTRY / "messages" / name).read_text(encoding="utf-8"))
+        assert schemas.check(message["job"], message["data"]) == []
+    assert schemas.check("urn:babel:unregistered:thing", {"anything": True}) == []
+
+
+def test_the_breaking_v2_schema_refuses_v1_data() -> None:
+    schema = json.loads((REGISTRY / "schemas/orders-created.v2-breaking.json").read_text())
+    data = {"order_id": 1, "amount": 2}
+    assert verdict(schema, data) == [("required", "/data/customer_id")]
+
+
+@pytest.mark.parametrize(
+    ("schema", "data", "expected"),
+    [
+        ({"type": "integer"}, 1.0, []),  # a whole-valued float is an integer
+        ({"type": "integer"}, 1.5, [("type", "/data")]),
+        ({"type": "number"}, True, [("type", "/data")]),  # bool is never a number
+        ({"enum": [1]}, True, [("enum", "/data")]),  # type-strict
+        ({"enum": [1]}, 1.0, [("enum", "/data")]),
+        ({"const": {"a": [1]}}, {"a": [True]}, [("const", "/data")]),
+        ({"const": {"a": [1]}}, {"a": [1]}, []),
+        ({"type": ["string", "null"]}, 3, []),  # type lists are not in the agreed subset
+        ({"type": "string", "maxLength": 1, "pattern": "^z", "format": "email"}, "abc", []),
+        ({"oneOf": [{"type": "string"}]}, 3, []),
+        (
+            {"type": "string", "x-gdpr-sensitive": True, "minLength": 1},
+            "",
+            [("minLength", "/data")],
+        ),
+        ({"type": "object", "additionalProperties": {"type": "string"}}, {"a": 1}, []),
+        (
+            {
+                "type": "object",
+                "properties": {"a": {"type": "string"}},
+                "additionalProperties": False,
+            },
+            {"a": "x", "b": 1, "c/d": 2},
+            [("additionalProperties", "/data/b"), ("additionalProperties", "/data/c~1d")],
+        ),
+        (
+            {"type": "object", "required": ["a", "b"]},
+            {},
+            [("required", "/data/a"), ("required", "/data/b")],
+        ),
+        (
+            {"type": "array", "items": {"type": "object", "properties": {"n": {"minimum": 0}}}},
+            [{"n": 1}, {"n": -1}],
+            [("minimum", "/data/1/n")],
+        ),
+        ({"type": "array", "items": [{"type": "string"}]}, [1], []),
+        ({"properties": {"x": False}}, {"x": 1}, [("false_schema", "/data/x")]),
+    ],
+)
+def test_keyword_semantics(schema: dict[str, Any], data: Any, expected: list[Any]) -> None:
+    assert verdict(schema, data) == expected
+
+
+def test_every_violation_is_catalogued() -> None:
+    schema = json.loads((REGISTRY / "schemas/users-registered.json").read_text())
+    data = {"user_id": 0, "email": "a", "profile": {"marketing_opt_in": "yes"}, "x": 1}
+    found = check_payload(schema, data)
+    assert {v.rule for v in found} == {
+        "payload-schema.minimum",
+        "payload-schema.minLength",
+        "payload-schema.type",
+        "payload-schema.additionalProperties",
+    }
+    assert all(rules.is_rule(v.rule) and v.source == "schema" for v in found)
+
+
+def test_validate_raises_with_the_violations() -> None:
+    schemas = PayloadSchemas({"urn:babel:a:b": {"type": "object", "required": ["id"]}})
+    with pytest.raises(InvalidPayloadError, match="/data/id") as raised:
+        schemas.validate("urn:babel:a:b", {})
+    assert raised.value.urn == "urn:babel:a:b"
+    assert [v.rule for v in raised.value.violations] == ["payload-schema.required"]
+
+
+def test_bad_registries_fail_at_load(tmp_path: Path) -> None:
+    with pytest.raises(SchemaRegistryError):
+        PayloadSchemas.from_registry(tmp_path / "missing.json")
+    (tmp_path / "registry.json").write_text('{"schemas": [{"urn": "u", "schema": "s.json"}]}')
+    with pytest.raises(SchemaRegistryError, match=r"s\.json"):
+        PayloadSchemas.from_registry(tmp_path / "registry.json")
+    (tmp_path / "s.json").write_text("[]")
+    with pytest.raises(SchemaRegistryError, match="not a JSON object"):
+        PayloadSchemas.from_registry(tmp_path / "registry.json")
+    (tmp_path / "registry.json").write_text('{"schemas": [{"urn": ""}]}')
+    with pytest.raises(SchemaRegistryError):
+        PayloadSchemas.from_registry(tmp_path / "registry.json")
+    with pytest.raises(SchemaRegistryError):
+        PayloadSchemas({"u": []})  # type: ignore[dict-item]
+
+
+def test_a_missing_jsonschema_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from envelopekit.babelqueue import _payload_schema
+
+    monkeypatch.setitem(sys.modules, "jsonschema", None)
+    with pytest.raises(ImportError, match=r"envelopekit\[schemas\]"):
+        _payload_schema._jsonschema()

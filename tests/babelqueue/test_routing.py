@@ -1,0 +1,254 @@
+"""Routing by URN: registry, typed models, the four unknown-URN strategies, settlement."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ConfigDict
+
+from envelopekit import rules
+from envelopekit.babelqueue import (
+    BabelEnvelope,
+    DeadLetterDecision,
+    Delete,
+    Done,
+    Fail,
+    Handle,
+    InvalidPayloadError,
+    PayloadSchemas,
+    Reject,
+    Release,
+    Retry,
+    Router,
+    UnknownUrnError,
+)
+from tests.conftest import DATA
+
+FIXTURES = DATA / "babelqueue" / "fixtures"
+ORDER = (FIXTURES / "order-created.json").read_bytes()
+URN = "urn:babel:orders:created"
+
+
+class OrderCreated(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    order_id: int
+
+
+def unknown(**overrides: Any) -> BabelEnvelope:
+    env = BabelEnvelope.create("urn:babel:nobody:listens", {"k": 1}, queue="orders")
+    return env.model_copy(update=overrides) if overrides else env
+
+
+def test_typed_model_routing() -> None:
+    router = Router()
+    seen: list[int] = []
+
+    @router.on(URN, OrderCreated)
+    def order_created(env: BabelEnvelope[OrderCreated]) -> None:
+        seen.append(env.data.order_id)
+
+    decision = router.route(ORDER)
+    assert isinstance(decision, Handle)
+    assert isinstance(decision.envelope.data, OrderCreated)
+    assert decision.envelope.trace_id == "7b3f9c2a-e41d-4f88-9b2a-1c0d5e6f7a8b"
+    decision.run()
+    assert seen == [1042]
+
+
+def test_untyped_routing_gets_the_plain_object() -> None:
+    router = Router()
+    seen: list[dict[str, Any]] = []
+    router.register(URN, lambda env: seen.append(env.data))
+    assert isinstance(router.dispatch(ORDER), Done)
+    assert seen == [{"order_id": 1042}]
+
+
+def test_routing_accepts_the_urn_alias() -> None:
+    router = Router()
+    router.register("urn:babel:orders:created", lambda env: None)
+    raw = (FIXTURES / "urn-alias.json").read_bytes()
+    decision = router.route(raw)
+    assert isinstance(decision, Handle)
+
+
+def test_data_that_does_not_fit_the_model_fails_with_violations() -> None:
+    router = Router()
+    router.register(URN, lambda env: None, OrderCreated)
+    bad = BabelEnvelope.create(URN, {"order_id": "x"}, queue="orders")
+    decision = router.route(bad)
+    assert isinstance(decision, Fail)
+    assert decision.rule == rules.DATA_INVALID
+    assert decision.reason == "failed"
+    assert isinstance(decision.error, InvalidPayloadError)
+    assert [v.pointer for v in decision.error.violations] == ["/data/order_id"]
+
+
+def test_payload_schemas_are_checked_before_the_handler() -> None:
+    schemas = PayloadSchemas.from_registry(DATA / "babelqueue/registry/examples/registry.json")
+    router = Router(schemas=schemas)
+    ran: list[object] = []
+    router.register(URN, ran.append)
+    # The registry schema requires `amount`, which the fixture does not carry.
+    decision = router.route(ORDER)
+    assert isinstance(decision, Fail)
+    assert isinstance(decision.error, InvalidPayloadError)
+    assert [(v.rule, v.pointer) for v in decision.error.violations] == [
+        ("payload-schema.required", "/data/amount")
+    ]
+    ok = BabelEnvelope.create(URN, {"order_id": 7, "amount": 9.5}, queue="orders")
+    assert isinstance(router.dispatch(ok), Done)
+    assert len(ran) == 1
+
+
+def test_strategy_fail_retries_then_dead_letters_as_unknown_urn() -> None:
+    router = Router("fail", max_attempts=3)
+    env = unknown()
+    decision = router.route(env, queue="orders-q")
+    assert isinstance(decision, Fail)
+    assert isinstance(decision.error, UnknownUrnError)
+    assert decision.rule == rules.URN_UNKNOWN
+    steps: list[Retry | DeadLetterDecision] = []
+    current = env
+    while True:
+        step = router.dispatch(current, queue="orders-q")
+        assert isinstance(step, (Retry, DeadLetterDecision))
+        steps.append(step)
+        if isinstance(step, DeadLetterDecision):
+            break
+        current = step.envelope
+    assert [s.envelope.attempts for s in steps] == [1, 2, 3]
+    final = steps[-1]
+    assert isinstance(final, DeadLetterDecision)
+    assert final.queue == "orders-q.dlq"
+    block = final.envelope.to_wire()["dead_letter"]
+    assert block["reason"] == "unknown_urn"
+    assert block["attempts"] == 3
+    assert block["original_queue"] == "orders-q"
+    assert block["exception"] == "UnknownUrnError"
+
+
+def test_strategy_delete() -> None:
+    decision = Router("delete").route(unknown())
+    assert isinstance(decision, Delete)
+    assert decision.rule == rules.URN_UNKNOWN
+
+
+def test_strategy_release_keeps_the_message_unchanged() -> None:
+    env = unknown(attempts=2)
+    decision = Router("release").route(env)
+    assert isinstance(decision, Release)
+    assert decision.envelope.to_json() == env.to_json()  # attempts not incremented
+
+
+def test_strategy_dead_letter_builds_the_dlq_envelope() -> None:
+    env = unknown(attempts=1)
+    decision = Router("dead_letter").route(env.to_json(), queue="orders")
+    assert isinstance(decision, DeadLetterDecision)
+    assert decision.queue == "orders.dlq"
+    dlq = decision.envelope
+    wire = dlq.to_wire()
+    assert wire["dead_letter"]["reason"] == "unknown_urn"
+    assert wire["dead_letter"]["original_queue"] == "orders"
+    assert wire["dead_letter"]["attempts"] == 1
+    assert "No handler is mapped" in wire["dead_letter"]["error"]
+    # Identity preserved: job, trace_id, data, meta untouched.
+    assert {k: wire[k] for k in ("job", "trace_id", "data", "meta", "attempts")} == {
+        k: env.to_wire()[k] for k in ("job", "trace_id", "data", "meta", "attempts")
+    }
+    again = BabelEnvelope.model_validate_json(dlq.to_json())
+    assert again.to_json() == dlq.to_json()
+
+
+def test_dead_letter_queue_defaults_to_meta_queue() -> None:
+    decision = Router("dead_letter", dlq_suffix="-dead").route(unknown())
+    assert isinstance(decision, DeadLetterDecision)
+    assert decision.queue == "orders-dead"
+
+
+def test_handler_failure_is_retried_then_dead_lettered_as_failed() -> None:
+    router = Router(max_attempts=2)
+
+    def explode(env: BabelEnvelope) -> None:
+        raise RuntimeError("gateway timeout")
+
+    router.register(URN, explode)
+    first = router.dispatch(ORDER, queue="orders")
+    assert isinstance(first, Retry)
+    assert first.rule == rules.HANDLER_FAILED
+    assert first.envelope.attempts == 1
+    assert first.envelope.meta.id == "f1e2d3c4-b5a6-4789-90ab-cdef01234567"
+    second = router.dispatch(first.envelope.to_json(), queue="orders")
+    assert isinstance(second, DeadLetterDecision)
+    block = second.envelope.to_wire()["dead_letter"]
+    assert block["reason"] == "failed"
+    assert block["error"] == "gateway timeout"
+    assert block["exception"] == "RuntimeError"
+    assert block["attempts"] == 2
+
+
+def test_an_invalid_envelope_is_rejected_with_its_violations() -> None:
+    raw = (FIXTURES / "invalid-unknown-schema-version.json").read_bytes()
+    decision = Router().route(raw)
+    assert isinstance(decision, Reject)
+    assert decision.raw == raw
+    assert [v.rule for v in decision.violations] == [rules.SCHEMA_VERSION_UNSUPPORTED]
+    missing = Router().route((FIXTURES / "invalid-missing-urn.json").read_bytes())
+    assert isinstance(missing, Reject)
+    assert [v.rule for v in missing.violations] == [rules.URN_MISSING]
+
+
+def test_decisions_match_exhaustively() -> None:
+    router = Router("release")
+    router.register(URN, lambda env: None)
+    names = []
+    for message in (ORDER, unknown().to_json(), b"[]"):
+        decision = router.route(message)
+        match decision:
+            case Handle():
+                names.append("handle")
+            case Delete() | Release():
+                names.append("leave")
+            case DeadLetterDecision() | Fail():
+                names.append("fail")
+            case Reject():
+                names.append("reject")
+    assert names == ["handle", "leave", "reject"]
+
+
+def test_the_urn_lint_never_blocks_routing() -> None:
+    router = Router()
+    router.register("Orders.Created", lambda env: None)
+    assert [v.rule for v in router.lint()] == [rules.URN_CONVENTION]
+    env: BabelEnvelope = BabelEnvelope.create("Orders.Created", {})
+    assert isinstance(router.dispatch(env), Done)
+
+
+def test_registration_errors() -> None:
+    router = Router()
+    router.register(URN, lambda env: None)
+    with pytest.raises(ValueError, match="already"):
+        router.register(URN, lambda env: None)
+    with pytest.raises(ValueError, match="blank"):
+        router.register("  ", lambda env: None)
+    with pytest.raises(ValueError, match="unknown_urn"):
+        Router("ignore")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="max_attempts"):
+        Router(max_attempts=0)
+    assert router.urns() == [URN] and router.handles(URN)
+
+
+def test_reconcile_runs_before_routing_and_reaches_typed_handlers() -> None:
+    from envelopekit.babelqueue import sqs
+
+    router = Router(max_attempts=5)
+    seen: list[int] = []
+
+    def order_created(env: BabelEnvelope[OrderCreated]) -> None:
+        seen.append(env.attempts)
+        raise RuntimeError("down")
+
+    router.register(URN, order_created, OrderCreated)
+    outcome = router.dispatch(ORDER, reconcile=lambda env: sqs.reconcile(env, "4"))
+    assert seen == [3]
+    assert isinstance(outcome, Retry) and outcome.envelope.attempts == 4
