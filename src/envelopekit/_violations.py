@@ -13,6 +13,7 @@ from pydantic import BaseModel, Discriminator, ValidationError
 from pydantic_core import ErrorDetails
 
 from . import rules
+from ._compat import MISSING
 from ._formats import FORMAT_BY_PATTERN
 from ._model import WireModel, model_named
 from .rules import Source
@@ -177,11 +178,15 @@ def _field_type(model: type[BaseModel], key: str) -> Any:
 
 
 @lru_cache(maxsize=4096)
-def _resolve(root: Any, loc: tuple[str | int, ...]) -> tuple[str, str, type | None]:
+def _resolve(
+    root: Any, loc: tuple[str | int, ...], own: bool = False
+) -> tuple[str, str, type | None]:
     """Walk ``loc`` through the types under ``root``.
 
     Returns the schema name of the innermost wire model on the path, the pointer with the
-    union-member segments pydantic inserts removed, and that innermost model.
+    union-member segments pydantic inserts removed, and that innermost model. With ``own``
+    (an error a model's own validator raised), a ``loc`` that ends at a wire model belongs to
+    that model, not to the one that declared the field holding it.
     """
     schema = getattr(root, "__schema_name__", "")
     innermost: type | None = root if isinstance(root, type) else None
@@ -206,8 +211,8 @@ def _resolve(root: Any, loc: tuple[str | int, ...]) -> tuple[str, str, type | No
                 current = chosen
                 index += 1
                 continue
-            # A plain optional: descend into the one member that is not None.
-            non_none = [m for m in members if m is not type(None)]
+            # A plain optional: descend into the one member that is not None (or MISSING).
+            non_none = [m for m in members if m is not type(None) and m is not MISSING]
             current = non_none[0] if len(non_none) == 1 else None
             continue
         if isinstance(current, type) and issubclass(current, BaseModel):
@@ -233,6 +238,14 @@ def _resolve(root: Any, loc: tuple[str | int, ...]) -> tuple[str, str, type | No
                 current = args[1]
         else:
             current = None
+    terminal, _ = _strip_annotated(current)
+    if (
+        own
+        and isinstance(terminal, type)
+        and issubclass(terminal, WireModel)
+        and terminal.__schema_name__
+    ):
+        return terminal.__schema_name__, pointer(*segments), terminal
     if not schema:
         # A union root (a classifying TypeAdapter) whose error is on the chosen member itself,
         # e.g. a top-level `model_type`: the member is the innermost model.
@@ -252,7 +265,7 @@ def _one(error: ErrorDetails, root: Any) -> Violation:
         if "recursion limit" in text:
             return violation(rules.MESSAGE_TOO_DEEP, "", f"The JSON nests too deeply: {text}.")
         return violation(rules.JSON_INVALID, "", f"Invalid JSON: {text}.")
-    schema, ptr, innermost = _resolve(root, loc)
+    schema, ptr, innermost = _resolve(root, loc, kind in rules.KEYWORDS or kind in rules.NAMED)
     extra = error.get("ctx", {}).get("pointer")
     if isinstance(extra, str):
         ptr += extra
@@ -265,7 +278,7 @@ def _one(error: ErrorDetails, root: Any) -> Violation:
     keyword = kind if kind in rules.KEYWORDS else _keyword(error)
     if keyword in _FORMAT_MESSAGES and kind == "string_pattern_mismatch":
         message = _FORMAT_MESSAGES[keyword]
-    false_keys = getattr(innermost, "__false_schema__", frozenset())
+    false_keys: frozenset[str] = getattr(innermost, "__false_schema__", frozenset())
     if keyword == "additionalProperties" and loc and loc[-1] in false_keys:
         keyword = "false_schema"
         message = f"The key {loc[-1]!r} is not allowed in this schema version."

@@ -1,0 +1,498 @@
+"""The SOM 1.0 envelope (``envelope.schema.json``), its wire-version rule, and producing."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from typing import (
+    Annotated,
+    Any,
+    ClassVar,
+    Final,
+    Literal,
+    TypeAlias,
+    TypeVar,
+    overload,
+)
+from uuid import UUID
+
+from pydantic import (
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from .. import rules
+from .._compat import MISSING
+from .._errors import ProducerError
+from .._ids import rfc3339, uuid7
+from .._json import dumps
+from .._settings import Settings, get_settings
+from .._violations import Violation, violation, violations
+from ._delivery import DeliveryMediaAvailable
+from ._link import LinkEvent
+from ._payloads import (
+    FAMILY_BY_MESSAGE_TYPE,
+    PAYLOAD_MODELS,
+    FamilyPayload,
+    SomPayload,
+    UnvalidatedPayload,
+    done_validating,
+    validating_as,
+)
+from ._skill_warning import SkillWarning
+from ._story_context import StoryContext
+from ._system_audit import SystemAudit
+from ._telling import TellingEvent
+from ._types import (
+    MESSAGE_TYPE_PATTERN,
+    SEMVER_PATTERN,
+    TOPIC_PATTERN,
+    DateTimeStr,
+    Extensions,
+    Integer,
+    SomModel,
+    SomOpenModel,
+    Str,
+    StringOrObject,
+    UuidStr,
+    is_extension_key,
+    parse_date_time,
+)
+
+__all__ = [
+    "SOM_VERSION",
+    "ModificationHeader",
+    "OriginatingSystem",
+    "SomEnvelope",
+    "SystemType",
+    "VersionMode",
+]
+
+SOM_VERSION: Final = "1.0.0"
+"""The wire version SOM 1.0 producers emit, and the only one the official tools accept."""
+
+SystemType: TypeAlias = Literal[
+    "ncs",
+    "mos_device",
+    "graphics",
+    "automation",
+    "wire_service",
+    "ai_agent",
+    "compliance_engine",
+    "editorial_dashboard",
+    "archive",
+    "prompter",
+    "camera",
+    "audio",
+    "skill_worker",
+    "custom",
+]
+"""``originating_system.system_type``: the closed, lower-case 14-value enum."""
+
+VersionMode: TypeAlias = Literal["strict", "tolerant"]
+"""``strict``: only ``1.0.0`` (the official tools); ``tolerant``: any ``1.x.y`` (the bus)."""
+
+SomVersion: TypeAlias = Annotated[str, StringConstraints(strict=True, pattern=SEMVER_PATTERN)]
+MessageType: TypeAlias = Annotated[
+    str, StringConstraints(strict=True, pattern=MESSAGE_TYPE_PATTERN)
+]
+Topic: TypeAlias = Annotated[str, StringConstraints(strict=True, pattern=TOPIC_PATTERN)]
+
+P = TypeVar("P", bound="FamilyPayload | UnvalidatedPayload")
+
+_MESSAGE_TYPE_RE: Final = re.compile(r"\A[a-z][a-z0-9_.]*\Z")
+_uuid_adapter: Final = TypeAdapter(UuidStr)
+_date_time_adapter: Final = TypeAdapter(DateTimeStr)
+# Families whose schema requires the payload to repeat the envelope's message_type.
+_OWN_TYPE_REQUIRED: Final = (TellingEvent, LinkEvent, DeliveryMediaAvailable)
+
+
+class OriginatingSystem(SomModel):
+    """``originating_system``: the system that published the message (whoever publishes stamps it).
+
+    Attributes:
+        system_id: the publishing system's id (on the bus, one the connection may stamp).
+        system_type: one of the 14 lower-case :data:`SystemType` values.
+    """
+
+    __schema_name__: ClassVar[str] = "envelope"
+
+    system_id: Str
+    system_type: SystemType
+    system_name: Str | MISSING = MISSING
+    vendor: Str | MISSING = MISSING
+    version: Str | MISSING = MISSING
+
+
+class ModificationHeader(SomOpenModel):
+    """``modification_header``: an open object on snapshot messages; unknown members are kept."""
+
+    __schema_name__: ClassVar[str] = "envelope"
+
+    story_version: Integer | MISSING = MISSING
+    modified_at: DateTimeStr | MISSING = MISSING
+    modified_by: Str | MISSING = MISSING
+    change_summary: Str | MISSING = MISSING
+    history: list[Any] | MISSING = MISSING
+
+
+def _context_value(info: ValidationInfo, key: str) -> Any:
+    context = info.context
+    if isinstance(context, Mapping):
+        return context.get(key)
+    return None
+
+
+class SomEnvelope(SomModel):
+    """A SOM 1.0 message: the envelope, with the payload its ``message_type`` selects.
+
+    Parse with ``SomEnvelope.model_validate_json(raw)``; ``payload`` is then the family model
+    (:class:`StoryContext`, :class:`TellingEvent`, ...) or, for a ``message_type`` with no
+    SOM 1.0 schema, an :class:`UnvalidatedPayload` holding the JSON object as received.
+
+    Validation context (``model_validate_json(raw, context={...})``):
+
+    * ``"som_version_mode"``: ``"strict"`` or ``"tolerant"``; defaults to
+      ``Settings.som_version_mode``.
+    * ``"unknown_message_type"``: ``"refuse"`` refuses a ``message_type`` with no SOM 1.0
+      schema (``message_type.unknown``) instead of accepting it unvalidated.
+
+    Wire names that are not Python identifiers are aliases: ``actors`` is ``_actors`` and
+    ``context`` is ``@context``.
+    """
+
+    __schema_name__: ClassVar[str] = "envelope"
+    __false_schema__: ClassVar[frozenset[str]] = frozenset({"source", "signature"})
+
+    som_version: SomVersion
+    message_id: UuidStr
+    correlation_id: UuidStr
+    causation_id: UuidStr | MISSING = MISSING
+    message_type: MessageType
+    timestamp: DateTimeStr
+    originating_system: OriginatingSystem
+    topic: Topic
+    modification_header: ModificationHeader | MISSING = MISSING
+    actors: dict[str, Any] | MISSING = Field(MISSING, alias="_actors")
+    payload: SomPayload
+    extensions: Extensions | MISSING = MISSING
+    context: StringOrObject | MISSING = Field(MISSING, alias="@context")
+
+    # --- validation --------------------------------------------------------------------------
+
+    @field_validator("som_version")
+    @classmethod
+    def _wire_version(cls, value: str, info: ValidationInfo) -> str:
+        if value == SOM_VERSION:
+            return value
+        major = int(value.partition(".")[0])
+        if major == 0:
+            raise PydanticCustomError(
+                rules.SOM_VERSION_PRE_1_0,
+                "som_version {version} is pre-1.0 and not SOM 1.0 conformant",
+                {"version": value},
+            )
+        if major != 1:
+            raise PydanticCustomError(
+                rules.SOM_VERSION_UNSUPPORTED_MAJOR,
+                "som_version {version} is not SOM 1.x",
+                {"version": value},
+            )
+        mode = _context_value(info, "som_version_mode") or get_settings().som_version_mode
+        if mode == "tolerant":
+            return value
+        raise PydanticCustomError(
+            rules.SOM_VERSION_UNSUPPORTED_MINOR,
+            "som_version {version} is not 1.0.0 (accepted only in tolerant mode)",
+            {"version": value},
+        )
+
+    @field_validator("payload", mode="wrap")
+    @classmethod
+    def _dispatch(
+        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
+    ) -> Any:
+        # `message_type` is declared (so validated) before `payload`; when it failed, the
+        # payload is only checked to be an object, as the envelope schema does.
+        message_type = info.data.get("message_type")
+        token = validating_as(message_type if isinstance(message_type, str) else "")
+        try:
+            return handler(value)
+        finally:
+            done_validating(token)
+
+    @model_validator(mode="after")
+    def _payload_agrees(self, info: ValidationInfo) -> SomEnvelope:
+        payload = self.payload
+        if isinstance(payload, UnvalidatedPayload):
+            if _context_value(info, "unknown_message_type") == "refuse":
+                raise PydanticCustomError(
+                    rules.MESSAGE_TYPE_UNKNOWN,
+                    "message_type {message_type!r} has no SOM 1.0 schema",
+                    {"message_type": self.message_type, "pointer": "/message_type"},
+                )
+            return self
+        own = getattr(payload, "message_type", MISSING)
+        if own is not MISSING and own != self.message_type:
+            raise PydanticCustomError(
+                rules.PAYLOAD_MESSAGE_TYPE_MISMATCH,
+                "The payload's message_type {own!r} disagrees with the envelope's {envelope!r}",
+                {"own": own, "envelope": self.message_type, "pointer": "/payload/message_type"},
+            )
+        return self
+
+    # --- reading -----------------------------------------------------------------------------
+
+    @property
+    def family(self) -> str | None:
+        """The schema that validated the payload (``"story-context"`` ...), or ``None``."""
+        return FAMILY_BY_MESSAGE_TYPE.get(self.message_type)
+
+    @property
+    def is_validated(self) -> bool:
+        """Whether the payload was validated against a SOM 1.0 family schema."""
+        return not isinstance(self.payload, UnvalidatedPayload)
+
+    @property
+    def timestamp_dt(self) -> datetime:
+        """``timestamp`` as an aware datetime (the string itself is kept as sent)."""
+        return parse_date_time(self.timestamp)
+
+    @property
+    def message_uuid(self) -> UUID:
+        """``message_id`` as a :class:`~uuid.UUID`."""
+        return UUID(self.message_id)
+
+    @property
+    def correlation_uuid(self) -> UUID:
+        """``correlation_id`` as a :class:`~uuid.UUID`."""
+        return UUID(self.correlation_id)
+
+    def payload_as(self, kind: type[P]) -> P:
+        """The payload, typed as ``kind``.
+
+        Raises:
+            TypeError: when the payload is not a ``kind`` (another family, or unvalidated).
+        """
+        payload = self.payload
+        if not isinstance(payload, kind):
+            raise TypeError(
+                f"{self.message_type!r} carries a {type(payload).__name__}, not {kind.__name__}"
+            )
+        return payload
+
+    @overload
+    def payload_of(self, message_type: Literal["story.context"]) -> StoryContext: ...
+    @overload
+    def payload_of(
+        self, message_type: Literal["telling.started", "telling.ended", "telling.exposed"]
+    ) -> TellingEvent: ...
+    @overload
+    def payload_of(
+        self, message_type: Literal["link.committed", "link.gate_changed", "link.withdrawn"]
+    ) -> LinkEvent: ...
+    @overload
+    def payload_of(
+        self, message_type: Literal["delivery.media_available"]
+    ) -> DeliveryMediaAvailable: ...
+    @overload
+    def payload_of(self, message_type: Literal["system.audit"]) -> SystemAudit: ...
+    @overload
+    def payload_of(self, message_type: Literal["skill.warning.raised"]) -> SkillWarning: ...
+    @overload
+    def payload_of(self, message_type: str) -> FamilyPayload | UnvalidatedPayload: ...
+    def payload_of(self, message_type: str) -> FamilyPayload | UnvalidatedPayload:
+        """The payload, typed by the ``message_type`` this envelope is expected to carry.
+
+        Raises:
+            ValueError: when the envelope's ``message_type`` is another one.
+        """
+        if self.message_type != message_type:
+            raise ValueError(f"the envelope carries {self.message_type!r}, not {message_type!r}")
+        return self.payload
+
+    def envelope_warnings(self) -> list[Violation]:
+        """What was accepted but noted: an unvalidated payload, a tolerated 1.x version."""
+        found: list[Violation] = []
+        if self.som_version != SOM_VERSION:
+            found.append(
+                violation(
+                    rules.SOM_VERSION_UNSUPPORTED_MINOR,
+                    "/som_version",
+                    f"som_version {self.som_version} tolerated as SOM 1.x; validated as 1.0.0.",
+                )
+            )
+        if isinstance(self.payload, UnvalidatedPayload):
+            found.append(
+                violation(
+                    rules.PAYLOAD_UNVALIDATED,
+                    "/payload",
+                    f"message_type {self.message_type!r} has no SOM 1.0 schema; "
+                    "the payload is passed through unvalidated.",
+                )
+            )
+        return found
+
+    # --- writing -----------------------------------------------------------------------------
+
+    def to_json(self) -> bytes:
+        """Compact UTF-8 JSON: members in the schema's order, every value as it was parsed."""
+        return dumps(self.model_dump(by_alias=True))
+
+    @classmethod
+    def create(
+        cls,
+        message_type: str,
+        payload: FamilyPayload | UnvalidatedPayload | Mapping[str, Any],
+        *,
+        originating_system: OriginatingSystem | Mapping[str, Any] | None = None,
+        correlation_id: str | UUID | None = None,
+        causation_id: str | UUID | None = None,
+        topic: str | None = None,
+        timestamp: datetime | str | None = None,
+        message_id: str | UUID | None = None,
+        extensions: Mapping[str, Any] | None = None,
+        settings: Settings | None = None,
+    ) -> SomEnvelope:
+        """Produce a new SOM 1.0 message, checked before anything is sent.
+
+        Args:
+            message_type: the lower-case dotted type; it alone selects the payload schema.
+            payload: a family model, or a mapping validated against the family's schema (a
+                ``message_type`` member it requires is filled in from ``message_type``).
+            originating_system: defaults to ``ENVELOPEKIT_SOM_SYSTEM_ID`` / ``_TYPE`` /
+                ``_NAME`` from the settings.
+            correlation_id: the story lifecycle's id; a new UUIDv7 when not given.
+            causation_id: the id of the message that caused this one, if any.
+            topic: the routing key; ``"som." + message_type`` when not given.
+            timestamp: an aware datetime or an RFC 3339 string; now (UTC, microseconds)
+                when not given.
+            message_id: a new UUIDv7 when not given.
+            extensions: vendor members, keys namespaced ``com.<vendor>.``.
+            settings: the settings to take defaults from (the environment's when not given).
+
+        Raises:
+            ProducerError: for anything that would make the message invalid.
+        """
+        settings = settings if settings is not None else get_settings()
+        if not isinstance(message_type, str) or _MESSAGE_TYPE_RE.match(message_type) is None:
+            raise ProducerError(f"message_type {message_type!r} is not lower-case dotted")
+        chosen_topic = f"som.{message_type}" if topic is None else topic
+        if not isinstance(chosen_topic, str) or not chosen_topic.startswith("som."):
+            raise ProducerError(f"topic {chosen_topic!r} does not begin with 'som.'")
+        data: dict[str, Any] = {
+            "som_version": SOM_VERSION,
+            "message_id": _uuid_text("message_id", message_id),
+            "correlation_id": _uuid_text("correlation_id", correlation_id),
+        }
+        if causation_id is not None:
+            data["causation_id"] = _uuid_text("causation_id", causation_id)
+        data["message_type"] = message_type
+        data["timestamp"] = _timestamp_text(timestamp)
+        data["originating_system"] = _originating_system(originating_system, settings)
+        data["topic"] = chosen_topic
+        data["payload"] = _payload_input(message_type, payload)
+        if extensions is not None:
+            bad = [key for key in extensions if not is_extension_key(key)]
+            if bad:
+                raise ProducerError(f"extension keys {bad!r} are not namespaced com.<vendor>.")
+            data["extensions"] = dict(extensions)
+        try:
+            return cls.model_validate(data, context={"som_version_mode": "strict"})
+        except ValidationError as exc:
+            found = "; ".join(f"{v.rule} at {v.pointer or '/'}" for v in violations(exc, model=cls))
+            raise ProducerError(f"the message would be invalid: {found}") from exc
+
+    def follow_up(
+        self,
+        message_type: str,
+        payload: FamilyPayload | UnvalidatedPayload | Mapping[str, Any],
+        **keywords: Any,
+    ) -> SomEnvelope:
+        """Produce a message caused by this one.
+
+        Same ``correlation_id``, ``causation_id`` = this ``message_id``, a new ``message_id``;
+        other keywords as :meth:`create` (``originating_system`` is the settings', since
+        whoever publishes stamps it).
+
+        Raises:
+            ProducerError: as :meth:`create`.
+        """
+        keywords.setdefault("correlation_id", self.correlation_id)
+        keywords.setdefault("causation_id", self.message_id)
+        return type(self).create(message_type, payload, **keywords)
+
+
+# --- producing helpers -------------------------------------------------------------------------
+
+
+def _uuid_text(name: str, value: str | UUID | None) -> str:
+    if value is None:
+        return uuid7()
+    if isinstance(value, UUID):
+        return str(value)
+    try:
+        return _uuid_adapter.validate_python(value)
+    except ValidationError:
+        raise ProducerError(f"{name} {value!r} is not a UUID") from None
+
+
+def _timestamp_text(value: datetime | str | None) -> str:
+    if value is None:
+        return rfc3339(digits=6)
+    if isinstance(value, datetime):
+        try:
+            return rfc3339(value, digits=6)
+        except ValueError as exc:
+            raise ProducerError(f"timestamp: {exc}") from None
+    try:
+        return _date_time_adapter.validate_python(value)
+    except ValidationError:
+        raise ProducerError(f"timestamp {value!r} is not an RFC 3339 date-time") from None
+
+
+def _originating_system(
+    given: OriginatingSystem | Mapping[str, Any] | None, settings: Settings
+) -> OriginatingSystem | dict[str, Any]:
+    if isinstance(given, OriginatingSystem):
+        return given
+    if given is not None:
+        return dict(given)
+    if settings.som_system_id is None:
+        raise ProducerError("no originating_system given and ENVELOPEKIT_SOM_SYSTEM_ID is not set")
+    system: dict[str, Any] = {
+        "system_id": settings.som_system_id,
+        "system_type": settings.som_system_type,
+    }
+    if settings.som_system_name is not None:
+        system["system_name"] = settings.som_system_name
+    return system
+
+
+def _payload_input(
+    message_type: str, payload: FamilyPayload | UnvalidatedPayload | Mapping[str, Any]
+) -> Any:
+    family = PAYLOAD_MODELS.get(message_type)
+    if isinstance(payload, UnvalidatedPayload):
+        payload = payload.root
+    elif not isinstance(payload, Mapping):
+        if family is None or not isinstance(payload, family):
+            expected = family.__name__ if family is not None else "a mapping"
+            raise ProducerError(
+                f"{message_type!r} takes {expected}, not a {type(payload).__name__}"
+            )
+        return payload
+    if family is None:
+        return dict(payload)
+    body = dict(payload)
+    if issubclass(family, _OWN_TYPE_REQUIRED) and "message_type" not in body:
+        body["message_type"] = message_type
+    return body

@@ -1,0 +1,69 @@
+"""The ``link.*`` payloads (``link-event.schema.json``): an asset-to-destination link."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal, TypeAlias
+
+from pydantic import model_validator
+from pydantic_core import PydanticCustomError
+
+from .._compat import MISSING
+from ._types import DateTimeStr, Extensions, SomModel, Str, UuidStr
+
+__all__ = ["LinkEvent", "LinkMessageType", "Withdrawal"]
+
+LinkMessageType: TypeAlias = Literal["link.committed", "link.gate_changed", "link.withdrawn"]
+"""The three ``link.*`` message types."""
+
+
+class _Link(SomModel):
+    __schema_name__: ClassVar[str] = "link-event"
+
+
+class Withdrawal(_Link):
+    """``withdrawn``: who withdrew the link, and when."""
+
+    withdrawn_by: Str
+    withdrawn_at: DateTimeStr
+    reason: Str | MISSING = MISSING
+
+
+class LinkEvent(_Link):
+    """The ``link.committed`` / ``link.gate_changed`` / ``link.withdrawn`` payload.
+
+    ``link.committed`` requires ``committed_by`` and ``committed_at``; ``withdrawn`` is required
+    on ``link.withdrawn`` and refused on the other two.
+    """
+
+    message_type: LinkMessageType
+    link_id: UuidStr
+    asset_id: Str
+    destination_id: Str
+    committed_by: Str | MISSING = MISSING
+    committed_at: DateTimeStr | MISSING = MISSING
+    compliance_gate_status: Literal["PENDING", "CLEARED", "BLOCKED"]
+    withdrawn: Withdrawal | MISSING = MISSING
+    extensions: Extensions | MISSING = MISSING
+
+    @model_validator(mode="after")
+    def _conditionals(self) -> LinkEvent:
+        if self.message_type == "link.committed":
+            for name in ("committed_by", "committed_at"):
+                if getattr(self, name) is MISSING:
+                    raise PydanticCustomError(
+                        "required",
+                        "link.committed requires {name}",
+                        {"name": name, "pointer": f"/{name}"},
+                    )
+        if self.message_type == "link.withdrawn":
+            if self.withdrawn is MISSING:
+                raise PydanticCustomError(
+                    "required", "link.withdrawn requires withdrawn", {"pointer": "/withdrawn"}
+                )
+        elif self.withdrawn is not MISSING:
+            raise PydanticCustomError(
+                "not",
+                "Only link.withdrawn carries withdrawn (message_type is {kind})",
+                {"kind": self.message_type, "pointer": "/withdrawn"},
+            )
+        return self

@@ -1,0 +1,130 @@
+"""Payload dispatch: the envelope's ``message_type`` alone selects the payload model.
+
+``message_type`` is the only parsing discriminator (SOM conformance §2): never the topic, the
+publisher, or the payload's shape (a ``story.context`` payload has no ``message_type`` of its
+own). A callable discriminator cannot see the envelope, so the envelope's ``payload`` validator
+publishes the already-validated ``message_type`` in a context variable for the duration of the
+payload's validation; the discriminator reads it there. Outside validation (serialisation) the
+discriminator derives the tag from the payload model instance.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from typing import Annotated, Any, Final, TypeAlias
+
+from pydantic import Discriminator, RootModel, Tag
+
+from ._delivery import DeliveryMediaAvailable
+from ._link import LinkEvent
+from ._skill_warning import SkillWarning
+from ._story_context import StoryContext
+from ._system_audit import SystemAudit
+from ._telling import TellingEvent
+
+__all__ = [
+    "FAMILY_BY_MESSAGE_TYPE",
+    "KNOWN_MESSAGE_TYPES",
+    "PAYLOAD_MODELS",
+    "FamilyPayload",
+    "SomPayload",
+    "UnvalidatedPayload",
+]
+
+
+class UnvalidatedPayload(RootModel[dict[str, Any]]):
+    """The payload of a ``message_type`` SOM 1.0 publishes no schema for.
+
+    The JSON object is kept exactly as received (``.root``); the envelope around it is still
+    fully checked, and the verdict carries a ``payload.unvalidated`` warning. Conformant
+    consumers ignore message types they do not handle (SOM conformance §5).
+    """
+
+    def __getitem__(self, key: str) -> Any:
+        return self.root[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The member ``key`` of the payload, or ``default``."""
+        return self.root.get(key, default)
+
+
+FamilyPayload: TypeAlias = (
+    StoryContext | TellingEvent | LinkEvent | DeliveryMediaAvailable | SystemAudit | SkillWarning
+)
+"""A payload of one of the seven SOM 1.0 schemas' families."""
+
+PAYLOAD_MODELS: Final[dict[str, type[FamilyPayload]]] = {
+    "story.context": StoryContext,
+    "telling.started": TellingEvent,
+    "telling.ended": TellingEvent,
+    "telling.exposed": TellingEvent,
+    "link.committed": LinkEvent,
+    "link.gate_changed": LinkEvent,
+    "link.withdrawn": LinkEvent,
+    "delivery.media_available": DeliveryMediaAvailable,
+    "system.audit": SystemAudit,
+    "skill.warning.raised": SkillWarning,
+}
+"""The ten ``message_type`` values with a SOM 1.0 payload schema, and their models."""
+
+KNOWN_MESSAGE_TYPES: Final = frozenset(PAYLOAD_MODELS)
+"""The ``message_type`` values whose payload is validated."""
+
+FAMILY_BY_MESSAGE_TYPE: Final[dict[str, str]] = {
+    message_type: model.__schema_name__ for message_type, model in PAYLOAD_MODELS.items()
+}
+"""``message_type`` -> the schema that validates its payload (``"telling-event"`` ...)."""
+
+UNVALIDATED: Final = "unvalidated"
+
+_SINGLE_TYPE: Final[dict[type, str]] = {
+    StoryContext: "story.context",
+    DeliveryMediaAvailable: "delivery.media_available",
+    SystemAudit: "system.audit",
+    SkillWarning: "skill.warning.raised",
+}
+
+# The envelope's message_type while its payload is being validated; None otherwise.
+_validating: ContextVar[str | None] = ContextVar("envelopekit_som_message_type", default=None)
+
+
+def _payload_tag(value: Any) -> str:
+    message_type = _validating.get()
+    if message_type is not None:
+        return message_type if message_type in PAYLOAD_MODELS else UNVALIDATED
+    # Serialising (or a model instance outside an envelope's validation).
+    kind = type(value)
+    if kind is TellingEvent or kind is LinkEvent:
+        tag: str = value.message_type
+        return tag
+    return _SINGLE_TYPE.get(kind, UNVALIDATED)
+
+
+SomPayload: TypeAlias = Annotated[
+    (
+        Annotated[StoryContext, Tag("story.context")]
+        | Annotated[TellingEvent, Tag("telling.started")]
+        | Annotated[TellingEvent, Tag("telling.ended")]
+        | Annotated[TellingEvent, Tag("telling.exposed")]
+        | Annotated[LinkEvent, Tag("link.committed")]
+        | Annotated[LinkEvent, Tag("link.gate_changed")]
+        | Annotated[LinkEvent, Tag("link.withdrawn")]
+        | Annotated[DeliveryMediaAvailable, Tag("delivery.media_available")]
+        | Annotated[SystemAudit, Tag("system.audit")]
+        | Annotated[SkillWarning, Tag("skill.warning.raised")]
+        | Annotated[UnvalidatedPayload, Tag(UNVALIDATED)]
+    ),
+    Discriminator(_payload_tag),
+]
+"""An envelope's payload: the family model its ``message_type`` selects, or
+:class:`UnvalidatedPayload` for a ``message_type`` with no SOM 1.0 schema."""
+
+
+def validating_as(message_type: str) -> Any:
+    """Publish ``message_type`` to the discriminator; returns the token to reset it with."""
+    return _validating.set(message_type)
+
+
+def done_validating(token: Any) -> None:
+    """Undo :func:`validating_as`."""
+    _validating.reset(token)

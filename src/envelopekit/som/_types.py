@@ -1,0 +1,309 @@
+r"""SOM 1.0 scalar types and base classes, with the schema's JSON semantics (``som.md`` §1.3).
+
+* Strings are strict (never coerced from numbers or bytes); ``integer`` is a JSON integer or a
+  float with a zero fraction (``7.0``), never a boolean; ``number`` is an int or float, never a
+  boolean.
+* Patterns follow ECMA-262 semantics, the strict intersection of the reference validators:
+  ``[0-9]`` for ``\d`` (no Unicode digits), ``$`` only at the very end (no trailing newline),
+  and ``.`` excluding every ECMA line terminator.
+* ``uuid``, ``date-time`` and ``uri`` values stay the exact wire text.
+* A schema ``anyOf`` is one validator reporting ``<schema>.anyOf`` together with the keywords
+  its branches fail, as the SOM Managed Bus (an all-errors validator) reports them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+from typing import Annotated, Any, ClassVar, Final, TypeAlias
+
+from pydantic import AfterValidator, ConfigDict, PlainValidator, StringConstraints, WithJsonSchema
+from pydantic_core import PydanticCustomError
+
+from .._formats import DateTimeStr, UuidStr
+from .._model import WireModel
+
+__all__ = [
+    "Bool",
+    "DateTimeStr",
+    "ExtensionKey",
+    "Extensions",
+    "Integer",
+    "NonNegativeInteger",
+    "Number",
+    "SemVer",
+    "SomModel",
+    "SomOpenModel",
+    "Str",
+    "StringOrObject",
+    "TamsSource",
+    "TimeRange",
+    "UnitNumber",
+    "UriStr",
+    "UuidStr",
+    "is_extension_key",
+    "parse_date_time",
+    "vendor_enum",
+]
+
+# --- bases -------------------------------------------------------------------------------------
+
+
+class SomModel(WireModel):
+    """A closed SOM object (``additionalProperties: false``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    __schema_name__: ClassVar[str] = ""
+
+
+class SomOpenModel(WireModel):
+    """An open SOM object: the known members are typed, any other member is kept as sent."""
+
+    model_config = ConfigDict(extra="allow")
+
+    __schema_name__: ClassVar[str] = ""
+
+
+# --- scalars -----------------------------------------------------------------------------------
+
+Str: TypeAlias = Annotated[str, StringConstraints(strict=True)]
+"""A JSON string, never coerced."""
+
+
+def _bool(value: Any) -> bool:
+    if value is True or value is False:
+        return value
+    raise PydanticCustomError("type", "Input should be a boolean")
+
+
+Bool: TypeAlias = Annotated[bool, PlainValidator(_bool), WithJsonSchema({"type": "boolean"})]
+"""A JSON boolean, never coerced."""
+
+
+def _integer(value: Any) -> int:
+    kind = type(value)
+    if kind is int:
+        return value  # type: ignore[no-any-return]
+    if kind is float and value.is_integer():
+        # JSON Schema's integer is mathematical: 7.0 is 7 (som.md §1.3). It is kept as the
+        # int it equals, so the model's type is honest; the JSON value is unchanged.
+        return int(value)
+    raise PydanticCustomError("type", "Input should be an integer")
+
+
+Integer: TypeAlias = Annotated[int, PlainValidator(_integer), WithJsonSchema({"type": "integer"})]
+"""A JSON Schema ``integer``: an int, or a float with a zero fraction; never a boolean."""
+
+
+def _non_negative(value: int) -> int:
+    if value < 0:
+        raise PydanticCustomError("minimum", "Input should be greater than or equal to 0")
+    return value
+
+
+NonNegativeInteger: TypeAlias = Annotated[
+    int,
+    PlainValidator(_integer),
+    AfterValidator(_non_negative),
+    WithJsonSchema({"type": "integer", "minimum": 0}),
+]
+"""An ``integer`` with ``minimum: 0``."""
+
+
+def _number(value: Any) -> float | int:
+    kind = type(value)
+    if kind is int or kind is float:
+        return value  # type: ignore[no-any-return]
+    raise PydanticCustomError("type", "Input should be a number")
+
+
+Number: TypeAlias = Annotated[
+    float | int, PlainValidator(_number), WithJsonSchema({"type": "number"})
+]
+"""A JSON Schema ``number``, kept as sent (an int stays an int); never a boolean."""
+
+
+def _unit(value: float | int) -> float | int:
+    if value < 0:
+        raise PydanticCustomError("minimum", "Input should be greater than or equal to 0")
+    if value > 1:
+        raise PydanticCustomError("maximum", "Input should be less than or equal to 1")
+    return value
+
+
+UnitNumber: TypeAlias = Annotated[
+    float | int,
+    PlainValidator(_number),
+    AfterValidator(_unit),
+    WithJsonSchema({"type": "number", "minimum": 0, "maximum": 1}),
+]
+"""A ``number`` between 0 and 1 inclusive (confidences)."""
+
+# --- patterns ----------------------------------------------------------------------------------
+
+# pydantic runs these in Rust's regex engine: `^`/`$` anchor the whole text (no trailing-newline
+# match) and search semantics keep prefix-only patterns prefix-only, as ECMA-262 does.
+SEMVER_PATTERN: Final = r"^[0-9]+\.[0-9]+\.[0-9]+$"
+MESSAGE_TYPE_PATTERN: Final = r"^[a-z][a-z0-9_.]*$"
+TOPIC_PATTERN: Final = r"^som\."
+EXTENSION_KEY_PATTERN: Final = r"^com\.[a-z0-9-]+\."
+TAG_SCHEME_PATTERN: Final = r"^(newsroom|iptc-mediatopic|com\.[a-z0-9-]+\.[a-z0-9-]+)$"
+VENDOR_VALUE_PATTERN: Final = r"^x-[a-z0-9_]+$"
+# ECMA `.` matches anything but the four line terminators.
+TAMS_SOURCE_PATTERN: Final = "^tams://[^/]+/[^\n\r\u2028\u2029]"
+TIMERANGE_PATTERN: Final = r"^[\[(]([0-9]+:[0-9]+)?_([0-9]+:[0-9]+)?[\])]$"
+
+_EXTENSION_KEY_RE: Final = re.compile(r"\Acom\.[a-z0-9-]+\.")
+_VENDOR_VALUE_RE: Final = re.compile(r"\Ax-[a-z0-9_]+\Z")
+_TIMERANGE_RE: Final = re.compile(r"\A[\[(](?:[0-9]+:[0-9]+)?_(?:[0-9]+:[0-9]+)?[\])]\Z")
+# RFC 3986 absolute URI (scheme required), character-level: no spaces, no controls, no
+# non-ASCII, and `%` only as a percent-encoding. This is what ajv-formats' `uri` asserts in
+# practice; the official Python toolchain asserts nothing for `uri` (som.md §1.3, §14).
+_URI_RE: Final = re.compile(
+    r"\A[A-Za-z][A-Za-z0-9+.\-]*:(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?\[\]]|%[0-9A-Fa-f]{2})*"
+    r"(?:#(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?\Z"
+)
+
+SemVer: TypeAlias = Annotated[str, StringConstraints(strict=True, pattern=SEMVER_PATTERN)]
+"""``x.y.z`` with ASCII digits (``skill_version``)."""
+
+TamsSource: TypeAlias = Annotated[str, StringConstraints(strict=True, pattern=TAMS_SOURCE_PATTERN)]
+"""A fully qualified TAMS Source URI, ``tams://store/id``."""
+
+
+def _uri(value: str) -> str:
+    if _URI_RE.match(value) is None:
+        raise PydanticCustomError(
+            "format.uri", "{value!r} is not an absolute URI", {"value": value}
+        )
+    return value
+
+
+UriStr: TypeAlias = Annotated[
+    str,
+    StringConstraints(strict=True),
+    AfterValidator(_uri),
+    WithJsonSchema({"type": "string", "format": "uri"}),
+]
+"""An RFC 3986 absolute URI, kept as sent."""
+
+# --- anyOf -------------------------------------------------------------------------------------
+
+
+def _any_of(message: str, also: str) -> PydanticCustomError:
+    return PydanticCustomError("anyOf", message, {"also": also})
+
+
+def vendor_enum(*values: str) -> Callable[[Any], str]:
+    """A validator for ``anyOf: [{enum: values}, {pattern: ^x-[a-z0-9_]+$}]``."""
+    allowed = frozenset(values)
+    listed = ", ".join(values)
+
+    def check(value: Any) -> str:
+        if type(value) is not str:
+            raise _any_of("Input should be a string", "type")
+        if value in allowed or _VENDOR_VALUE_RE.match(value):
+            return value
+        raise _any_of(f"Input should be one of {listed}, or an x- vendor value", "enum pattern")
+
+    return check
+
+
+def _time_range(value: Any) -> str | list[str]:
+    if type(value) is str:
+        if _TIMERANGE_RE.match(value):
+            return value
+        raise _any_of("Input should be a TAMS timerange or a list of them", "pattern type")
+    if type(value) is list:
+        if all(type(item) is str and _TIMERANGE_RE.match(item) for item in value):
+            return value
+        bad = "type pattern" if all(type(i) is str for i in value) else "type"
+        raise _any_of("Input should be a TAMS timerange or a list of them", bad)
+    raise _any_of("Input should be a TAMS timerange or a list of them", "type")
+
+
+TimeRange: TypeAlias = Annotated[
+    str | list[str],
+    PlainValidator(_time_range),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "string", "pattern": TIMERANGE_PATTERN},
+                {"type": "array", "items": {"type": "string", "pattern": TIMERANGE_PATTERN}},
+            ]
+        }
+    ),
+]
+"""A TAMS timerange (``[0:0_134:0)``) or a list of them."""
+
+
+def _string_or_object(value: Any) -> str | dict[str, Any]:
+    if type(value) is str or type(value) is dict:
+        return value
+    raise _any_of("Input should be a string or an object", "type")
+
+
+StringOrObject: TypeAlias = Annotated[
+    str | dict[str, Any],
+    PlainValidator(_string_or_object),
+    WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "object"}]}),
+]
+"""``anyOf: [{type: string}, {type: object}]``; the object is free-form and kept as sent."""
+
+# --- extensions ----------------------------------------------------------------------------------
+
+
+def _extension_key(key: str) -> str:
+    if _EXTENSION_KEY_RE.match(key) is None:
+        # `additionalProperties: false` next to `patternProperties`: the schema's keyword.
+        raise PydanticCustomError(
+            "additionalProperties",
+            "Extension key {key!r} is not namespaced com.<vendor>.",
+            {"key": key},
+        )
+    return key
+
+
+ExtensionKey: TypeAlias = Annotated[str, AfterValidator(_extension_key)]
+"""A vendor extension key, ``com.<vendor>.<anything>``."""
+
+Extensions: TypeAlias = dict[ExtensionKey, Any]
+"""``extensions``: reverse-domain namespaced keys, values unconstrained and kept as sent."""
+
+
+def is_extension_key(key: str) -> bool:
+    """Whether ``key`` is a valid SOM extension key (``com.<vendor>.`` prefix)."""
+    return _EXTENSION_KEY_RE.match(key) is not None
+
+
+# --- date-time as an object ----------------------------------------------------------------------
+
+_DATE_TIME_RE: Final = re.compile(
+    r"\A([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?"
+    r"(?:([Zz])|([+-])([0-9]{2}):([0-9]{2}))\Z"
+)
+
+
+def parse_date_time(text: str) -> datetime:
+    """An aware :class:`~datetime.datetime` for a valid SOM ``date-time`` string.
+
+    Fractional digits beyond microseconds are truncated (the string itself is never changed).
+
+    Raises:
+        ValueError: when ``text`` is not an RFC 3339 date-time.
+    """
+    found = _DATE_TIME_RE.match(text)
+    if found is None:
+        raise ValueError(f"{text!r} is not an RFC 3339 date-time")
+    year, month, day, hour, minute, second = (int(found.group(i)) for i in range(1, 7))
+    fraction = found.group(7) or ""
+    micro = int((fraction + "000000")[:6])
+    if found.group(8):
+        zone = timezone.utc
+    else:
+        sign = -1 if found.group(9) == "-" else 1
+        offset = timedelta(hours=int(found.group(10)), minutes=int(found.group(11)))
+        zone = timezone(sign * offset)
+    return datetime(year, month, day, hour, minute, second, micro, tzinfo=zone)

@@ -1,0 +1,165 @@
+"""Producing SOM messages: SomEnvelope.create and follow_up."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timedelta, timezone
+from typing import Any
+from uuid import UUID
+
+import orjson
+import pytest
+
+import envelopekit as ek
+from envelopekit import ProducerError, Settings
+from envelopekit.som import (
+    OriginatingSystem,
+    SkillWarning,
+    SomEnvelope,
+    StoryContext,
+    TellingEvent,
+    UnvalidatedPayload,
+)
+from tests.som._corpus import DATA
+
+SETTINGS = Settings(som_system_id="ncs-nyc-01", som_system_type="ncs", som_system_name="NCS")
+STORY: dict[str, Any] = json.loads((DATA / "examples/story-context/tags.json").read_bytes())
+TELLING: dict[str, Any] = json.loads((DATA / "examples/telling/started.json").read_bytes())
+WARNING: dict[str, Any] = json.loads((DATA / "examples/skill-warning/raised.json").read_bytes())
+RFC3339_UTC = re.compile(r"\A\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z\Z")
+
+
+def test_create_fills_ids_time_topic_and_system() -> None:
+    env = SomEnvelope.create("story.context", STORY, settings=SETTINGS)
+    assert env.som_version == "1.0.0"
+    assert UUID(env.message_id).version == 7
+    assert UUID(env.correlation_id).version == 7
+    assert env.message_id != env.correlation_id
+    assert RFC3339_UTC.match(env.timestamp)
+    assert abs(env.timestamp_dt - datetime.now(timezone.utc)) < timedelta(seconds=5)
+    assert env.topic == "som.story.context"
+    assert env.originating_system == OriginatingSystem(
+        system_id="ncs-nyc-01", system_type="ncs", system_name="NCS"
+    )
+    assert isinstance(env.payload, StoryContext)
+    assert ek.check(env.to_json(), spec="som").ok
+    assert orjson.loads(env.to_json())["payload"] == STORY
+
+
+def test_create_takes_the_system_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ENVELOPEKIT_SOM_SYSTEM_ID", "skill-worker-3")
+    monkeypatch.setenv("ENVELOPEKIT_SOM_SYSTEM_TYPE", "skill_worker")
+    ek.get_settings.cache_clear()
+    env = SomEnvelope.create("skill.warning.raised", WARNING)
+    assert env.originating_system.system_id == "skill-worker-3"
+    assert env.originating_system.system_type == "skill_worker"
+
+
+def test_create_without_any_system_is_refused() -> None:
+    with pytest.raises(ProducerError, match="originating_system"):
+        SomEnvelope.create("story.context", STORY)
+
+
+def test_create_accepts_explicit_values_and_keeps_them() -> None:
+    moment = datetime(2026, 9, 11, 18, 41, 0, 123456, tzinfo=timezone(timedelta(hours=2)))
+    env = SomEnvelope.create(
+        "telling.started",
+        TellingEvent.model_validate(TELLING),
+        originating_system={"system_id": "automation-01", "system_type": "automation"},
+        correlation_id=UUID("0199a1c4-0000-7000-8000-000000000911"),
+        causation_id="0199A1C4-7A2E-7B31-8C55-4D2F9E6A1B06",
+        topic="som.telling.started.studio-b",
+        timestamp=moment,
+        message_id="0199a1c4-7a2e-7b31-8c55-4d2f9e6a1b07",
+        extensions={"com.acme.studio": {"camera": 3}},
+    )
+    assert env.correlation_id == "0199a1c4-0000-7000-8000-000000000911"
+    assert env.causation_id == "0199A1C4-7A2E-7B31-8C55-4D2F9E6A1B06"
+    assert env.timestamp == "2026-09-11T16:41:00.123456Z"
+    assert env.topic == "som.telling.started.studio-b"
+    assert env.extensions == {"com.acme.studio": {"camera": 3}}
+    assert ek.check(env.to_json(), spec="som").ok
+
+
+def test_a_timestamp_string_is_kept_as_given() -> None:
+    env = SomEnvelope.create(
+        "story.context", STORY, settings=SETTINGS, timestamp="2026-09-11T16:41:00.000000Z"
+    )
+    assert env.timestamp == "2026-09-11T16:41:00.000000Z"
+
+
+def test_a_family_payload_mapping_gets_its_message_type() -> None:
+    body = {k: v for k, v in TELLING.items() if k != "message_type"}
+    env = SomEnvelope.create("telling.started", body, settings=SETTINGS)
+    assert env.payload_as(TellingEvent).message_type == "telling.started"
+
+
+@pytest.mark.parametrize(
+    ("keywords", "match"),
+    [
+        ({"topic": "story.context"}, "topic"),
+        ({"topic": "SOM.story"}, "topic"),
+        ({"extensions": {"vendor_field": 1}}, "extension"),
+        ({"extensions": {"com.acme": 1}}, "extension"),
+        ({"timestamp": "11 September 2026, 16:41"}, "timestamp"),
+        ({"timestamp": "2026-09-11T16:41:00"}, "timestamp"),
+        ({"timestamp": datetime(2026, 9, 11, 16, 41)}, "timestamp"),
+        ({"message_id": "not-a-uuid"}, "message_id"),
+        ({"correlation_id": "{0199a1c4-0000-7000-8000-000000000911}"}, "correlation_id"),
+        ({"originating_system": {"system_id": "x", "system_type": "newsroom"}}, "envelope.enum"),
+    ],
+)
+def test_bad_producer_input_is_refused_before_sending(keywords: dict[str, Any], match: str) -> None:
+    with pytest.raises(ProducerError, match=match):
+        SomEnvelope.create("story.context", STORY, settings=SETTINGS, **keywords)
+
+
+@pytest.mark.parametrize("message_type", ["Story.Context", "1a", "a-b", "", "story context"])
+def test_a_bad_message_type_is_refused(message_type: str) -> None:
+    with pytest.raises(ProducerError, match="message_type"):
+        SomEnvelope.create(message_type, STORY, settings=SETTINGS)
+
+
+def test_an_invalid_payload_is_refused_with_its_rules() -> None:
+    bad = {**STORY, "story_type": "LIVE"}
+    with pytest.raises(ProducerError, match=r"story-context\.enum at /payload/story_type"):
+        SomEnvelope.create("story.context", bad, settings=SETTINGS)
+
+
+def test_a_payload_model_of_another_family_is_refused() -> None:
+    telling = TellingEvent.model_validate(TELLING)
+    with pytest.raises(ProducerError, match="StoryContext"):
+        SomEnvelope.create("story.context", telling, settings=SETTINGS)
+    with pytest.raises(ProducerError, match="mismatch"):
+        SomEnvelope.create("telling.ended", telling, settings=SETTINGS)
+
+
+def test_an_unknown_family_takes_a_mapping_or_unvalidated_payload() -> None:
+    env = SomEnvelope.create("asset.ingested", {"asset_id": "a1"}, settings=SETTINGS)
+    assert isinstance(env.payload, UnvalidatedPayload)
+    again = SomEnvelope.create("asset.ingested", env.payload, settings=SETTINGS)
+    assert again.payload.root == {"asset_id": "a1"}  # type: ignore[union-attr]
+    with pytest.raises(ProducerError):
+        SomEnvelope.create("asset.ingested", StoryContext.model_validate(STORY), settings=SETTINGS)
+
+
+def test_follow_up_continues_the_lifecycle() -> None:
+    story = SomEnvelope.create("story.context", STORY, settings=SETTINGS)
+    warning = story.follow_up("skill.warning.raised", WARNING, settings=SETTINGS)
+    assert warning.correlation_id == story.correlation_id
+    assert warning.causation_id == story.message_id
+    assert warning.message_id not in (story.message_id, story.correlation_id)
+    assert UUID(warning.message_id).version == 7
+    assert warning.topic == "som.skill.warning.raised"
+    assert isinstance(warning.payload, SkillWarning)
+    with pytest.raises(ProducerError, match="topic"):
+        story.follow_up("skill.warning.raised", WARNING, settings=SETTINGS, topic="x")
+
+
+def test_new_message_ids_sort_by_time() -> None:
+    ids = [
+        SomEnvelope.create("story.context", STORY, settings=SETTINGS).message_id for _ in range(50)
+    ]
+    assert ids == sorted(ids)
+    assert len(set(ids)) == 50
