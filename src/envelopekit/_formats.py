@@ -46,7 +46,7 @@ def _real_day(value: str) -> str:
     year, month, day = int(value[0:4]), int(value[5:7]), int(value[8:10])
     if year == 0 or not 1 <= day <= calendar.monthrange(year, month)[1]:
         raise PydanticCustomError(
-            "format.date-time", "{value!r} is not a real calendar date", {"value": value}
+            "format.date-time", "'{value}' is not a real calendar date", {"value": value}
         )
     return value
 

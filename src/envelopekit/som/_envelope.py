@@ -236,7 +236,7 @@ class SomEnvelope(SomModel):
             if _context_value(info, "unknown_message_type") == "refuse":
                 raise PydanticCustomError(
                     rules.MESSAGE_TYPE_UNKNOWN,
-                    "message_type {message_type!r} has no SOM 1.0 schema",
+                    "message_type '{message_type}' has no SOM 1.0 schema",
                     {"message_type": self.message_type, "pointer": "/message_type"},
                 )
             return self
@@ -244,7 +244,7 @@ class SomEnvelope(SomModel):
         if own is not MISSING and own != self.message_type:
             raise PydanticCustomError(
                 rules.PAYLOAD_MESSAGE_TYPE_MISMATCH,
-                "The payload's message_type {own!r} disagrees with the envelope's {envelope!r}",
+                "The payload's message_type '{own}' disagrees with the envelope's '{envelope}'",
                 {"own": own, "envelope": self.message_type, "pointer": "/payload/message_type"},
             )
         return self
@@ -316,7 +316,7 @@ class SomEnvelope(SomModel):
             ValueError: when the envelope's ``message_type`` is another one.
         """
         if self.message_type != message_type:
-            raise ValueError(f"the envelope carries {self.message_type!r}, not {message_type!r}")
+            raise ValueError(f"the envelope carries {self.message_type!r}, not '{message_type}'")
         return self.payload
 
     def envelope_warnings(self) -> list[Violation]:
@@ -384,7 +384,7 @@ class SomEnvelope(SomModel):
         """
         settings = settings if settings is not None else get_settings()
         if not isinstance(message_type, str) or _MESSAGE_TYPE_RE.match(message_type) is None:
-            raise ProducerError(f"message_type {message_type!r} is not lower-case dotted")
+            raise ProducerError(f"message_type '{message_type}' is not lower-case dotted")
         chosen_topic = f"som.{message_type}" if topic is None else topic
         if not isinstance(chosen_topic, str) or not chosen_topic.startswith("som."):
             raise ProducerError(f"topic {chosen_topic!r} does not begin with 'som.'")
@@ -442,7 +442,7 @@ def _uuid_text(name: str, value: str | UUID | None) -> str:
     try:
         return _uuid_adapter.validate_python(value)
     except ValidationError:
-        raise ProducerError(f"{name} {value!r} is not a UUID") from None
+        raise ProducerError(f"{name} '{value}' is not a UUID") from None
 
 
 def _timestamp_text(value: datetime | str | None) -> str:
@@ -456,7 +456,7 @@ def _timestamp_text(value: datetime | str | None) -> str:
     try:
         return _date_time_adapter.validate_python(value)
     except ValidationError:
-        raise ProducerError(f"timestamp {value!r} is not an RFC 3339 date-time") from None
+        raise ProducerError(f"timestamp '{value}' is not an RFC 3339 date-time") from None
 
 
 def _originating_system(
@@ -487,7 +487,7 @@ def _payload_input(
         if family is None or not isinstance(payload, family):
             expected = family.__name__ if family is not None else "a mapping"
             raise ProducerError(
-                f"{message_type!r} takes {expected}, not a {type(payload).__name__}"
+                f"'{message_type}' takes {expected}, not a {type(payload).__name__}"
             )
         return payload
     if family is None:

@@ -360,7 +360,7 @@ class Assertion(_Story):
             if key not in self.claim:
                 raise PydanticCustomError(
                     "required",
-                    "A {kind} claim requires {key!r}",
+                    "A {kind} claim requires '{key}'",
                     {"kind": self.assertion_type, "key": key, "pointer": f"/claim/{key}"},
                 )
         return self

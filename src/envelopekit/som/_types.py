@@ -176,7 +176,7 @@ TamsSource: TypeAlias = Annotated[str, StringConstraints(strict=True, pattern=TA
 def _uri(value: str) -> str:
     if _URI_RE.match(value) is None:
         raise PydanticCustomError(
-            "format.uri", "{value!r} is not an absolute URI", {"value": value}
+            "format.uri", "'{value}' is not an absolute URI", {"value": value}
         )
     return value
 
@@ -260,7 +260,7 @@ def _extension_key(key: str) -> str:
         # `additionalProperties: false` next to `patternProperties`: the schema's keyword.
         raise PydanticCustomError(
             "additionalProperties",
-            "Extension key {key!r} is not namespaced com.<vendor>.",
+            "Extension key '{key}' is not namespaced com.<vendor>.",
             {"key": key},
         )
     return key
