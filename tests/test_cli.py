@@ -8,10 +8,12 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
 
+from envelopekit._json import dumps
 from tests.conftest import DATA
 
 ROOT = Path(__file__).parent.parent
@@ -112,3 +114,64 @@ def test_schema_command_writes_files(tmp_path: Path) -> None:
     done = run("schema", "--out", str(tmp_path))
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "babelqueue" / "envelope.schema.json").is_file()
+
+
+def _ndjson(path: Path, documents: list[Any]) -> Path:
+    path.write_bytes(b"".join(orjson.dumps(d) + b"\n" for d in documents))
+    return path
+
+
+def test_som_corpus_through_the_cli(tmp_path: Path) -> None:
+    from tests.som._corpus import (
+        DATA as SOM,
+    )
+    from tests.som._corpus import (
+        negative_envelope,
+        negative_files,
+        positive_envelope,
+        positive_files,
+    )
+
+    expected = json.loads((SOM / "expected-rules.json").read_bytes())
+    positives, negatives = positive_files(), negative_files()
+    feed = _ndjson(
+        tmp_path / "som.ndjson",
+        [positive_envelope(p) for p in positives] + [negative_envelope(p) for p in negatives],
+    )
+    done = run("validate", "--format", "json", str(feed))  # --spec auto
+    assert done.returncode == 1
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(lines) == len(positives) + len(negatives) == 38
+    assert all(line["spec"] == "som" for line in lines)
+    assert all(line["ok"] for line in lines[: len(positives)])
+    for path, line in zip(negatives, lines[len(positives) :], strict=True):
+        assert not line["ok"]
+        assert {v["rule"] for v in line["violations"]} == set(expected[path.name]), path.name
+
+
+def test_matrix_corpus_through_the_cli(tmp_path: Path) -> None:
+    cases = json.loads((DATA / "matrix" / "cases.json").read_bytes())["cases"]
+    feed = tmp_path / "matrix.ndjson"
+    # `raw` cases hold text with no JSON value (NaN, lone surrogates): sent as written.
+    feed.write_bytes(
+        b"".join(
+            (c["raw"].encode("utf-8", "surrogatepass") if "raw" in c else dumps(c["doc"])) + b"\n"
+            for c in cases
+        )
+    )
+    done = run("validate", "--format", "json", "--spec", "matrix", str(feed))
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(lines) == len(cases)
+    for case, line in zip(cases, lines, strict=True):
+        outcome = case.get("check", case)
+        assert line["ok"] is outcome["valid"], case["id"]
+    assert done.returncode == (0 if all(line["ok"] for line in lines) else 1)
+
+
+def test_text_summary_counts_rules(tmp_path: Path) -> None:
+    bad = orjson.loads((FIXTURES / "invalid-missing-urn.json").read_bytes())
+    feed = _ndjson(tmp_path / "bad.ndjson", [bad, bad, bad])
+    done = run("validate", str(feed))
+    assert done.returncode == 1
+    assert b"3 messages: 0 valid, 3 invalid" in done.stdout
+    assert b"       3  urn.missing" in done.stdout
