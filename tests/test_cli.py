@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 import pytest
 
+import envelopekit as ek
 from envelopekit._json import dumps
 from tests.conftest import DATA
 
@@ -175,3 +176,12 @@ def test_text_summary_counts_rules(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert b"3 messages: 0 valid, 3 invalid" in done.stdout
     assert b"       3  urn.missing" in done.stdout
+
+
+def test_the_fast_json_line_equals_the_full_one() -> None:
+    from envelopekit._cli import Message, _json, _json_full
+
+    for path in sorted((ROOT / "examples" / "messages").glob("*/*.json")):
+        message = Message(f'{path}"é', path.read_bytes())
+        verdict = ek.check(message.raw)
+        assert _json(message, verdict) == _json_full(message, verdict)

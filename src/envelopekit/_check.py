@@ -7,13 +7,13 @@ import importlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel
 from pydantic_core import from_json
 
 from . import rules
 from ._json import exceeds_depth
 from ._settings import Settings, get_settings
-from ._violations import Verdict, Violation, violation, violations
+from ._violations import Verdict, Violation, violation
 
 if TYPE_CHECKING:
     from .babelqueue import BabelEnvelope
@@ -43,30 +43,6 @@ class Spec(abc.ABC):
     @abc.abstractmethod
     def looks_like(self, document: Mapping[str, Any]) -> bool:
         """Whether a parsed JSON object has this spec's shape (for ``spec="auto"``)."""
-
-
-def run(
-    name: str,
-    parse: TypeAdapter[M] | type[M],
-    raw: bytes | str,
-    *,
-    model: type[BaseModel] | None = None,
-) -> Verdict[M]:
-    """Parse ``raw`` with a model or adapter, mapping a ``ValidationError`` to violations.
-
-    Warnings the model collected (``envelope_warnings()``) are carried into the verdict.
-    """
-    try:
-        if isinstance(parse, TypeAdapter):
-            envelope = parse.validate_json(raw)
-        else:
-            envelope = parse.model_validate_json(raw)
-    except ValidationError as exc:
-        root = model if model is not None else parse
-        assert isinstance(root, type)
-        return Verdict(name, None, violations(exc, model=root))
-    noted = getattr(envelope, "envelope_warnings", None)
-    return Verdict(name, envelope, [], list(noted()) if noted is not None else [])
 
 
 _LOADED: dict[str, Spec] = {}
@@ -104,7 +80,7 @@ def detect(document: Any) -> SpecName | None:
 
 
 def _as_bytes(raw: Raw) -> bytes | str:
-    if isinstance(raw, (bytes, str)):
+    if type(raw) is bytes or isinstance(raw, (bytes, str)):
         return raw
     if isinstance(raw, (bytearray, memoryview)):
         return bytes(raw)
@@ -141,17 +117,18 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
         ValueError: for an unknown ``spec`` name (a programming error, not bad input).
         TypeError: when ``raw`` is neither bytes nor str.
     """
-    target = None if spec == "auto" else spec_named(spec)
-    settings = settings if settings is not None else get_settings()
+    target = None if spec == "auto" else _LOADED.get(spec) or spec_named(spec)
+    if settings is None:
+        settings = get_settings()
     text = _as_bytes(raw)
-    size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
+    encoded = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    size = len(encoded)
     name = spec
     limit = settings.max_message_bytes
-    if target is not None and target.max_bytes is not None:
-        limit = min(limit, target.max_bytes)
+    if target is not None and target.max_bytes is not None and target.max_bytes < limit:
+        limit = target.max_bytes
     if size > limit:
         return _refused(name, rules.MESSAGE_TOO_LARGE, f"{size} bytes exceeds {limit}.")
-    encoded = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
     if exceeds_depth(encoded, settings.max_depth):
         return _refused(
             name, rules.MESSAGE_TOO_DEEP, f"The JSON nests deeper than {settings.max_depth}."

@@ -49,7 +49,9 @@ class Violation:
         }
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a verdict is built per message on the hot path, and a frozen dataclass pays
+# object.__setattr__ per field; treat it as read-only all the same.
+@dataclass(slots=True)
 class Verdict(Generic[M]):
     """What :func:`envelopekit.check` found.
 

@@ -83,7 +83,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
 
     @_model_validator(mode="after")
     def _consume(self) -> Self:
-        if is_blank(self.job):
+        if not self.job.strip(ASCII_WHITESPACE):
             alias = self.urn
             if alias is MISSING or is_blank(alias):
                 raise PydanticCustomError(
@@ -104,11 +104,17 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         if isinstance(data, BaseModel):
             data = data.model_dump()
         errors: list[Violation] = []
-        for value, base in ((data, "/data"), (extra, ""), (meta_extra, "/meta")):
-            if value and needs_scan(value):
-                more_errors, unsafe = scan_numbers(value, base)
-                errors += more_errors
-                noted += unsafe
+        # One pointer-free pass over each part; pointers are built only for what it flags.
+        if (
+            needs_scan(data)
+            or (extra and needs_scan(extra))
+            or (meta_extra and needs_scan(meta_extra))
+        ):
+            for value, base in ((data, "/data"), (extra, ""), (meta_extra, "/meta")):
+                if value:
+                    more_errors, unsafe = scan_numbers(value, base)
+                    errors += more_errors
+                    noted += unsafe
         if errors:
             first = errors[0]
             raise PydanticCustomError(first.rule, first.message, {"pointer": first.pointer})

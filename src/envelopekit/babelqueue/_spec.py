@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from .._check import Spec, SpecName, run
+from pydantic import ValidationError
+
+from .._check import Spec, SpecName
 from .._settings import Settings
-from .._violations import Verdict
+from .._violations import Verdict, violations
 from ._envelope import BabelEnvelope
 
 __all__ = ["SPEC"]
@@ -17,7 +19,11 @@ class _BabelQueue(Spec):
     name: ClassVar[SpecName] = "babelqueue"
 
     def validate(self, raw: bytes | str, settings: Settings) -> Verdict[Any]:
-        return run(self.name, BabelEnvelope, raw)
+        try:
+            envelope = BabelEnvelope.model_validate_json(raw)
+        except ValidationError as exc:
+            return Verdict("babelqueue", None, violations(exc, model=BabelEnvelope))
+        return Verdict("babelqueue", envelope, [], envelope.envelope_warnings())
 
     def looks_like(self, document: Mapping[str, Any]) -> bool:
         return "job" in document or "urn" in document or ("meta" in document and "data" in document)
