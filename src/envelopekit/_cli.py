@@ -210,7 +210,7 @@ def _json_full(message: Message, verdict: Verdict[Any]) -> bytes:
     )
 
 
-_CLEAN: Final = {
+_CLEAN: Final[dict[str, bytes]] = {
     spec: b',"ok":true,"spec":"' + spec.encode() + b'","violations":[],"warnings":[]}\n'
     for spec in SPECS
 }
