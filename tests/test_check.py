@@ -90,9 +90,8 @@ json_values = st.recursive(
 )
 shaped = st.fixed_dictionaries(
     {},
-    optional={
-        key: json_values
-        for key in (
+    optional=dict.fromkeys(
+        (
             "som_version",
             "message_type",
             "payload",
@@ -103,8 +102,9 @@ shaped = st.fixed_dictionaries(
             "job",
             "meta",
             "data",
-        )
-    },
+        ),
+        json_values,
+    ),
 )
 
 

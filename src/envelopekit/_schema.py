@@ -16,9 +16,9 @@ from typing import Any, Final
 import orjson
 from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
-from pydantic_core import CoreSchema
+from pydantic_core import CoreSchema, core_schema
 
-__all__ = ["BASE_ID", "SCHEMA_NAMES", "json_schema", "schema_id", "write_schemas"]
+__all__ = ["BASE_ID", "SCHEMA_NAMES", "json_schema", "ref_to", "schema_id", "write_schemas"]
 
 DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
 BASE_ID: Final = "https://envelopekit.dev/schemas"
@@ -50,6 +50,25 @@ def schema_id(spec: str, name: str) -> str:
     return f"{BASE_ID}/{spec}/{name}.schema.json"
 
 
+def ref_to(model: type[BaseModel], refs: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """The ``{"$ref": ...}`` among ``refs`` that points at ``model``'s definition.
+
+    For a ``json_schema_extra`` callable that moves a model's references around (the SOM
+    envelope's payload dispatch). There, references still carry pydantic's internal names
+    (module and class, mangled); they become the short ``$defs`` names only afterwards. Reusing
+    the reference objects, rather than writing ``#/$defs/Name`` by hand, keeps that renaming
+    and pydantic's pruning of unreferenced ``$defs`` working.
+
+    Raises:
+        LookupError: when no reference points at ``model``.
+    """
+    name = re.compile(rf"(?:^|[^A-Za-z0-9]){re.escape(model.__name__)}(?:$|[^A-Za-z0-9])")
+    for ref in refs:
+        if name.search(ref["$ref"].rpartition("/")[2]):
+            return dict(ref)
+    raise LookupError(f"no reference to {model.__name__}")
+
+
 class _Generator(GenerateJsonSchema):
     """Pydantic's generator, stamped with the dialect and the schema's ``$id``."""
 
@@ -58,6 +77,16 @@ class _Generator(GenerateJsonSchema):
     def generate(self, schema: CoreSchema, mode: JsonSchemaMode = "validation") -> JsonSchemaValue:
         body = _plain_text(super().generate(schema, mode=mode))
         return {"$schema": DIALECT, "$id": self.identity, **body}
+
+    def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:
+        json_schema = super().model_schema(schema)
+        # A retired key the spec declares `false` is listed as `false`, as the official schemas
+        # write it: closed objects refuse it anyway, but the schema then says why.
+        refused = sorted(getattr(schema["cls"], "__false_schema__", ()))
+        properties = json_schema.get("properties")
+        if refused and isinstance(properties, dict):
+            properties.update(dict.fromkeys(refused, False))
+        return json_schema
 
 
 _ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")

@@ -74,7 +74,9 @@ def _int64(value: int) -> int:
     return value
 
 
-LamportValue = Annotated[int, Field(ge=0), AfterValidator(_int64)]
+LamportValue = Annotated[
+    int, Field(ge=0, json_schema_extra={"maximum": INT64_MAX}), AfterValidator(_int64)
+]
 """A Lamport timestamp: a JSON integer, at least 0 (and within signed 64-bit)."""
 
 

@@ -8,6 +8,7 @@ from pydantic import ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeVar
 
 from .._compat import MISSING
+from .._schema import ref_to
 from .._violations import Violation
 from ._base import JsonData, LamportValue, MxModel, number_warnings, unsafe_integer
 from ._error_payload import MxErrorPayload
@@ -28,6 +29,19 @@ def payload_kind(value: Any) -> str:
     return "error" if isinstance(value, MxErrorPayload) else "result"
 
 
+def _response_json_schema(schema: dict[str, Any]) -> None:
+    """The payload as the model chooses it: an error payload exactly when ``ok`` is ``false``.
+
+    A plain ``oneOf`` of the two would refuse every error payload, which is also JSON data.
+    """
+    payload = schema["properties"]["payload"]
+    branches = payload.pop("oneOf")
+    error = ref_to(MxErrorPayload, branches)
+    payload["if"] = {"type": "object", "properties": {"ok": {"const": False}}, "required": ["ok"]}
+    payload["then"] = error
+    payload["else"] = next(branch for branch in branches if branch != error)
+
+
 class MxResponse(MxModel, Generic[ResultT]):
     """A reply: ``{op: "$reply", correlationId, payload, ...}``.
 
@@ -41,7 +55,7 @@ class MxResponse(MxModel, Generic[ResultT]):
     """
 
     __schema_name__: ClassVar[str] = "response"
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", json_schema_extra=_response_json_schema)
     __pydantic_extra__: dict[str, JsonData] = Field(init=False)
 
     op: Literal["$reply"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from pydantic import model_validator
+from pydantic import ConfigDict, model_validator
 from pydantic_core import PydanticCustomError
 
 from .._compat import MISSING
@@ -29,6 +29,11 @@ class DeliveryMediaAvailable(_Delivery):
 
     It names the media by a TAMS ``source``, a ``locator``, or both; never neither.
     """
+
+    # The schema's rule, which `_source_or_locator` enforces.
+    model_config = ConfigDict(
+        json_schema_extra={"anyOf": [{"required": ["source"]}, {"required": ["locator"]}]}
+    )
 
     message_type: Literal["delivery.media_available"]
     delivery_id: UuidStr

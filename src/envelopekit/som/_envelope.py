@@ -18,6 +18,7 @@ from typing import (
 from uuid import UUID
 
 from pydantic import (
+    ConfigDict,
     Field,
     StringConstraints,
     TypeAdapter,
@@ -34,6 +35,7 @@ from .._compat import MISSING
 from .._errors import ProducerError
 from .._ids import rfc3339, uuid7
 from .._json import dumps
+from .._schema import ref_to
 from .._settings import Settings, get_settings
 from .._violations import Violation, violation, violations
 from ._delivery import DeliveryMediaAvailable
@@ -151,6 +153,44 @@ def _context_value(info: ValidationInfo, key: str) -> Any:
     return None
 
 
+def _envelope_json_schema(schema: dict[str, Any]) -> None:
+    """What the envelope's validators enforce, in its generated JSON Schema.
+
+    ``som_version`` is 1.0.0 (the default, strict mode). The payload is chosen by
+    ``message_type`` alone: one ``if``/``then`` per known type, whose ``then`` also holds the
+    payload's own ``message_type`` (where its family has one) to the envelope's; any other
+    ``message_type`` carries an object, unvalidated. A plain ``oneOf`` of the families and the
+    unknown-family object would refuse every valid known message (it matches both).
+    """
+    properties = schema["properties"]
+    properties["som_version"]["const"] = SOM_VERSION
+    payload = properties["payload"]
+    branches = payload.pop("oneOf")
+    payload["type"] = "object"
+    dispatch: list[dict[str, Any]] = []
+    for message_type, model in PAYLOAD_MODELS.items():
+        family = ref_to(model, branches)
+        if "message_type" in model.model_fields:
+            family["properties"] = {"message_type": {"const": message_type}}
+        dispatch.append(
+            {
+                "if": _message_type_is({"const": message_type}),
+                "then": {"properties": {"payload": family}},
+            }
+        )
+    dispatch.append(
+        {
+            "if": _message_type_is({"not": {"enum": sorted(PAYLOAD_MODELS)}}),
+            "then": {"properties": {"payload": ref_to(UnvalidatedPayload, branches)}},
+        }
+    )
+    schema["allOf"] = dispatch
+
+
+def _message_type_is(condition: dict[str, Any]) -> dict[str, Any]:
+    return {"properties": {"message_type": condition}, "required": ["message_type"]}
+
+
 class SomEnvelope(SomModel):
     """A SOM 1.0 message: the envelope, with the payload its ``message_type`` selects.
 
@@ -169,6 +209,7 @@ class SomEnvelope(SomModel):
     ``context`` is ``@context``.
     """
 
+    model_config = ConfigDict(json_schema_extra=_envelope_json_schema)
     __schema_name__: ClassVar[str] = "envelope"
     __false_schema__: ClassVar[frozenset[str]] = frozenset({"source", "signature"})
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal, TypeAlias
 
-from pydantic import model_validator
+from pydantic import ConfigDict, model_validator
 from pydantic_core import PydanticCustomError
 
 from .._compat import MISSING
@@ -34,6 +34,23 @@ class LinkEvent(_Link):
     ``link.committed`` requires ``committed_by`` and ``committed_at``; ``withdrawn`` is required
     on ``link.withdrawn`` and refused on the other two.
     """
+
+    # The schema's conditionals, which `_conditionals` enforces.
+    model_config = ConfigDict(
+        json_schema_extra={
+            "allOf": [
+                {
+                    "if": {"properties": {"message_type": {"const": "link.committed"}}},
+                    "then": {"required": ["committed_by", "committed_at"]},
+                },
+                {
+                    "if": {"properties": {"message_type": {"const": "link.withdrawn"}}},
+                    "then": {"required": ["withdrawn"]},
+                    "else": {"not": {"required": ["withdrawn"]}},
+                },
+            ]
+        }
+    )
 
     message_type: LinkMessageType
     link_id: UuidStr

@@ -223,6 +223,16 @@ def _required_any(model: SomModel, branches: tuple[tuple[str, ...], ...], messag
 class MediaRange(_Story):
     """``compliance[].media_range``: a restricted stretch, by TAMS source or locator."""
 
+    # The schema's rule, which `_source_or_locator` enforces.
+    model_config = ConfigDict(
+        json_schema_extra={
+            "anyOf": [
+                {"required": ["source", "time_range"]},
+                {"required": ["locator", "time_range"]},
+            ]
+        }
+    )
+
     source: TamsSource | MISSING = MISSING
     locator: Locator | MISSING = MISSING
     time_range: TimeRange | MISSING = MISSING
@@ -301,8 +311,21 @@ class ReviewState(_Story):
 class AuthorshipProvenance(_Story):
     """``provenance``: who or what authored an output (HUMAN carries no model)."""
 
-    # `model` and `model_version` are the schema's names.
-    model_config = ConfigDict(protected_namespaces=())
+    # `model` and `model_version` are the schema's names. The schema's conditional is what
+    # `_human_has_no_model` enforces.
+    model_config = ConfigDict(
+        protected_namespaces=(),
+        json_schema_extra={
+            "allOf": [
+                {
+                    "if": {"properties": {"author": {"const": "HUMAN"}}},
+                    "then": {
+                        "not": {"anyOf": [{"required": ["model"]}, {"required": ["model_version"]}]}
+                    },
+                }
+            ]
+        },
+    )
 
     author: Literal["HUMAN", "MODEL"]
     model: Str | MISSING = MISSING
@@ -342,6 +365,22 @@ _CLAIM_KEYS: Final[dict[str, tuple[str, ...]]] = {
 
 class Assertion(_Story):
     """``assertions[]``: a claim about content (FACT_CHECK, DETECTION or MATCH)."""
+
+    # The schema's conditionals, which `_claim_shape` enforces.
+    model_config = ConfigDict(
+        json_schema_extra={
+            "allOf": [
+                {
+                    "if": {
+                        "properties": {"assertion_type": {"const": kind}},
+                        "required": ["assertion_type"],
+                    },
+                    "then": {"properties": {"claim": {"required": list(keys)}}},
+                }
+                for kind, keys in _CLAIM_KEYS.items()
+            ]
+        }
+    )
 
     assertion_id: Str
     assertion_type: Literal["FACT_CHECK", "DETECTION", "MATCH"]
@@ -395,6 +434,11 @@ class DeliverySpec(_OpenStory):
 
 class MediaRef(_Story):
     """``assets[].media_refs[]``: media by TAMS source or by locator."""
+
+    # The schema's rule, which `_source_or_locator` enforces.
+    model_config = ConfigDict(
+        json_schema_extra={"anyOf": [{"required": ["source"]}, {"required": ["locator"]}]}
+    )
 
     source: TamsSource | MISSING = MISSING
     locator: Locator | MISSING = MISSING
@@ -546,6 +590,17 @@ class Collaboration(_OpenStory):
 # --- the payload ---------------------------------------------------------------------------------
 
 
+def _story_context_json_schema(schema: dict[str, Any]) -> None:
+    schema["properties"]["tags"]["uniqueItems"] = True
+    schema["allOf"] = [
+        {
+            "if": {"properties": {"story_type": {"const": "ACTIVE"}}, "required": ["story_type"]},
+            "then": {"required": ["lifecycle"]},
+            "else": {"not": {"required": ["lifecycle"]}},
+        }
+    ]
+
+
 class StoryContext(_Story):
     """The ``story.context`` payload: the complete state of a story, never a delta.
 
@@ -553,6 +608,9 @@ class StoryContext(_Story):
     ``ai_enrichments``, ``instances``, ``broadcaster_id``, ``sources`` and ``content_ref`` are
     refused (``story-context.false_schema``).
     """
+
+    # What `_lifecycle_iff_active` and `_unique_tags` enforce, as the schema writes it.
+    model_config = ConfigDict(json_schema_extra=_story_context_json_schema)
 
     __false_schema__: ClassVar[frozenset[str]] = frozenset(
         {"ai_enrichments", "instances", "broadcaster_id", "sources", "content_ref"}

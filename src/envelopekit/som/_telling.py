@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias
 
-from pydantic import PlainValidator, WithJsonSchema, model_validator
+from pydantic import ConfigDict, PlainValidator, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 
 from .._compat import MISSING
@@ -58,6 +58,26 @@ class TellingEvent(_Telling):
     ``telling.started`` carries ``exposure_start`` and no ``exposure_end``; ``telling.ended``
     carries ``exposure_end``; ``telling.exposed`` carries both.
     """
+
+    # The schema's conditionals, which `_exposure` enforces.
+    model_config = ConfigDict(
+        json_schema_extra={
+            "allOf": [
+                {
+                    "if": {"properties": {"message_type": {"const": "telling.started"}}},
+                    "then": {"required": ["exposure_start"], "not": {"required": ["exposure_end"]}},
+                },
+                {
+                    "if": {"properties": {"message_type": {"const": "telling.ended"}}},
+                    "then": {"required": ["exposure_end"]},
+                },
+                {
+                    "if": {"properties": {"message_type": {"const": "telling.exposed"}}},
+                    "then": {"required": ["exposure_start", "exposure_end"]},
+                },
+            ]
+        }
+    )
 
     message_type: TellingMessageType
     telling_id: UuidStr

@@ -269,7 +269,18 @@ def _extension_key(key: str) -> str:
 ExtensionKey: TypeAlias = Annotated[str, AfterValidator(_extension_key)]
 """A vendor extension key, ``com.<vendor>.<anything>``."""
 
-Extensions: TypeAlias = dict[ExtensionKey, Any]
+Extensions: TypeAlias = Annotated[
+    dict[ExtensionKey, Any],
+    # Schema generation only: the official schema's form (pydantic would write the pattern as
+    # `patternProperties` but leave other keys allowed).
+    WithJsonSchema(
+        {
+            "type": "object",
+            "patternProperties": {EXTENSION_KEY_PATTERN: {}},
+            "additionalProperties": False,
+        }
+    ),
+]
 """``extensions``: reverse-domain namespaced keys, values unconstrained and kept as sent."""
 
 
