@@ -185,3 +185,12 @@ def test_the_fast_json_line_equals_the_full_one() -> None:
         message = Message(f'{path}"é', path.read_bytes())
         verdict = ek.check(message.raw)
         assert _json(message, verdict) == _json_full(message, verdict)
+
+
+def test_the_readme_shows_what_make_demo_prints() -> None:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    shown = readme.split("<summary>Output of <code>make demo</code></summary>\n\n```text\n")[1]
+    shown = shown.split("```")[0]
+    done = run("validate", "examples/messages")
+    assert done.returncode == 1
+    assert done.stdout.decode("utf-8") == shown, "re-run `make demo` and update README.md"
