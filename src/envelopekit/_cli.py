@@ -65,7 +65,7 @@ class Summary:
             self.rules.update(verdict.rules())
         if verdict.warnings:
             self.warned += 1
-            self.warnings.update({w.rule for w in verdict.warnings})
+            self.warnings.update(list(dict.fromkeys(w.rule for w in verdict.warnings)))
 
     @property
     def total(self) -> int:
