@@ -42,13 +42,27 @@ FORMAT_BY_PATTERN: Final[dict[str, str]] = {
 """Pattern -> the JSON Schema keyword a mismatch of it is reported as."""
 
 
+# The last day of each month as two digits (February's 29 is checked against the year).
+_LAST_DAY: Final = ("", "31", "29", "31", "30", "31", "30", "31", "31", "30", "31", "30", "31")
+
+
 def _real_day(value: str) -> str:
-    year, month, day = int(value[0:4]), int(value[5:7]), int(value[8:10])
-    if year == 0 or not 1 <= day <= calendar.monthrange(year, month)[1]:
-        raise PydanticCustomError(
-            "format.date-time", "'{value}' is not a real calendar date", {"value": value}
-        )
-    return value
+    # Runs after DATE_TIME_PATTERN matched: ASCII digits, month 01-12. Days 01-28 exist in
+    # every month of every year but 0000, so the common case is two string comparisons.
+    day = value[8:10]
+    if "01" <= day <= "28" and value[0:4] != "0000":
+        return value
+    year = int(value[0:4])
+    month = int(value[5:7])
+    if (
+        year != 0
+        and "01" <= day <= _LAST_DAY[month]
+        and (day != "29" or month != 2 or calendar.isleap(year))
+    ):
+        return value
+    raise PydanticCustomError(
+        "format.date-time", "'{value}' is not a real calendar date", {"value": value}
+    )
 
 
 UuidStr = Annotated[

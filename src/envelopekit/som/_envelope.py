@@ -28,7 +28,9 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic_core import PydanticCustomError
+from pydantic.config import ExtraValues
+from pydantic_core import PydanticCustomError, SchemaValidator
+from typing_extensions import Self
 
 from .. import rules
 from .._compat import MISSING
@@ -39,6 +41,7 @@ from .._schema import ref_to
 from .._settings import Settings, get_settings
 from .._violations import Violation, violation, violations
 from ._delivery import DeliveryMediaAvailable
+from ._fast import dispatching_validator
 from ._link import LinkEvent
 from ._payloads import (
     FAMILY_BY_MESSAGE_TYPE,
@@ -290,6 +293,44 @@ class SomEnvelope(SomModel):
             )
         return self
 
+    @classmethod
+    def model_validate_json(
+        cls,
+        json_data: str | bytes | bytearray,
+        *,
+        strict: bool | None = None,
+        extra: ExtraValues | None = None,
+        context: Any | None = None,
+        by_alias: bool | None = None,
+        by_name: bool | None = None,
+    ) -> Self:
+        """Validate a SOM message given as JSON (see the class docstring for ``context``).
+
+        A message of a known ``message_type`` is first tried by a validator that picks the
+        payload's model in Rust (:mod:`._fast`); whatever that one does not accept is
+        validated, and reported, by the model's own validator, exactly as without it.
+        """
+        __tracebackhide__ = True
+        if cls is SomEnvelope and by_alias is None and by_name is None:
+            fast = _fast_validator()
+            if fast is not None:
+                try:
+                    found = fast.validate_json(
+                        json_data, strict=strict, extra=extra, context=context
+                    )
+                except ValidationError:  # not JSON: the model's validator reports it below
+                    found = None
+                if found is not None:
+                    return found  # type: ignore[no-any-return]
+        return super().model_validate_json(
+            json_data,
+            strict=strict,
+            extra=extra,
+            context=context,
+            by_alias=by_alias,
+            by_name=by_name,
+        )
+
     # --- reading -----------------------------------------------------------------------------
 
     @property
@@ -470,6 +511,16 @@ class SomEnvelope(SomModel):
         keywords.setdefault("correlation_id", self.correlation_id)
         keywords.setdefault("causation_id", self.message_id)
         return type(self).create(message_type, payload, **keywords)
+
+
+_FAST: list[SchemaValidator | None] = []
+
+
+def _fast_validator() -> SchemaValidator | None:
+    """The Rust-dispatching validator of :mod:`._fast`, built on first use."""
+    if not _FAST:
+        _FAST.append(dispatching_validator(SomEnvelope, "payload", "message_type", PAYLOAD_MODELS))
+    return _FAST[0]
 
 
 # --- producing helpers -------------------------------------------------------------------------
