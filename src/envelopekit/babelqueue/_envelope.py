@@ -138,20 +138,24 @@ class BabelEnvelope(WireModel, Generic[DataT]):
 
     def to_wire(self) -> dict[str, Any]:
         """The message as a JSON-ready dict: canonical keys in spec order, then unknown keys."""
-        data: Any = self.data
+        fields = self.__dict__  # plain reads: this runs once per message sent
+        data = fields["data"]
         if isinstance(data, BaseModel):
             data = data.model_dump(mode="json", by_alias=True)
+        meta = fields["meta"]
         out: dict[str, Any] = {
-            "job": self.job,
-            "trace_id": self.trace_id,
+            "job": fields["job"],
+            "trace_id": fields["trace_id"],
             "data": data,
-            "meta": self.meta.to_wire(),
-            "attempts": self.attempts,
+            "meta": meta.to_wire(),
+            "attempts": fields["attempts"],
         }
-        if self.dead_letter is not MISSING:
-            out["dead_letter"] = self.dead_letter.to_wire()
-        if self.__pydantic_extra__:
-            out.update(self.__pydantic_extra__)
+        dead_letter = fields["dead_letter"]
+        if dead_letter is not MISSING:
+            out["dead_letter"] = dead_letter.to_wire()
+        extra = self.__pydantic_extra__
+        if extra:
+            out.update(extra)
         return out
 
     def to_json(self) -> bytes:

@@ -49,13 +49,15 @@ class BabelMeta(WireModel):
 
     def to_wire(self) -> dict[str, Any]:
         """The block as a JSON-ready dict: canonical keys in spec order, then unknown keys."""
+        fields = self.__dict__
         out: dict[str, Any] = {
-            "id": self.id,
-            "queue": self.queue,
-            "lang": self.lang,
-            "schema_version": self.schema_version,
-            "created_at": self.created_at,
+            "id": fields["id"],
+            "queue": fields["queue"],
+            "lang": fields["lang"],
+            "schema_version": fields["schema_version"],
+            "created_at": fields["created_at"],
         }
-        if self.__pydantic_extra__:
-            out.update(self.__pydantic_extra__)
+        extra = self.__pydantic_extra__
+        if extra:
+            out.update(extra)
         return out
