@@ -83,8 +83,10 @@ class BabelEnvelope(WireModel, Generic[DataT]):
 
     @_model_validator(mode="after")
     def _consume(self) -> Self:
-        if not self.job.strip(ASCII_WHITESPACE):
-            alias = self.urn
+        # Runs on every message parsed: plain dict reads, and the rare cases out of line.
+        fields = self.__dict__
+        if not fields["job"].strip(ASCII_WHITESPACE):
+            alias = fields["urn"]
             if alias is MISSING or is_blank(alias):
                 raise PydanticCustomError(
                     rules.URN_MISSING,
@@ -92,43 +94,52 @@ class BabelEnvelope(WireModel, Generic[DataT]):
                     {"pointer": "/job"},
                 )
             # The frozen model is still under construction here.
-            self.__dict__["job"] = alias
-        noted: list[Violation] = []
+            fields["job"] = alias
+        meta = fields["meta"]
         extra = self.__pydantic_extra__
-        if extra:
-            _drop_forbidden(extra, FORBIDDEN_TOP_LEVEL_KEYS, "", noted)
-        meta_extra = self.meta.__pydantic_extra__
-        if meta_extra:
-            _drop_forbidden(meta_extra, FORBIDDEN_META_KEYS, "/meta", noted)
-        data: Any = self.data
-        if isinstance(data, BaseModel):
-            data = data.model_dump()
-        errors: list[Violation] = []
+        meta_extra = meta.__pydantic_extra__
+        data = fields["data"]
+        if type(data) is not dict:
+            data = data.model_dump() if isinstance(data, BaseModel) else data
         # One pointer-free pass over each part; pointers are built only for what it flags.
         if (
-            needs_scan(data)
-            or (extra and needs_scan(extra))
-            or (meta_extra and needs_scan(meta_extra))
+            extra
+            or meta_extra
+            or needs_scan(data)
+            or meta.__dict__["created_at"] < _SECONDS_THRESHOLD
         ):
-            for value, base in ((data, "/data"), (extra, ""), (meta_extra, "/meta")):
-                if value:
-                    more_errors, unsafe = scan_numbers(value, base)
-                    errors += more_errors
-                    noted += unsafe
+            self._noted(data, extra, meta_extra)
+        return self
+
+    def _noted(
+        self, data: Any, extra: dict[str, Any] | None, meta_extra: dict[str, Any] | None
+    ) -> None:
+        """The rarer half of `_consume`: unknown or forbidden keys, numbers to report."""
+        noted: list[Violation] = []
+        if extra:
+            _drop_forbidden(extra, FORBIDDEN_TOP_LEVEL_KEYS, "", noted)
+        if meta_extra:
+            _drop_forbidden(meta_extra, FORBIDDEN_META_KEYS, "/meta", noted)
+        errors: list[Violation] = []
+        for value, base in ((data, "/data"), (extra, ""), (meta_extra, "/meta")):
+            if value and needs_scan(value):
+                more_errors, unsafe = scan_numbers(value, base)
+                errors += more_errors
+                noted += unsafe
         if errors:
             first = errors[0]
             raise PydanticCustomError(first.rule, first.message, {"pointer": first.pointer})
-        if self.meta.created_at < _SECONDS_THRESHOLD:
+        created_at = self.meta.created_at
+        if created_at < _SECONDS_THRESHOLD:
             noted.append(
                 violation(
                     rules.CREATED_AT_SECONDS,
                     "/meta/created_at",
-                    f"{self.meta.created_at} looks like Unix seconds; created_at is milliseconds.",
+                    f"{created_at} looks like Unix seconds; created_at is milliseconds.",
                 )
             )
         if noted:
             attach_warnings(self, noted)
-        return self
 
     # --- consuming ---------------------------------------------------------------------------
 
