@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -194,3 +195,38 @@ def test_the_readme_shows_what_make_demo_prints() -> None:
     done = run("validate", "examples/messages")
     assert done.returncode == 1
     assert done.stdout.decode("utf-8") == shown, "re-run `make demo` and update README.md"
+
+
+def test_progress_bar_only_for_large_inputs_on_a_terminal() -> None:
+    from envelopekit._cli import PROGRESS_MIN_BYTES, _Progress
+
+    assert _Progress(PROGRESS_MIN_BYTES, enabled=True)._bar is not None
+    assert _Progress(PROGRESS_MIN_BYTES - 1, enabled=True)._bar is None
+    assert _Progress(PROGRESS_MIN_BYTES * 10, enabled=False)._bar is None
+
+
+def test_progress_bar_draws_on_a_terminal(tmp_path: Path) -> None:
+    # A real pseudo-terminal on stderr: the bar appears there, never on stdout.
+    import pty
+
+    good = orjson.dumps(orjson.loads((FIXTURES / "order-created.json").read_bytes()))
+    feed = tmp_path / "big.ndjson"
+    feed.write_bytes((good + b"\n") * 6000)
+    command = [ENTRY] if ENTRY else [sys.executable, "-m", "envelopekit"]
+    leader, follower = pty.openpty()
+    done = subprocess.run(
+        [*command, "validate", "--spec", "babelqueue", "--format", "json", str(feed)],
+        stdout=subprocess.PIPE,
+        stderr=follower,
+        check=False,
+    )
+    os.close(follower)
+    shown = b""
+    with suppress(OSError):
+        while chunk := os.read(leader, 65536):
+            shown += chunk
+    os.close(leader)
+    assert done.returncode == 0
+    assert b"validating" in shown
+    assert b"validating" not in done.stdout
+    assert len(done.stdout.splitlines()) == 6000

@@ -8,6 +8,8 @@ Nothing but the current line is held in memory, so a multi-gigabyte NDJSON file 
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -31,8 +33,8 @@ EXIT_USAGE: Final = 2
 LINE_SUFFIXES: Final = frozenset({".ndjson", ".jsonl"})
 MESSAGE_SUFFIXES: Final = frozenset({".json"}) | LINE_SUFFIXES
 WRITE_BATCH: Final = 256
-# Below this much input a progress bar is noise.
-PROGRESS_MIN_BYTES: Final = 4 * 1024 * 1024
+# Below this much input (a few thousand messages) a progress bar is noise.
+PROGRESS_MIN_BYTES: Final = 1024 * 1024
 
 
 class UsageError(Exception):
@@ -97,7 +99,9 @@ def _lines(stream: IO[bytes], name: str) -> Iterator[Message]:
 def _messages(paths: Sequence[str], stdin: IO[bytes], progress: _Progress) -> Iterator[Message]:
     for entry in paths or ["-"]:
         if entry == "-":
-            yield from _lines(stdin, "<stdin>")
+            for message in _lines(stdin, "<stdin>"):
+                progress.advance(len(message.raw) + 1)
+                yield message
             continue
         for path in _files(Path(entry)):
             yield from _file_messages(path, progress)
@@ -118,10 +122,15 @@ def _file_messages(path: Path, progress: _Progress) -> Iterator[Message]:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
 
 
-def _input_bytes(paths: Sequence[str]) -> int:
+def _input_bytes(paths: Sequence[str], stdin: IO[bytes]) -> int:
     total = 0
-    for entry in paths:
+    for entry in paths or ["-"]:
         if entry == "-":
+            # Known only when stdin is a file redirected in, not a pipe.
+            with suppress(OSError, ValueError):
+                status = os.fstat(stdin.fileno())
+                if stat.S_ISREG(status.st_mode):
+                    total += status.st_size
             continue
         target = Path(entry)
         if target.is_file():
@@ -237,7 +246,7 @@ def _validate(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> i
     settings = get_settings()
     summary = Summary()
     as_json = args.format == "json"
-    total = _input_bytes(args.paths)
+    total = _input_bytes(args.paths, sys.stdin.buffer)
     pending: list[bytes] = []
     with _Progress(total, enabled=stderr.isatty()) as progress:
         for message in _messages(args.paths, sys.stdin.buffer, progress):
