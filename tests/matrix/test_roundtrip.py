@@ -17,6 +17,7 @@ from envelopekit.matrix import (
     WriteArgs,
     classify,
 )
+from tests.matrix.test_differential import FIELDS
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "matrix"
 CASES = [c for c in json.loads((DATA / "cases.json").read_text("utf-8"))["cases"] if c["valid"]]
@@ -25,32 +26,8 @@ MODELS: dict[str, type[MxRequest | MxResponse | MxErrorPayload]] = {
     "response": MxResponse,
     "error-payload": MxErrorPayload,
 }
-ORDER = {
-    "request": [
-        "op",
-        "payload",
-        "iface",
-        "correlationId",
-        "replyTo",
-        "lamport",
-        "from",
-        "traceId",
-        "spanId",
-        "parentSpanId",
-    ],
-    "response": [
-        "op",
-        "correlationId",
-        "payload",
-        "iface",
-        "lamport",
-        "from",
-        "traceId",
-        "spanId",
-        "parentSpanId",
-    ],
-    "error-payload": ["ok", "error", "code", "statusCode", "details"],
-}
+# The schemas' key order, as the differential test lists the fields.
+ORDER = FIELDS
 
 
 def text_of(case: dict[str, Any]) -> bytes:
