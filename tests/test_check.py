@@ -124,3 +124,47 @@ def test_arbitrary_json_never_raises(document: Any) -> None:
 
         raw = json.dumps(document).encode("utf-8", "surrogatepass")
     _exercise(raw)
+
+
+DUPLICATED = (
+    b'{"job":"urn:babel:a:b","trace_id":"7b3f9c2a-e41d-4f88-9b2a-1c0d5e6f7a8b","data":{"x":1,'
+    b'"x":2,"a/b":[{"k":1,"k":2}],"a/b":[{"k":1,"k":2}]},"meta":{"id":"f1e2d3c4-b5a6-4789-90ab-'
+    b'cdef01234567","queue":"q","lang":"go","schema_version":1,"created_at":1749132727000},'
+    b'"attempts":0}'
+)
+
+
+def test_duplicate_keys_are_allowed_by_default() -> None:
+    verdict = ek.check(DUPLICATED, spec="babelqueue")
+    assert verdict.ok
+    assert not verdict.warnings
+
+
+def test_duplicate_keys_warn() -> None:
+    verdict = ek.check(DUPLICATED, spec="babelqueue", settings=ek.Settings(duplicate_keys="warn"))
+    assert verdict.ok
+    assert [(w.rule, w.pointer) for w in verdict.warnings] == [
+        (rules.JSON_DUPLICATE_KEY, "/data/a~1b"),
+        (rules.JSON_DUPLICATE_KEY, "/data/a~1b/0/k"),
+        (rules.JSON_DUPLICATE_KEY, "/data/x"),
+    ]
+
+
+def test_duplicate_keys_refuse(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ENVELOPEKIT_DUPLICATE_KEYS", "refuse")
+    ek.get_settings.cache_clear()
+    verdict = ek.check(DUPLICATED, spec="babelqueue")
+    assert not verdict.ok
+    assert verdict.envelope is None
+    assert verdict.rules() == [rules.JSON_DUPLICATE_KEY]
+    assert ek.check(DUPLICATED.replace(b'"x":2,', b""), spec="babelqueue").rules() == [
+        rules.JSON_DUPLICATE_KEY
+    ]
+    clean = DUPLICATED.replace(b'"x":2,', b"").replace(b',"k":2', b"")
+    clean = clean.replace(b',"a/b":[{"k":1}]', b"")
+    assert ek.check(clean, spec="babelqueue").ok
+
+
+def test_duplicate_keys_in_text_that_is_not_json() -> None:
+    settings = ek.Settings(duplicate_keys="refuse")
+    assert ek.check(b'{"a":1,"a":', spec="som", settings=settings).rules() == [rules.JSON_INVALID]

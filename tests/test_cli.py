@@ -230,3 +230,23 @@ def test_progress_bar_draws_on_a_terminal(tmp_path: Path) -> None:
     assert b"validating" in shown
     assert b"validating" not in done.stdout
     assert len(done.stdout.splitlines()) == 6000
+
+
+def test_duplicate_keys_flag(tmp_path: Path) -> None:
+    raw = (
+        (FIXTURES / "order-created.json")
+        .read_bytes()
+        .replace(b'"attempts": 0', b'"attempts": 0, "attempts": 1')
+    )
+    message = tmp_path / "dup.json"
+    message.write_bytes(raw)
+    assert run("validate", str(message)).returncode == 0
+    done = run("validate", "--format", "json", "--duplicate-keys", "refuse", str(message))
+    assert done.returncode == 1
+    (line,) = [json.loads(x) for x in done.stdout.splitlines()]
+    assert line["violations"][0] == {
+        "rule": "json.duplicate_key",
+        "pointer": "/attempts",
+        "message": line["violations"][0]["message"],
+        "source": "json",
+    }

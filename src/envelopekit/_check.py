@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from pydantic_core import from_json
 
 from . import rules
-from ._json import exceeds_depth
+from ._json import duplicate_keys, exceeds_depth
 from ._settings import Settings, get_settings
 from ._violations import Verdict, Violation, violation
 
@@ -151,7 +151,15 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
             return _refused(
                 found, rules.MESSAGE_TOO_LARGE, f"{size} bytes exceeds {target.max_bytes}."
             )
-    return target.validate(text, settings)
+    verdict = target.validate(text, settings)
+    if settings.duplicate_keys != "allow":
+        repeated = duplicate_keys(encoded)
+        if repeated and settings.duplicate_keys == "refuse":
+            verdict.violations[:0] = repeated
+            verdict.envelope = None
+        elif repeated:
+            verdict.warnings[:0] = repeated
+    return verdict
 
 
 def _refused(name: str, rule: str, message: str) -> Verdict[Any]:

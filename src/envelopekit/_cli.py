@@ -244,6 +244,8 @@ def _summary_text(summary: Summary) -> str:
 
 def _validate(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> int:
     settings = get_settings()
+    if args.duplicate_keys is not None:
+        settings = settings.model_copy(update={"duplicate_keys": args.duplicate_keys})
     summary = Summary()
     as_json = args.format == "json"
     total = _input_bytes(args.paths, sys.stdin.buffer)
@@ -296,6 +298,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     validate.add_argument(
         "--format", choices=("text", "json"), default="text", help="output (default: text)"
+    )
+    validate.add_argument(
+        "--duplicate-keys",
+        choices=("allow", "warn", "refuse"),
+        help="objects that repeat a member name (json.duplicate_key); default: the "
+        "ENVELOPEKIT_DUPLICATE_KEYS setting, else allow",
     )
     validate.add_argument(
         "paths",

@@ -19,7 +19,7 @@ import orjson
 from . import rules
 from ._violations import Violation, pointer, violation
 
-__all__ = ["dumps", "exceeds_depth", "loads", "needs_scan", "scan_numbers"]
+__all__ = ["dumps", "duplicate_keys", "exceeds_depth", "loads", "needs_scan", "scan_numbers"]
 
 INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1
@@ -56,6 +56,51 @@ def dumps(obj: Any) -> bytes:
 def loads(raw: bytes | bytearray | memoryview | str) -> Any:
     """Parse JSON text with orjson (raises ``orjson.JSONDecodeError``, a ``ValueError``)."""
     return orjson.loads(raw)
+
+
+class _Members(dict[str, Any]):
+    """A parsed JSON object that remembers the member names it repeated."""
+
+    __slots__ = ("repeated",)
+
+    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
+        super().__init__(pairs)
+        self.repeated: list[str] = []
+        if len(self) != len(pairs):
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen and key not in self.repeated:
+                    self.repeated.append(key)
+                seen.add(key)
+
+
+def duplicate_keys(raw: bytes | str) -> list[Violation]:
+    """``json.duplicate_key`` for every member name an object repeats, pointing at the member.
+
+    Text that is not JSON yields nothing here: validation reports it as ``json.invalid``.
+    """
+    try:
+        document = json.loads(raw, object_pairs_hook=_Members)
+    except (ValueError, RecursionError):
+        return []
+    found: list[Violation] = []
+    stack: list[tuple[Any, str]] = [(document, "")]
+    while stack:
+        node, at = stack.pop()
+        if isinstance(node, _Members):
+            found.extend(
+                violation(
+                    rules.JSON_DUPLICATE_KEY,
+                    at + pointer(key),
+                    f"The member {key!r} appears more than once; JSON parsers disagree on "
+                    "which value wins.",
+                )
+                for key in node.repeated
+            )
+            stack.extend((value, at + pointer(key)) for key, value in node.items())
+        elif isinstance(node, list):
+            stack.extend((value, f"{at}/{i}") for i, value in enumerate(node))
+    return sorted(found, key=lambda v: v.pointer)
 
 
 def needs_scan(value: Any) -> bool:

@@ -40,6 +40,10 @@ class Settings(BaseSettings):
     """Messages larger than this are refused by `check` (`message.too_large`)."""
     max_depth: int = Field(default=64, ge=1)
     """Messages nesting objects/arrays deeper than this are refused (`message.too_deep`)."""
+    duplicate_keys: Literal["allow", "warn", "refuse"] = "allow"
+    """What `check` does with an object that repeats a member name (`json.duplicate_key`):
+    parsers disagree on which value wins, so a relay may read another message than its
+    consumer. Detecting it costs a second parse, so it is opt-in."""
 
 
 @lru_cache(maxsize=1)
