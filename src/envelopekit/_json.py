@@ -15,6 +15,7 @@ import re
 from typing import Any, Final
 
 import orjson
+from pydantic_core import PydanticCustomError
 
 from . import rules
 from ._violations import Violation, pointer, violation
@@ -132,6 +133,23 @@ def needs_scan(value: Any) -> bool:
     if kind is float:
         return bool(value - value != 0.0)
     return False
+
+
+def refuse_non_finite(value: Any) -> Any:
+    """An after-validator for free-form JSON: refuse NaN and Infinity anywhere under ``value``.
+
+    pydantic's JSON parser accepts the ``NaN`` and ``Infinity`` tokens (and reads ``1e400`` as
+    infinity); none of them is JSON, and no encoder can write them back. Integers of any size
+    are left alone here: a spec that bounds them says so itself.
+
+    Raises:
+        PydanticCustomError: ``number.non_finite``, pointing below the validated value.
+    """
+    if needs_scan(value):
+        for found in scan_numbers(value, "")[0]:
+            if found.rule == rules.NUMBER_NON_FINITE:
+                raise PydanticCustomError(found.rule, found.message, {"pointer": found.pointer})
+    return value
 
 
 def scan_numbers(value: Any, base: str) -> tuple[list[Violation], list[Violation]]:
