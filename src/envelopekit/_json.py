@@ -20,7 +20,15 @@ from pydantic_core import PydanticCustomError
 from . import rules
 from ._violations import Violation, pointer, violation
 
-__all__ = ["dumps", "duplicate_keys", "exceeds_depth", "loads", "needs_scan", "scan_numbers"]
+__all__ = [
+    "dumps",
+    "duplicate_keys",
+    "exceeds_depth",
+    "loads",
+    "needs_scan",
+    "refuse_non_finite",
+    "scan_numbers",
+]
 
 INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1
