@@ -168,3 +168,24 @@ def test_duplicate_keys_refuse(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_duplicate_keys_in_text_that_is_not_json() -> None:
     settings = ek.Settings(duplicate_keys="refuse")
     assert ek.check(b'{"a":1,"a":', spec="som", settings=settings).rules() == [rules.JSON_INVALID]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [{"op": "x"}, {"som_version": "1.0.0"}, {"ok": False, "error": "x"}, {"message_type": "a"}],
+    ids=["op", "som_version", "error-payload", "message_type"],
+)
+def test_auto_keeps_babelqueue_messages_with_foreign_extras(extra: dict[str, Any]) -> None:
+    # BabelQueue tolerates unknown keys, so a key another spec keys on may ride along.
+    document = orjson.loads((EXAMPLES / "babelqueue" / "order-created.json").read_bytes())
+    document.update(extra)
+    verdict = ek.check(orjson.dumps(document))
+    assert verdict.spec == "babelqueue"
+    assert verdict.ok
+
+
+def test_str_with_a_lone_surrogate_is_invalid_json_for_every_spec() -> None:
+    for spec in ("auto", "babelqueue", "som", "matrix"):
+        assert ek.check('{"op":"a","job":"\ud800","payload":"x"}', spec=spec).rules() == [
+            rules.JSON_INVALID
+        ]

@@ -250,3 +250,10 @@ def test_duplicate_keys_flag(tmp_path: Path) -> None:
         "message": line["violations"][0]["message"],
         "source": "json",
     }
+
+
+def test_a_directory_without_messages_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("not a message")
+    done = run("validate", str(tmp_path))
+    assert done.returncode == 2
+    assert b"no .json, .ndjson or .jsonl files" in done.stderr

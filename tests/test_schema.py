@@ -379,3 +379,9 @@ def test_every_generated_difference_is_documented_and_occurs() -> None:
     section = readme.partition("## JSON Schema")[2].partition("\n## ")[0]
     for name in GENERATED_DIFFERENCES:
         assert f"`{name}`" in section, name
+
+
+def test_a_schema_is_also_found_by_its_spec_file_name() -> None:
+    assert ek.json_schema("babelqueue", "message-envelope") == ek.json_schema(
+        "babelqueue", "envelope"
+    )

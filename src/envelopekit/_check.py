@@ -44,6 +44,14 @@ class Spec(abc.ABC):
     def looks_like(self, document: Mapping[str, Any]) -> bool:
         """Whether a parsed JSON object has this spec's shape (for ``spec="auto"``)."""
 
+    def signature(self, document: Mapping[str, Any]) -> bool:
+        """Whether the object carries this spec's unmistakable signature.
+
+        Checked before any :meth:`looks_like`: an open spec tolerates unknown keys, so its
+        messages may carry a key that another spec's shape test keys on.
+        """
+        return False
+
 
 _LOADED: dict[str, Spec] = {}
 _MODULES: dict[str, str] = {
@@ -73,6 +81,9 @@ def detect(document: Any) -> SpecName | None:
     if not isinstance(document, dict):
         return None
     names: tuple[SpecName, ...] = ("som", "matrix", "babelqueue")
+    for name in names:
+        if spec_named(name).signature(document):
+            return name
     for name in names:
         if spec_named(name).looks_like(document):
             return name
@@ -121,6 +132,8 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
     if settings is None:
         settings = get_settings()
     text = _as_bytes(raw)
+    # Validate the UTF-8 bytes: a str holding a lone surrogate becomes bytes that are not
+    # UTF-8, which the parser refuses as json.invalid like any other undecodable input.
     encoded = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
     size = len(encoded)
     name = spec
@@ -136,8 +149,10 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
     if target is None:
         try:
             # pydantic's own parser, so auto-detection reads exactly what validation will.
-            document = from_json(text, allow_inf_nan=True)
+            document = from_json(encoded, allow_inf_nan=True)
         except ValueError as exc:
+            if "recursion limit" in str(exc):
+                return _refused(name, rules.MESSAGE_TOO_DEEP, f"The JSON nests too deeply: {exc}.")
             return _refused(name, rules.JSON_INVALID, f"Invalid JSON: {exc}.")
         found = detect(document)
         if found is None:
@@ -151,7 +166,7 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
             return _refused(
                 found, rules.MESSAGE_TOO_LARGE, f"{size} bytes exceeds {target.max_bytes}."
             )
-    verdict = target.validate(text, settings)
+    verdict = target.validate(encoded, settings)
     if settings.duplicate_keys != "allow":
         repeated = duplicate_keys(encoded)
         if repeated and settings.duplicate_keys == "refuse":

@@ -80,9 +80,13 @@ class Summary:
 
 def _files(target: Path) -> Iterator[Path]:
     if target.is_dir():
-        for path in sorted(target.rglob("*")):
-            if path.is_file() and path.suffix in MESSAGE_SUFFIXES:
-                yield path
+        found = [
+            p for p in sorted(target.rglob("*")) if p.is_file() and p.suffix in MESSAGE_SUFFIXES
+        ]
+        if not found:
+            # "0 messages, all valid" would read as a pass for a path that holds nothing.
+            raise UsageError(f"no .json, .ndjson or .jsonl files under {target}")
+        yield from found
     elif target.is_file():
         yield target
     else:

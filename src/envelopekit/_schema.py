@@ -108,6 +108,10 @@ def _plain_text(node: Any) -> Any:
     return node
 
 
+# The spec's own schema-file names (the `<schema>` of rule ids) where they differ from ours.
+_ALIASES: Final[dict[tuple[str, str], str]] = {("babelqueue", "message-envelope"): "envelope"}
+
+
 def _target(spec: str, name: str) -> Any:
     location = _TARGETS.get((spec, name))
     if location is None:
@@ -120,9 +124,13 @@ def _target(spec: str, name: str) -> Any:
 def json_schema(spec: str, name: str) -> dict[str, Any]:
     """The Draft 2020-12 JSON Schema of one model, e.g. ``json_schema("som", "envelope")``.
 
+    A name may also be the spec's own schema-file name, as rule ids use it
+    (``json_schema("babelqueue", "message-envelope")``).
+
     Raises:
         ValueError: for a (spec, name) pair that has no schema.
     """
+    name = _ALIASES.get((spec, name), name)
     target = _target(spec, name)
     generator = type("Generator", (_Generator,), {"identity": schema_id(spec, name)})
     if isinstance(target, TypeAdapter):

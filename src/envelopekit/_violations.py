@@ -262,6 +262,9 @@ def _one(error: ErrorDetails, root: Any) -> Violation:
     kind = error["type"]
     loc = tuple(error["loc"])
     message = error["msg"]
+    if kind == "string_unicode":
+        # A str input holding a lone surrogate: not Unicode text, so not JSON either.
+        return violation(rules.JSON_INVALID, "", f"Invalid JSON: {message}.")
     if kind == "json_invalid":
         text = str(error.get("ctx", {}).get("error", message))
         if "recursion limit" in text:

@@ -303,3 +303,21 @@ def test_violations_refuses_foreign_errors() -> None:
         Order.model_validate_json(b"{}")
     with pytest.raises(TypeError):
         ek.violations(info.value)
+
+
+@pytest.mark.parametrize("path", ["attempts", "meta__created_at"], ids=["attempts", "created_at"])
+def test_integer_fields_fit_signed_64_bit(path: str) -> None:
+    pointer = "/" + path.replace("__", "/")
+    assert found(message(**{path: 2**63})) == [("message-envelope.maximum", pointer)]
+    assert verdict_of(message(**{path: 2**63 - 1})).ok
+
+
+def test_dead_letter_unknown_keys_follow_the_number_rules() -> None:
+    block = {"reason": "failed", "failed_at": 1, "original_queue": "q", "attempts": 1, "x": [0]}
+    raw = orjson.dumps(message(dead_letter=block)).replace(b'"x":[0]', b'"x":[NaN]')
+    assert found(raw) == [(rules.NUMBER_NON_FINITE, "/dead_letter/x/0")]
+    verdict = verdict_of(message(dead_letter={**block, "x": 2**60}))
+    assert verdict.ok
+    assert [(w.rule, w.pointer) for w in verdict.warnings] == [
+        (rules.NUMBER_UNSAFE_INTEGER, "/dead_letter/x")
+    ]

@@ -166,3 +166,25 @@ def test_typed_create_round_trips() -> None:
     again = BabelEnvelope[OrderCreated].model_validate_json(env.to_json())
     assert again.data == env.data
     assert again.data.amount_cents == 9990
+
+
+def test_a_mutated_extra_never_emits_a_canonical_or_forbidden_key() -> None:
+    raw = (
+        b'{"job":"urn:babel:a:b","trace_id":"7b3f9c2a-e41d-4f88-9b2a-1c0d5e6f7a8b","data":{},'
+        b'"meta":{"id":"f1e2d3c4-b5a6-4789-90ab-cdef01234567","queue":"q","lang":"go",'
+        b'"schema_version":1,"created_at":1749132727000,"m":1},"attempts":0,"x":1}'
+    )
+    env = BabelEnvelope.model_validate_json(raw)
+    assert env.model_extra is not None and env.meta.model_extra is not None
+    env.model_extra.update({"timestamp": 5, "job": "urn:evil", "urn": "u"})
+    env.meta.model_extra.update({"ts": 5, "id": "other", "source": "x"})
+    out = orjson.loads(env.to_json())
+    assert out["job"] == "urn:babel:a:b" and "timestamp" not in out and "urn" not in out
+    assert out["meta"]["id"] == "f1e2d3c4-b5a6-4789-90ab-cdef01234567"
+    assert "ts" not in out["meta"] and "source" not in out["meta"]
+    assert out["x"] == 1 and out["meta"]["m"] == 1
+
+
+def test_create_refuses_a_trace_id_that_is_not_a_string() -> None:
+    with pytest.raises(ProducerError):
+        BabelEnvelope.create("urn:babel:a:b", {"n": 1}, trace_id=123)  # type: ignore[arg-type]

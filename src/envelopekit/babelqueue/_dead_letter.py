@@ -7,6 +7,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import ConfigDict, Field, StrictInt, StrictStr
 
 from .._compat import MISSING
+from .._json import INT64_MAX
 from .._model import WireModel
 
 __all__ = ["DeadLetter", "DeadLetterReason"]
@@ -33,11 +34,11 @@ class DeadLetter(WireModel):
     """The failure's message, if any."""
     exception: StrictStr | MISSING | None = MISSING
     """The failure's type name in the dead-lettering SDK's language, if any (informational)."""
-    failed_at: Annotated[StrictInt, Field(ge=0)]
+    failed_at: Annotated[StrictInt, Field(ge=0, le=INT64_MAX)]
     """Dead-letter time as Unix epoch milliseconds, UTC."""
     original_queue: StrictStr
     """The queue the message was consumed from."""
-    attempts: Annotated[StrictInt, Field(ge=0)]
+    attempts: Annotated[StrictInt, Field(ge=0, le=INT64_MAX)]
     """Delivery attempts made before dead-lettering."""
     lang: StrictStr | MISSING = MISSING
     """The language of the SDK that dead-lettered the message."""

@@ -16,7 +16,7 @@ from .._compat import MISSING
 from .._errors import ProducerError
 from .._formats import UuidStr
 from .._ids import now_ms, uuid4
-from .._json import dumps, needs_scan, scan_numbers
+from .._json import INT64_MAX, dumps, needs_scan, scan_numbers
 from .._model import WireModel, attach_warnings, attached_warnings
 from .._settings import Settings, get_settings
 from .._violations import Violation, violation
@@ -33,6 +33,11 @@ DataT = TypeVar("DataT", default=dict[str, Any])
 """The type of ``data``: a JSON object by default, or the user's own model."""
 
 _REASONS = frozenset(get_args(DeadLetterReason))
+# Keys an unknown-key extra may never be emitted as: the canonical ones, the alias, the forbidden.
+_NOT_EXTRA = frozenset(
+    {"job", "trace_id", "data", "meta", "attempts", "dead_letter", "urn"}
+    | FORBIDDEN_TOP_LEVEL_KEYS.keys()
+)
 # Below 10^11 ms is before March 1973, but 10^11 s is the year 5138: almost surely seconds.
 _SECONDS_THRESHOLD = 100_000_000_000
 # A character outside the ASCII blank set (a JSON Schema spelling of "not blank").
@@ -74,7 +79,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
     """The business payload: a JSON object."""
     meta: BabelMeta
     """Producer-set, immutable metadata."""
-    attempts: Annotated[StrictInt, Field(ge=0)]
+    attempts: Annotated[StrictInt, Field(ge=0, le=INT64_MAX)]
     """Transport-level delivery counter, starting at 0."""
     dead_letter: DeadLetter | MISSING = MISSING
     """Why the message was dead-lettered; present only on a dead-letter queue."""
@@ -98,6 +103,15 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         meta = fields["meta"]
         extra = self.__pydantic_extra__
         meta_extra = meta.__pydantic_extra__
+        dead_letter = fields["dead_letter"]
+        if dead_letter is not MISSING and dead_letter.__pydantic_extra__:
+            # Rare (only on a dead-letter queue): its unknown keys follow the same number rules.
+            errors, unsafe = scan_numbers(dead_letter.__pydantic_extra__, "/dead_letter")
+            if errors:
+                first = errors[0]
+                raise PydanticCustomError(first.rule, first.message, {"pointer": first.pointer})
+            if unsafe:
+                attach_warnings(self, unsafe)
         data = fields["data"]
         if type(data) is not dict:
             data = data.model_dump() if isinstance(data, BaseModel) else data
@@ -166,7 +180,8 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             out["dead_letter"] = dead_letter.to_wire()
         extra = self.__pydantic_extra__
         if extra:
-            out.update(extra)
+            # Decoding never puts these among the extras; a caller mutating them might.
+            out.update((k, v) for k, v in extra.items() if k not in _NOT_EXTRA)
         return out
 
     def to_json(self) -> bytes:
@@ -208,6 +223,8 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             pydantic.ValidationError: for data that is not a JSON object of finite numbers
                 within signed 64-bit, or a ``trace_id`` that is not a UUID.
         """
+        if trace_id is not None and not isinstance(trace_id, str):
+            raise ProducerError(f"trace_id must be a string, not {type(trace_id).__name__}")
         if not isinstance(urn, str) or is_blank(urn):
             raise ProducerError(
                 "A BabelQueue message must carry a stable, non-empty URN so consumers can "

@@ -9,7 +9,9 @@ from pydantic import ConfigDict, Field, StrictInt, StrictStr
 
 from .. import rules
 from .._formats import UuidStr
+from .._json import INT64_MAX
 from .._model import WireModel
+from ._forbidden import FORBIDDEN_META_KEYS
 
 __all__ = ["LANGS", "BabelMeta", "Lang"]
 
@@ -19,6 +21,10 @@ Lang = Literal["php", "go", "python", "java", "dotnet", "node"]
 LANGS: Final[frozenset[str]] = frozenset(get_args(Lang))
 
 SCHEMA_VERSION: Final = 1
+# Keys a meta extra may never be emitted as: the canonical ones and the forbidden ones.
+_NOT_EXTRA: Final = frozenset(
+    {"id", "queue", "lang", "schema_version", "created_at"} | FORBIDDEN_META_KEYS.keys()
+)
 
 
 class BabelMeta(WireModel):
@@ -42,9 +48,13 @@ class BabelMeta(WireModel):
     """The logical queue the message was produced onto (not the broker key)."""
     lang: StrictStr
     """The producer's language tag."""
-    schema_version: Annotated[StrictInt, Field(ge=SCHEMA_VERSION, le=SCHEMA_VERSION)]
+    schema_version: Annotated[
+        StrictInt,
+        # The schema's `const: 1`, which other languages' validators read as the integer 1.
+        Field(ge=SCHEMA_VERSION, le=SCHEMA_VERSION, json_schema_extra={"const": SCHEMA_VERSION}),
+    ]
     """Envelope schema version: exactly the JSON integer 1."""
-    created_at: Annotated[StrictInt, Field(ge=0)]
+    created_at: Annotated[StrictInt, Field(ge=0, le=INT64_MAX)]
     """Production time as Unix epoch milliseconds, UTC."""
 
     def to_wire(self) -> dict[str, Any]:
@@ -59,5 +69,6 @@ class BabelMeta(WireModel):
         }
         extra = self.__pydantic_extra__
         if extra:
-            out.update(extra)
+            # Decoding never puts these among the extras; a caller mutating them might.
+            out.update((k, v) for k, v in extra.items() if k not in _NOT_EXTRA)
         return out

@@ -25,6 +25,13 @@ class _BabelQueue(Spec):
             return Verdict("babelqueue", None, violations(exc, model=BabelEnvelope))
         return Verdict("babelqueue", envelope, [], envelope.envelope_warnings())
 
+    def signature(self, document: Mapping[str, Any]) -> bool:
+        # An identity and a meta block with a schema version: no other spec's message has both.
+        meta = document.get("meta")
+        return ("job" in document or "urn" in document) and (
+            isinstance(meta, dict) and "schema_version" in meta
+        )
+
     def looks_like(self, document: Mapping[str, Any]) -> bool:
         return "job" in document or "urn" in document or ("meta" in document and "data" in document)
 
