@@ -163,3 +163,116 @@ def test_new_message_ids_sort_by_time() -> None:
     ]
     assert ids == sorted(ids)
     assert len(set(ids)) == 50
+
+
+# --- instances changed after construction, and values no JSON text holds ------------------------
+
+
+def test_a_payload_model_changed_after_construction_is_checked_again() -> None:
+    story = StoryContext.model_validate(STORY)
+    story.sequence_number = -5
+    with pytest.raises(ProducerError, match=r"story-context\.minimum at /payload/sequence_number"):
+        SomEnvelope.create("story.context", story, settings=SETTINGS)
+    story.sequence_number = 3
+    story.headline = 5  # type: ignore[assignment]
+    with pytest.raises(ProducerError, match=r"story-context\.type at /payload/headline"):
+        SomEnvelope.create("story.context", story, settings=SETTINGS)
+
+
+def test_a_nested_model_changed_after_construction_is_checked_again() -> None:
+    story = StoryContext.model_validate(STORY)
+    assert isinstance(story.tags, list)
+    story.tags[0].scheme = "Bogus"
+    with pytest.raises(ProducerError, match=r"story-context\.pattern at /payload/tags/0/scheme"):
+        SomEnvelope.create("story.context", story, settings=SETTINGS)
+    # Also a model held in a mapping payload.
+    fresh = StoryContext.model_validate(STORY)
+    assert isinstance(fresh.tags, list)
+    tag = fresh.tags[0]
+    tag.value = ""
+    with pytest.raises(ProducerError, match=r"story-context\.minLength at /payload/tags/0/value"):
+        SomEnvelope.create("story.context", {**STORY, "tags": [tag]}, settings=SETTINGS)
+
+
+def test_a_telling_model_changed_after_construction_is_checked_again() -> None:
+    telling = TellingEvent.model_validate(TELLING)
+    telling.message_type = "telling.ended"
+    with pytest.raises(ProducerError, match="telling-event"):
+        SomEnvelope.create("telling.started", telling, settings=SETTINGS)
+
+
+def test_an_originating_system_changed_after_construction_is_checked_again() -> None:
+    system = OriginatingSystem(system_id="cms-1", system_type="ncs")
+    system.system_type = "bogus"  # type: ignore[assignment]
+    with pytest.raises(ProducerError, match=r"envelope\.enum at /originating_system/system_type"):
+        SomEnvelope.create("story.context", STORY, originating_system=system)
+
+
+def test_follow_up_checks_changed_models_too() -> None:
+    story = SomEnvelope.create("story.context", STORY, settings=SETTINGS)
+    snapshot = StoryContext.model_validate(STORY)
+    snapshot.story_type = "LIVE"  # type: ignore[assignment]
+    with pytest.raises(ProducerError, match=r"story-context\.enum at /payload/story_type"):
+        story.follow_up("story.context", snapshot, settings=SETTINGS)
+
+
+def test_an_unchanged_model_gives_the_same_message_as_its_mapping() -> None:
+    from_model = SomEnvelope.create(
+        "story.context", StoryContext.model_validate(STORY), settings=SETTINGS
+    )
+    assert from_model.payload == StoryContext.model_validate(STORY)
+    assert orjson.loads(from_model.to_json())["payload"] == STORY
+    assert ek.check(from_model.to_json(), spec="som").ok
+
+
+@pytest.mark.parametrize("key", [1, None, ("com", "acme"), b"com.acme.x"])
+def test_an_extension_key_that_is_not_a_string_is_refused(key: Any) -> None:
+    with pytest.raises(ProducerError, match="extension keys"):
+        SomEnvelope.create("story.context", STORY, settings=SETTINGS, extensions={key: 1})
+
+
+@pytest.mark.parametrize(
+    ("value", "where"),
+    [
+        (object(), "/extensions/com.acme.x"),
+        ({"when": datetime(2026, 9, 11, tzinfo=timezone.utc)}, "/extensions/com.acme.x/when"),
+        ([UUID(int=1)], "/extensions/com.acme.x/0"),
+        ({1: "one"}, "/extensions/com.acme.x"),
+        ({"a": {"b", "c"}}, "/extensions/com.acme.x/a"),
+        ("\ud800", "/extensions/com.acme.x"),
+        ({"\udfff": 1}, "/extensions/com.acme.x"),
+    ],
+)
+def test_an_extension_value_that_is_not_json_is_refused_at_create(value: Any, where: str) -> None:
+    with pytest.raises(ProducerError, match=f"^{re.escape(where)}: "):
+        SomEnvelope.create(
+            "story.context", STORY, settings=SETTINGS, extensions={"com.acme.x": value}
+        )
+
+
+def test_a_payload_value_that_is_not_json_is_refused_at_create() -> None:
+    with pytest.raises(
+        ProducerError, match=r"^/payload/when: a value of type datetime is not JSON"
+    ):
+        SomEnvelope.create("asset.ingested", {"when": datetime.now()}, settings=SETTINGS)
+    with pytest.raises(ProducerError, match=r"^/payload/slug: "):
+        SomEnvelope.create("story.context", {**STORY, "slug": "caf\udce9"}, settings=SETTINGS)
+    story = StoryContext.model_validate(STORY)
+    story.headline = object()  # type: ignore[assignment]
+    with pytest.raises(
+        ProducerError, match=r"^/payload/headline: a value of type object is not JSON"
+    ):
+        SomEnvelope.create("story.context", story, settings=SETTINGS)
+
+
+def test_tuples_and_mappings_are_json_arrays_and_objects() -> None:
+    from types import MappingProxyType
+
+    env = SomEnvelope.create(
+        "story.context",
+        STORY,
+        settings=SETTINGS,
+        extensions=MappingProxyType({"com.acme.x": (1, MappingProxyType({"a": [2.5, None]}))}),
+    )
+    assert env.extensions == {"com.acme.x": [1, {"a": [2.5, None]}]}
+    assert ek.check(env.to_json(), spec="som").ok

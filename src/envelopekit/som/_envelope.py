@@ -18,6 +18,7 @@ from typing import (
 from uuid import UUID
 
 from pydantic import (
+    BaseModel,
     ConfigDict,
     Field,
     StringConstraints,
@@ -39,7 +40,7 @@ from .._ids import rfc3339, uuid7
 from .._json import dumps
 from .._schema import ref_to
 from .._settings import Settings, get_settings
-from .._violations import Violation, violation, violations
+from .._violations import Violation, pointer, violation, violations
 from ._delivery import DeliveryMediaAvailable
 from ._fast import dispatching_validator
 from ._link import LinkEvent
@@ -63,6 +64,8 @@ from ._types import (
     DateTimeStr,
     Extensions,
     Integer,
+    JsonArray,
+    JsonObject,
     SomModel,
     SomOpenModel,
     Str,
@@ -146,7 +149,7 @@ class ModificationHeader(SomOpenModel):
     modified_at: DateTimeStr | MISSING = MISSING
     modified_by: Str | MISSING = MISSING
     change_summary: Str | MISSING = MISSING
-    history: list[Any] | MISSING = MISSING
+    history: JsonArray | MISSING = MISSING
 
 
 def _context_value(info: ValidationInfo, key: str) -> Any:
@@ -225,7 +228,7 @@ class SomEnvelope(SomModel):
     originating_system: OriginatingSystem
     topic: Topic
     modification_header: ModificationHeader | MISSING = MISSING
-    actors: dict[str, Any] | MISSING = Field(MISSING, alias="_actors")
+    actors: JsonObject | MISSING = Field(MISSING, alias="_actors")
     payload: SomPayload
     extensions: Extensions | MISSING = MISSING
     context: StringOrObject | MISSING = Field(MISSING, alias="@context")
@@ -483,10 +486,14 @@ class SomEnvelope(SomModel):
         data["topic"] = chosen_topic
         data["payload"] = _payload_input(message_type, payload)
         if extensions is not None:
-            bad = [key for key in extensions if not is_extension_key(key)]
+            bad = [key for key in extensions if not _is_extension_key(key)]
             if bad:
                 raise ProducerError(f"extension keys {bad!r} are not namespaced com.<vendor>.")
-            data["extensions"] = dict(extensions)
+            data["extensions"] = extensions
+        # Models are not frozen, and validation takes a model instance as it is: every model
+        # given (payload, originating_system, or one nested in a mapping) is validated from
+        # what it would put on the wire, as a consumer will see it.
+        data = _plain(data, "")
         try:
             return cls.model_validate(data, context={"som_version_mode": "strict"})
         except ValidationError as exc:
@@ -553,11 +560,9 @@ def _timestamp_text(value: datetime | str | None) -> str:
 
 def _originating_system(
     given: OriginatingSystem | Mapping[str, Any] | None, settings: Settings
-) -> OriginatingSystem | dict[str, Any]:
-    if isinstance(given, OriginatingSystem):
-        return given
+) -> OriginatingSystem | Mapping[str, Any]:
     if given is not None:
-        return dict(given)
+        return given
     if settings.som_system_id is None:
         raise ProducerError("no originating_system given and ENVELOPEKIT_SOM_SYSTEM_ID is not set")
     system: dict[str, Any] = {
@@ -588,3 +593,45 @@ def _payload_input(
     if issubclass(family, _OWN_TYPE_REQUIRED) and "message_type" not in body:
         body["message_type"] = message_type
     return body
+
+
+def _is_extension_key(key: Any) -> bool:
+    return isinstance(key, str) and is_extension_key(key)
+
+
+def _plain(value: Any, at: str) -> Any:
+    """``value`` as plain JSON data, models replaced by their wire dumps (``by_alias``).
+
+    The Python mode of the dump keeps NaN and Infinity as floats, for validation to refuse
+    (the JSON mode would turn them into ``null``).
+
+    Raises:
+        ProducerError: for what no JSON text can hold: a value of another type, a key that is
+            not a string, a string that is not valid Unicode (a lone surrogate).
+    """
+    if isinstance(value, BaseModel):
+        value = value.model_dump(by_alias=True, warnings=False)
+    if isinstance(value, str):
+        _check_text(value, at)
+        return value
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, Mapping):
+        members: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ProducerError(f"{at or '/'}: the key {key!r} is not a string")
+            _check_text(key, at)
+            members[key] = _plain(item, at + pointer(key))
+        return members
+    if isinstance(value, (list, tuple)):
+        return [_plain(item, f"{at}/{i}") for i, item in enumerate(value)]
+    raise ProducerError(f"{at or '/'}: a value of type {type(value).__name__} is not JSON")
+
+
+def _check_text(text: str, at: str) -> None:
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ProducerError(f"{at or '/'}: {text!r} is not valid Unicode") from None

@@ -21,6 +21,7 @@ from ._skill_warning import SkillWarning
 from ._story_context import StoryContext
 from ._system_audit import SystemAudit
 from ._telling import TellingEvent
+from ._types import JsonObject
 
 __all__ = [
     "FAMILY_BY_MESSAGE_TYPE",
@@ -32,12 +33,13 @@ __all__ = [
 ]
 
 
-class UnvalidatedPayload(RootModel[dict[str, Any]]):
+class UnvalidatedPayload(RootModel[JsonObject]):
     """The payload of a ``message_type`` SOM 1.0 publishes no schema for.
 
-    The JSON object is kept exactly as received (``.root``); the envelope around it is still
-    fully checked, and the verdict carries a ``payload.unvalidated`` warning. Conformant
-    consumers ignore message types they do not handle (SOM conformance §5).
+    The JSON object is kept exactly as received (``.root``); only NaN and Infinity are
+    refused in it (``number.non_finite``). The envelope around it is still fully checked, and
+    the verdict carries a ``payload.unvalidated`` warning. Conformant consumers ignore message
+    types they do not handle (SOM conformance §5).
     """
 
     def __getitem__(self, key: str) -> Any:

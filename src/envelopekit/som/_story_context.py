@@ -21,6 +21,8 @@ from ._types import (
     DateTimeStr,
     Extensions,
     Integer,
+    JsonArray,
+    JsonObject,
     NonNegativeInteger,
     Number,
     SomModel,
@@ -385,7 +387,7 @@ class Assertion(_Story):
     assertion_id: Str
     assertion_type: Literal["FACT_CHECK", "DETECTION", "MATCH"]
     target: AssertionTarget
-    claim: dict[str, Any]
+    claim: JsonObject
     attributed_to: Str | MISSING = MISSING
     asserted_at: DateTimeStr
     confidence: UnitNumber | MISSING = MISSING
@@ -553,7 +555,7 @@ class Relation(_OpenStory):
     created_by: Str | MISSING = Field(MISSING, alias="_created_by")
     modified_at: DateTimeStr | MISSING = Field(MISSING, alias="_modified_at")
     modified_by: Str | MISSING = Field(MISSING, alias="_modified_by")
-    history: list[Any] | MISSING = Field(MISSING, alias="_history")
+    history: JsonArray | MISSING = Field(MISSING, alias="_history")
 
 
 class StoryMeaning(_Story):
@@ -583,7 +585,7 @@ class Collaboration(_OpenStory):
     """``collaboration``: an open object; unknown members are kept as sent."""
 
     editing_version: Integer | MISSING = MISSING
-    active_editors: list[Any] | MISSING = MISSING
+    active_editors: JsonArray | MISSING = MISSING
     lock_status: Str | MISSING = MISSING
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias
+from typing import Annotated, ClassVar, Final, Literal, TypeAlias
 
 from pydantic import ConfigDict, PlainValidator, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 
 from .._compat import MISSING
-from ._types import DateTimeStr, Extensions, SomModel, Str, UuidStr, vendor_enum
+from ._types import DateTimeStr, Extensions, JsonObject, SomModel, Str, UuidStr, vendor_enum
 
 __all__ = ["TellingEvent", "TellingMessageType", "Transform", "TransformActor", "TransformType"]
 
@@ -47,7 +47,7 @@ class Transform(_Telling):
     """``transforms[]``: an edge reshape applied to the telling (append-only, ordered)."""
 
     transform_type: TransformType
-    params: dict[str, Any] | MISSING = MISSING
+    params: JsonObject | MISSING = MISSING
     applied_by: TransformActor
     applied_at: DateTimeStr
 

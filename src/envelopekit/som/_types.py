@@ -18,10 +18,20 @@ from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from typing import Annotated, Any, ClassVar, Final, TypeAlias
 
-from pydantic import AfterValidator, ConfigDict, PlainValidator, StringConstraints, WithJsonSchema
+from pydantic import (
+    AfterValidator,
+    ConfigDict,
+    PlainValidator,
+    StringConstraints,
+    WithJsonSchema,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
+from typing_extensions import Self
 
+from .. import rules
 from .._formats import DateTimeStr, UuidStr
+from .._json import refuse_non_finite
 from .._model import WireModel
 
 __all__ = [
@@ -30,6 +40,8 @@ __all__ = [
     "ExtensionKey",
     "Extensions",
     "Integer",
+    "JsonArray",
+    "JsonObject",
     "NonNegativeInteger",
     "Number",
     "SemVer",
@@ -59,11 +71,21 @@ class SomModel(WireModel):
 
 
 class SomOpenModel(WireModel):
-    """An open SOM object: the known members are typed, any other member is kept as sent."""
+    """An open SOM object: the known members are typed, any other member is kept as sent.
+
+    The other members are free-form JSON: any value, but never NaN or Infinity.
+    """
 
     model_config = ConfigDict(extra="allow")
 
     __schema_name__: ClassVar[str] = ""
+
+    @model_validator(mode="after")
+    def _finite_extras(self) -> Self:
+        extra = self.__pydantic_extra__
+        if extra:
+            refuse_non_finite(extra)
+        return self
 
 
 # --- scalars -----------------------------------------------------------------------------------
@@ -82,14 +104,21 @@ Bool: TypeAlias = Annotated[bool, PlainValidator(_bool), WithJsonSchema({"type":
 """A JSON boolean, never coerced."""
 
 
+def _non_finite(value: float) -> PydanticCustomError:
+    return PydanticCustomError(rules.NUMBER_NON_FINITE, f"{value!r} is not a JSON number.")
+
+
 def _integer(value: Any) -> int:
     kind = type(value)
     if kind is int:
         return value  # type: ignore[no-any-return]
-    if kind is float and value.is_integer():
-        # JSON Schema's integer is mathematical: 7.0 is 7 (som.md §1.3). It is kept as the
-        # int it equals, so the model's type is honest; the JSON value is unchanged.
-        return int(value)
+    if kind is float:
+        if value.is_integer():
+            # JSON Schema's integer is mathematical: 7.0 is 7 (som.md §1.3). It is kept as the
+            # int it equals, so the model's type is honest; the JSON value is unchanged.
+            return int(value)
+        if value - value != 0.0:  # NaN or Infinity (inf - inf and nan - nan are nan)
+            raise _non_finite(value)
     raise PydanticCustomError("type", "Input should be an integer")
 
 
@@ -114,7 +143,11 @@ NonNegativeInteger: TypeAlias = Annotated[
 
 def _number(value: Any) -> float | int:
     kind = type(value)
-    if kind is int or kind is float:
+    if kind is int:
+        return value  # type: ignore[no-any-return]
+    if kind is float:
+        if value - value != 0.0:  # NaN or Infinity (inf - inf and nan - nan are nan)
+            raise _non_finite(value)
         return value  # type: ignore[no-any-return]
     raise PydanticCustomError("type", "Input should be a number")
 
@@ -122,7 +155,8 @@ def _number(value: Any) -> float | int:
 Number: TypeAlias = Annotated[
     float | int, PlainValidator(_number), WithJsonSchema({"type": "number"})
 ]
-"""A JSON Schema ``number``, kept as sent (an int stays an int); never a boolean."""
+"""A JSON Schema ``number``, kept as sent (an int stays an int); never a boolean, NaN or
+Infinity (``number.non_finite``)."""
 
 
 def _unit(value: float | int) -> float | int:
@@ -240,8 +274,10 @@ TimeRange: TypeAlias = Annotated[
 
 
 def _string_or_object(value: Any) -> str | dict[str, Any]:
-    if type(value) is str or type(value) is dict:
+    if type(value) is str:
         return value
+    if type(value) is dict:
+        return refuse_non_finite(value)  # type: ignore[no-any-return]
     raise _any_of("Input should be a string or an object", "type")
 
 
@@ -250,7 +286,16 @@ StringOrObject: TypeAlias = Annotated[
     PlainValidator(_string_or_object),
     WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "object"}]}),
 ]
-"""``anyOf: [{type: string}, {type: object}]``; the object is free-form and kept as sent."""
+"""``anyOf: [{type: string}, {type: object}]``; the object is free-form and kept as sent
+(NaN and Infinity refused, ``number.non_finite``)."""
+
+# --- free-form JSON ------------------------------------------------------------------------------
+
+JsonObject: TypeAlias = Annotated[dict[str, Any], AfterValidator(refuse_non_finite)]
+"""A free-form JSON object, kept as sent; NaN and Infinity under it are ``number.non_finite``."""
+
+JsonArray: TypeAlias = Annotated[list[Any], AfterValidator(refuse_non_finite)]
+"""A free-form JSON array, kept as sent; NaN and Infinity under it are ``number.non_finite``."""
 
 # --- extensions ----------------------------------------------------------------------------------
 
@@ -271,6 +316,7 @@ ExtensionKey: TypeAlias = Annotated[str, AfterValidator(_extension_key)]
 
 Extensions: TypeAlias = Annotated[
     dict[ExtensionKey, Any],
+    AfterValidator(refuse_non_finite),
     # Schema generation only: the official schema's form (pydantic would write the pattern as
     # `patternProperties` but leave other keys allowed).
     WithJsonSchema(
@@ -281,7 +327,8 @@ Extensions: TypeAlias = Annotated[
         }
     ),
 ]
-"""``extensions``: reverse-domain namespaced keys, values unconstrained and kept as sent."""
+"""``extensions``: reverse-domain namespaced keys, values free-form JSON kept as sent (NaN and
+Infinity refused, ``number.non_finite``)."""
 
 
 def is_extension_key(key: str) -> bool:

@@ -1,0 +1,183 @@
+"""The SOM fast path (``som/_fast.py``) against the model's own validator.
+
+``SomEnvelope.model_validate_json`` first tries a validator that picks the payload's model in
+Rust, and falls back to the model's own validator for whatever it does not accept. The two
+must never differ: on the corpus, the negatives, a deterministic sample of the differential
+mutations, under every option combination, they give the same model (same dump, same payload
+type, same fields set, recursively) or the same errors.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ValidationError
+
+from envelopekit.som import PAYLOAD_MODELS, SomEnvelope, UnvalidatedPayload
+from envelopekit.som._envelope import _fast_validator
+from tests.som._corpus import (
+    label,
+    negative_envelope,
+    negative_files,
+    positive_envelope,
+    positive_files,
+)
+from tests.som.test_differential import MUTATIONS
+
+SEED = 20260912
+SAMPLE = 300
+
+OPTIONS: list[dict[str, Any]] = [
+    {"strict": strict, "context": context}
+    for strict in (None, True, False)
+    for context in (
+        None,
+        {"som_version_mode": "strict"},
+        {"som_version_mode": "tolerant"},
+        {"unknown_message_type": "refuse"},
+        {"som_version_mode": "tolerant", "unknown_message_type": "refuse"},
+    )
+]
+OPTION_IDS = [f"strict={o['strict']}-context={o['context']}" for o in OPTIONS]
+
+
+def _documents() -> list[tuple[str, dict[str, Any]]]:
+    found = [(label(p), positive_envelope(p)) for p in positive_files()]
+    found += [(label(p), negative_envelope(p)) for p in negative_files()]
+    rng = random.Random(SEED)
+    found += [(f"{m.kind} at {m.where}", m.document) for m in rng.sample(MUTATIONS, SAMPLE)]
+    return found
+
+
+def _variants(document: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Versions of a document the options act on: another wire version, an unknown type."""
+    yield "as is", document
+    if isinstance(document.get("som_version"), str):
+        yield "som_version 1.4.2", {**document, "som_version": "1.4.2"}
+    yield "unknown type", {**document, "message_type": "asset.ingested", "topic": "som.asset"}
+
+
+def _duplicated(document: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """The document with ``message_type`` given twice (JSON parsers keep the last)."""
+    text = json.dumps(document, ensure_ascii=False)
+    if "message_type" not in document:
+        return
+    current = json.dumps(document["message_type"], ensure_ascii=False)
+    member = f'"message_type": {current}'
+    if text.count(member) < 1:
+        return
+    for other in ("story.context", "telling.ended", "asset.ingested", 7):
+        duplicate = f'"message_type": {json.dumps(other)}'
+        yield f"{other} then own", text.replace(member, f"{duplicate}, {member}", 1)
+        yield f"own then {other}", text.replace(member, f"{member}, {duplicate}", 1)
+
+
+def _raws() -> list[tuple[str, str | bytes]]:
+    raws: list[tuple[str, str | bytes]] = []
+    for index, (name, document) in enumerate(_documents()):
+        for variant, changed in _variants(document):
+            text = json.dumps(changed, ensure_ascii=False)
+            raws.append((f"{name} ({variant})", text))
+        if index < 50 or index % 10 == 0:  # the corpus, and some of the mutations
+            for variant, text in _duplicated(document):
+                raws.append((f"{name} (message_type {variant})", text))
+    raws[::7] = [(name, str(raw).encode()) for name, raw in raws[::7]]  # bytes as well as str
+    raws += [
+        ("not json", "{"),
+        ("not an object", "[]"),
+        ("empty", b""),
+        ("bad utf-8", b'{"som_version": "\xff"}'),
+        ("lone surrogate", '{"message_type": "\\ud800"}'),
+    ]
+    return raws
+
+
+RAWS = _raws()
+
+
+def _fields_sets(model: BaseModel, at: str = "") -> Iterator[tuple[str, Any]]:
+    """Every nested model's type, fields set, extras and private state, by path."""
+    yield (
+        at,
+        (
+            type(model),
+            model.model_fields_set,
+            model.__pydantic_extra__,
+            model.__pydantic_private__,
+        ),
+    )
+    for name in type(model).model_fields:
+        yield from _nested(getattr(model, name), f"{at}/{name}")
+
+
+def _nested(value: Any, at: str) -> Iterator[tuple[str, Any]]:
+    if isinstance(value, BaseModel):
+        yield from _fields_sets(value, at)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _nested(item, f"{at}/{i}")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _nested(item, f"{at}/{key}")
+
+
+def _outcome(validate: Any, raw: str | bytes, options: dict[str, Any]) -> Any:
+    try:
+        model = validate(raw, **options)
+    except ValidationError as exc:
+        return ("refused", exc.title, exc.errors(include_url=False))
+    assert isinstance(model, SomEnvelope)
+    return (
+        "accepted",
+        model.model_dump(by_alias=True),
+        type(model.payload),
+        list(_fields_sets(model)),
+    )
+
+
+def test_the_fast_validator_is_built() -> None:
+    """The speed path is on: built, and accepting valid messages itself."""
+    fast = _fast_validator()
+    assert fast is not None
+    for path in positive_files():
+        raw = json.dumps(positive_envelope(path))
+        found = fast.validate_json(raw, context={"som_version_mode": "strict"})
+        assert isinstance(found, SomEnvelope), label(path)
+        assert isinstance(found.payload, PAYLOAD_MODELS[found.message_type]), label(path)
+
+
+def test_the_fast_validator_hands_back_what_it_does_not_accept() -> None:
+    fast = _fast_validator()
+    assert fast is not None
+    document = positive_envelope(positive_files()[0])
+    unknown = {**document, "message_type": "asset.ingested", "topic": "som.asset"}
+    assert fast.validate_json(json.dumps(unknown)) is None
+    assert fast.validate_json(json.dumps({**document, "payload": {}})) is None
+    env = SomEnvelope.model_validate_json(json.dumps(unknown))
+    assert isinstance(env.payload, UnvalidatedPayload)
+
+
+def test_the_corpus_is_large_and_varied() -> None:
+    assert len(RAWS) > 1000
+    assert sum(name.endswith("(message_type own then 7)") for name, _ in RAWS) > 50
+    outcomes = {_outcome(SomEnvelope.model_validate_json, raw, {})[0] for _, raw in RAWS}
+    assert outcomes == {"accepted", "refused"}
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=OPTION_IDS)
+def test_fast_path_and_model_validator_agree(options: dict[str, Any]) -> None:
+    own = SomEnvelope.__pydantic_validator__.validate_json
+    accepted = 0
+    disagreements: list[str] = []
+    for name, raw in RAWS:
+        expected = _outcome(own, raw, options)
+        found = _outcome(SomEnvelope.model_validate_json, raw, options)
+        if found != expected:
+            disagreements.append(f"{name}: fast={found[:2]} own={expected[:2]}")
+        accepted += expected[0] == "accepted"
+    assert disagreements == []
+    assert accepted > 100

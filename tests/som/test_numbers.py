@@ -1,0 +1,291 @@
+"""NaN and Infinity in SOM messages: refused everywhere a number or free-form JSON may stand.
+
+pydantic's JSON parser accepts the ``NaN`` / ``Infinity`` tokens and reads ``1e400`` as
+infinity, and orjson would write them back as ``null``; envelopekit refuses them
+(``number.non_finite``) with a pointer to the exact member, in ``check``, in both of
+``SomEnvelope``'s validators, and when producing with ``SomEnvelope.create``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from typing import Any
+
+import orjson
+import pytest
+from pydantic import ValidationError
+
+import envelopekit as ek
+from envelopekit import ProducerError, Settings
+from envelopekit._violations import violations
+from envelopekit.som import SomEnvelope, StoryContext
+from tests.som._corpus import DATA, wrap
+
+BAD = "__NON_FINITE__"
+TOKENS = ["NaN", "Infinity", "-Infinity", "1e400", "-1e400"]
+SETTINGS = Settings(som_system_id="ncs-nyc-01", som_system_type="ncs")
+
+STORY: dict[str, Any] = json.loads((DATA / "examples/story-context/tags.json").read_bytes())
+TELLING: dict[str, Any] = json.loads(
+    (DATA / "examples/telling/started-with-transforms.json").read_bytes()
+)
+WARNING: dict[str, Any] = json.loads((DATA / "examples/skill-warning/raised.json").read_bytes())
+DELIVERY: dict[str, Any] = json.loads(
+    (DATA / "examples/delivery/media-available.json").read_bytes()
+)
+LINK: dict[str, Any] = json.loads((DATA / "examples/link/committed.json").read_bytes())
+
+ASSERTION: dict[str, Any] = {
+    "assertion_id": "as-1",
+    "assertion_type": "FACT_CHECK",
+    "target": {"kind": "STORY", "id": "story-1"},
+    "claim": {"metric": "wind_speed_kph", "value": BAD},
+    "asserted_at": "2026-09-11T16:41:00Z",
+    "provenance": {"author": "HUMAN"},
+}
+ASSET: dict[str, Any] = {"asset_id": "a-1", "asset_type": "VIDEO", "status": "READY"}
+
+
+def _story(**members: Any) -> dict[str, Any]:
+    return wrap({**copy.deepcopy(STORY), **members}, "story.context")
+
+
+def _envelope(**members: Any) -> dict[str, Any]:
+    return {**_story(), **members}
+
+
+def _payload(payload: dict[str, Any], message_type: str) -> dict[str, Any]:
+    return wrap(copy.deepcopy(payload), message_type)
+
+
+def _telling_params() -> dict[str, Any]:
+    document = _payload(TELLING, "telling.started")
+    document["payload"]["transforms"][0]["params"] = {"x": {"y": [1, BAD]}}
+    return document
+
+
+# (case, the document with BAD where the non-finite number goes, the pointer to it)
+CASES: list[tuple[str, dict[str, Any], str]] = [
+    ("envelope extensions", _envelope(extensions={"com.x.y": BAD}), "/extensions/com.x.y"),
+    (
+        "envelope extensions nested",
+        _envelope(extensions={"com.x.y": {"a": [0, {"b": BAD}]}}),
+        "/extensions/com.x.y/a/1/b",
+    ),
+    ("@context object", _envelope(**{"@context": {"x": BAD}}), "/@context/x"),
+    ("_actors", _envelope(_actors={"editor": {"weight": BAD}}), "/_actors/editor/weight"),
+    (
+        "modification_header member",
+        _envelope(modification_header={"story_version": 3, "x": BAD}),
+        "/modification_header/x",
+    ),
+    (
+        "modification_header history",
+        _envelope(modification_header={"history": [{"v": BAD}]}),
+        "/modification_header/history/0/v",
+    ),
+    ("unknown family", _payload({"x": BAD}, "asset.ingested"), "/payload/x"),
+    (
+        "unknown family nested",
+        _payload({"x": [{"y": BAD}]}, "asset.ingested"),
+        "/payload/x/0/y",
+    ),
+    (
+        "story extensions",
+        _story(extensions={"com.acme.story": {"score": BAD}}),
+        "/payload/extensions/com.acme.story/score",
+    ),
+    ("story_owner object", _story(story_owner={"id": "u1", "n": BAD}), "/payload/story_owner/n"),
+    ("assertion claim", _story(assertions=[ASSERTION]), "/payload/assertions/0/claim/value"),
+    (
+        "delivery_spec member",
+        _story(assets=[{**ASSET, "delivery_spec": {"bitrate": BAD}}]),
+        "/payload/assets/0/delivery_spec/bitrate",
+    ),
+    (
+        "delivery_spec frame_rate",
+        _story(assets=[{**ASSET, "delivery_spec": {"frame_rate": BAD}}]),
+        "/payload/assets/0/delivery_spec/frame_rate",
+    ),
+    (
+        "relation member",
+        _story(relations=[{"relation_type": "follows", "weight": BAD}]),
+        "/payload/relations/0/weight",
+    ),
+    (
+        "relation _history",
+        _story(relations=[{"relation_type": "follows", "_history": [BAD]}]),
+        "/payload/relations/0/_history/0",
+    ),
+    (
+        "collaboration member",
+        _story(collaboration={"lock_status": "open", "x": {"y": BAD}}),
+        "/payload/collaboration/x/y",
+    ),
+    (
+        "collaboration active_editors",
+        _story(collaboration={"active_editors": ["u1", {"load": BAD}]}),
+        "/payload/collaboration/active_editors/1/load",
+    ),
+    (
+        "story_meaning confidence",
+        _story(story_meaning={"confidence": BAD}),
+        "/payload/story_meaning/confidence",
+    ),
+    ("sequence_number", _story(sequence_number=BAD), "/payload/sequence_number"),
+    ("transform params", _telling_params(), "/payload/transforms/0/params/x/y/1"),
+    (
+        "telling extensions",
+        _payload({**TELLING, "extensions": {"com.x.y": BAD}}, "telling.started"),
+        "/payload/extensions/com.x.y",
+    ),
+    (
+        "link extensions",
+        _payload({**LINK, "extensions": {"com.x.y": BAD}}, "link.committed"),
+        "/payload/extensions/com.x.y",
+    ),
+    (
+        "delivery extensions",
+        _payload({**DELIVERY, "extensions": {"com.x.y": BAD}}, "delivery.media_available"),
+        "/payload/extensions/com.x.y",
+    ),
+    (
+        "skill warning extensions",
+        _payload({**WARNING, "extensions": {"com.x.y": BAD}}, "skill.warning.raised"),
+        "/payload/extensions/com.x.y",
+    ),
+]
+IDS = [case for case, _, _ in CASES]
+
+
+def _raw(document: dict[str, Any], token: str) -> str:
+    text = json.dumps(document, ensure_ascii=False)
+    assert text.count(f'"{BAD}"') == 1
+    return text.replace(f'"{BAD}"', token)
+
+
+def _finite(document: dict[str, Any]) -> dict[str, Any]:
+    finite: dict[str, Any] = json.loads(json.dumps(document).replace(f'"{BAD}"', "1"))
+    return finite
+
+
+@pytest.mark.parametrize(("case", "document", "where"), CASES, ids=IDS)
+def test_the_document_is_valid_with_a_finite_number(
+    case: str, document: dict[str, Any], where: str
+) -> None:
+    """The cases differ from a valid message only by the non-finite number."""
+    del case, where
+    finite = _finite(document)
+    verdict = ek.check(json.dumps(finite), spec="som")
+    assert verdict.ok, verdict.violations
+    assert verdict.envelope is not None
+    assert orjson.loads(verdict.envelope.to_json()) == finite
+
+
+@pytest.mark.parametrize("token", TOKENS)
+@pytest.mark.parametrize(("case", "document", "where"), CASES, ids=IDS)
+def test_check_refuses_non_finite_with_its_pointer(
+    case: str, document: dict[str, Any], where: str, token: str
+) -> None:
+    del case
+    verdict = ek.check(_raw(document, token), spec="som")
+    assert not verdict.ok
+    assert verdict.envelope is None
+    assert [(v.rule, v.pointer) for v in verdict.violations] == [
+        (ek.rules.NUMBER_NON_FINITE, where)
+    ]
+
+
+@pytest.mark.parametrize("token", TOKENS)
+@pytest.mark.parametrize(("case", "document", "where"), CASES, ids=IDS)
+def test_both_validators_refuse_non_finite(
+    case: str, document: dict[str, Any], where: str, token: str
+) -> None:
+    del case
+    raw = _raw(document, token)
+    with pytest.raises(ValidationError) as fast:
+        SomEnvelope.model_validate_json(raw)
+    with pytest.raises(ValidationError) as own:
+        SomEnvelope.__pydantic_validator__.validate_json(raw)
+    # NaN is not equal to itself: compare without the inputs.
+    assert fast.value.errors(include_url=False, include_input=False) == own.value.errors(
+        include_url=False, include_input=False
+    )
+    found = violations(own.value, model=SomEnvelope)
+    assert [(v.rule, v.pointer) for v in found] == [(ek.rules.NUMBER_NON_FINITE, where)]
+
+
+@pytest.mark.parametrize(("case", "document", "where"), CASES, ids=IDS)
+def test_python_validation_refuses_non_finite(
+    case: str, document: dict[str, Any], where: str
+) -> None:
+    del case
+    # Python's json.loads reads the tokens as floats: what a producer may well hold.
+    for token in ("NaN", "Infinity", "1e400"):
+        with pytest.raises(ValidationError) as caught:
+            SomEnvelope.model_validate(json.loads(_raw(document, token)))
+        found = violations(caught.value, model=SomEnvelope)
+        assert [(v.rule, v.pointer) for v in found] == [(ek.rules.NUMBER_NON_FINITE, where)]
+
+
+# The members create() takes: the payload and the extensions.
+CREATE_CASES = [
+    case for case in CASES if not {"@context", "_actors", "modification_header"} & set(case[1])
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "document", "where"), CREATE_CASES, ids=[case for case, _, _ in CREATE_CASES]
+)
+def test_create_refuses_non_finite(case: str, document: dict[str, Any], where: str) -> None:
+    del case
+    for token in ("NaN", "Infinity", "1e400"):
+        data = json.loads(_raw(document, token))
+        with pytest.raises(ProducerError, match=rf"number\.non_finite at {re.escape(where)}"):
+            SomEnvelope.create(
+                data["message_type"],
+                data["payload"],
+                extensions=data.get("extensions"),
+                settings=SETTINGS,
+            )
+
+
+def test_create_refuses_non_finite_in_a_model_instance() -> None:
+    story = StoryContext.model_validate(_finite(_story(assertions=[ASSERTION]))["payload"])
+    story.assertions[0].claim["value"] = float("nan")  # type: ignore[index]
+    with pytest.raises(ProducerError, match=r"number\.non_finite at /payload/assertions/0/claim"):
+        SomEnvelope.create("story.context", story, settings=SETTINGS)
+
+
+@pytest.mark.parametrize("value", [0.0, -0.0, 1e308, -1e-308, 2.5e-7, 2**53 - 1])
+def test_finite_numbers_are_kept(value: float) -> None:
+    document = _envelope(extensions={"com.x.y": [value]})
+    verdict = ek.check(json.dumps(document), spec="som")
+    assert verdict.ok, verdict.violations
+    assert verdict.envelope is not None
+    assert orjson.loads(verdict.envelope.to_json()) == document
+
+
+@pytest.mark.parametrize("value", [2**53, 2**63 - 1, 2**63, -(2**70)])
+def test_big_integers_are_not_non_finite(value: int) -> None:
+    """Only NaN and Infinity are number.non_finite; integers are never infinite."""
+    verdict = ek.check(json.dumps(_envelope(extensions={"com.x.y": {"n": value}})), spec="som")
+    assert ek.rules.NUMBER_NON_FINITE not in {v.rule for v in verdict.violations}
+
+
+def test_a_non_finite_string_field_is_a_type_error() -> None:
+    """Where the schema wants a string, NaN is refused as the wrong type it is."""
+    raw = _raw(_story(headline=BAD), "NaN")
+    verdict = ek.check(raw, spec="som")
+    assert [(v.rule, v.pointer) for v in verdict.violations] == [
+        ("story-context.type", "/payload/headline")
+    ]
+
+
+def test_an_escaped_lone_surrogate_is_invalid_json() -> None:
+    raw = json.dumps(_story(headline=BAD)).replace(f'"{BAD}"', '"\\ud800"')
+    assert json.loads(raw)["payload"]["headline"] == "\ud800"  # Python accepts it
+    verdict = ek.check(raw, spec="som")
+    assert [v.rule for v in verdict.violations] == [ek.rules.JSON_INVALID]
