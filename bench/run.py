@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import partial
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import jsonschema
 import jsonschema_rs
@@ -128,41 +128,41 @@ MATRIX_SCHEMAS = {
 # --- the peers ------------------------------------------------------------------------------
 
 
-def official_som_validator() -> Callable[[bytes], bool]:
-    """The SOM tools' way: jsonschema Draft 2020-12, formats asserted, envelope then payload."""
-    checker = jsonschema.Draft202012Validator.FORMAT_CHECKER
-    envelope = jsonschema.Draft202012Validator(SOM_SCHEMAS["envelope"], format_checker=checker)
-    families = {
-        name: jsonschema.Draft202012Validator(schema, format_checker=checker)
-        for name, schema in SOM_SCHEMAS.items()
-    }
+class _Validator(Protocol):
+    def is_valid(self, instance: Any) -> bool: ...
+
+
+def som_validator(
+    build: Callable[[dict[str, Any]], _Validator], parse: Callable[[bytes], Any]
+) -> Callable[[bytes], bool]:
+    """The SOM tools' procedure: envelope schema and wire version, then the family's schema."""
+    envelope = build(SOM_SCHEMAS["envelope"])
+    families = {name: build(schema) for name, schema in SOM_SCHEMAS.items()}
 
     def validate(raw: bytes) -> bool:
-        document = json.loads(raw)
+        document = parse(raw)
         if not envelope.is_valid(document) or document["som_version"] != "1.0.0":
             return False
         family = SOM_FAMILY_BY_TYPE.get(document["message_type"])
         return family is None or families[family].is_valid(document["payload"])
 
     return validate
+
+
+def official_som_validator() -> Callable[[bytes], bool]:
+    """The official tooling's way: jsonschema Draft 2020-12 with formats asserted."""
+    checker = jsonschema.Draft202012Validator.FORMAT_CHECKER
+    return som_validator(
+        lambda schema: jsonschema.Draft202012Validator(schema, format_checker=checker),
+        json.loads,
+    )
 
 
 def rs_som_validator() -> Callable[[bytes], bool]:
-    """The same with jsonschema-rs (parse with its own str entry point + validate)."""
-    envelope = jsonschema_rs.validator_for(SOM_SCHEMAS["envelope"], validate_formats=True)
-    families = {
-        name: jsonschema_rs.validator_for(schema, validate_formats=True)
-        for name, schema in SOM_SCHEMAS.items()
-    }
-
-    def validate(raw: bytes) -> bool:
-        document = orjson.loads(raw)
-        if not envelope.is_valid(document) or document["som_version"] != "1.0.0":
-            return False
-        family = SOM_FAMILY_BY_TYPE.get(document["message_type"])
-        return family is None or families[family].is_valid(document["payload"])
-
-    return validate
+    """The same with jsonschema-rs (orjson parse + validate, formats asserted)."""
+    return som_validator(
+        lambda schema: jsonschema_rs.validator_for(schema, validate_formats=True), orjson.loads
+    )
 
 
 class MsgspecMeta(msgspec.Struct):
