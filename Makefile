@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test lint typecheck pytest bench schemas format clean
+.PHONY: demo test test-compat lint typecheck pytest bench schemas format clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,16 @@ typecheck: $(VENV)/.stamp-dev
 pytest: $(VENV)/.stamp-dev
 	$(BIN)/pytest -q
 
+## test-compat: the test suite under another interpreter, in its own venv, e.g.
+##   make test-compat PYTHON_COMPAT=/path/to/python3.10
+test-compat:
+	@test -n "$(PYTHON_COMPAT)" || { echo "set PYTHON_COMPAT to a python executable"; exit 2; }
+	rm -rf .venv-compat
+	$(PYTHON_COMPAT) -m venv .venv-compat
+	.venv-compat/bin/python -m pip install --quiet --upgrade pip
+	.venv-compat/bin/python -m pip install --quiet -e '.[dev]'
+	.venv-compat/bin/pytest -q -p no:cacheprovider
+
 bench: $(VENV)/.stamp-bench
 	$(BIN)/python bench/run.py
 
@@ -52,4 +62,4 @@ format: $(VENV)/.stamp-dev
 	$(BIN)/ruff check --fix .
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .venv-compat .mypy_cache .pytest_cache .ruff_cache .hypothesis
