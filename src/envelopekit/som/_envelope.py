@@ -124,20 +124,24 @@ _OWN_TYPE_REQUIRED: Final = (TellingEvent, LinkEvent, DeliveryMediaAvailable)
 
 
 class OriginatingSystem(SomModel):
-    """``originating_system``: the system that published the message (whoever publishes stamps it).
+    """``originating_system``: the system that sent the message (renamed from ``source`` in v0.3).
 
-    Attributes:
-        system_id: the publishing system's id (on the bus, one the connection may stamp).
-        system_type: one of the 14 lower-case :data:`SystemType` values.
+    Whoever publishes a message stamps it, so a correction is attributed to the corrector. On the
+    SOM Managed Bus, ``system_id`` must be one the connection may stamp.
     """
 
     __schema_name__: ClassVar[str] = "envelope"
 
     system_id: Str
+    """The sending system's id: a string (empty allowed); SOM 1.0 does not define it further."""
     system_type: SystemType
+    """Classifies the sending system: one of 14 lower-case values (UPPER_SNAKE is refused)."""
     system_name: Str | MISSING = MISSING
+    """The sending system's name, a string; SOM 1.0 does not define it further."""
     vendor: Str | MISSING = MISSING
+    """The sending system's vendor, a string; SOM 1.0 does not define it further."""
     version: Str | MISSING = MISSING
+    """The sending system's version, a string; SOM 1.0 does not define it further."""
 
 
 class ModificationHeader(SomOpenModel):
@@ -146,10 +150,15 @@ class ModificationHeader(SomOpenModel):
     __schema_name__: ClassVar[str] = "envelope"
 
     story_version: Integer | MISSING = MISSING
+    """The story's version number, an integer; non-normatively monotonic."""
     modified_at: DateTimeStr | MISSING = MISSING
+    """RFC 3339 date-time of the modification; SOM 1.0 does not define it further."""
     modified_by: Str | MISSING = MISSING
+    """Who made the modification, a string; SOM 1.0 does not define it further."""
     change_summary: Str | MISSING = MISSING
+    """A summary of the change, a string; SOM 1.0 does not define it further."""
     history: JsonArray | MISSING = MISSING
+    """Version-tracking history: an array, items unconstrained (non-normatively at most 20)."""
 
 
 def _context_value(info: ValidationInfo, key: str) -> Any:
@@ -157,6 +166,14 @@ def _context_value(info: ValidationInfo, key: str) -> Any:
     if isinstance(context, Mapping):
         return context.get(key)
     return None
+
+
+_ENVELOPE_DESCRIPTION: Final = (
+    "A SOM 1.0 message: the envelope, with the payload its `message_type` selects. "
+    "`message_type` is the only parsing discriminator: the payload of one of the ten types with "
+    "a SOM 1.0 schema must match that family's schema; any other `message_type` carries a JSON "
+    "object, unvalidated. `som_version` is 1.0.0."
+)
 
 
 def _envelope_json_schema(schema: dict[str, Any]) -> None:
@@ -167,7 +184,10 @@ def _envelope_json_schema(schema: dict[str, Any]) -> None:
     payload's own ``message_type`` (where its family has one) to the envelope's; any other
     ``message_type`` carries an object, unvalidated. A plain ``oneOf`` of the families and the
     unknown-family object would refuse every valid known message (it matches both).
+
+    The class docstring documents the Python API; the schema gets the wire-level description.
     """
+    schema["description"] = _ENVELOPE_DESCRIPTION
     properties = schema["properties"]
     properties["som_version"]["const"] = SOM_VERSION
     payload = properties["payload"]
@@ -220,18 +240,42 @@ class SomEnvelope(SomModel):
     __false_schema__: ClassVar[frozenset[str]] = frozenset({"source", "signature"})
 
     som_version: SomVersion
+    (
+        "The schema pack version the payload conforms to — 1.0.0 for SOM 1.0. Pre-1.0 values "
+        "(0.3.2 and earlier) are not conformant to this specification; see "
+        "spec/migration-from-v0.3.2.md. Informative, never a parsing discriminator — message_type "
+        "identifies the payload family."
+    )
     message_id: UuidStr
+    """UUIDv7, time-ordered"""
     correlation_id: UuidStr
+    """Required as of v0.3 (decision #18); links all messages about the same story lifecycle"""
     causation_id: UuidStr | MISSING = MISSING
+    """Optional; ID of the message that directly caused this one"""
     message_type: MessageType
+    (
+        "Selects the payload's schema and is the only parsing discriminator: lower-case and "
+        "dotted; a value with no SOM 1.0 schema carries an unvalidated object payload."
+    )
     timestamp: DateTimeStr
+    (
+        "Microsecond precision recommended. Skill-output timestamp lives HERE, not in the payload "
+        "(decision #18)"
+    )
     originating_system: OriginatingSystem
+    """The system that sent the message (renamed from ``source``); whoever publishes stamps it."""
     topic: Topic
+    """Required per the #18 envelope lock"""
     modification_header: ModificationHeader | MISSING = MISSING
+    """On snapshot-style messages such as story.context"""
     actors: JsonObject | MISSING = Field(MISSING, alias="_actors")
+    """Key-value map of short-key actor lookups"""
     payload: SomPayload
+    """The message's content: a JSON object, validated by the schema ``message_type`` selects."""
     extensions: Extensions | MISSING = MISSING
+    """Vendor fields, reverse-domain namespaced (com.{vendor}.*); consumers ignore-if-unknown"""
     context: StringOrObject | MISSING = Field(MISSING, alias="@context")
+    """JSON-LD context — DEFERRED in v0.3 (decision #18); permitted for forward compatibility"""
 
     # --- validation --------------------------------------------------------------------------
 

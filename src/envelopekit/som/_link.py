@@ -24,8 +24,11 @@ class Withdrawal(_Link):
     """``withdrawn``: who withdrew the link, and when."""
 
     withdrawn_by: Str
+    """Who withdrew the link, a string."""
     withdrawn_at: DateTimeStr
+    """RFC 3339 date-time the link was withdrawn."""
     reason: Str | MISSING = MISSING
+    """Why the link was withdrawn, a string."""
 
 
 class LinkEvent(_Link):
@@ -53,14 +56,23 @@ class LinkEvent(_Link):
     )
 
     message_type: LinkMessageType
+    """Which link event: link.committed, link.gate_changed or link.withdrawn."""
     link_id: UuidStr
+    """The link's id, a UUID."""
     asset_id: Str
+    """The linked asset's id, a string."""
     destination_id: Str
+    """The linked destination's id, a string."""
     committed_by: Str | MISSING = MISSING
+    """Who committed the link, a string; required on link.committed."""
     committed_at: DateTimeStr | MISSING = MISSING
+    """RFC 3339 date-time the link was committed; required on link.committed."""
     compliance_gate_status: Literal["PENDING", "CLEARED", "BLOCKED"]
+    """The link's compliance gate status: PENDING, CLEARED or BLOCKED."""
     withdrawn: Withdrawal | MISSING = MISSING
+    """Who withdrew the link, and when; required on link.withdrawn, refused on the other two."""
     extensions: Extensions | MISSING = MISSING
+    """Vendor fields, reverse-domain namespaced (com.{vendor}.*); consumers ignore-if-unknown"""
 
     @model_validator(mode="after")
     def _conditionals(self) -> LinkEvent:

@@ -40,16 +40,28 @@ class TransformActor(_Telling):
     """``transforms[].applied_by``: the audit actor shape."""
 
     actor_id: Str
+    """The actor's id, a string."""
     actor_type: Str
+    """The kind of actor, a string."""
 
 
 class Transform(_Telling):
     """``transforms[]``: an edge reshape applied to the telling (append-only, ordered)."""
 
     transform_type: TransformType
+    (
+        "Governed-but-extensible registry (same model as Platform / framing_treatment); seed "
+        "values CROP / TRIM / CAPTION_BURN; vendor values x-lowercase."
+    )
     params: JsonObject | MISSING = MISSING
+    (
+        "Per-type payload (not generic from/to): CROP {aspect_ratio | geometry}, TRIM "
+        "{time_range}, CAPTION_BURN {caption_ref | style}. Shapes settle with the registry."
+    )
     applied_by: TransformActor
+    """Audit actor shape (shared convention)."""
     applied_at: DateTimeStr
+    """RFC 3339 date-time the transform was applied."""
 
 
 class TellingEvent(_Telling):
@@ -80,13 +92,30 @@ class TellingEvent(_Telling):
     )
 
     message_type: TellingMessageType
+    (
+        "Which telling event: telling.started, telling.ended or telling.exposed; it decides which "
+        "exposure times are required."
+    )
     telling_id: UuidStr
+    """The telling's id, a UUID."""
     link_id: UuidStr
+    """The link this Telling followed from — referenced, not duplicated"""
     exposure_start: DateTimeStr | MISSING = MISSING
+    (
+        "RFC 3339 date-time the exposure started (immutable, event-stamped); required on "
+        "telling.started and telling.exposed."
+    )
     exposure_end: DateTimeStr | MISSING = MISSING
+    (
+        "RFC 3339 date-time the exposure ended (immutable, event-stamped); required on "
+        "telling.ended and telling.exposed, refused on telling.started."
+    )
     scheduled_start: DateTimeStr | MISSING = MISSING
+    """Mutable intended-air; never used to derive on-air state"""
     extensions: Extensions | MISSING = MISSING
+    """Vendor fields, reverse-domain namespaced (com.{vendor}.*); consumers ignore-if-unknown"""
     transforms: list[Transform] | MISSING = MISSING
+    """Application-ordered, append-only edge reshapes on this telling; none of them new media."""
 
     @model_validator(mode="after")
     def _exposure(self) -> TellingEvent:

@@ -61,6 +61,11 @@ __all__ = [
 
 # --- bases -------------------------------------------------------------------------------------
 
+# Every SOM field has a docstring: it is the property's description in the generated schema, the
+# official schema's text verbatim where it has one. A docstring too long for a line is written as a
+# parenthesised run of string literals (one string to Python), so the description stays one line
+# of text, as the official schemas write it.
+
 
 class SomModel(WireModel):
     """A closed SOM object (``additionalProperties: false``)."""
