@@ -48,6 +48,12 @@ def consume(refused: Violation | None, fixture: str) -> str:
     return "decode"
 
 
+def assert_reconciled(envelope: BabelEnvelope, reconciled: BabelEnvelope, expected: int) -> None:
+    """Only the transport counter moves; the message is otherwise the one received."""
+    assert reconciled.attempts == expected
+    assert reconciled.to_wire() == {**envelope.to_wire(), "attempts": expected}
+
+
 def envelope_with_attempts(fixture: str, attempts: int) -> BabelEnvelope:
     """The manifest's fixture as a consumer decodes it, carrying ``attempts`` in its body."""
     base = BabelEnvelope.model_validate_json(fixture_bytes(fixture))

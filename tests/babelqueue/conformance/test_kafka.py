@@ -9,6 +9,7 @@ import pytest
 from envelopekit.babelqueue import BabelEnvelope, kafka
 from tests.babelqueue.conformance._gate import (
     ABSENT,
+    assert_reconciled,
     case_value,
     consume,
     envelope_with_attempts,
@@ -40,9 +41,7 @@ def test_attempts_reconciliation(case: dict[str, Any]) -> None:
     header = case["header_attempts"]
     headers = [] if header is None else [("bq-attempts", str(header).encode("utf-8"))]
     assert kafka.attempts(case["body_attempts"], header) == case["expected_attempts"]
-    reconciled = kafka.reconcile(envelope, headers)
-    assert reconciled.attempts == case["expected_attempts"]
-    assert reconciled.to_wire() == {**envelope.to_wire(), "attempts": case["expected_attempts"]}
+    assert_reconciled(envelope, kafka.reconcile(envelope, headers), case["expected_attempts"])
 
 
 @pytest.mark.parametrize("case", GATE_CASES, ids=gate_ids(GATE_CASES))

@@ -11,7 +11,7 @@ from .._envelope import BabelEnvelope
 from .._meta import SCHEMA_VERSION
 from .._urn import is_blank
 
-__all__ = ["E", "parse_count", "rejected", "text_gate", "with_attempts"]
+__all__ = ["E", "max_with_count", "parse_count", "rejected", "text_gate", "with_attempts"]
 
 E = TypeVar("E", bound=BabelEnvelope[Any])
 
@@ -37,6 +37,17 @@ def parse_count(raw: object) -> int | None:
         value = int(raw)
         return value if value <= _COUNT_MAX else None
     return None
+
+
+def max_with_count(body_attempts: int, raw_count: object, *, one_based: bool) -> int:
+    """``max(body, count)`` for a broker's 0-based delivery count (``count - 1`` for a 1-based one).
+
+    An absent or garbage count leaves the body's ``attempts``: it is never lowered.
+    """
+    count = parse_count(raw_count)
+    if count is None:
+        return body_attempts
+    return max(body_attempts, count - 1 if one_based else count)
 
 
 def text_gate(raw: object, where: str) -> Violation | None:

@@ -12,7 +12,7 @@ from typing import Any, Final, TypedDict
 
 from ..._violations import Violation
 from .._envelope import BabelEnvelope
-from ._common import E, parse_count, text_gate, with_attempts
+from ._common import E, max_with_count, text_gate, with_attempts
 
 __all__ = [
     "APP_ID",
@@ -66,10 +66,7 @@ def attempts(body_attempts: int, delivery_count: object) -> int:
 
     (Over JMS, pass ``JMSXDeliveryCount - 1``: that property is 1-based.)
     """
-    count = parse_count(delivery_count)
-    if count is None:
-        return body_attempts
-    return max(body_attempts, count)
+    return max_with_count(body_attempts, delivery_count, one_based=False)
 
 
 def reconcile(envelope: E, delivery_count: object) -> E:

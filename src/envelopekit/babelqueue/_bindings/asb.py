@@ -17,7 +17,7 @@ from typing import Any, Final, TypedDict
 from ..._violations import Violation
 from .._envelope import BabelEnvelope
 from .._meta import SCHEMA_VERSION
-from ._common import E, parse_count, rejected, text_gate, with_attempts
+from ._common import E, max_with_count, rejected, text_gate, with_attempts
 
 __all__ = ["SCHEMA_VERSION_PROPERTY", "AsbMessage", "attempts", "gate", "project", "reconcile"]
 
@@ -57,10 +57,7 @@ def project(envelope: BabelEnvelope[Any]) -> AsbMessage:
 
 def attempts(body_attempts: int, delivery_count: object) -> int:
     """``max(body, DeliveryCount - 1)``: DeliveryCount is 1-based; 0 or 1 keeps the body's count."""
-    count = parse_count(delivery_count)
-    if count is None:
-        return body_attempts
-    return max(body_attempts, count - 1)
+    return max_with_count(body_attempts, delivery_count, one_based=True)
 
 
 def reconcile(envelope: E, delivery_count: object) -> E:

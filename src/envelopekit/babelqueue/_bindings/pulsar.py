@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from ..._violations import Violation
 from .._envelope import BabelEnvelope
-from ._common import E, parse_count, text_gate, with_attempts
+from ._common import E, max_with_count, text_gate, with_attempts
 
 __all__ = ["SCHEMA_VERSION_PROPERTY", "attempts", "gate", "project", "reconcile"]
 
@@ -40,10 +40,7 @@ def project(envelope: BabelEnvelope[Any]) -> dict[str, str]:
 
 def attempts(body_attempts: int, redelivery_count: object) -> int:
     """``max(body, RedeliveryCount)``: the count is 0-based, so there is no ``- 1``."""
-    count = parse_count(redelivery_count)
-    if count is None:
-        return body_attempts
-    return max(body_attempts, count)
+    return max_with_count(body_attempts, redelivery_count, one_based=False)
 
 
 def reconcile(envelope: E, redelivery_count: object) -> E:

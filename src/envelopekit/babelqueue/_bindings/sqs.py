@@ -17,7 +17,7 @@ from typing import Any, Final, Literal, TypedDict
 
 from ..._violations import Violation
 from .._envelope import BabelEnvelope
-from ._common import E, parse_count, text_gate, with_attempts
+from ._common import E, max_with_count, text_gate, with_attempts
 
 __all__ = ["SCHEMA_VERSION_ATTRIBUTE", "SqsAttribute", "attempts", "gate", "project", "reconcile"]
 
@@ -52,10 +52,7 @@ def attempts(body_attempts: int, approximate_receive_count: object) -> int:
         approximate_receive_count: the SQS system attribute, a decimal string (``"3"``) as boto3
             returns it, an int, or ``None`` when not requested.
     """
-    count = parse_count(approximate_receive_count)
-    if count is None:
-        return body_attempts
-    return max(body_attempts, count - 1)
+    return max_with_count(body_attempts, approximate_receive_count, one_based=True)
 
 
 def reconcile(envelope: E, approximate_receive_count: object) -> E:
