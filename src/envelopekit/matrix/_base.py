@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AfterValidator, ConfigDict, Field, JsonValue, PlainValidator, WithJsonSchema
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    PlainValidator,
+    WithJsonSchema,
+)
 from pydantic_core import PydanticCustomError
 from typing_extensions import Self
 
@@ -19,6 +27,7 @@ __all__ = [
     "LamportValue",
     "MxModel",
     "TrueConst",
+    "WireNames",
     "number_warnings",
     "unsafe_integer",
 ]
@@ -98,11 +107,13 @@ def unsafe_integer(value: int, at: str) -> list[Violation]:
     return []
 
 
-class MxModel(WireModel):
-    """Base of the three Matrix schema models: wire-name parsing and ``to_json``."""
+class WireNames(BaseModel):
+    """Strict and frozen; snake_case names in Python, the camelCase aliases on the wire.
 
-    __schema_name__: ClassVar[str] = ""
-    # Subclasses set only `extra`; pydantic and its mypy plugin both merge the base config.
+    The base of every Matrix model, the envelopes and the payload conventions alike. Subclasses
+    set only ``extra``: pydantic and its mypy plugin both merge the base config.
+    """
+
     model_config = ConfigDict(
         strict=True,
         frozen=True,
@@ -110,6 +121,12 @@ class MxModel(WireModel):
         validate_by_alias=True,
         serialize_by_alias=True,
     )
+
+
+class MxModel(WireModel, WireNames):
+    """Base of the three Matrix schema models: wire-name parsing and ``to_json``."""
+
+    __schema_name__: ClassVar[str] = ""
 
     @classmethod
     def model_validate_json(

@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated, Generic
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 from typing_extensions import TypeVar
 
 from .._compat import MISSING
-from ._base import JsonData, TrueConst
+from ._base import JsonData, TrueConst, WireNames
 
 __all__ = ["IdempotencyKey", "Page", "SuccessPayload", "WriteArgs"]
 
@@ -32,21 +32,14 @@ IdempotencyKey = Annotated[str, Field(strict=True)]
 """A caller-supplied key that makes a write safe to retry (the same key is applied once)."""
 
 
-class SuccessPayload(BaseModel):
+class SuccessPayload(WireNames):
     """A successful result, ``{ok: true, ...result}``.
 
     Open: result fields the model does not name are kept in ``model_extra``. Subclass it to
     type an op's result fields (and set ``extra="forbid"`` there if the op's result is closed).
     """
 
-    model_config = ConfigDict(
-        strict=True,
-        frozen=True,
-        validate_by_name=True,
-        validate_by_alias=True,
-        serialize_by_alias=True,
-        extra="allow",
-    )
+    model_config = ConfigDict(extra="allow")
 
     ok: TrueConst
     """Always ``true`` (required: a payload without ``ok`` does not follow the convention)."""
@@ -81,21 +74,14 @@ class Page(SuccessPayload, Generic[ItemT]):
         return self.cursor is not MISSING
 
 
-class WriteArgs(BaseModel):
+class WriteArgs(WireNames):
     """The arguments of a write op: subclass it and add the op's fields.
 
     Closed by default, like the request envelope; the ``idempotencyKey`` lets the handler apply
     a retried write once (matrix.md §4.3: same key, op, caller and iface means the same write).
     """
 
-    model_config = ConfigDict(
-        strict=True,
-        frozen=True,
-        validate_by_name=True,
-        validate_by_alias=True,
-        serialize_by_alias=True,
-        extra="forbid",
-    )
+    model_config = ConfigDict(extra="forbid")
 
     idempotency_key: IdempotencyKey | MISSING = Field(default=MISSING, alias="idempotencyKey")
     """Optional caller-supplied key for retry-safe writes."""
