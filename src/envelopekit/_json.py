@@ -15,10 +15,9 @@ import re
 from typing import Any, Final
 
 import orjson
-from pydantic_core import PydanticCustomError
 
 from . import rules
-from ._violations import Violation, pointer, violation
+from ._violations import Violation, as_pydantic_error, pointer, violation
 
 __all__ = [
     "dumps",
@@ -156,7 +155,7 @@ def refuse_non_finite(value: Any) -> Any:
     if needs_scan(value):
         for found in scan_numbers(value, "")[0]:
             if found.rule == rules.NUMBER_NON_FINITE:
-                raise PydanticCustomError(found.rule, found.message, {"pointer": found.pointer})
+                raise as_pydantic_error(found)
     return value
 
 

@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import Any, Generic, TypeVar, Union
 
 from pydantic import BaseModel, Discriminator, ValidationError
-from pydantic_core import ErrorDetails
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from . import rules
 from ._compat import MISSING
@@ -18,7 +18,7 @@ from ._formats import FORMAT_BY_PATTERN
 from ._model import WireModel, model_named
 from .rules import Source
 
-__all__ = ["Verdict", "Violation", "pointer", "violation", "violations"]
+__all__ = ["Verdict", "Violation", "as_pydantic_error", "pointer", "violation", "violations"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -91,6 +91,11 @@ def violation(rule: str, pointer: str, message: str) -> Violation:
     if not rules.is_rule(rule):
         raise ValueError(f"{rule!r} is not in the rule catalogue")
     return Violation(rule, pointer, message, rules.source_of(rule))
+
+
+def as_pydantic_error(found: Violation) -> PydanticCustomError:
+    """The error a validator raises so that the mapper reports ``found`` (rule and pointer)."""
+    return PydanticCustomError(found.rule, found.message, {"pointer": found.pointer})
 
 
 # --- pydantic error type -> JSON Schema keyword --------------------------------------------------

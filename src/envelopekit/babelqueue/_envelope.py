@@ -19,7 +19,7 @@ from .._ids import now_ms, uuid4
 from .._json import INT64_MAX, dumps, needs_scan, scan_numbers
 from .._model import WireModel, attach_warnings, attached_warnings
 from .._settings import Settings, get_settings
-from .._violations import Violation, violation
+from .._violations import Violation, as_pydantic_error, violation
 from ._dead_letter import DeadLetter, DeadLetterReason
 from ._forbidden import FORBIDDEN_META_KEYS, FORBIDDEN_TOP_LEVEL_KEYS
 from ._meta import SCHEMA_VERSION, BabelMeta
@@ -104,14 +104,8 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         extra = self.__pydantic_extra__
         meta_extra = meta.__pydantic_extra__
         dead_letter = fields["dead_letter"]
-        if dead_letter is not MISSING and dead_letter.__pydantic_extra__:
-            # Rare (only on a dead-letter queue): its unknown keys follow the same number rules.
-            errors, unsafe = scan_numbers(dead_letter.__pydantic_extra__, "/dead_letter")
-            if errors:
-                first = errors[0]
-                raise PydanticCustomError(first.rule, first.message, {"pointer": first.pointer})
-            if unsafe:
-                attach_warnings(self, unsafe)
+        # Unknown keys of the dead_letter block (only on a dead-letter queue) follow the rules too.
+        dead_extra = None if dead_letter is MISSING else dead_letter.__pydantic_extra__
         data = fields["data"]
         if type(data) is not dict:
             data = data.model_dump() if isinstance(data, BaseModel) else data
@@ -119,14 +113,19 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         if (
             extra
             or meta_extra
+            or dead_extra
             or needs_scan(data)
             or meta.__dict__["created_at"] < _SECONDS_THRESHOLD
         ):
-            self._noted(data, extra, meta_extra)
+            self._noted(data, extra, meta_extra, dead_extra)
         return self
 
     def _noted(
-        self, data: Any, extra: dict[str, Any] | None, meta_extra: dict[str, Any] | None
+        self,
+        data: Any,
+        extra: dict[str, Any] | None,
+        meta_extra: dict[str, Any] | None,
+        dead_extra: dict[str, Any] | None,
     ) -> None:
         """The rarer half of `_consume`: unknown or forbidden keys, numbers to report."""
         noted: list[Violation] = []
@@ -135,14 +134,14 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         if meta_extra:
             _drop_forbidden(meta_extra, FORBIDDEN_META_KEYS, "/meta", noted)
         errors: list[Violation] = []
-        for value, base in ((data, "/data"), (extra, ""), (meta_extra, "/meta")):
+        parts = ((data, "/data"), (extra, ""), (meta_extra, "/meta"), (dead_extra, "/dead_letter"))
+        for value, base in parts:
             if value and needs_scan(value):
                 more_errors, unsafe = scan_numbers(value, base)
                 errors += more_errors
                 noted += unsafe
         if errors:
-            first = errors[0]
-            raise PydanticCustomError(first.rule, first.message, {"pointer": first.pointer})
+            raise as_pydantic_error(errors[0])
         created_at = self.meta.created_at
         if created_at < _SECONDS_THRESHOLD:
             noted.append(

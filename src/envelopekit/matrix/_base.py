@@ -19,7 +19,7 @@ from typing_extensions import Self
 from .. import rules
 from .._json import INT64_MAX, dumps, needs_scan, scan_numbers
 from .._model import WireModel
-from .._violations import Violation, violation
+from .._violations import Violation, as_pydantic_error, violation
 
 __all__ = [
     "FalseConst",
@@ -41,8 +41,7 @@ def _json_numbers(value: JsonValue) -> JsonValue:
         return value
     errors, _ = scan_numbers(value, "")
     if errors:
-        first = errors[0]
-        raise PydanticCustomError(first.rule, first.message, {"pointer": first.pointer})
+        raise as_pydantic_error(errors[0])
     return value
 
 
