@@ -5,9 +5,8 @@ from __future__ import annotations
 import abc
 import importlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, overload
 
-from pydantic import BaseModel
 from pydantic_core import from_json
 
 from . import rules
@@ -25,8 +24,6 @@ __all__ = ["SPECS", "Raw", "Spec", "SpecName", "check", "detect", "spec_named"]
 Raw = bytes | bytearray | memoryview | str
 SpecName = Literal["babelqueue", "som", "matrix"]
 SPECS: tuple[SpecName, ...] = ("babelqueue", "som", "matrix")
-
-M = TypeVar("M", bound=BaseModel)
 
 
 class Spec(abc.ABC):
