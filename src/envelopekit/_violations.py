@@ -120,7 +120,9 @@ _KEYWORD_BY_ERROR_TYPE: dict[str, str] = {
 
 _FORMAT_MESSAGES = {
     "format.uuid": "Not a UUID in its 8-4-4-4-12 hexadecimal form.",
-    "format.date-time": "Not an RFC 3339 date-time (YYYY-MM-DDThh:mm:ss[.f](Z|±hh:mm)).",
+    "format.date-time": (
+        "Not an RFC 3339 date-time on a real calendar day (YYYY-MM-DDThh:mm:ss[.f](Z|±hh:mm))."
+    ),
 }
 
 

@@ -331,7 +331,8 @@ class SomEnvelope(SomModel):
                     {"message_type": self.message_type, "pointer": "/message_type"},
                 )
             return self
-        own = getattr(payload, "message_type", MISSING)
+        # A family without the field would send `getattr` through pydantic's slow miss path.
+        own = payload.__dict__.get("message_type", MISSING)
         if own is not MISSING and own != self.message_type:
             raise PydanticCustomError(
                 rules.PAYLOAD_MESSAGE_TYPE_MISMATCH,

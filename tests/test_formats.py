@@ -1,0 +1,96 @@
+"""The lossless string formats: the calendar-exact date-time pattern against the calendar."""
+
+from __future__ import annotations
+
+import datetime
+import re
+
+import orjson
+import pytest
+from pydantic import TypeAdapter, ValidationError
+
+from envelopekit._formats import DATE_TIME_PATTERN, UUID_PATTERN, DateTimeStr, UuidStr
+
+DATE_TIME = TypeAdapter(DateTimeStr)
+UUID = TypeAdapter(UuidStr)
+
+# Every kind of year the leap rule distinguishes, and the ends of the four-digit range.
+YEARS = sorted(
+    {*range(0, 13), *range(96, 105), *range(396, 405), *range(1896, 1905), *range(1996, 2005)}
+    | {*range(2096, 2105), *range(2396, 2405), *range(9990, 10000), 1583, 1700, 1800, 2026}
+)
+
+
+def real_day(year: int, month: int, day: int) -> bool:
+    try:
+        datetime.date(year, month, day)
+    except ValueError:
+        return False
+    return True
+
+
+def accepted(value: str) -> bool:
+    try:
+        DATE_TIME.validate_json(orjson.dumps(value))
+    except ValidationError as exc:
+        (error,) = exc.errors()
+        assert error["type"] == "string_pattern_mismatch"
+        assert error["ctx"]["pattern"] == DATE_TIME_PATTERN
+        return False
+    return True
+
+
+@pytest.mark.parametrize("year", YEARS)
+def test_date_time_accepts_exactly_the_real_days(year: int) -> None:
+    python_re = re.compile(DATE_TIME_PATTERN)
+    for month in range(0, 14):
+        for day in range(0, 33):
+            value = f"{year:04d}-{month:02d}-{day:02d}T10:00:00Z"
+            expected = real_day(year, month, day)
+            # pydantic's Rust engine and an ECMA-style engine (the published schema's readers).
+            assert accepted(value) is expected, value
+            assert (python_re.fullmatch(value) is not None) is expected, value
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2026-09-11T16:41:00Z",
+        "2026-09-11t16:41:00z",
+        "2026-09-11T16:41:00.000000Z",
+        "2024-02-29T23:59:59+14:00",
+        "2000-02-29T00:00:00-00:00",
+        "0001-01-01T00:00:00Z",
+        "9999-12-31T23:59:59.999Z",
+    ],
+)
+def test_date_time_accepts_and_keeps_the_wire_text(value: str) -> None:
+    assert DATE_TIME.validate_json(f'"{value}"') == value
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2026-09-11 16:41:00Z",  # a space for T
+        "2026-09-11T16:41:00",  # no offset
+        "2026-09-11T16:41:60Z",  # a leap second
+        "2026-09-11T24:00:00Z",
+        "2026-09-11T16:41:00+0100",  # an offset without its colon
+        "2026-09-11T16:41:00Z\n",
+        "0000-01-01T00:00:00Z",  # year zero
+        "1900-02-29T00:00:00Z",  # divisible by 100, not by 400
+        "2026-9-11T16:41:00Z",
+        "２０２６-09-11T16:41:00Z",  # non-ASCII digits
+    ],
+)
+def test_date_time_refuses(value: str) -> None:
+    assert not accepted(value)
+
+
+def test_uuid_is_kept_as_sent_in_either_case() -> None:
+    value = "7B3F1D2E-9b4c-4a8d-BC1E-0f5a6b7c8d90"
+    assert UUID.validate_json(f'"{value}"') == value
+    assert re.fullmatch(UUID_PATTERN, value)
+    for bad in ("{7b3f1d2e-9b4c-4a8d-bc1e-0f5a6b7c8d90}", "7b3f1d2e9b4c4a8dbc1e0f5a6b7c8d90"):
+        with pytest.raises(ValidationError):
+            UUID.validate_json(f'"{bad}"')
