@@ -56,7 +56,8 @@ def dumps(obj: Any) -> bytes:
         return _stdlib_encoder.encode(obj).encode("utf-8")
     # Only a float below 1e-4 makes orjson spell a number differently from Python (`1e-7`,
     # `0.00001`); a string holding the same bytes merely takes the equally exact slow path.
-    if b"0.0000" in out or _SHORT_NEGATIVE_EXPONENT.search(out):
+    # `find`, not `in`: `bytes in bytes` first tries the needle as an int and clears a TypeError.
+    if out.find(b"0.0000") != -1 or _SHORT_NEGATIVE_EXPONENT.search(out):
         return _stdlib_encoder.encode(obj).encode("utf-8")
     return out
 

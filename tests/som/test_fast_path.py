@@ -59,6 +59,15 @@ def _variants(document: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     if isinstance(document.get("som_version"), str):
         yield "som_version 1.4.2", {**document, "som_version": "1.4.2"}
     yield "unknown type", {**document, "message_type": "asset.ingested", "topic": "som.asset"}
+    payload = document.get("payload")
+    if isinstance(payload, dict) and "message_type" in payload:
+        # The fast path leaves the payload/envelope agreement to its caller.
+        for other in ("telling.ended", "link.gate_changed", "link.withdrawn"):
+            if payload["message_type"] != other:
+                yield (
+                    f"payload says {other}",
+                    {**document, "payload": {**payload, "message_type": other}},
+                )
 
 
 def _duplicated(document: dict[str, Any]) -> Iterator[tuple[str, str]]:
@@ -159,6 +168,24 @@ def test_the_fast_validator_hands_back_what_it_does_not_accept() -> None:
     assert fast.validate_json(json.dumps({**document, "payload": {}})) is None
     env = SomEnvelope.model_validate_json(json.dumps(unknown))
     assert isinstance(env.payload, UnvalidatedPayload)
+
+
+def test_what_the_fast_validator_narrows_or_leaves_out_goes_to_the_model() -> None:
+    fast = _fast_validator()
+    assert fast is not None
+    link = next(p for p in positive_files() if label(p) == "link/committed.json")
+    document = positive_envelope(link)
+    # The payload/envelope agreement is left to the caller.
+    other = {**document, "payload": {**document["payload"], "message_type": "link.gate_changed"}}
+    assert isinstance(fast.validate_json(json.dumps(other)), SomEnvelope)
+    with pytest.raises(ValidationError) as caught:
+        SomEnvelope.model_validate_json(json.dumps(other))
+    assert {e["type"] for e in caught.value.errors()} == {"payload.message_type_mismatch"}
+    # Only the current wire version is taken; another needs the version mode.
+    minor = json.dumps({**document, "som_version": "1.0.1"})
+    assert fast.validate_json(minor, context={"som_version_mode": "tolerant"}) is None
+    tolerant = SomEnvelope.model_validate_json(minor, context={"som_version_mode": "tolerant"})
+    assert tolerant.som_version == "1.0.1"
 
 
 def test_the_corpus_is_large_and_varied() -> None:

@@ -30,7 +30,7 @@ from pydantic import (
     model_validator,
 )
 from pydantic.config import ExtraValues
-from pydantic_core import PydanticCustomError, SchemaValidator
+from pydantic_core import PydanticCustomError, SchemaValidator, core_schema
 from typing_extensions import Self
 
 from .. import rules
@@ -360,16 +360,24 @@ class SomEnvelope(SomModel):
         """
         __tracebackhide__ = True
         if cls is SomEnvelope and by_alias is None and by_name is None:
-            fast = _fast_validator()
+            fast = _FAST[0] if _FAST else _fast_validator()
             if fast is not None:
                 try:
-                    found = fast.validate_json(
-                        json_data, strict=strict, extra=extra, context=context
+                    # Keyword arguments cost a Rust call more than the check does.
+                    found = (
+                        fast.validate_json(json_data)
+                        if strict is None and extra is None and context is None
+                        else fast.validate_json(
+                            json_data, strict=strict, extra=extra, context=context
+                        )
                     )
                 except ValidationError:  # not JSON: the model's validator reports it below
                     found = None
                 if found is not None:
-                    return found  # type: ignore[no-any-return]
+                    # `_payload_agrees`, left out of the fast validator: cheaper checked here.
+                    own = found.payload.__dict__.get("message_type", MISSING)
+                    if own is MISSING or own == found.message_type:
+                        return found  # type: ignore[no-any-return]
         return super().model_validate_json(
             json_data,
             strict=strict,
@@ -571,7 +579,17 @@ _FAST: list[SchemaValidator | None] = []
 def _fast_validator() -> SchemaValidator | None:
     """The Rust-dispatching validator of :mod:`._fast`, built on first use."""
     if not _FAST:
-        _FAST.append(dispatching_validator(SomEnvelope, "payload", "message_type", PAYLOAD_MODELS))
+        validator = dispatching_validator(
+            SomEnvelope,
+            "payload",
+            "message_type",
+            PAYLOAD_MODELS,
+            # Only the current wire version takes the fast path: the others need the mode.
+            narrowed={"som_version": core_schema.literal_schema([SOM_VERSION])},
+            # Checked by the caller on the result; a Python hook costs more when Rust calls it.
+            dropped=["_payload_agrees"],
+        )
+        _FAST.append(validator)
     return _FAST[0]
 
 

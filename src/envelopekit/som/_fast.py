@@ -14,11 +14,16 @@ is then validated in one pass, in JSON mode, with no Python between the envelope
 payload. It is only ever a fast path: a message it rejects (or an unknown ``message_type``,
 which it has no choice for) is validated again by the model's own validator, so errors,
 their locations and every verdict are the model's own.
+
+Being only a fast path, it may also accept less than the model: a field can be *narrowed* to
+the value nearly every message carries (so a Python validator that only matters for the other
+values is not called), and a model validator can be *left out* when the caller checks what it
+checks on the result. Either way what it accepts, the model accepts with the same result.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -53,6 +58,36 @@ def _with_field(node: dict[str, Any], field: str, choice: CoreSchema) -> dict[st
     return None
 
 
+def _narrowed(
+    node: dict[str, Any], fields: Mapping[str, CoreSchema], dropped: Collection[Any]
+) -> dict[str, Any] | None:
+    """``node`` with ``fields`` re-typed and the model validators in ``dropped`` taken out."""
+    kind = node.get("type")
+    if (
+        kind in ("function-after", "function-before", "function-wrap")
+        and node["function"]["function"] in dropped
+    ):
+        inner = dict(node["schema"])
+        inner.pop("ref", None)
+        return _narrowed(inner, fields, dropped)
+    copy = dict(node)
+    if kind == "model-fields":
+        retyped = dict(copy["fields"])
+        for name, schema in fields.items():
+            if name not in retyped:
+                return None
+            retyped[name] = {**retyped[name], "schema": schema}
+        copy["fields"] = retyped
+        return copy
+    if kind in _WRAPPERS and isinstance(copy.get("schema"), dict):
+        found = _narrowed(copy["schema"], fields, dropped)
+        if found is None:
+            return None
+        copy["schema"] = found
+        return copy
+    return None
+
+
 def _field_choices(node: dict[str, Any], field: str) -> dict[Any, Any] | None:
     """The choices of the tagged union ``field`` is validated with (under its wrap validator)."""
     while node.get("type") in _WRAPPERS and node.get("type") != "model-fields":
@@ -71,12 +106,29 @@ def _field_choices(node: dict[str, Any], field: str) -> dict[Any, Any] | None:
 
 
 def dispatching_validator(
-    model: type[BaseModel], field: str, discriminator: str, tags: Iterable[str]
+    model: type[BaseModel],
+    field: str,
+    discriminator: str,
+    tags: Iterable[str],
+    *,
+    narrowed: Mapping[str, CoreSchema] | None = None,
+    dropped: Collection[str] = (),
 ) -> SchemaValidator | None:
     """A validator of ``model`` whose ``field`` is typed by the input's ``discriminator`` key.
 
-    Returns ``None`` when the model's schema is not the expected shape (the caller then uses
-    the model's own validator only).
+    Args:
+        model: the model; its own core schema is the starting point.
+        field: the field whose schema is a tagged union under a wrap validator.
+        discriminator: the input key whose value picks the union's choice.
+        tags: the values of ``discriminator`` the fast path takes.
+        narrowed: fields re-typed for the fast path only; each schema must accept a subset of
+            what the field's own schema accepts, with the same result.
+        dropped: names of the model's own ``model_validator``s to leave out; the caller checks
+            their rules on the result.
+
+    Returns:
+        The validator, or ``None`` when the model's schema is not the expected shape (the
+        caller then uses the model's own validator only).
     """
     schema: dict[str, Any] = dict(model.__pydantic_core_schema__)
     definitions: list[CoreSchema] = []
@@ -86,6 +138,15 @@ def dispatching_validator(
     if schema.get("type") == "definition-ref":
         return None
     choices = _field_choices(schema, field)
+    if narrowed or dropped:
+        validators = model.__pydantic_decorators__.model_validators
+        if any(name not in validators for name in dropped):
+            return None
+        functions = [validators[name].func for name in dropped]
+        found = _narrowed(schema, narrowed or {}, functions)
+        if found is None:
+            return None
+        schema = found
     node = schema
     while node.get("type") != "model" and node.get("type") in _WRAPPERS:
         node = node["schema"]
