@@ -69,8 +69,29 @@ def test_api_contract_names() -> None:
 
 def test_lazy_names_match_all() -> None:
     import envelopekit
+    import envelopekit.babelqueue
 
     assert set(envelopekit._LAZY) | {"__version__"} == set(envelopekit.__all__)
+    assert list(envelopekit.babelqueue._LAZY) == envelopekit.babelqueue.__all__
+    with pytest.raises(AttributeError):
+        envelopekit.babelqueue.Nothing  # noqa: B018
+
+
+def test_validating_babelqueue_does_not_load_the_toolkit() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from envelopekit.babelqueue import BabelEnvelope; import envelopekit as ek; "
+        "raw = BabelEnvelope.create('urn:babel:a:b', {}).to_json(); "
+        "assert ek.check(raw, spec='babelqueue').ok; "
+        "print(sorted(m for m in sys.modules if m.startswith('envelopekit.babelqueue.')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = done.stdout.strip()
+    for toolkit in ("_bindings", "_routing", "_idempotency", "_payload_schema", "_traceparent"):
+        assert toolkit not in loaded, loaded
+    assert "_envelope" in loaded
 
 
 def test_import_is_light() -> None:

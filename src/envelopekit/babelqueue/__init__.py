@@ -7,57 +7,64 @@ env = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1042}, queue
 raw = env.to_json()                                   # what the six other SDKs read
 again = BabelEnvelope.model_validate_json(raw)        # at the consuming boundary
 ```
+
+Names here load on first use (as the top-level package's do), so validating messages does not
+pay for the consumer toolkit or the broker bindings.
 """
 
 from __future__ import annotations
 
-from ._bindings import artemis, asb, kafka, pulsar, rabbitmq, redis, sqs
-from ._dead_letter import DeadLetter, DeadLetterReason
-from ._envelope import BabelEnvelope, DataT
-from ._forbidden import FORBIDDEN_META_KEYS, FORBIDDEN_TOP_LEVEL_KEYS
-from ._idempotency import (
-    Effect,
-    Idempotent,
-    InMemorySeenStore,
-    SeenStore,
-    idempotent,
-    message_id,
-)
-from ._meta import LANGS, SCHEMA_VERSION, BabelMeta, Lang
-from ._payload_schema import (
-    InvalidPayloadError,
-    PayloadSchemas,
-    SchemaProvider,
-    SchemaRegistryError,
-    check_payload,
-)
-from ._routing import (
-    UNKNOWN_URN_STRATEGIES,
-    DeadLetterDecision,
-    Decision,
-    Delete,
-    Done,
-    Fail,
-    Handle,
-    Outcome,
-    Reconcile,
-    Reject,
-    Release,
-    Retry,
-    Router,
-    UnknownUrnError,
-    UnknownUrnStrategy,
-)
-from ._traceparent import (
-    TRACEPARENT,
-    TRACESTATE,
-    TraceParent,
-    parent_of,
-    read_traceparent,
-    trace_id_of,
-    write_traceparent,
-)
-from ._urn import ASCII_WHITESPACE, URN_CONVENTION, is_blank, lint_urn
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._bindings import artemis, asb, kafka, pulsar, rabbitmq, redis, sqs
+    from ._dead_letter import DeadLetter, DeadLetterReason
+    from ._envelope import BabelEnvelope, DataT
+    from ._forbidden import FORBIDDEN_META_KEYS, FORBIDDEN_TOP_LEVEL_KEYS
+    from ._idempotency import (
+        Effect,
+        Idempotent,
+        InMemorySeenStore,
+        SeenStore,
+        idempotent,
+        message_id,
+    )
+    from ._meta import LANGS, SCHEMA_VERSION, BabelMeta, Lang
+    from ._payload_schema import (
+        InvalidPayloadError,
+        PayloadSchemas,
+        SchemaProvider,
+        SchemaRegistryError,
+        check_payload,
+    )
+    from ._routing import (
+        UNKNOWN_URN_STRATEGIES,
+        DeadLetterDecision,
+        Decision,
+        Delete,
+        Done,
+        Fail,
+        Handle,
+        Outcome,
+        Reconcile,
+        Reject,
+        Release,
+        Retry,
+        Router,
+        UnknownUrnError,
+        UnknownUrnStrategy,
+    )
+    from ._traceparent import (
+        TRACEPARENT,
+        TRACESTATE,
+        TraceParent,
+        parent_of,
+        read_traceparent,
+        trace_id_of,
+        write_traceparent,
+    )
+    from ._urn import ASCII_WHITESPACE, URN_CONVENTION, is_blank, lint_urn
 
 __all__ = [
     "ASCII_WHITESPACE",
@@ -115,3 +122,78 @@ __all__ = [
     "trace_id_of",
     "write_traceparent",
 ]
+
+# name -> the module (relative to this package) that defines it; the broker bindings are modules.
+_LAZY: dict[str, str] = {
+    "ASCII_WHITESPACE": "._urn",
+    "FORBIDDEN_META_KEYS": "._forbidden",
+    "FORBIDDEN_TOP_LEVEL_KEYS": "._forbidden",
+    "LANGS": "._meta",
+    "SCHEMA_VERSION": "._meta",
+    "TRACEPARENT": "._traceparent",
+    "TRACESTATE": "._traceparent",
+    "UNKNOWN_URN_STRATEGIES": "._routing",
+    "URN_CONVENTION": "._urn",
+    "BabelEnvelope": "._envelope",
+    "BabelMeta": "._meta",
+    "DataT": "._envelope",
+    "DeadLetter": "._dead_letter",
+    "DeadLetterDecision": "._routing",
+    "DeadLetterReason": "._dead_letter",
+    "Decision": "._routing",
+    "Delete": "._routing",
+    "Done": "._routing",
+    "Effect": "._idempotency",
+    "Fail": "._routing",
+    "Handle": "._routing",
+    "Idempotent": "._idempotency",
+    "InMemorySeenStore": "._idempotency",
+    "InvalidPayloadError": "._payload_schema",
+    "Lang": "._meta",
+    "Outcome": "._routing",
+    "PayloadSchemas": "._payload_schema",
+    "Reconcile": "._routing",
+    "Reject": "._routing",
+    "Release": "._routing",
+    "Retry": "._routing",
+    "Router": "._routing",
+    "SchemaProvider": "._payload_schema",
+    "SchemaRegistryError": "._payload_schema",
+    "SeenStore": "._idempotency",
+    "TraceParent": "._traceparent",
+    "UnknownUrnError": "._routing",
+    "UnknownUrnStrategy": "._routing",
+    "artemis": "._bindings",
+    "asb": "._bindings",
+    "check_payload": "._payload_schema",
+    "idempotent": "._idempotency",
+    "is_blank": "._urn",
+    "kafka": "._bindings",
+    "lint_urn": "._urn",
+    "message_id": "._idempotency",
+    "parent_of": "._traceparent",
+    "pulsar": "._bindings",
+    "rabbitmq": "._bindings",
+    "read_traceparent": "._traceparent",
+    "redis": "._bindings",
+    "sqs": "._bindings",
+    "trace_id_of": "._traceparent",
+    "write_traceparent": "._traceparent",
+}
+_MODULES = frozenset({"artemis", "asb", "kafka", "pulsar", "rabbitmq", "redis", "sqs"})
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name in _MODULES:
+        value: Any = importlib.import_module(f"{module}.{name}", __name__)
+    else:
+        value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
