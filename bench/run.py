@@ -220,7 +220,21 @@ def without_python(node: Any) -> Any:
         return inner
     if kind == "function-plain":
         return core_schema.any_schema(ref=node.get("ref"))
-    return {key: without_python(value) for key, value in node.items() if key != "serialization"}
+    copy = {key: without_python(value) for key, value in node.items() if key != "serialization"}
+    if kind == "model":
+        # pydantic-core reuses a finished model class's own validator (Python hooks and all)
+        # for a nested model schema; a shell class of the same name builds from this schema.
+        copy["cls"] = _shell(node["cls"])
+    return copy
+
+
+_SHELLS: dict[type, type] = {}
+
+
+def _shell(cls: type) -> type:
+    if cls not in _SHELLS:
+        _SHELLS[cls] = type(cls.__name__, (), {"__module__": __name__})
+    return _SHELLS[cls]
 
 
 def som_floor(message_type: str) -> SchemaValidator:
@@ -346,7 +360,7 @@ def micro(rounds: int, budget: float) -> list[Comparison]:
         compare("SOM beat-6 vs jsonschema-rs (parse + validate)", ours_som, rs_beat6, at_most=2)
     )
     floor_som = som_floor("story.context")
-    assert isinstance(floor_som.validate_json(SOM_BEAT6), SomEnvelope)
+    assert type(floor_som.validate_json(SOM_BEAT6)).__name__ == "SomEnvelope"
     som_floor_result = m("SOM floor beat-6", lambda: floor_som.validate_json(SOM_BEAT6))
     out.append(
         compare(
@@ -371,7 +385,7 @@ def micro(rounds: int, budget: float) -> list[Comparison]:
         rs = m(f"jsonschema-rs {message_type}", partial(rs_som, raw))
         out.append(compare(f"SOM {message_type} vs jsonschema-rs", ours, rs, at_most=2))
         floor_family = som_floor(message_type).validate_json
-        assert isinstance(floor_family(raw), SomEnvelope)
+        assert type(floor_family(raw)).__name__ == "SomEnvelope"
         out.append(
             compare(
                 f"(floor) SOM {message_type}, no Python validator, vs jsonschema-rs",
