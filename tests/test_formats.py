@@ -7,9 +7,18 @@ import re
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
-from envelopekit._formats import DATE_TIME_PATTERN, UUID_PATTERN, DateTimeStr, UuidStr
+from envelopekit._formats import (
+    DATE_TIME_PATTERN,
+    URI_PATTERN,
+    UUID_PATTERN,
+    DateTimeStr,
+    UriStr,
+    UuidStr,
+)
 
 DATE_TIME = TypeAdapter(DateTimeStr)
 UUID = TypeAdapter(UuidStr)
@@ -94,3 +103,53 @@ def test_uuid_is_kept_as_sent_in_either_case() -> None:
     for bad in ("{7b3f1d2e-9b4c-4a8d-bc1e-0f5a6b7c8d90}", "7b3f1d2e9b4c4a8dbc1e0f5a6b7c8d90"):
         with pytest.raises(ValidationError):
             UUID.validate_json(f'"{bad}"')
+
+
+# The Python-engine pattern the URI format was first written with (`\A`/`\Z` anchors).
+_URI_REFERENCE = re.compile(
+    r"\A[A-Za-z][A-Za-z0-9+.\-]*:(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?\[\]]|%[0-9A-Fa-f]{2})*"
+    r"(?:#(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?\Z"
+)
+URI = TypeAdapter(UriStr)
+
+
+def uri_accepted(value: str) -> bool:
+    try:
+        assert URI.validate_json(orjson.dumps(value)) == value
+    except ValidationError as exc:
+        (error,) = exc.errors()
+        assert error["ctx"]["pattern"] == URI_PATTERN
+        return False
+    return True
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("https://example.org/a?b=c#d", True),
+        ("urn:isbn:0451450523", True),
+        ("tams://store/7b3f", True),
+        ("mailto:desk@example.org", True),
+        ("x:", True),
+        ("https://example.org/%20", True),
+        ("https://example.org/a b", False),
+        ("https://example.org/%2", False),
+        ("https://example.org/é", False),
+        ("https://example.org/a#b#c", False),
+        ("//example.org/relative", False),
+        ("1http://example.org", False),
+        ("https://example.org\n", False),
+        ("", False),
+    ],
+)
+def test_uri(value: str, expected: bool) -> None:
+    assert uri_accepted(value) is expected
+    assert (_URI_REFERENCE.match(value) is not None) is expected
+
+
+@settings(max_examples=400)
+@given(
+    st.text(alphabet=st.sampled_from(list("aZ09+.-:/?#[]%@!$&'()*,;=~_ \né\u2028Ff2")), max_size=14)
+)
+def test_uri_pattern_agrees_with_the_python_reading(value: str) -> None:
+    assert uri_accepted(value) is (_URI_REFERENCE.match(value) is not None)

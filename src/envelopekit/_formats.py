@@ -15,8 +15,10 @@ from pydantic import StringConstraints, WithJsonSchema
 __all__ = [
     "DATE_TIME_PATTERN",
     "FORMAT_BY_PATTERN",
+    "URI_PATTERN",
     "UUID_PATTERN",
     "DateTimeStr",
+    "UriStr",
     "UuidStr",
 ]
 
@@ -49,9 +51,18 @@ DATE_TIME_PATTERN: Final = rf"^(?:{_YEAR}-{_MONTH_DAY}|{_LEAP_YEAR}-02-29){_TIME
 Gregorian calendar, years 0001 to 9999; ``T``/``Z`` in either case, an offset with a colon, no
 leap second, no trailing newline."""
 
+URI_PATTERN: Final = (
+    r"^[A-Za-z][A-Za-z0-9+.\-]*:(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?\[\]]|%[0-9A-Fa-f]{2})*"
+    r"(?:#(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?$"
+)
+"""An RFC 3986 absolute URI (scheme required), character-level: no spaces, no controls, no
+non-ASCII, and ``%`` only as a percent-encoding. What ajv-formats' ``uri`` asserts in practice;
+the official Python toolchain asserts nothing for ``uri`` (som.md §1.3, §14)."""
+
 FORMAT_BY_PATTERN: Final[dict[str, str]] = {
     UUID_PATTERN: "format.uuid",
     DATE_TIME_PATTERN: "format.date-time",
+    URI_PATTERN: "format.uri",
 }
 """Pattern -> the JSON Schema keyword a mismatch of it is reported as."""
 
@@ -69,3 +80,11 @@ DateTimeStr = Annotated[
     WithJsonSchema({"type": "string", "format": "date-time", "pattern": DATE_TIME_PATTERN}),
 ]
 """An RFC 3339 date-time, kept as sent (``"…00.000000Z"`` stays byte for byte)."""
+
+UriStr = Annotated[
+    str,
+    StringConstraints(strict=True, pattern=URI_PATTERN),
+    # The schema says `format: uri` only: the pattern is this SDK's reading of the format.
+    WithJsonSchema({"type": "string", "format": "uri"}),
+]
+"""An RFC 3986 absolute URI, kept as sent."""

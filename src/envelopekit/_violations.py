@@ -123,6 +123,7 @@ _FORMAT_MESSAGES = {
     "format.date-time": (
         "Not an RFC 3339 date-time on a real calendar day (YYYY-MM-DDThh:mm:ss[.f](Z|±hh:mm))."
     ),
+    "format.uri": "Not an absolute URI (scheme:…, ASCII, % only as a percent-encoding).",
 }
 
 

@@ -22,6 +22,7 @@ from pydantic import (
     AfterValidator,
     ConfigDict,
     PlainValidator,
+    Strict,
     StringConstraints,
     WithJsonSchema,
     model_validator,
@@ -30,7 +31,7 @@ from pydantic_core import PydanticCustomError
 from typing_extensions import Self
 
 from .. import rules
-from .._formats import DateTimeStr, UuidStr
+from .._formats import DateTimeStr, UriStr, UuidStr
 from .._json import refuse_non_finite
 from .._model import WireModel
 
@@ -99,13 +100,7 @@ Str: TypeAlias = Annotated[str, StringConstraints(strict=True)]
 """A JSON string, never coerced."""
 
 
-def _bool(value: Any) -> bool:
-    if value is True or value is False:
-        return value
-    raise PydanticCustomError("type", "Input should be a boolean")
-
-
-Bool: TypeAlias = Annotated[bool, PlainValidator(_bool), WithJsonSchema({"type": "boolean"})]
+Bool: TypeAlias = Annotated[bool, Strict()]
 """A JSON boolean, never coerced."""
 
 
@@ -197,14 +192,6 @@ TIMERANGE_PATTERN: Final = r"^[\[(]([0-9]+:[0-9]+)?_([0-9]+:[0-9]+)?[\])]$"
 _EXTENSION_KEY_RE: Final = re.compile(r"\Acom\.[a-z0-9-]+\.")
 _VENDOR_VALUE_RE: Final = re.compile(r"\Ax-[a-z0-9_]+\Z")
 _TIMERANGE_RE: Final = re.compile(r"\A[\[(](?:[0-9]+:[0-9]+)?_(?:[0-9]+:[0-9]+)?[\])]\Z")
-# RFC 3986 absolute URI (scheme required), character-level: no spaces, no controls, no
-# non-ASCII, and `%` only as a percent-encoding. This is what ajv-formats' `uri` asserts in
-# practice; the official Python toolchain asserts nothing for `uri` (som.md §1.3, §14).
-_URI_RE: Final = re.compile(
-    r"\A[A-Za-z][A-Za-z0-9+.\-]*:(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?\[\]]|%[0-9A-Fa-f]{2})*"
-    r"(?:#(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?\Z"
-)
-
 SemVer: TypeAlias = Annotated[str, StringConstraints(strict=True, pattern=SEMVER_PATTERN)]
 """``x.y.z`` with ASCII digits (``skill_version``)."""
 
@@ -212,21 +199,6 @@ TamsSource: TypeAlias = Annotated[str, StringConstraints(strict=True, pattern=TA
 """A fully qualified TAMS Source URI, ``tams://store/id``."""
 
 
-def _uri(value: str) -> str:
-    if _URI_RE.match(value) is None:
-        raise PydanticCustomError(
-            "format.uri", "'{value}' is not an absolute URI", {"value": value}
-        )
-    return value
-
-
-UriStr: TypeAlias = Annotated[
-    str,
-    StringConstraints(strict=True),
-    AfterValidator(_uri),
-    WithJsonSchema({"type": "string", "format": "uri"}),
-]
-"""An RFC 3986 absolute URI, kept as sent."""
 
 # --- anyOf -------------------------------------------------------------------------------------
 
