@@ -199,7 +199,6 @@ TamsSource: TypeAlias = Annotated[str, StringConstraints(strict=True, pattern=TA
 """A fully qualified TAMS Source URI, ``tams://store/id``."""
 
 
-
 # --- anyOf -------------------------------------------------------------------------------------
 
 
