@@ -35,7 +35,7 @@ import envelopekit as ek
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import MxRequest, MxResponse
 from envelopekit.som import SomEnvelope
-from envelopekit.som._fast import _field_choices, _with_field
+from envelopekit.som._fast import _field_choices, _rewritten
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -249,7 +249,7 @@ def som_floor(message_type: str) -> SchemaValidator:
         definitions, schema = list(schema["definitions"]), schema["schema"]
     choices = _field_choices(schema, "payload")
     assert choices is not None
-    variant = _with_field(schema, "payload", choices[message_type])
+    variant = _rewritten(schema, {"payload": choices[message_type]})
     assert variant is not None
     top = core_schema.definitions_schema(variant, definitions) if definitions else variant
     return SchemaValidator(without_python(top))

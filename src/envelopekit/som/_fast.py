@@ -32,45 +32,23 @@ from pydantic_core import CoreSchema, SchemaValidator, core_schema
 __all__: list[str] = []  # internal: used by ._envelope only
 
 # Schema nodes that wrap a model's schema without changing what a field is validated with.
-_WRAPPERS = frozenset({"function-after", "function-before", "function-wrap", "model"})
+_FUNCTIONS = frozenset({"function-after", "function-before", "function-wrap"})
+_WRAPPERS = _FUNCTIONS | {"model"}
 
 
-def _with_field(node: dict[str, Any], field: str, choice: CoreSchema) -> dict[str, Any] | None:
-    """``node`` with ``field`` validated by ``choice``; only the dicts on the path are copied."""
+def _rewritten(
+    node: dict[str, Any], fields: Mapping[str, CoreSchema], dropped: Collection[Any] = ()
+) -> dict[str, Any] | None:
+    """``node`` with ``fields`` re-typed and the model validators in ``dropped`` taken out.
+
+    Only the dicts on the path down to the model's fields are copied, without their ``ref``, so
+    that several rewritten copies can stand in one schema.
+    """
+    kind = node.get("type")
+    if kind in _FUNCTIONS and node["function"]["function"] in dropped:
+        return _rewritten(node["schema"], fields, dropped)
     copy = dict(node)
     copy.pop("ref", None)
-    kind = copy.get("type")
-    if kind == "model-fields":
-        fields = dict(copy["fields"])
-        if field not in fields:
-            return None
-        replaced = dict(fields[field])
-        replaced["schema"] = choice
-        fields[field] = replaced
-        copy["fields"] = fields
-        return copy
-    if kind in _WRAPPERS and isinstance(copy.get("schema"), dict):
-        inner = _with_field(copy["schema"], field, choice)
-        if inner is None:
-            return None
-        copy["schema"] = inner
-        return copy
-    return None
-
-
-def _narrowed(
-    node: dict[str, Any], fields: Mapping[str, CoreSchema], dropped: Collection[Any]
-) -> dict[str, Any] | None:
-    """``node`` with ``fields`` re-typed and the model validators in ``dropped`` taken out."""
-    kind = node.get("type")
-    if (
-        kind in ("function-after", "function-before", "function-wrap")
-        and node["function"]["function"] in dropped
-    ):
-        inner = dict(node["schema"])
-        inner.pop("ref", None)
-        return _narrowed(inner, fields, dropped)
-    copy = dict(node)
     if kind == "model-fields":
         retyped = dict(copy["fields"])
         for name, schema in fields.items():
@@ -80,7 +58,7 @@ def _narrowed(
         copy["fields"] = retyped
         return copy
     if kind in _WRAPPERS and isinstance(copy.get("schema"), dict):
-        found = _narrowed(copy["schema"], fields, dropped)
+        found = _rewritten(copy["schema"], fields, dropped)
         if found is None:
             return None
         copy["schema"] = found
@@ -97,7 +75,7 @@ def _field_choices(node: dict[str, Any], field: str) -> dict[Any, Any] | None:
     if node.get("type") != "model-fields" or field not in node["fields"]:
         return None
     schema = node["fields"][field]["schema"]
-    while schema.get("type") in ("function-wrap", "function-after", "function-before"):
+    while schema.get("type") in _FUNCTIONS:
         schema = schema["schema"]
     if schema.get("type") != "tagged-union":
         return None
@@ -138,26 +116,21 @@ def dispatching_validator(
     if schema.get("type") == "definition-ref":
         return None
     choices = _field_choices(schema, field)
-    if narrowed or dropped:
-        validators = model.__pydantic_decorators__.model_validators
-        if any(name not in validators for name in dropped):
-            return None
-        functions = [validators[name].func for name in dropped]
-        found = _narrowed(schema, narrowed or {}, functions)
-        if found is None:
-            return None
-        schema = found
     node = schema
     while node.get("type") != "model" and node.get("type") in _WRAPPERS:
         node = node["schema"]
     if choices is None or node.get("type") != "model":
         return None
+    validators = model.__pydantic_decorators__.model_validators
+    if any(name not in validators for name in dropped):
+        return None
+    functions = [validators[name].func for name in dropped]
     config = node.get("config")
     by_tag: dict[str, CoreSchema] = {}
     for tag in tags:
         if tag not in choices:
             return None
-        variant = _with_field(schema, field, choices[tag])
+        variant = _rewritten(schema, {**(narrowed or {}), field: choices[tag]}, functions)
         if variant is None:
             return None
         by_tag[tag] = variant
