@@ -252,3 +252,29 @@ def test_reconcile_runs_before_routing_and_reaches_typed_handlers() -> None:
     outcome = router.dispatch(ORDER, reconcile=lambda env: sqs.reconcile(env, "4"))
     assert seen == [3]
     assert isinstance(outcome, Retry) and outcome.envelope.attempts == 4
+
+
+class Priced(BaseModel):
+    order_id: int
+    amount: float = 0.0
+
+
+def test_a_typed_route_retries_and_dead_letters_the_message_as_received() -> None:
+    """The model's reading of `data` (float `amount`, dropped `note`) is never republished."""
+
+    def explode(env: BabelEnvelope[Priced]) -> None:
+        assert env.data == Priced(order_id=7, amount=5.0)
+        raise RuntimeError("downstream is down")
+
+    router = Router(max_attempts=2)
+    router.register(URN, explode, Priced)
+    sent = BabelEnvelope.create(URN, {"order_id": 7, "amount": 5, "note": "keep"}, queue="orders")
+    retry = router.dispatch(sent.to_json(), queue="orders")
+    assert isinstance(retry, Retry)
+    assert retry.envelope.to_json() == sent.retried().to_json()
+    dead = router.dispatch(retry.envelope.to_json(), queue="orders")
+    assert isinstance(dead, DeadLetterDecision)
+    wire = dead.envelope.to_wire()
+    assert wire["data"] == {"order_id": 7, "amount": 5, "note": "keep"}
+    assert type(wire["data"]["amount"]) is int
+    assert dead.envelope.to_json().startswith(sent.retried().retried().to_json()[:-1])

@@ -149,12 +149,15 @@ class Handle:
     """Run the handler mapped to the URN: :meth:`run`, and on a raise :meth:`failed`.
 
     ``envelope`` is the message as the handler receives it: ``BabelEnvelope[Model]`` when the
-    URN was registered with a model.
+    URN was registered with a model. ``received`` is the message as received, which a retry or
+    a dead-letter republishes: the model's reading of ``data`` (defaults added, unknown keys
+    left out, numbers coerced) is never written back.
     """
 
     envelope: BabelEnvelope[Any]
     handler: Callable[[Any], object] = field(repr=False)
     settlement: _Settlement = field(repr=False)
+    received: BabelEnvelope[Any] = field(repr=False)
 
     def run(self) -> object:
         """Call the handler with the envelope; its exceptions propagate."""
@@ -162,7 +165,7 @@ class Handle:
 
     def failed(self, error: Exception) -> Fail:
         """The :class:`Fail` for a handler that raised ``error``."""
-        return Fail(self.envelope, error, rules.HANDLER_FAILED, "failed", self.settlement)
+        return Fail(self.received, error, rules.HANDLER_FAILED, "failed", self.settlement)
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,7 +371,7 @@ class Router:
                 return self._invalid(envelope, violations(exc, model=BabelEnvelope), settlement)
             if typed.attempts != envelope.attempts:  # keep what `reconcile` decided
                 typed = typed.model_copy(update={"attempts": envelope.attempts})
-        return Handle(typed, found.handler, settlement)
+        return Handle(typed, found.handler, settlement, envelope)
 
     def dispatch(
         self,
