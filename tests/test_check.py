@@ -184,6 +184,30 @@ def test_auto_keeps_babelqueue_messages_with_foreign_extras(extra: dict[str, Any
     assert verdict.ok
 
 
+@pytest.mark.parametrize(
+    "extra",
+    [{"som_version": "1.0.0"}, {"message_type": "fs.list", "payload": {}}, {"job": "urn:a:b"}],
+    ids=["som_version", "message_type", "job"],
+)
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"op": "$reply", "correlationId": "c-1", "payload": {"ok": True, "count": 0}},
+        {"ok": False, "error": "no such directory", "code": "NOT_FOUND"},
+    ],
+    ids=["reply", "error-payload"],
+)
+def test_auto_keeps_open_matrix_messages_with_foreign_extras(
+    document: dict[str, Any], extra: dict[str, Any]
+) -> None:
+    # A reply is a response whatever else it carries (matrix.md §14.9); responses and error
+    # payloads are open, so a key another spec keys on may ride along.
+    raw = orjson.dumps({**document, **extra})
+    assert ek.check(raw, spec="matrix").ok
+    verdict = ek.check(raw)
+    assert (verdict.spec, verdict.rules()) == ("matrix", [])
+
+
 def test_str_with_a_lone_surrogate_is_invalid_json_for_every_spec() -> None:
     for spec in ("auto", "babelqueue", "som", "matrix"):
         assert ek.check('{"op":"a","job":"\ud800","payload":"x"}', spec=spec).rules() == [

@@ -77,10 +77,11 @@ def detect(document: Any) -> SpecName | None:
     """The spec whose shape a parsed JSON document has, or ``None``."""
     if not isinstance(document, dict):
         return None
-    names: tuple[SpecName, ...] = ("som", "matrix", "babelqueue")
-    for name in names:
+    # BabelQueue's signature first: a BabelQueue message may carry any extra, even `op`.
+    for name in ("babelqueue", "matrix", "som"):
         if spec_named(name).signature(document):
             return name
+    names: tuple[SpecName, ...] = ("som", "matrix", "babelqueue")
     for name in names:
         if spec_named(name).looks_like(document):
             return name

@@ -33,6 +33,15 @@ class MatrixSpec(Spec):
             return Verdict(self.name, None, violations(exc, model=MxMessage))
         return Verdict(self.name, message, [], message.envelope_warnings())
 
+    def signature(self, document: Mapping[str, Any]) -> bool:
+        """A reply (a response whatever else it carries, §14.9) or a bare error payload.
+
+        Both are open objects, so a key another spec's shape test keys on may ride along.
+        """
+        if document.get("op") == "$reply":
+            return True
+        return document.get("ok") is False and "error" in document
+
     def looks_like(self, document: Mapping[str, Any]) -> bool:
         """A Matrix document has an ``op`` or is a bare error payload (``ok: false``, ``error``)."""
         if "op" in document:
