@@ -12,11 +12,14 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping
 from typing import Any, Final
 
 import orjson
+from pydantic import BaseModel
 
 from . import rules
+from ._errors import ProducerError
 from ._violations import Violation, as_pydantic_error, pointer, violation
 
 __all__ = [
@@ -25,6 +28,7 @@ __all__ = [
     "exceeds_depth",
     "loads",
     "needs_scan",
+    "plain_json",
     "refuse_non_finite",
     "scan_numbers",
 ]
@@ -60,6 +64,51 @@ def dumps(obj: Any) -> bytes:
     if out.find(b"0.0000") != -1 or _SHORT_NEGATIVE_EXPONENT.search(out):
         return _stdlib_encoder.encode(obj).encode("utf-8")
     return out
+
+
+def plain_json(value: Any, at: str = "") -> Any:
+    """``value`` as plain JSON data for a producer: models replaced by their wire dumps.
+
+    Producers check what they are given before building a message, so that a value no JSON text
+    can hold is a :class:`ProducerError` naming where it is, not a ``TypeError`` from the encoder
+    later (or, worse, orjson's own spelling of a ``datetime`` or ``UUID``, which the reference
+    encoders refuse). The Python mode of a model dump keeps NaN and Infinity as floats, for
+    validation to refuse (the JSON mode would turn them into ``null``).
+
+    Args:
+        value: the data: mappings, lists and tuples, strings, numbers, booleans, ``None``, models.
+        at: the JSON pointer of ``value`` in the message, for the error.
+
+    Raises:
+        ProducerError: for what no JSON text can hold: a value of another type, a key that is
+            not a string, a string that is not valid Unicode (a lone surrogate).
+    """
+    if isinstance(value, BaseModel):
+        value = value.model_dump(by_alias=True, warnings=False)
+    if isinstance(value, str):
+        _check_text(value, at)
+        return value
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, Mapping):
+        members: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ProducerError(f"{at or '/'}: the key {key!r} is not a string")
+            _check_text(key, at)
+            members[key] = plain_json(item, at + pointer(key))
+        return members
+    if isinstance(value, (list, tuple)):
+        return [plain_json(item, f"{at}/{i}") for i, item in enumerate(value)]
+    raise ProducerError(f"{at or '/'}: a value of type {type(value).__name__} is not JSON")
+
+
+def _check_text(text: str, at: str) -> None:
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ProducerError(f"{at or '/'}: {text!r} is not valid Unicode") from None
 
 
 def loads(raw: bytes | bytearray | memoryview | str) -> Any:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import re
 import time
 import uuid
@@ -80,6 +82,35 @@ def test_data_is_copied_and_checked() -> None:
         BabelEnvelope.create("urn:babel:a:b", {"x": float("nan")})
     with pytest.raises(ValidationError):
         BabelEnvelope.create("urn:babel:a:b", {"x": 2**64})
+
+
+@pytest.mark.parametrize(
+    ("data", "where"),
+    [
+        ({"at": datetime.datetime(2026, 1, 2, 3, 4, 5)}, "/data/at"),
+        ({"amount": decimal.Decimal("9.90")}, "/data/amount"),
+        ({"lines": [1, {"raw": b"x"}]}, "/data/lines/1/raw"),
+        ({"tags": {"a"}}, "/data/tags"),
+        ({"id": uuid.uuid4()}, "/data/id"),
+        ({7: "seven"}, "/data"),
+        ({"a/b": {"text": "\ud800"}}, "/data/a~1b/text"),
+    ],
+    ids=["datetime", "decimal", "bytes", "set", "uuid", "int-key", "lone-surrogate"],
+)
+def test_create_refuses_data_that_is_not_pure_json(data: dict[Any, Any], where: str) -> None:
+    # orjson would spell a datetime or UUID its own way, the reference encoders raise: neither
+    # may reach the wire (GR-3), so the producer hears of it, with the place.
+    with pytest.raises(ProducerError, match=f"^{re.escape(where)}: "):
+        BabelEnvelope.create("urn:babel:orders:created", data)
+
+
+def test_create_takes_tuples_and_models_inside_data_as_json() -> None:
+    class Line(BaseModel):
+        sku: str
+
+    env = BabelEnvelope.create("urn:babel:orders:created", {"pair": (1, 2), "line": Line(sku="A")})
+    assert env.data == {"pair": [1, 2], "line": {"sku": "A"}}
+    assert b'"data":{"pair":[1,2],"line":{"sku":"A"}}' in env.to_json()
 
 
 def test_child_continues_the_trace() -> None:

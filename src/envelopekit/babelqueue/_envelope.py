@@ -16,7 +16,7 @@ from .._compat import MISSING
 from .._errors import ProducerError
 from .._formats import UuidStr
 from .._ids import now_ms, uuid4
-from .._json import INT64_MAX, dumps, needs_scan, scan_numbers
+from .._json import INT64_MAX, dumps, needs_scan, plain_json, scan_numbers
 from .._model import WireModel, attach_warnings, attached_warnings
 from .._settings import Settings, get_settings
 from .._violations import Violation, as_pydantic_error, violation
@@ -207,8 +207,8 @@ class BabelEnvelope(WireModel, Generic[DataT]):
 
         Args:
             urn: the message URN; surrounding ASCII whitespace is stripped.
-            data: the payload: a mapping (shallow-copied) or, for ``BabelEnvelope[Model]``, a
-                ``Model`` instance.
+            data: the payload: a mapping of JSON values (copied) or, for
+                ``BabelEnvelope[Model]``, a ``Model`` instance.
             queue: the logical queue; ``settings.babelqueue_queue`` when not given.
             trace_id: an inbound trace id to continue; a fresh v4 UUID when absent or blank.
             settings: defaults; the environment's when not given.
@@ -218,7 +218,8 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             ``created_at`` now in Unix ms and a fresh v4 ``meta.id``.
 
         Raises:
-            ProducerError: for a blank URN.
+            ProducerError: for a blank URN, or ``data`` holding what JSON cannot (a
+                ``datetime``, a ``Decimal``, bytes, a non-string key), with its pointer.
             pydantic.ValidationError: for data that is not a JSON object of finite numbers
                 within signed 64-bit, or a ``trace_id`` that is not a UUID.
         """
@@ -234,7 +235,8 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         message_id = uuid4()
         while message_id == trace:  # pragma: no cover - a 2^-122 event
             message_id = uuid4()
-        payload: Any = dict(data) if isinstance(data, Mapping) else data
+        # A mapping is checked to be pure JSON (GR-3) and copied; a model validates itself.
+        payload: Any = plain_json(data, "/data") if isinstance(data, Mapping) else data
         return cls.model_validate(
             {
                 "job": urn.strip(ASCII_WHITESPACE),
