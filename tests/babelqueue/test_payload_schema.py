@@ -79,6 +79,13 @@ def test_the_breaking_v2_schema_refuses_v1_data() -> None:
             [{"n": 1}, {"n": -1}],
             [("minimum", "/data/1/n")],
         ),
+        # `minimum` compares as a float, as the Python reference does (babelqueue.md §10).
+        ({"minimum": 2**53 + 1}, 2**53, []),
+        ({"minimum": 0.5}, 0, [("minimum", "/data")]),
+        ({"minimum": 1}, 1.0, []),
+        ({"minimum": 0}, 10**400, []),
+        ({"minimum": 10**400}, 10**399, [("minimum", "/data")]),
+        ({"minimum": 0}, True, []),
         ({"type": "array", "items": [{"type": "string"}]}, [1], []),
         ({"properties": {"x": False}}, {"x": 1}, [("false_schema", "/data/x")]),
     ],

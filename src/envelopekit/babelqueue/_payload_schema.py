@@ -232,6 +232,17 @@ def _validator_class() -> Any:
         if not _same_json(instance, value):
             yield error(f"{value!r} was expected")
 
+    def minimum(validator: Any, bound: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        # As a float, as the Python reference compares (2^53 + 1 is not below 2^53 there).
+        if not (validator.is_type(instance, "number") and validator.is_type(bound, "number")):
+            return
+        try:
+            below = float(instance) < float(bound)
+        except OverflowError:  # beyond any float: the exact comparison is the only one
+            below = instance < bound
+        if below:
+            yield error(f"{_short(instance)} is less than the minimum of {bound!r}")
+
     keywords = {
         "type": type_,
         "required": required,
@@ -241,7 +252,7 @@ def _validator_class() -> Any:
         "enum": enum,
         "const": const,
         "minLength": draft7.VALIDATORS["minLength"],
-        "minimum": draft7.VALIDATORS["minimum"],
+        "minimum": minimum,
     }
     return jsonschema.validators.create(
         meta_schema=draft7.META_SCHEMA,
