@@ -42,6 +42,25 @@ def test_rfc3339() -> None:
         _ids.rfc3339(moment, digits=7)
 
 
+def test_rfc3339_zero_pads_years_below_1000() -> None:
+    assert _ids.rfc3339(datetime(999, 1, 1, tzinfo=timezone.utc)) == "0999-01-01T00:00:00.000Z"
+    assert _ids.rfc3339(datetime(1, 1, 1, tzinfo=timezone.utc), digits=0) == "0001-01-01T00:00:00Z"
+    minus_two = timezone(timedelta(hours=-2))
+    assert _ids.rfc3339(datetime(99, 12, 31, 23, tzinfo=minus_two)) == "0100-01-01T01:00:00.000Z"
+
+
+@pytest.mark.parametrize(
+    "moment",
+    [
+        datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=1))),
+        datetime(9999, 12, 31, 23, 30, tzinfo=timezone(timedelta(hours=-1))),
+    ],
+)
+def test_rfc3339_refuses_a_moment_outside_the_utc_years(moment: datetime) -> None:
+    with pytest.raises(ValueError, match="0001-9999"):
+        _ids.rfc3339(moment)
+
+
 def test_trace_context_ids() -> None:
     assert re.fullmatch(r"[0-9a-f]{32}", _ids.trace_id())
     assert re.fullmatch(r"[0-9a-f]{16}", _ids.span_id())

@@ -40,7 +40,8 @@ def rfc3339(moment: datetime | None = None, *, digits: int = 3) -> str:
         digits: how many fractional-second digits to write.
 
     Raises:
-        ValueError: for a naive datetime or ``digits`` outside 0-6.
+        ValueError: for a naive datetime, one outside years 0001-9999 in UTC, or ``digits``
+            outside 0-6.
     """
     if not 0 <= digits <= 6:
         raise ValueError("digits must be between 0 and 6")
@@ -48,8 +49,15 @@ def rfc3339(moment: datetime | None = None, *, digits: int = 3) -> str:
         moment = datetime.now(timezone.utc)
     elif moment.tzinfo is None or moment.utcoffset() is None:
         raise ValueError("a naive datetime has no time zone; pass an aware one")
-    moment = moment.astimezone(timezone.utc)
-    text = moment.strftime("%Y-%m-%dT%H:%M:%S")
+    try:
+        moment = moment.astimezone(timezone.utc)
+    except OverflowError:
+        raise ValueError(f"{moment.isoformat()} is outside years 0001-9999 in UTC") from None
+    # Not strftime: glibc's %Y does not zero-pad years below 1000.
+    text = (
+        f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
+        f"T{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}"
+    )
     if digits:
         text += "." + f"{moment.microsecond:06d}"[:digits]
     return text + "Z"

@@ -89,6 +89,38 @@ def test_a_timestamp_string_is_kept_as_given() -> None:
     assert env.timestamp == "2026-09-11T16:41:00.000000Z"
 
 
+@pytest.mark.parametrize(
+    ("moment", "text"),
+    [
+        (datetime(999, 1, 1, tzinfo=timezone.utc), "0999-01-01T00:00:00.000000Z"),
+        (datetime(1, 1, 1, 1, tzinfo=timezone(timedelta(hours=1))), "0001-01-01T00:00:00.000000Z"),
+        (
+            datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=timezone.utc),
+            "9999-12-31T23:59:59.999999Z",
+        ),
+    ],
+)
+def test_a_timestamp_in_any_four_digit_year_is_written_zero_padded(
+    moment: datetime, text: str
+) -> None:
+    env = SomEnvelope.create("story.context", STORY, settings=SETTINGS, timestamp=moment)
+    assert env.timestamp == text
+    assert env.timestamp_dt == moment
+
+
+@pytest.mark.parametrize(
+    "moment",
+    [
+        datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=1))),
+        datetime(9999, 12, 31, 23, 30, tzinfo=timezone(timedelta(hours=-1))),
+    ],
+    ids=["before-year-1", "after-year-9999"],
+)
+def test_a_timestamp_outside_the_utc_years_is_a_producer_error(moment: datetime) -> None:
+    with pytest.raises(ProducerError, match="timestamp"):
+        SomEnvelope.create("story.context", STORY, settings=SETTINGS, timestamp=moment)
+
+
 def test_a_family_payload_mapping_gets_its_message_type() -> None:
     body = {k: v for k, v in TELLING.items() if k != "message_type"}
     env = SomEnvelope.create("telling.started", body, settings=SETTINGS)

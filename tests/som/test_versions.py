@@ -83,3 +83,26 @@ def test_model_validate_json_takes_the_mode_from_context_or_settings(
     ek.get_settings.cache_clear()
     assert SomEnvelope.model_validate_json(_raw("1.1.0")).som_version == "1.1.0"
     assert ek.check(_raw("1.1.0"), spec="som").ok
+
+
+@pytest.mark.parametrize(
+    ("version", "strict_rule"),
+    [
+        ("1" * 5000 + ".0.0", "som_version.unsupported_major"),
+        ("0" * 5000 + ".0.0", "som_version.pre_1_0"),
+        ("0" * 5000 + "1.2.0", "som_version.unsupported_minor"),
+        ("0" * 4999 + "2.0.0", "som_version.unsupported_major"),
+        ("1." + "9" * 5000 + ".0", "som_version.unsupported_minor"),
+    ],
+    ids=["5000-ones", "5000-zeros", "zero-padded-1", "zero-padded-2", "long-minor"],
+)
+def test_a_very_long_version_gets_its_version_rule(version: str, strict_rule: str) -> None:
+    # Beyond Python's int() digit limit: the major is compared as text.
+    strict = ek.check(_raw(version), spec="som", settings=STRICT)
+    assert _rules(strict) == [strict_rule]
+    assert strict.violations[0].pointer == "/som_version"
+    tolerant = ek.check(_raw(version), spec="som", settings=TOLERANT)
+    if strict_rule == "som_version.unsupported_minor":
+        assert tolerant.ok
+    else:
+        assert _rules(tolerant) == [strict_rule]

@@ -284,14 +284,15 @@ class SomEnvelope(SomModel):
     def _wire_version(cls, value: str, info: ValidationInfo) -> str:
         if value == SOM_VERSION:
             return value
-        major = int(value.partition(".")[0])
-        if major == 0:
+        # Compared as text: the pattern allows more digits than int() converts, and zeros lead.
+        major = value.partition(".")[0].lstrip("0")
+        if not major:
             raise PydanticCustomError(
                 rules.SOM_VERSION_PRE_1_0,
                 "som_version {version} is pre-1.0 and not SOM 1.0 conformant",
                 {"version": value},
             )
-        if major != 1:
+        if major != "1":
             raise PydanticCustomError(
                 rules.SOM_VERSION_UNSUPPORTED_MAJOR,
                 "som_version {version} is not SOM 1.x",
