@@ -10,7 +10,9 @@ from pydantic import (
     Field,
     PlainValidator,
     StringConstraints,
+    ValidationInfo,
     WithJsonSchema,
+    field_validator,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
@@ -23,6 +25,7 @@ from ._types import (
     Integer,
     JsonArray,
     JsonObject,
+    NoBranch,
     NonNegativeInteger,
     Number,
     SomModel,
@@ -321,6 +324,10 @@ class GateBlock(_Story):
     """The held thing: an ``asset_id`` for ASSET, a lifecycle-phase token for PHASE."""
 
 
+GateBlockItem: TypeAlias = Annotated[GateBlock | Str | NoBranch, Field(union_mode="left_to_right")]
+"""``editorial_gates[].blocks[]``: a :class:`GateBlock`, or a bare string (DEPRECATED)."""
+
+
 class EditorialGate(_Story):
     """``editorial_gates[]``: an editorial gate and what it blocks."""
 
@@ -339,7 +346,7 @@ class EditorialGate(_Story):
     assigned_to: Str | MISSING = MISSING
     """Who the gate is assigned to, a string."""
     # A bare string is DEPRECATED but still valid at 1.0.
-    blocks: list[GateBlock | Str] | MISSING = MISSING
+    blocks: list[GateBlockItem] | MISSING = MISSING
     (
         "Contract restored (v0.3.2; was a bare string array — dropped wording). Names the things "
         "this gate holds: {kind ASSET, ref asset_id} or {kind PHASE, ref lifecycle-phase token}, "
@@ -878,7 +885,7 @@ class StoryContext(_Story):
         "deterministically instead of ambiguously. Optional and additive; an absent array means "
         "untagged, never a default desk."
     )
-    lifecycle: Lifecycle | MISSING = MISSING
+    lifecycle: Lifecycle | MISSING = Field(MISSING, validate_default=True)
     """The story's lifecycle: present only when ``story_type`` is ACTIVE."""
     sequence_number: NonNegativeInteger
     (
@@ -926,20 +933,25 @@ class StoryContext(_Story):
     assertions: list[Assertion] | MISSING = MISSING
     """Claims about content: the single authoritative home for a confirmed fact value."""
 
-    @model_validator(mode="after")
-    def _lifecycle_iff_active(self) -> StoryContext:
-        if self.story_type == "ACTIVE":
-            if self.lifecycle is MISSING:
-                raise PydanticCustomError(
-                    "required", "An ACTIVE story requires a lifecycle", {"pointer": "/lifecycle"}
-                )
-        elif self.lifecycle is not MISSING:
+    @field_validator("lifecycle")
+    @classmethod
+    def _lifecycle_iff_active(
+        cls, value: Lifecycle | MISSING, info: ValidationInfo
+    ) -> Lifecycle | MISSING:
+        # A field validator, run on the default too: a model validator would not run after
+        # another field's error, and the schema's conditional fires whatever else fails. A
+        # missing or invalid story_type is absent from `info.data`: the else-branch.
+        story_type = info.data.get("story_type")
+        if story_type == "ACTIVE":
+            if value is MISSING:
+                raise PydanticCustomError("required", "An ACTIVE story requires a lifecycle")
+        elif value is not MISSING:
             raise PydanticCustomError(
                 "not",
                 "Only an ACTIVE story carries a lifecycle (story_type is {story_type})",
-                {"story_type": self.story_type, "pointer": "/lifecycle"},
+                {"story_type": story_type or "missing or invalid"},
             )
-        return self
+        return value
 
     @property
     def is_terminal(self) -> bool:

@@ -8,7 +8,8 @@ r"""SOM 1.0 scalar types and base classes, with the schema's JSON semantics (``s
   and ``.`` excluding every ECMA line terminator.
 * ``uuid``, ``date-time`` and ``uri`` values stay the exact wire text.
 * A schema ``anyOf`` is one validator reporting ``<schema>.anyOf`` together with the keywords
-  its branches fail, as the SOM Managed Bus (an all-errors validator) reports them.
+  its branches fail, as the SOM Managed Bus (an all-errors validator) reports them; a union
+  with a model branch ends in ``NoBranch``, so its branches' errors keep their own pointers.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
-from typing import Annotated, Any, ClassVar, Final, TypeAlias
+from typing import Annotated, Any, ClassVar, Final, NoReturn, TypeAlias
 
 from pydantic import (
     AfterValidator,
@@ -24,11 +25,13 @@ from pydantic import (
     PlainValidator,
     Strict,
     StringConstraints,
+    Tag,
     WithJsonSchema,
     model_validator,
 )
+from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
-from typing_extensions import Self
+from typing_extensions import Never, Self
 
 from .. import rules
 from .._formats import DateTimeStr, UriStr, UuidStr
@@ -43,6 +46,7 @@ __all__ = [
     "Integer",
     "JsonArray",
     "JsonObject",
+    "NoBranch",
     "NonNegativeInteger",
     "Number",
     "SemVer",
@@ -219,6 +223,19 @@ def vendor_enum(*values: str) -> Callable[[Any], str]:
         raise _any_of(f"Input should be one of {listed}, or an x- vendor value", "enum pattern")
 
     return check
+
+
+def _no_branch(value: Any) -> NoReturn:
+    raise PydanticCustomError("anyOf", "Input should match one of the anyOf branches")
+
+
+NoBranch: TypeAlias = Annotated[Never, PlainValidator(_no_branch), Tag("anyOf"), SkipJsonSchema()]
+"""The last member of an ``anyOf`` union validated ``union_mode="left_to_right"``.
+
+It matches nothing: once every branch has failed, the union reports ``anyOf`` at the value
+together with each branch's errors at their own pointers (a model branch's members). It costs
+nothing on a value that matches, and is left out of the JSON Schema and the type.
+"""
 
 
 def _time_range(value: Any) -> str | list[str]:
