@@ -18,7 +18,6 @@ from typing import (
 from uuid import UUID
 
 from pydantic import (
-    BaseModel,
     ConfigDict,
     Field,
     StringConstraints,
@@ -37,10 +36,10 @@ from .. import rules
 from .._compat import MISSING
 from .._errors import ProducerError
 from .._ids import rfc3339, uuid7
-from .._json import dumps
+from .._json import dumps, plain_json
 from .._schema import ref_to
 from .._settings import Settings, get_settings
-from .._violations import Violation, pointer, violation, violations
+from .._violations import Violation, violation, violations
 from ._delivery import DeliveryMediaAvailable
 from ._fast import dispatching_validator
 from ._link import LinkEvent
@@ -547,7 +546,7 @@ class SomEnvelope(SomModel):
         # Models are not frozen, and validation takes a model instance as it is: every model
         # given (payload, originating_system, or one nested in a mapping) is validated from
         # what it would put on the wire, as a consumer will see it.
-        data = _plain(data, "")
+        data = plain_json(data)
         try:
             return cls.model_validate(data, context={"som_version_mode": "strict"})
         except ValidationError as exc:
@@ -661,41 +660,3 @@ def _payload_input(
 
 def _is_extension_key(key: Any) -> bool:
     return isinstance(key, str) and is_extension_key(key)
-
-
-def _plain(value: Any, at: str) -> Any:
-    """``value`` as plain JSON data, models replaced by their wire dumps (``by_alias``).
-
-    The Python mode of the dump keeps NaN and Infinity as floats, for validation to refuse
-    (the JSON mode would turn them into ``null``).
-
-    Raises:
-        ProducerError: for what no JSON text can hold: a value of another type, a key that is
-            not a string, a string that is not valid Unicode (a lone surrogate).
-    """
-    if isinstance(value, BaseModel):
-        value = value.model_dump(by_alias=True, warnings=False)
-    if isinstance(value, str):
-        _check_text(value, at)
-        return value
-    if value is None or isinstance(value, (bool, int, float)):
-        return value
-    if isinstance(value, Mapping):
-        members: dict[str, Any] = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise ProducerError(f"{at or '/'}: the key {key!r} is not a string")
-            _check_text(key, at)
-            members[key] = _plain(item, at + pointer(key))
-        return members
-    if isinstance(value, (list, tuple)):
-        return [_plain(item, f"{at}/{i}") for i, item in enumerate(value)]
-    raise ProducerError(f"{at or '/'}: a value of type {type(value).__name__} is not JSON")
-
-
-def _check_text(text: str, at: str) -> None:
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            raise ProducerError(f"{at or '/'}: {text!r} is not valid Unicode") from None
