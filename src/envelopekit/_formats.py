@@ -28,8 +28,8 @@ UUID_PATTERN: Final = (
 """The 8-4-4-4-12 hex form in either case; any version (the strict intersection of the
 reference validators: no braces, no ``urn:uuid:``, no bare 32 hex)."""
 
-# The calendar is in the pattern, so a date-time is checked in Rust with no Python call (one
-# call per date-time cost a twentieth of a SOM story-context parse). Rust's regex engine has no
+# The calendar is in the pattern, so a date-time is checked in Rust with no Python call (a call
+# per date-time was 3 of the 42 µs of a SOM story-context parse). Rust's regex engine has no
 # look-around, so "any year but 0000" and the leap years are spelled out as alternatives.
 _YEAR: Final = r"(?:[0-9]{3}[1-9]|[0-9]{2}[1-9]0|[0-9][1-9]00|[1-9]000)"
 _MONTH_DAY: Final = (
