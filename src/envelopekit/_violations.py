@@ -325,9 +325,14 @@ def violations(exc: ValidationError, *, model: Any = None) -> list[Violation]:
     if root is None or not _is_root(root):
         raise TypeError(f"{exc.title!r} is not an envelopekit wire model; pass model=")
     seen: dict[tuple[str, str], Violation] = {}
-    for error in exc.errors(include_url=False, include_input=False):
+    for error in exc.errors(include_url=False):
         found = _one(error, root)
         seen.setdefault((found.rule, found.pointer), found)
+        if _also_a_type_error(error, found):
+            other = violation(
+                found.rule.removesuffix(".enum") + ".type", found.pointer, found.message
+            )
+            seen.setdefault((other.rule, other.pointer), other)
         # A custom error may stand for several keywords at once, as an all-errors validator
         # reports a failed `anyOf` together with what its branches failed: ctx["also"] lists
         # the other keywords, space-separated, reported in the same schema at the same pointer.
@@ -338,6 +343,20 @@ def violations(exc: ValidationError, *, model: Any = None) -> list[Violation]:
                 other = violation(rules.structural(schema, keyword), found.pointer, found.message)
                 seen.setdefault((other.rule, other.pointer), other)
     return list(seen.values())
+
+
+def _also_a_type_error(error: ErrorDetails, found: Violation) -> bool:
+    """Whether a failed string ``enum`` was given no string at all.
+
+    Every string ``enum`` of the three specs' schemas sits next to ``type: string``, so an
+    all-errors validator reports both keywords for a number or a boolean, and so do we.
+    """
+    return (
+        error["type"] in ("literal_error", "enum")
+        and found.rule.endswith(".enum")
+        and not isinstance(error.get("input"), str)
+        and str(error.get("ctx", {}).get("expected", "")).startswith("'")
+    )
 
 
 def sort_violations(found: Iterable[Violation]) -> list[Violation]:
