@@ -328,35 +328,33 @@ def violations(exc: ValidationError, *, model: Any = None) -> list[Violation]:
     for error in exc.errors(include_url=False):
         found = _one(error, root)
         seen.setdefault((found.rule, found.pointer), found)
-        if _also_a_type_error(error, found):
-            other = violation(
-                found.rule.removesuffix(".enum") + ".type", found.pointer, found.message
-            )
-            seen.setdefault((other.rule, other.pointer), other)
-        # A custom error may stand for several keywords at once, as an all-errors validator
-        # reports a failed `anyOf` together with what its branches failed: ctx["also"] lists
-        # the other keywords, space-separated, reported in the same schema at the same pointer.
-        also = error.get("ctx", {}).get("also")
         schema, dot, _ = found.rule.partition(".")
-        if isinstance(also, str) and dot and schema in rules.SCHEMAS:
-            for keyword in also.split():
+        if dot and schema in rules.SCHEMAS:
+            for keyword in _also(error, found):
                 other = violation(rules.structural(schema, keyword), found.pointer, found.message)
                 seen.setdefault((other.rule, other.pointer), other)
     return list(seen.values())
 
 
-def _also_a_type_error(error: ErrorDetails, found: Violation) -> bool:
-    """Whether a failed string ``enum`` was given no string at all.
+def _also(error: ErrorDetails, found: Violation) -> list[str]:
+    """The other keywords an all-errors validator reports with ``found``, at the same pointer.
 
-    Every string ``enum`` of the three specs' schemas sits next to ``type: string``, so an
-    all-errors validator reports both keywords for a number or a boolean, and so do we.
+    * A custom error may stand for several keywords at once, as a failed ``anyOf`` with what its
+      branches failed: ``ctx["also"]`` lists them, space-separated.
+    * A failed string ``enum`` given no string at all is ``type`` too: every string ``enum`` of
+      the three specs' schemas sits next to ``type: string``.
     """
-    return (
+    ctx = error.get("ctx", {})
+    also = ctx.get("also")
+    keywords = also.split() if isinstance(also, str) else []
+    if (
         error["type"] in ("literal_error", "enum")
         and found.rule.endswith(".enum")
         and not isinstance(error.get("input"), str)
-        and str(error.get("ctx", {}).get("expected", "")).startswith("'")
-    )
+        and str(ctx.get("expected", "")).startswith("'")
+    ):
+        keywords.append("type")
+    return keywords
 
 
 def sort_violations(found: Iterable[Violation]) -> list[Violation]:
