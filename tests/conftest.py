@@ -10,6 +10,7 @@ import pytest
 from hypothesis import settings
 
 from envelopekit import get_settings
+from tests.support.redis_server import RedisServer
 
 DATA = Path(__file__).parent / "data"
 
@@ -28,3 +29,26 @@ def _isolated_settings(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     get_settings.cache_clear()
     yield
     get_settings.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """A real Redis-protocol server for the whole run, stopped by its pid at the end.
+
+    It fails the tests that need it when it cannot start: they never skip.
+    """
+    server = RedisServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    """The session server's URL, its database emptied for this test."""
+    import redis
+
+    with redis.Redis.from_url(redis_server.url) as client:
+        client.flushall()
+    return redis_server.url

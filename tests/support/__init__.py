@@ -1,0 +1,1 @@
+"""Test support shared by the test suite and ``bench/``: the real Redis-protocol server."""

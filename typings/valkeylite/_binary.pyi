@@ -1,0 +1,3 @@
+from pathlib import Path
+
+def get_binary_path() -> Path: ...
