@@ -9,22 +9,46 @@ Post-success seen-set dedupe, not exactly-once delivery and not an in-flight loc
   runs: the guard fails open rather than drop work it cannot identify.
 
 The key is ``meta.id`` verbatim, never ``trace_id`` (which spans a whole causal chain).
+
+A store that can also *claim* an id (:class:`ClaimingSeenStore`, such as a
+:class:`~envelopekit.babelqueue.RedisSeenStore` with a lease) adds an in-flight claim on top: a
+delivery whose id another worker is running right now is not run (effect ``held``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
-__all__ = ["Effect", "Idempotent", "InMemorySeenStore", "SeenStore", "idempotent", "message_id"]
+from .._errors import EnvelopekitError
+
+__all__ = [
+    "AsyncClaimingSeenStore",
+    "AsyncIdempotent",
+    "AsyncSeenStore",
+    "ClaimingSeenStore",
+    "Effect",
+    "Idempotent",
+    "InMemorySeenStore",
+    "Lease",
+    "SeenStore",
+    "SeenStoreUnavailable",
+    "async_idempotent",
+    "idempotent",
+    "message_id",
+]
 
 M = TypeVar("M")
 
-Effect = Literal["run", "skip"]
-"""What the guard did with one delivery: ran the handler, or skipped a remembered id."""
+Effect = Literal["run", "skip", "held"]
+"""What the guard did with one delivery: ran the handler, skipped a remembered id, or (only with
+a claiming store) left alone an id another worker holds a claim on: do not ack it as done, put
+it back (it is skipped or run once the claim ends)."""
 
 
 @runtime_checkable
@@ -41,6 +65,79 @@ class SeenStore(Protocol):
 
     def forget(self, message_id: str) -> None:
         """Evict ``message_id`` (a manual replay, or a backend's expiry), so it runs again."""
+        ...
+
+
+class SeenStoreUnavailable(EnvelopekitError, ConnectionError):
+    """A shared seen-store could not be reached: the id was not marked; do not ack the message.
+
+    Attributes:
+        operation: ``seen``, ``claim``, ``remember``, ``release`` or ``forget``.
+        message_id: the id the store was asked about.
+    """
+
+    def __init__(self, operation: str, message_id: str, cause: BaseException) -> None:
+        effect = (
+            "the handler ran but its id was not marked seen, so a redelivery runs it again"
+            if operation == "remember"
+            else "the handler was not run and the id was not marked seen"
+        )
+        super().__init__(
+            f"The seen-store failed during {operation} of message {message_id!r} "
+            f"({type(cause).__name__}: {cause}): {effect}; do not acknowledge the message."
+        )
+        self.operation = operation
+        self.message_id = message_id
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """An in-flight claim on ``message_id``; ``token`` is ``None`` when the store takes none."""
+
+    message_id: str
+    token: str | None
+
+
+@runtime_checkable
+class ClaimingSeenStore(SeenStore, Protocol):
+    """A :class:`SeenStore` that can claim an id while its handler runs (a lease that lapses)."""
+
+    def claim(self, message_id: str) -> Lease | Literal["seen", "held"]:
+        """``"seen"``, ``"held"`` by another worker, or the :class:`Lease` now held."""
+        ...
+
+    def release(self, lease: Lease) -> None:
+        """End ``lease`` without remembering the id (its handler failed)."""
+        ...
+
+
+@runtime_checkable
+class AsyncSeenStore(Protocol):
+    """The asyncio form of :class:`SeenStore`."""
+
+    async def seen(self, message_id: str) -> bool:
+        """Whether ``message_id`` was remembered."""
+        ...
+
+    async def remember(self, message_id: str) -> None:
+        """Record ``message_id`` as handled."""
+        ...
+
+    async def forget(self, message_id: str) -> None:
+        """Evict ``message_id``, so it runs again."""
+        ...
+
+
+@runtime_checkable
+class AsyncClaimingSeenStore(AsyncSeenStore, Protocol):
+    """The asyncio form of :class:`ClaimingSeenStore`."""
+
+    async def claim(self, message_id: str) -> Lease | Literal["seen", "held"]:
+        """``"seen"``, ``"held"`` by another worker, or the :class:`Lease` now held."""
+        ...
+
+    async def release(self, lease: Lease) -> None:
+        """End ``lease`` without remembering the id (its handler failed)."""
         ...
 
 
@@ -108,19 +205,92 @@ class Idempotent(Generic[M]):
         self.store = store
         self.handler = handler
         self.key = key
+        self._claims = isinstance(store, ClaimingSeenStore)
 
     def __call__(self, message: M) -> Effect:
-        """Run the handler unless the message's id was already handled."""
+        """Run the handler unless the message's id was already handled (or is held)."""
         found = self.key(message)
         if found is None:
             self.handler(message)
             return "run"
+        if self._claims:
+            return self._claimed(message, found)
         if self.store.seen(found):
             return "skip"
         self.handler(message)
         # Only after success: a raise above leaves the id unmarked, so a redelivery runs again.
         self.store.remember(found)
         return "run"
+
+    def _claimed(self, message: M, found: str) -> Effect:
+        store: ClaimingSeenStore = self.store  # type: ignore[assignment]
+        lease = store.claim(found)
+        if lease == "seen":
+            return "skip"
+        if lease == "held":
+            return "held"
+        try:
+            self.handler(message)
+        except BaseException:
+            # The claim lapses by itself: a failed release must not hide the handler's error.
+            with contextlib.suppress(Exception):
+                store.release(lease)
+            raise
+        store.remember(found)
+        return "run"
+
+
+class AsyncIdempotent(Generic[M]):
+    """The asyncio form of :class:`Idempotent`: an async handler guarded by an async store."""
+
+    def __init__(
+        self,
+        store: AsyncSeenStore,
+        handler: Callable[[M], Awaitable[object]],
+        *,
+        key: Callable[[M], str | None] = message_id,
+    ) -> None:
+        self.store = store
+        self.handler = handler
+        self.key = key
+        self._claims = isinstance(store, AsyncClaimingSeenStore)
+
+    async def __call__(self, message: M) -> Effect:
+        """Run the handler unless the message's id was already handled (or is held)."""
+        found = self.key(message)
+        if found is None:
+            await self.handler(message)
+            return "run"
+        if not self._claims:
+            if await self.store.seen(found):
+                return "skip"
+            await self.handler(message)
+            await self.store.remember(found)
+            return "run"
+        store: AsyncClaimingSeenStore = self.store  # type: ignore[assignment]
+        lease = await store.claim(found)
+        if lease == "seen":
+            return "skip"
+        if lease == "held":
+            return "held"
+        try:
+            await self.handler(message)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await store.release(lease)
+            raise
+        await store.remember(found)
+        return "run"
+
+
+def async_idempotent(
+    store: AsyncSeenStore,
+    handler: Callable[[M], Awaitable[object]],
+    *,
+    key: Callable[[M], str | None] = message_id,
+) -> AsyncIdempotent[M]:
+    """The asyncio form of :func:`idempotent`: ``await guarded(envelope)`` gives the effect."""
+    return AsyncIdempotent(store, handler, key=key)
 
 
 def idempotent(

@@ -32,6 +32,7 @@ from .._errors import EnvelopekitError
 from .._violations import Violation, violations
 from ._dead_letter import DeadLetterReason
 from ._envelope import BabelEnvelope
+from ._idempotency import SeenStoreUnavailable
 from ._payload_schema import InvalidPayloadError, SchemaProvider, check_payload
 from ._urn import lint_urn
 
@@ -380,11 +381,18 @@ class Router:
         queue: str | None = None,
         reconcile: Reconcile | None = None,
     ) -> Outcome:
-        """:meth:`route`, run the handler, and settle any failure into a retry or dead-letter."""
+        """:meth:`route`, run the handler, and settle any failure into a retry or dead-letter.
+
+        Raises:
+            SeenStoreUnavailable: from an idempotency guard whose shared store is unreachable:
+                nothing ran and nothing was settled, so the message must not be acknowledged.
+        """
         decision = self.route(message, queue=queue, reconcile=reconcile)
         if isinstance(decision, Handle):
             try:
                 decision.run()
+            except SeenStoreUnavailable:  # the store failed, not the message: leave it unacked
+                raise
             except Exception as exc:  # any handler failure is retried, never lost
                 return decision.failed(exc).settle()
             return Done(decision.envelope)

@@ -1,0 +1,239 @@
+"""A :class:`SeenStore` on Redis (redis-py), shared by every worker on every machine.
+
+ADR-0022 as in :mod:`._idempotency`: an id is remembered only after its handler returned, under
+``<prefix>seen:<id>`` with an expiry. With a ``lease``, :meth:`RedisSeenStore.claim` also takes
+an in-flight claim ``<prefix>claim:<id>`` (``SET NX PX``, checked against the seen key in the
+same script), so two workers handed the same message at once do not both run it, while a worker
+that dies mid-handle leaves only a claim that lapses after ``lease``.
+
+Every Redis failure surfaces as :class:`SeenStoreUnavailable`: the guard then runs nothing and
+marks nothing, and the worker must not acknowledge the message.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from ._idempotency import Lease, SeenStoreUnavailable
+
+try:
+    from redis.exceptions import RedisError
+except ImportError as exc:  # pragma: no cover - the extra is part of the dev install
+    raise ImportError("RedisSeenStore needs redis-py: pip install 'envelopekit[redis]'") from exc
+
+if TYPE_CHECKING:
+    import redis
+    import redis.asyncio
+
+__all__ = ["AsyncRedisSeenStore", "RedisSeenStore"]
+
+DEFAULT_PREFIX: Final = "envelopekit:idempotency:"
+DEFAULT_TTL: Final = timedelta(days=7)
+
+# KEYS[1] = seen key, KEYS[2] = claim key; ARGV[1] = token, ARGV[2] = lease in ms (0: no claim).
+# One script, so a claim cannot be taken between another worker's remember and this check.
+_CLAIM: Final = """
+if redis.call('exists', KEYS[1]) == 1 then return 'seen' end
+if ARGV[2] == '0' then return 'free' end
+if redis.call('set', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return 'claimed' end
+return 'held'
+"""
+
+# KEYS[1] = claim key; ARGV[1] = token. Only the holder ends its own claim: a lease that lapsed
+# and was taken by another worker is left alone.
+_RELEASE: Final = """
+if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
+return 0
+"""
+
+
+def _ms(value: timedelta | float, name: str) -> int:
+    seconds = value.total_seconds() if isinstance(value, timedelta) else float(value)
+    millis = round(seconds * 1000)
+    if millis < 1:
+        raise ValueError(f"{name} must be at least 1 ms, not {value!r}")
+    return millis
+
+
+class _Keys:
+    """The key layout and settings both stores share."""
+
+    def __init__(
+        self, prefix: str, ttl: timedelta | float | None, lease: timedelta | float | None
+    ) -> None:
+        self.prefix = prefix
+        self.ttl_ms = None if ttl is None else _ms(ttl, "ttl")
+        self.lease_ms = None if lease is None else _ms(lease, "lease")
+
+    def seen_key(self, message_id: str) -> str:
+        return f"{self.prefix}seen:{message_id}"
+
+    def claim_key(self, message_id: str) -> str:
+        return f"{self.prefix}claim:{message_id}"
+
+    def claim_args(self, message_id: str) -> tuple[str, str, str, str]:
+        token = secrets.token_hex(16)
+        lease = str(self.lease_ms or 0)
+        return self.seen_key(message_id), self.claim_key(message_id), token, lease
+
+    @staticmethod
+    def verdict(reply: Any, message_id: str, token: str) -> Lease | Literal["seen", "held"]:
+        answer = reply.decode() if isinstance(reply, bytes) else str(reply)
+        if answer == "seen":
+            return "seen"
+        if answer == "held":
+            return "held"
+        return Lease(message_id, token if answer == "claimed" else None)
+
+
+class RedisSeenStore:
+    """:class:`~envelopekit.babelqueue.SeenStore` on a ``redis.Redis`` client.
+
+    ```python
+    store = RedisSeenStore(redis.Redis.from_url(url), lease=timedelta(seconds=30))
+    on_order = idempotent(store, handle_order)
+    ```
+
+    Args:
+        client: a redis-py client (``decode_responses`` either way).
+        prefix: prepended to every key (``<prefix>seen:<id>``, ``<prefix>claim:<id>``).
+        ttl: how long a handled id is remembered (``None``: forever); a redelivery later than
+            this runs again.
+        lease: with a value, :meth:`claim` takes an in-flight claim that lapses after it; choose
+            it longer than a handler ever runs. ``None``: no claim (ADR-0022 alone).
+    """
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        *,
+        prefix: str = DEFAULT_PREFIX,
+        ttl: timedelta | float | None = DEFAULT_TTL,
+        lease: timedelta | float | None = None,
+    ) -> None:
+        self.client = client
+        self._keys = _Keys(prefix, ttl, lease)
+        self._claim = client.register_script(_CLAIM)
+        self._release = client.register_script(_RELEASE)
+
+    @property
+    def prefix(self) -> str:
+        """The key prefix."""
+        return self._keys.prefix
+
+    def seen(self, message_id: str) -> bool:
+        """Whether ``message_id`` was remembered (and has not expired)."""
+        try:
+            return bool(self.client.exists(self._keys.seen_key(message_id)))
+        except RedisError as exc:
+            raise SeenStoreUnavailable("seen", message_id, exc) from exc
+
+    def remember(self, message_id: str) -> None:
+        """Record ``message_id`` as handled, with the expiry, and end any claim on it."""
+        try:
+            pipe = self.client.pipeline(transaction=True)
+            pipe.set(self._keys.seen_key(message_id), b"1", px=self._keys.ttl_ms)
+            pipe.delete(self._keys.claim_key(message_id))
+            pipe.execute()
+        except RedisError as exc:
+            raise SeenStoreUnavailable("remember", message_id, exc) from exc
+
+    def forget(self, message_id: str) -> None:
+        """Evict ``message_id`` (and any claim), so it runs again."""
+        try:
+            self.client.delete(self._keys.seen_key(message_id), self._keys.claim_key(message_id))
+        except RedisError as exc:
+            raise SeenStoreUnavailable("forget", message_id, exc) from exc
+
+    def claim(self, message_id: str) -> Lease | Literal["seen", "held"]:
+        """``"seen"`` (skip it), ``"held"`` (another worker runs it now), or a :class:`Lease`.
+
+        Without a configured lease the :class:`Lease` holds no claim (``token`` is ``None``).
+        """
+        seen_key, claim_key, token, lease = self._keys.claim_args(message_id)
+        try:
+            reply = self._claim(keys=[seen_key, claim_key], args=[token, lease])
+        except RedisError as exc:
+            raise SeenStoreUnavailable("claim", message_id, exc) from exc
+        return self._keys.verdict(reply, message_id, token)
+
+    def release(self, lease: Lease) -> None:
+        """End ``lease`` without remembering its id (the handler failed): it may run again."""
+        if lease.token is None:
+            return
+        try:
+            self._release(keys=[self._keys.claim_key(lease.message_id)], args=[lease.token])
+        except RedisError as exc:
+            raise SeenStoreUnavailable("release", lease.message_id, exc) from exc
+
+
+class AsyncRedisSeenStore:
+    """The asyncio twin of :class:`RedisSeenStore`, on a ``redis.asyncio.Redis`` client.
+
+    Same keys, so sync and async workers share one seen-set; use it with
+    :func:`~envelopekit.babelqueue.async_idempotent`.
+    """
+
+    def __init__(
+        self,
+        client: redis.asyncio.Redis,
+        *,
+        prefix: str = DEFAULT_PREFIX,
+        ttl: timedelta | float | None = DEFAULT_TTL,
+        lease: timedelta | float | None = None,
+    ) -> None:
+        self.client = client
+        self._keys = _Keys(prefix, ttl, lease)
+        self._claim = client.register_script(_CLAIM)
+        self._release = client.register_script(_RELEASE)
+
+    @property
+    def prefix(self) -> str:
+        """The key prefix."""
+        return self._keys.prefix
+
+    async def seen(self, message_id: str) -> bool:
+        """Whether ``message_id`` was remembered (and has not expired)."""
+        try:
+            return bool(await self.client.exists(self._keys.seen_key(message_id)))
+        except RedisError as exc:
+            raise SeenStoreUnavailable("seen", message_id, exc) from exc
+
+    async def remember(self, message_id: str) -> None:
+        """Record ``message_id`` as handled, with the expiry, and end any claim on it."""
+        try:
+            async with self.client.pipeline(transaction=True) as pipe:
+                pipe.set(self._keys.seen_key(message_id), b"1", px=self._keys.ttl_ms)
+                pipe.delete(self._keys.claim_key(message_id))
+                await pipe.execute()
+        except RedisError as exc:
+            raise SeenStoreUnavailable("remember", message_id, exc) from exc
+
+    async def forget(self, message_id: str) -> None:
+        """Evict ``message_id`` (and any claim), so it runs again."""
+        try:
+            await self.client.delete(
+                self._keys.seen_key(message_id), self._keys.claim_key(message_id)
+            )
+        except RedisError as exc:
+            raise SeenStoreUnavailable("forget", message_id, exc) from exc
+
+    async def claim(self, message_id: str) -> Lease | Literal["seen", "held"]:
+        """As :meth:`RedisSeenStore.claim`."""
+        seen_key, claim_key, token, lease = self._keys.claim_args(message_id)
+        try:
+            reply = await self._claim(keys=[seen_key, claim_key], args=[token, lease])
+        except RedisError as exc:
+            raise SeenStoreUnavailable("claim", message_id, exc) from exc
+        return self._keys.verdict(reply, message_id, token)
+
+    async def release(self, lease: Lease) -> None:
+        """As :meth:`RedisSeenStore.release`."""
+        if lease.token is None:
+            return
+        try:
+            await self._release(keys=[self._keys.claim_key(lease.message_id)], args=[lease.token])
+        except RedisError as exc:
+            raise SeenStoreUnavailable("release", lease.message_id, exc) from exc
