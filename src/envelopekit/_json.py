@@ -9,10 +9,12 @@ take the standard library path, so the result is always the reference's.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 import orjson
@@ -36,6 +38,8 @@ __all__ = [
 INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1
 JS_SAFE_MAX: Final = 2**53 - 1
+# The most digits pydantic-core's JSON parser reads in an integer (its own limit, fixed).
+_PARSER_MAX_DIGITS: Final = 4300
 
 _stdlib_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 # A one-digit negative exponent ending a number; "e-" alone is common in UUIDs ("2e-9b4c").
@@ -209,12 +213,15 @@ def refuse_non_finite(value: Any) -> Any:
     return value
 
 
-def scan_numbers(value: Any, base: str) -> tuple[list[Violation], list[Violation]]:
+def scan_numbers(
+    value: Any, base: str, *, wide_integers: bool = False
+) -> tuple[list[Violation], list[Violation]]:
     """Check every number under ``value`` against the cross-language data rules.
 
     Returns the refusals (NaN, Infinity, integers outside signed 64-bit) and the warnings
     (integers beyond 2^53-1, which JavaScript consumers cannot hold exactly), with pointers
-    prefixed by ``base``.
+    prefixed by ``base``. With ``wide_integers``, an integer beyond signed 64-bit is a
+    ``number.beyond_int64`` warning instead, up to the most digits JSON can carry here.
     """
     errors: list[Violation] = []
     warnings: list[Violation] = []
@@ -236,12 +243,21 @@ def scan_numbers(value: Any, base: str) -> tuple[list[Violation], list[Violation
                     violation(rules.NUMBER_NON_FINITE, at, f"{node!r} is not a JSON number.")
                 )
         elif kind is int and not JS_SAFE_MAX >= node >= -JS_SAFE_MAX:
-            if not INT64_MAX >= node >= INT64_MIN:
+            if not INT64_MAX >= node >= INT64_MIN and not (wide_integers and _writable(node)):
                 errors.append(
                     violation(
                         rules.NUMBER_OUT_OF_RANGE,
                         at,
-                        f"{node} does not fit a signed 64-bit integer.",
+                        f"{_shown(node)} does not fit a signed 64-bit integer.",
+                    )
+                )
+            elif not INT64_MAX >= node >= INT64_MIN:
+                warnings.append(
+                    violation(
+                        rules.NUMBER_BEYOND_INT64,
+                        at,
+                        f"{node} is beyond signed 64-bit: kept exact and re-emitted unchanged; "
+                        "Go, Node and PHP read it as a double.",
                     )
                 )
             else:
@@ -253,6 +269,31 @@ def scan_numbers(value: Any, base: str) -> tuple[list[Violation], list[Violation
                     )
                 )
     return errors, warnings
+
+
+def _writable(integer: int) -> bool:
+    """Whether ``integer`` has few enough digits to be read from JSON and written back.
+
+    pydantic-core's parser reads at most 4300 digits, whatever Python's own limit on int-str
+    conversion (``sys.get_int_max_str_digits()``, 0 for none), which the encoder obeys.
+    """
+    # The limit arrived in 3.10.7 (CVE-2020-10735); an older 3.10 has none.
+    get_limit: Callable[[], int] = getattr(sys, "get_int_max_str_digits", lambda: 0)
+    limit = get_limit() or _PARSER_MAX_DIGITS
+    return abs(integer) < _power_of_ten(min(limit, _PARSER_MAX_DIGITS))
+
+
+@functools.lru_cache(maxsize=4)
+def _power_of_ten(digits: int) -> int:
+    power: int = 10**digits  # typeshed types int ** int as Any (a negative exponent is a float)
+    return power
+
+
+def _shown(integer: int) -> str:
+    """``integer`` for a message: its digits, or its size when they may be too many to write."""
+    if integer.bit_length() <= 1024:
+        return str(integer)
+    return f"A {integer.bit_length()}-bit integer"
 
 
 def exceeds_depth(raw: bytes, limit: int) -> bool:

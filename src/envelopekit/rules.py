@@ -35,6 +35,7 @@ __all__ = [
     "MESSAGE_TOO_LARGE",
     "MESSAGE_TYPE_UNKNOWN",
     "NAMED",
+    "NUMBER_BEYOND_INT64",
     "NUMBER_NON_FINITE",
     "NUMBER_OUT_OF_RANGE",
     "NUMBER_UNSAFE_INTEGER",
@@ -164,6 +165,7 @@ MESSAGE_TOO_DEEP: Final = "message.too_deep"
 NUMBER_NON_FINITE: Final = "number.non_finite"
 NUMBER_OUT_OF_RANGE: Final = "number.out_of_range"
 NUMBER_UNSAFE_INTEGER: Final = "number.unsafe_integer"
+NUMBER_BEYOND_INT64: Final = "number.beyond_int64"
 SPEC_UNRECOGNISED: Final = "spec.unrecognised"
 
 # BabelQueue v1.
@@ -215,6 +217,12 @@ _NAMED_RULES: Final = (
         NUMBER_UNSAFE_INTEGER,
         "conformance",
         "An integer beyond 2^53-1: JavaScript consumers lose its exact value (a warning).",
+    ),
+    Rule(
+        NUMBER_BEYOND_INT64,
+        "conformance",
+        "An integer literal beyond signed 64-bit inside BabelQueue `data`, as Go and Node write "
+        "a double such as 1e20: accepted, kept exact and re-emitted unchanged (a warning).",
     ),
     Rule(SPEC_UNRECOGNISED, "policy", "The message's shape matches none of the three specs."),
     Rule(URN_MISSING, "conformance", "A BabelQueue message with no non-blank `job` or `urn`."),

@@ -197,9 +197,16 @@ def test_non_finite_numbers_are_refused(token: bytes, where: str) -> None:
         BabelEnvelope.model_validate_json(raw)
 
 
-def test_integers_beyond_int64_are_refused() -> None:
+def test_integers_beyond_int64_are_read_in_data_and_refused_elsewhere() -> None:
+    # Decisions §6: inside `data` only (tests/babelqueue/test_wide_integers.py has the rest).
     raw = orjson.dumps(message(data={"n": [0]})).replace(b"[0]", b"[9223372036854775808]")
-    assert found(raw) == [(rules.NUMBER_OUT_OF_RANGE, "/data/n/0")]
+    verdict = verdict_of(raw)
+    assert verdict.ok
+    assert [(w.rule, w.pointer) for w in verdict.warnings] == [
+        (rules.NUMBER_BEYOND_INT64, "/data/n/0")
+    ]
+    raw = orjson.dumps(message(extra=[0])).replace(b"[0]", b"[9223372036854775808]")
+    assert found(raw) == [(rules.NUMBER_OUT_OF_RANGE, "/extra/0")]
 
 
 @pytest.mark.parametrize("value", [2**53, -(2**53), 2**63 - 1, -(2**63)])

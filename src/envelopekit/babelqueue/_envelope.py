@@ -137,7 +137,9 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         parts = ((data, "/data"), (extra, ""), (meta_extra, "/meta"), (dead_extra, "/dead_letter"))
         for value, base in parts:
             if value and needs_scan(value):
-                more_errors, unsafe = scan_numbers(value, base)
+                # Decisions §6: a Go or Node hop writes doubles such as 1e20 as integer
+                # literals, so inside `data` (only) one beyond int64 is read, with a warning.
+                more_errors, unsafe = scan_numbers(value, base, wide_integers=base == "/data")
                 errors += more_errors
                 noted += unsafe
         if errors:
@@ -157,7 +159,10 @@ class BabelEnvelope(WireModel, Generic[DataT]):
     # --- consuming ---------------------------------------------------------------------------
 
     def envelope_warnings(self) -> list[Violation]:
-        """What was accepted but noted on input: dropped forbidden keys, unsafe integers."""
+        """What was accepted but noted on input: dropped keys, numbers, ``created_at`` in seconds.
+
+        Numbers: integers beyond 2^53-1, and in ``data`` integers beyond int64.
+        """
         return attached_warnings(self)
 
     def to_wire(self) -> dict[str, Any]:
@@ -219,9 +224,10 @@ class BabelEnvelope(WireModel, Generic[DataT]):
 
         Raises:
             ProducerError: for a blank URN, or ``data`` holding what JSON cannot (a
-                ``datetime``, a ``Decimal``, bytes, a non-string key), with its pointer.
-            pydantic.ValidationError: for data that is not a JSON object of finite numbers
-                within signed 64-bit, or a ``trace_id`` that is not a UUID.
+                ``datetime``, a ``Decimal``, bytes, a non-string key) or an integer beyond
+                signed 64-bit, with its pointer.
+            pydantic.ValidationError: for data that is not a JSON object of finite numbers,
+                or a ``trace_id`` that is not a UUID.
         """
         if trace_id is not None and not isinstance(trace_id, str):
             raise ProducerError(f"trace_id must be a string, not {type(trace_id).__name__}")
@@ -237,7 +243,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             message_id = uuid4()
         # A mapping is checked to be pure JSON (GR-3) and copied; a model validates itself.
         payload: Any = plain_json(data, "/data") if isinstance(data, Mapping) else data
-        return cls.model_validate(
+        created = cls.model_validate(
             {
                 "job": urn.strip(ASCII_WHITESPACE),
                 "trace_id": trace,
@@ -252,6 +258,14 @@ class BabelEnvelope(WireModel, Generic[DataT]):
                 "attempts": 0,
             }
         )
+        # What a consumer reads with a warning (Decisions §6), a producer never writes.
+        for found in attached_warnings(created):
+            if found.rule == rules.NUMBER_BEYOND_INT64:
+                raise ProducerError(
+                    f"{found.pointer}: an integer beyond signed 64-bit; a producer writes only "
+                    "integers within it (Go and Node would read it as a double)."
+                )
+        return created
 
     def child(
         self,
