@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 from pydantic import BaseModel, ConfigDict
 
@@ -278,3 +279,46 @@ def test_a_typed_route_retries_and_dead_letters_the_message_as_received() -> Non
     assert wire["data"] == {"order_id": 7, "amount": 5, "note": "keep"}
     assert type(wire["data"]["amount"]) is int
     assert dead.envelope.to_json().startswith(sent.retried().retried().to_json()[:-1])
+
+
+# A Node hop's message (babelqueue.md Decisions §6): int64 max rounded up, 1e20 as an integer.
+NODE_HOP = (
+    orjson.dumps(orjson.loads(ORDER))
+    .replace(b'"order_id":1042', b'"order_id":1042,"id":9223372036854776000,"total":1e20')
+    .replace(b"1e20", b"100000000000000000000")
+    .replace(b'"attempts":0', b'"attempts":1')
+)
+
+
+class WideOrder(BaseModel):
+    order_id: int
+    id: int
+    total: int
+
+
+@pytest.mark.parametrize("model", [None, WideOrder], ids=["untyped", "typed"])
+def test_retry_and_dead_letter_reemit_integers_beyond_int64_exactly(
+    model: type[BaseModel] | None,
+) -> None:
+    seen: list[BabelEnvelope[Any]] = []
+
+    def explode(env: BabelEnvelope[Any]) -> None:
+        seen.append(env)
+        raise RuntimeError("downstream is down")
+
+    router = Router(max_attempts=3)
+    if model is None:
+        router.register(URN, explode)
+    else:
+        router.register(URN, explode, model)
+    assert b'"attempts":1' in NODE_HOP
+    retry = router.dispatch(NODE_HOP, queue="orders")
+    assert isinstance(retry, Retry)
+    assert [w.rule for w in seen[0].envelope_warnings()] == [rules.NUMBER_BEYOND_INT64] * 2
+    assert retry.envelope.to_json() == NODE_HOP.replace(b'"attempts":1', b'"attempts":2')
+    dead = router.dispatch(retry.envelope.to_json(), queue="orders")
+    assert isinstance(dead, DeadLetterDecision)
+    dlq = dead.envelope.to_json()
+    assert dlq.startswith(NODE_HOP.replace(b'"attempts":1}', b'"attempts":3,'))
+    assert b'"id":9223372036854776000,"total":100000000000000000000}' in dlq
+    assert BabelEnvelope.model_validate_json(dlq).to_json() == dlq
