@@ -20,6 +20,7 @@ from typing import IO, Any, Final, NamedTuple
 
 import orjson
 
+from . import _cli_redrive
 from ._check import SPECS, check
 from ._settings import get_settings
 from ._violations import Verdict
@@ -318,6 +319,7 @@ def _parser() -> argparse.ArgumentParser:
     schema = commands.add_parser("schema", help="print or write the generated JSON Schemas")
     schema.add_argument("--spec", choices=("all", *SPECS), default="all")
     schema.add_argument("--out", metavar="DIR", help="write <DIR>/<spec>/<name>.schema.json")
+    _cli_redrive.add_parser(commands)
     return parser
 
 
@@ -328,6 +330,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "validate":
             return _validate(args, stdout, sys.stderr)
+        if args.command == "redrive":
+            return _cli_redrive.run(args, sys.stdin.buffer, stdout, sys.stderr)
         return _schema(args, stdout, sys.stderr)
     except UsageError as exc:
         sys.stderr.write(f"envelopekit: {exc}\n")

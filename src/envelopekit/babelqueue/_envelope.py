@@ -284,6 +284,33 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         """The same message with ``attempts + 1`` and everything else untouched."""
         return self.model_copy(update={"attempts": self.attempts + 1})
 
+    def redriven(self) -> Self:
+        """The message made live again off a dead-letter queue (ADR-0026).
+
+        ``dead_letter`` is removed and ``attempts`` reset to 0; ``job``, ``trace_id``, ``data``,
+        ``meta`` (``meta.id`` included) and unknown keys are kept verbatim, so the idempotency
+        key and the trace survive the replay. Publish it to :meth:`redrive_queue`.
+        """
+        return self.model_copy(update={"dead_letter": MISSING, "attempts": 0})
+
+    def redrive_queue(self, to_queue: str | None = None) -> str:
+        """Where a redrive republishes this message.
+
+        Args:
+            to_queue: an explicit target (a sandbox queue for a safe replay); it wins when given
+                and not empty, as in the official redrive.
+
+        Returns:
+            ``to_queue``, else ``dead_letter.original_queue`` when not empty, else
+            ``meta.queue``.
+        """
+        if to_queue:
+            return to_queue
+        dead_letter = self.dead_letter
+        if dead_letter is not MISSING and dead_letter.original_queue:
+            return dead_letter.original_queue
+        return self.meta.queue
+
     def dead_lettered(
         self,
         reason: DeadLetterReason,

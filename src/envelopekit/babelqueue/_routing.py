@@ -34,6 +34,7 @@ from ._dead_letter import DeadLetterReason
 from ._envelope import BabelEnvelope
 from ._idempotency import SeenStoreUnavailable
 from ._payload_schema import InvalidPayloadError, SchemaProvider, check_payload
+from ._replay import replay_scope
 from ._urn import lint_urn
 
 __all__ = [
@@ -152,17 +153,20 @@ class Handle:
     ``envelope`` is the message as the handler receives it: ``BabelEnvelope[Model]`` when the
     URN was registered with a model. ``received`` is the message as received, which a retry or
     a dead-letter republishes: the model's reading of ``data`` (defaults added, unknown keys
-    left out, numbers coerced) is never written back.
+    left out, numbers coerced) is never written back. ``replay`` is whether the delivery
+    carried the ``bq-replay-bypass`` header: the handler then runs with :func:`is_replay` true.
     """
 
     envelope: BabelEnvelope[Any]
     handler: Callable[[Any], object] = field(repr=False)
     settlement: _Settlement = field(repr=False)
     received: BabelEnvelope[Any] = field(repr=False)
+    replay: bool = False
 
     def run(self) -> object:
-        """Call the handler with the envelope; its exceptions propagate."""
-        return self.handler(self.envelope)
+        """Call the handler with the envelope (inside the replay scope); exceptions propagate."""
+        with replay_scope(self.replay):
+            return self.handler(self.envelope)
 
     def failed(self, error: Exception) -> Fail:
         """The :class:`Fail` for a handler that raised ``error``."""
@@ -332,6 +336,7 @@ class Router:
         *,
         queue: str | None = None,
         reconcile: Reconcile | None = None,
+        replay: bool = False,
     ) -> Decision:
         """Decide what to do with one received message, without running any handler.
 
@@ -342,6 +347,9 @@ class Router:
             reconcile: applied to the decoded envelope before routing, typically a broker
                 binding's attempts reconciliation:
                 ``reconcile=lambda env: sqs.reconcile(env, receive_count)``.
+            replay: the delivery carried the ``bq-replay-bypass`` header (a binding's
+                ``is_replay(native)``): the handler runs with :func:`is_replay` true, so
+                :func:`bypass_external_effects` skips what already happened once.
         """
         if isinstance(message, BabelEnvelope):
             envelope: BabelEnvelope[Any] = message
@@ -372,7 +380,7 @@ class Router:
                 return self._invalid(envelope, violations(exc, model=BabelEnvelope), settlement)
             if typed.attempts != envelope.attempts:  # keep what `reconcile` decided
                 typed = typed.model_copy(update={"attempts": envelope.attempts})
-        return Handle(typed, found.handler, settlement, envelope)
+        return Handle(typed, found.handler, settlement, envelope, replay)
 
     def dispatch(
         self,
@@ -380,6 +388,7 @@ class Router:
         *,
         queue: str | None = None,
         reconcile: Reconcile | None = None,
+        replay: bool = False,
     ) -> Outcome:
         """:meth:`route`, run the handler, and settle any failure into a retry or dead-letter.
 
@@ -387,7 +396,7 @@ class Router:
             SeenStoreUnavailable: from an idempotency guard whose shared store is unreachable:
                 nothing ran and nothing was settled, so the message must not be acknowledged.
         """
-        decision = self.route(message, queue=queue, reconcile=reconcile)
+        decision = self.route(message, queue=queue, reconcile=reconcile, replay=replay)
         if isinstance(decision, Handle):
             try:
                 decision.run()

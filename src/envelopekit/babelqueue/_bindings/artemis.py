@@ -12,21 +12,26 @@ from typing import Any, Final, TypedDict
 
 from ..._violations import Violation
 from .._envelope import BabelEnvelope
+from .._replay import header_says_replay
 from ._common import E, max_with_count, text_gate, with_attempts
 
 __all__ = [
     "APP_ID",
     "JMS_TYPE_ANNOTATION",
+    "REPLAY_BYPASS_PROPERTY",
     "SCHEMA_VERSION_PROPERTY",
     "ArtemisMessage",
     "attempts",
     "gate",
+    "is_replay",
     "project",
     "reconcile",
 ]
 
 JMS_TYPE_ANNOTATION: Final = "x-opt-jms-type"
 SCHEMA_VERSION_PROPERTY: Final = "bq_schema_version"
+# `bq-replay-bypass` spelt as a JMS identifier, as every other `bq_*` property here.
+REPLAY_BYPASS_PROPERTY: Final = "bq_replay_bypass"
 APP_ID: Final = "babelqueue"
 
 
@@ -44,10 +49,13 @@ class ArtemisMessage(TypedDict):
     application_properties: dict[str, str]
 
 
-def project(envelope: BabelEnvelope[Any]) -> ArtemisMessage:
-    """JMSType = URN, JMSCorrelationID = trace_id, JMSTimestamp = created_at, ``bq_*`` strings."""
+def project(envelope: BabelEnvelope[Any], *, replay: bool = False) -> ArtemisMessage:
+    """JMSType = URN, JMSCorrelationID = trace_id, JMSTimestamp = created_at, ``bq_*`` strings.
+
+    ``replay=True`` (a replaying redrive) adds the ``bq_replay_bypass: "1"`` property.
+    """
     meta = envelope.meta
-    return {
+    message: ArtemisMessage = {
         "message_annotations": {JMS_TYPE_ANNOTATION: envelope.job},
         "message_id": meta.id,
         "correlation_id": envelope.trace_id,
@@ -59,6 +67,9 @@ def project(envelope: BabelEnvelope[Any]) -> ArtemisMessage:
             "bq_app_id": APP_ID,
         },
     }
+    if replay:
+        message["application_properties"][REPLAY_BYPASS_PROPERTY] = "1"
+    return message
 
 
 def attempts(body_attempts: int, delivery_count: object) -> int:
@@ -82,3 +93,8 @@ def gate(application_properties: Mapping[str, Any] | None) -> Violation | None:
     """
     raw = (application_properties or {}).get(SCHEMA_VERSION_PROPERTY)
     return text_gate(raw, f"The Artemis application property {SCHEMA_VERSION_PROPERTY}")
+
+
+def is_replay(application_properties: Mapping[str, Any] | None) -> bool:
+    """Whether the ``bq_replay_bypass`` application property marks a deliberate replay."""
+    return header_says_replay((application_properties or {}).get(REPLAY_BYPASS_PROPERTY))

@@ -17,9 +17,18 @@ from typing import Any, Final, TypedDict
 from ..._violations import Violation
 from .._envelope import BabelEnvelope
 from .._meta import SCHEMA_VERSION
+from .._replay import REPLAY_BYPASS_HEADER, header_says_replay
 from ._common import E, max_with_count, rejected, text_gate, with_attempts
 
-__all__ = ["SCHEMA_VERSION_PROPERTY", "AsbMessage", "attempts", "gate", "project", "reconcile"]
+__all__ = [
+    "SCHEMA_VERSION_PROPERTY",
+    "AsbMessage",
+    "attempts",
+    "gate",
+    "is_replay",
+    "project",
+    "reconcile",
+]
 
 SCHEMA_VERSION_PROPERTY: Final = "bq-schema-version"
 CONTENT_TYPE: Final = "application/json"
@@ -35,14 +44,15 @@ class AsbMessage(TypedDict):
     application_properties: dict[str, int | str]
 
 
-def project(envelope: BabelEnvelope[Any]) -> AsbMessage:
+def project(envelope: BabelEnvelope[Any], *, replay: bool = False) -> AsbMessage:
     """Subject = URN, CorrelationId = trace_id, MessageId = meta.id, plus ``bq-*`` properties.
 
     The application properties are native AMQP-typed: numbers stay numbers. (``bq-created-at``
-    needs an AMQP ``long``; azure-servicebus picks the width from the value.)
+    needs an AMQP ``long``; azure-servicebus picks the width from the value.) ``replay=True``
+    (a replaying redrive) adds the ``bq-replay-bypass: "1"`` property.
     """
     meta = envelope.meta
-    return {
+    message: AsbMessage = {
         "subject": envelope.job,
         "correlation_id": envelope.trace_id,
         "message_id": meta.id,
@@ -53,6 +63,9 @@ def project(envelope: BabelEnvelope[Any]) -> AsbMessage:
             "bq-created-at": meta.created_at,
         },
     }
+    if replay:
+        message["application_properties"][REPLAY_BYPASS_HEADER] = "1"
+    return message
 
 
 def attempts(body_attempts: int, delivery_count: object) -> int:
@@ -88,11 +101,16 @@ def gate(application_properties: Mapping[Any, Any] | None) -> Violation | None:
     return None if int(raw) == SCHEMA_VERSION else rejected(where, raw)
 
 
-def _lookup(properties: Mapping[Any, Any] | None) -> object:
+def is_replay(application_properties: Mapping[Any, Any] | None) -> bool:
+    """Whether the ``bq-replay-bypass`` application property marks a deliberate replay."""
+    return header_says_replay(_lookup(application_properties, REPLAY_BYPASS_HEADER))
+
+
+def _lookup(properties: Mapping[Any, Any] | None, wanted: str = SCHEMA_VERSION_PROPERTY) -> object:
     if not properties:
         return None
     for key, value in properties.items():
         name = bytes(key).decode("utf-8", "replace") if isinstance(key, (bytes, bytearray)) else key
-        if name == SCHEMA_VERSION_PROPERTY:
+        if name == wanted:
             return value
     return None

@@ -15,6 +15,7 @@ from typing import Any, Final, TypedDict
 
 from ..._violations import Violation
 from .._envelope import BabelEnvelope
+from .._replay import REPLAY_BYPASS_HEADER, header_says_replay
 from ._common import E, parse_count, text_gate, with_attempts
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "attempts",
     "gate",
     "header",
+    "is_replay",
     "project",
     "reconcile",
 ]
@@ -44,17 +46,22 @@ class KafkaRecord(TypedDict):
     timestamp: int
 
 
-def project(envelope: BabelEnvelope[Any]) -> KafkaRecord:
-    """The ``bq-*`` headers as UTF-8 bytes, and the record timestamp = ``meta.created_at`` (ms)."""
+def project(envelope: BabelEnvelope[Any], *, replay: bool = False) -> KafkaRecord:
+    """The ``bq-*`` headers as UTF-8 bytes, and the record timestamp = ``meta.created_at`` (ms).
+
+    ``replay=True`` (a replaying redrive) adds the ``bq-replay-bypass: 1`` header.
+    """
     meta = envelope.meta
-    pairs = (
+    pairs = [
         ("bq-job", envelope.job),
         ("bq-trace-id", envelope.trace_id),
         ("bq-message-id", meta.id),
         ("bq-schema-version", str(meta.schema_version)),
         ("bq-source-lang", meta.lang),
         (ATTEMPTS_HEADER, str(envelope.attempts)),
-    )
+    ]
+    if replay:
+        pairs.append((REPLAY_BYPASS_HEADER, "1"))
     return {
         "headers": [(name, value.encode("utf-8")) for name, value in pairs],
         "timestamp": meta.created_at,
@@ -96,3 +103,8 @@ def gate(headers: Headers | None) -> Violation | None:
     """
     raw = header(headers, SCHEMA_VERSION_HEADER)
     return text_gate(raw, f"The Kafka header {SCHEMA_VERSION_HEADER}")
+
+
+def is_replay(headers: Headers | None) -> bool:
+    """Whether the first ``bq-replay-bypass`` header marks the record as a deliberate replay."""
+    return header_says_replay(header(headers, REPLAY_BYPASS_HEADER))

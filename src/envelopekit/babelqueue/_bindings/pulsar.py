@@ -15,20 +15,29 @@ from typing import Any, Final
 
 from ..._violations import Violation
 from .._envelope import BabelEnvelope
+from .._replay import REPLAY_BYPASS_HEADER, header_says_replay
 from ._common import E, max_with_count, text_gate, with_attempts
 
-__all__ = ["SCHEMA_VERSION_PROPERTY", "attempts", "gate", "project", "reconcile"]
+__all__ = [
+    "SCHEMA_VERSION_PROPERTY",
+    "attempts",
+    "gate",
+    "is_replay",
+    "project",
+    "reconcile",
+]
 
 SCHEMA_VERSION_PROPERTY: Final = "bq-schema-version"
 
 
-def project(envelope: BabelEnvelope[Any]) -> dict[str, str]:
+def project(envelope: BabelEnvelope[Any], *, replay: bool = False) -> dict[str, str]:
     """The ``bq-*`` message properties, all strings (numbers are stringified).
 
     The broker sets the native publish time; ``meta.created_at`` in the body is authoritative.
+    ``replay=True`` (a replaying redrive) adds ``bq-replay-bypass: "1"``.
     """
     meta = envelope.meta
-    return {
+    properties = {
         "bq-job": envelope.job,
         "bq-trace-id": envelope.trace_id,
         "bq-message-id": meta.id,
@@ -36,6 +45,9 @@ def project(envelope: BabelEnvelope[Any]) -> dict[str, str]:
         "bq-source-lang": meta.lang,
         "bq-attempts": str(envelope.attempts),
     }
+    if replay:
+        properties[REPLAY_BYPASS_HEADER] = "1"
+    return properties
 
 
 def attempts(body_attempts: int, redelivery_count: object) -> int:
@@ -56,3 +68,8 @@ def gate(properties: Mapping[str, Any] | None) -> Violation | None:
     """
     raw = (properties or {}).get(SCHEMA_VERSION_PROPERTY)
     return text_gate(raw, f"The Pulsar property {SCHEMA_VERSION_PROPERTY}")
+
+
+def is_replay(properties: Mapping[str, Any] | None) -> bool:
+    """Whether the ``bq-replay-bypass`` property marks the message as a deliberate replay."""
+    return header_says_replay((properties or {}).get(REPLAY_BYPASS_HEADER))

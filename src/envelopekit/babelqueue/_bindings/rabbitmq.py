@@ -11,11 +11,13 @@ Consume-side ``attempts`` stay in the body (the runtime republishes with ``attem
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Final, TypedDict
 
 from .._envelope import BabelEnvelope
+from .._replay import REPLAY_BYPASS_HEADER, header_says_replay
 
-__all__ = ["APP_ID", "AmqpProperties", "project"]
+__all__ = ["APP_ID", "AmqpProperties", "is_replay", "project"]
 
 APP_ID: Final = "babelqueue"
 CONTENT_TYPE: Final = "application/json"
@@ -32,13 +34,14 @@ class AmqpProperties(TypedDict):
     headers: dict[str, int | str]
 
 
-def project(envelope: BabelEnvelope[Any]) -> AmqpProperties:
+def project(envelope: BabelEnvelope[Any], *, replay: bool = False) -> AmqpProperties:
     """Type = URN, correlation_id = trace_id, message_id = meta.id, native-typed headers.
 
     AMQP 0-9-1 field tables are typed, so ``x-schema-version`` and ``x-attempts`` stay integers.
+    ``replay=True`` (a replaying redrive) adds the ``bq-replay-bypass: "1"`` header.
     """
     meta = envelope.meta
-    return {
+    properties: AmqpProperties = {
         "type": envelope.job,
         "correlation_id": envelope.trace_id,
         "message_id": meta.id,
@@ -50,3 +53,15 @@ def project(envelope: BabelEnvelope[Any]) -> AmqpProperties:
             "x-attempts": envelope.attempts,
         },
     }
+    if replay:
+        properties["headers"][REPLAY_BYPASS_HEADER] = "1"
+    return properties
+
+
+def is_replay(headers: Mapping[str, Any] | None) -> bool:
+    """Whether the AMQP header table's ``bq-replay-bypass`` marks a deliberate replay.
+
+    ``headers`` is ``BasicProperties.headers`` (``None`` when the delivery carried none); a
+    value may arrive as ``bytes`` from the AMQP stack.
+    """
+    return header_says_replay((headers or {}).get(REPLAY_BYPASS_HEADER))

@@ -13,8 +13,9 @@ from typing import Any, Final, NamedTuple
 
 from ..._json import dumps, loads
 from .._envelope import BabelEnvelope
+from .._replay import is_replay as _headers_say_replay
 
-__all__ = ["FRAME_KEY", "Reserved", "element", "reserve"]
+__all__ = ["FRAME_KEY", "Reserved", "element", "is_replay", "reserve"]
 
 FRAME_KEY: Final = "__bq_frame"
 _FRAME_VERSION: Final = 1
@@ -68,6 +69,14 @@ def reserve(value: bytes | str) -> Reserved:
         if isinstance(v, str)
     }
     return Reserved(body.encode("utf-8"), _clean(headers))
+
+
+def is_replay(reserved: Reserved) -> bool:
+    """Whether a reserved element's frame carries ``bq-replay-bypass`` (a deliberate replay).
+
+    A replaying redrive writes ``element(env, replay_headers())``: the framed form.
+    """
+    return _headers_say_replay(reserved.headers)
 
 
 def _clean(headers: Mapping[str, str] | None) -> dict[str, str]:

@@ -17,9 +17,18 @@ from typing import Any, Final, Literal, TypedDict
 
 from ..._violations import Violation
 from .._envelope import BabelEnvelope
+from .._replay import REPLAY_BYPASS_HEADER, header_says_replay
 from ._common import E, max_with_count, text_gate, with_attempts
 
-__all__ = ["SCHEMA_VERSION_ATTRIBUTE", "SqsAttribute", "attempts", "gate", "project", "reconcile"]
+__all__ = [
+    "SCHEMA_VERSION_ATTRIBUTE",
+    "SqsAttribute",
+    "attempts",
+    "gate",
+    "is_replay",
+    "project",
+    "reconcile",
+]
 
 SCHEMA_VERSION_ATTRIBUTE: Final = "bq-schema-version"
 
@@ -31,10 +40,13 @@ class SqsAttribute(TypedDict):
     StringValue: str
 
 
-def project(envelope: BabelEnvelope[Any]) -> dict[str, SqsAttribute]:
-    """The ``bq-*`` message attributes: ids and strings are ``String``, counters ``Number``."""
+def project(envelope: BabelEnvelope[Any], *, replay: bool = False) -> dict[str, SqsAttribute]:
+    """The ``bq-*`` message attributes: ids and strings are ``String``, counters ``Number``.
+
+    ``replay=True`` (a replaying redrive) adds the ``bq-replay-bypass`` String attribute.
+    """
     meta = envelope.meta
-    return {
+    attributes: dict[str, SqsAttribute] = {
         "bq-job": _string(envelope.job),
         "bq-trace-id": _string(envelope.trace_id),
         "bq-message-id": _string(meta.id),
@@ -42,6 +54,9 @@ def project(envelope: BabelEnvelope[Any]) -> dict[str, SqsAttribute]:
         "bq-source-lang": _string(meta.lang),
         "bq-created-at": _number(meta.created_at),
     }
+    if replay:
+        attributes[REPLAY_BYPASS_HEADER] = _string("1")
+    return attributes
 
 
 def attempts(body_attempts: int, approximate_receive_count: object) -> int:
@@ -70,6 +85,12 @@ def gate(message_attributes: Mapping[str, Mapping[str, Any]] | None) -> Violatio
     attribute = (message_attributes or {}).get(SCHEMA_VERSION_ATTRIBUTE)
     raw = attribute.get("StringValue") if isinstance(attribute, Mapping) else None
     return text_gate(raw, f"The SQS attribute {SCHEMA_VERSION_ATTRIBUTE}")
+
+
+def is_replay(message_attributes: Mapping[str, Mapping[str, Any]] | None) -> bool:
+    """Whether the ``bq-replay-bypass`` attribute marks the message as a deliberate replay."""
+    attribute = (message_attributes or {}).get(REPLAY_BYPASS_HEADER)
+    return isinstance(attribute, Mapping) and header_says_replay(attribute.get("StringValue"))
 
 
 def _string(value: str) -> SqsAttribute:

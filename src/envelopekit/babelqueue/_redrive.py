@@ -1,0 +1,149 @@
+"""Redrive (ADR-0026): a dead-lettered message made live again, or kept exactly as it was.
+
+:func:`redrive` decides for one message off a dead-letter queue; the worker (or the
+``envelopekit redrive`` command over an NDJSON feed) publishes a :class:`Redriven` to its queue,
+and writes a :class:`Kept` back to the dead-letter queue byte for byte:
+
+```python
+match redrive(body, to_queue=None, select=lambda env: env.job == "urn:babel:orders:created"):
+    case Redriven(queue=queue, headers=headers) as done:
+        publish(queue, done.body(), headers); ack()
+    case Kept(raw=raw):
+        publish("orders.dlq", raw); ack()           # never dropped
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from .._json import dumps, loads
+from .._violations import Violation, violations
+from ._envelope import BabelEnvelope
+from ._forbidden import FORBIDDEN_META_KEYS, FORBIDDEN_TOP_LEVEL_KEYS
+from ._replay import replay_headers
+from ._urn import is_blank
+
+__all__ = ["Kept", "KeptReason", "Redriven", "redrive"]
+
+KeptReason = Literal["invalid", "not_selected", "dry_run"]
+"""Why a message stays on the dead-letter queue: not a v1 envelope this SDK accepts, filtered
+out by ``select``, or a dry run."""
+
+
+@dataclass(frozen=True, slots=True)
+class Redriven:
+    """Publish :meth:`body` to ``queue`` with ``headers``, then ack the dead-letter message.
+
+    Attributes:
+        envelope: the message reset for reprocessing (:meth:`BabelEnvelope.redriven`).
+        queue: the target (:meth:`BabelEnvelope.redrive_queue`).
+        headers: the out-of-band headers to publish with: ``bq-replay-bypass`` on a replay.
+        received: the dead-lettered message as received.
+    """
+
+    envelope: BabelEnvelope[Any]
+    queue: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    received: BabelEnvelope[Any] | None = field(default=None, repr=False)
+    wire: bytes | None = field(default=None, repr=False)
+
+    def body(self) -> bytes:
+        """The bytes to publish: what the official Python redrive publishes for the same input.
+
+        Members keep the order they had in the dead-letter message (``envelope.to_json()``
+        writes the canonical order instead; the two agree for any message an SDK wrote).
+        """
+        return self.wire if self.wire is not None else self.envelope.to_json()
+
+    @property
+    def replay(self) -> bool:
+        """Whether it carries the replay-bypass header."""
+        return bool(self.headers)
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """Leave the message on the dead-letter queue: write ``raw`` back unchanged.
+
+    Attributes:
+        raw: the message exactly as received.
+        reason: ``invalid``, ``not_selected`` or ``dry_run``.
+        queue: on a dry run, where it would have gone; else ``""``.
+        violations: why an ``invalid`` message could not be decoded.
+        envelope: the decoded message, unless ``invalid``.
+    """
+
+    raw: bytes
+    reason: KeptReason
+    queue: str = ""
+    violations: list[Violation] = field(default_factory=list)
+    envelope: BabelEnvelope[Any] | None = field(default=None, repr=False)
+
+
+def redrive(
+    message: bytes | str | BabelEnvelope[Any],
+    *,
+    to_queue: str | None = None,
+    select: Callable[[BabelEnvelope[Any]], bool] | None = None,
+    bypass: bool = False,
+    dry_run: bool = False,
+) -> Redriven | Kept:
+    """Decide the redrive of one dead-lettered message.
+
+    Args:
+        message: the body as read off the dead-letter queue, or an envelope already decoded.
+        to_queue: republish here instead of each message's own queue (a sandbox replay).
+        select: which messages to redrive; the others are kept.
+        bypass: a replay: the redriven message carries ``bq-replay-bypass: 1`` so its handler
+            can skip external effects that already fired.
+        dry_run: decide, but keep every message (``Kept.queue`` says where it would go).
+
+    Returns:
+        :class:`Redriven` (``dead_letter`` removed, ``attempts`` 0, everything else verbatim),
+        or :class:`Kept` with the input bytes, never altered.
+    """
+    wire: bytes | None = None
+    if isinstance(message, BabelEnvelope):
+        envelope: BabelEnvelope[Any] = message
+        raw = message.to_json()
+    else:
+        raw = message.encode("utf-8") if isinstance(message, str) else bytes(message)
+        try:
+            envelope = BabelEnvelope.model_validate_json(raw)
+        except ValidationError as exc:
+            return Kept(raw, "invalid", violations=violations(exc, model=BabelEnvelope))
+    if select is not None and not select(envelope):
+        return Kept(raw, "not_selected", envelope=envelope)
+    queue = envelope.redrive_queue(to_queue)
+    if dry_run:
+        return Kept(raw, "dry_run", queue=queue, envelope=envelope)
+    headers = replay_headers() if bypass else {}
+    if not isinstance(message, BabelEnvelope):
+        wire = _reset(loads(raw))
+    return Redriven(envelope.redriven(), queue, headers, envelope, wire)
+
+
+def _reset(document: dict[str, Any]) -> bytes:
+    """The redriven body from the decoded document, member order kept, as the official writes it.
+
+    Only called for a document the envelope model accepted, so ``job``/``urn`` are strings.
+    """
+    for key in FORBIDDEN_TOP_LEVEL_KEYS:
+        document.pop(key, None)
+    meta = document["meta"]
+    for key in FORBIDDEN_META_KEYS:
+        meta.pop(key, None)
+    if "urn" in document:
+        alias = document.pop("urn")
+        # The alias stands in for a missing or blank `job`, and lands where the official puts it.
+        job = document.get("job")
+        if not isinstance(job, str) or is_blank(job):
+            document["job"] = alias
+    document.pop("dead_letter", None)
+    document["attempts"] = 0
+    return dumps(document)
