@@ -38,7 +38,9 @@ def test_the_consumer_example_runs() -> None:
 
 
 README = (Path(__file__).parents[2] / "README.md").read_text("utf-8")
-SECTION = README[README.index("### Consuming BabelQueue messages") :].split("\n## ", 1)[0]
+START = README.index("### Consuming BabelQueue messages")
+# Up to the next heading of the same level or above.
+SECTION = re.split(r"\n##?#? ", README[START + 4 :], maxsplit=1)[0]
 
 
 def test_the_readme_consumer_section_runs(capsys: pytest.CaptureFixture[str]) -> None:
