@@ -95,7 +95,19 @@ def violation(rule: str, pointer: str, message: str) -> Violation:
 
 def as_pydantic_error(found: Violation) -> PydanticCustomError:
     """The error a validator raises so that the mapper reports ``found`` (rule and pointer)."""
-    return PydanticCustomError(found.rule, found.message, {"pointer": found.pointer})
+    # pydantic renders the message in Rust, which refuses a lone surrogate (a Python string
+    # from `json.loads` may hold one): escape it, or reading the error would raise.
+    return PydanticCustomError(found.rule, _printable(found.message), {"pointer": found.pointer})
+
+
+def _printable(text: str) -> str:
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 # --- pydantic error type -> JSON Schema keyword --------------------------------------------------

@@ -14,7 +14,6 @@ from pydantic import (
     WithJsonSchema,
 )
 from pydantic_core import PydanticCustomError
-from typing_extensions import Self
 
 from .. import rules
 from .._json import INT64_MAX, dumps, needs_scan, scan_numbers
@@ -111,6 +110,11 @@ class WireNames(BaseModel):
 
     The base of every Matrix model, the envelopes and the payload conventions alike. Subclasses
     set only ``extra``: pydantic and its mypy plugin both merge the base config.
+
+    Validation reads the wire names only, whatever the door (``model_validate_json``,
+    ``model_validate`` of a dict, a ``TypeAdapter``, FastAPI): on a closed schema
+    ``correlation_id`` is an unknown key, on an open one an extra, as the JSON Schema reads
+    it. Constructing in Python (``MxRequest(correlation_id=...)``) takes the snake_case names.
     """
 
     model_config = ConfigDict(
@@ -120,41 +124,26 @@ class WireNames(BaseModel):
         validate_by_alias=True,
         serialize_by_alias=True,
     )
+    # The line above is what pydantic's mypy plugin reads for `__init__`'s keywords (the
+    # snake_case names; pyright reads them from `validation_alias`, which it does not know);
+    # this one is what validation runs with. `__init__` below takes the names at runtime.
+    model_config["validate_by_name"] = False
+
+    def __init__(self, /, **data: Any) -> None:
+        __tracebackhide__ = True
+        self.__pydantic_validator__.validate_python(
+            data, self_instance=self, by_alias=True, by_name=True
+        )
+
+    # pydantic's own mark of its `__init__`: without it, pydantic would route every validation
+    # (`model_validate`, `TypeAdapter`, JSON) through this one, snake_case names and all.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
 
 class MxModel(WireModel, WireNames):
     """Base of the three Matrix schema models: wire-name parsing and ``to_json``."""
 
     __schema_name__: ClassVar[str] = ""
-
-    @classmethod
-    def model_validate_json(
-        cls,
-        json_data: str | bytes | bytearray,
-        *,
-        strict: bool | None = None,
-        extra: Any = None,
-        context: Any | None = None,
-        by_alias: bool | None = None,
-        by_name: bool | None = False,
-    ) -> Self:
-        """Parse one JSON document; only the wire (camelCase) names are accepted.
-
-        ``validate_by_name`` is on so Python code can construct by snake_case name, but the
-        wire has only the camelCase names: on a closed schema ``correlation_id`` is an unknown
-        key, on an open one it is an extra, exactly as the JSON Schema reads it.
-
-        Raises:
-            pydantic.ValidationError: when the document is not valid.
-        """
-        return super().model_validate_json(
-            json_data,
-            strict=strict,
-            extra=extra,
-            context=context,
-            by_alias=by_alias,
-            by_name=by_name,
-        )
 
     def to_json(self) -> bytes:
         """The envelope as compact UTF-8 JSON.

@@ -83,5 +83,7 @@ class WriteArgs(WireNames):
 
     model_config = ConfigDict(extra="forbid")
 
-    idempotency_key: IdempotencyKey | MISSING = Field(default=MISSING, alias="idempotencyKey")
+    idempotency_key: IdempotencyKey | MISSING = Field(
+        default=MISSING, validation_alias="idempotencyKey", serialization_alias="idempotencyKey"
+    )
     """Optional caller-supplied key for retry-safe writes."""

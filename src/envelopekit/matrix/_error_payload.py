@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Annotated, ClassVar, Final
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, Strict
 
 from .. import rules
 from .._compat import MISSING
@@ -88,6 +88,10 @@ _RETRYABLE: Final = frozenset(
 )
 
 StatusCode = Annotated[int, Field(ge=100, le=599)]
+# Strict mode takes an enum from Python only as a member, so `model_validate(json.loads(raw))`
+# would refuse the very string `model_validate_json(raw)` accepts; lax, an enum of strings
+# still takes exactly its values (never a number or a near-miss), from JSON and from Python.
+ErrorCode = Annotated[MxErrorCode, Strict(False)]
 
 
 class MxErrorPayload(MxModel):
@@ -109,9 +113,11 @@ class MxErrorPayload(MxModel):
     """Always ``false``."""
     error: str
     """A human-readable message."""
-    code: MxErrorCode | MISSING = MISSING
+    code: ErrorCode | MISSING = MISSING
     """The machine-readable code, if any."""
-    status_code: StatusCode | MISSING = Field(default=MISSING, alias="statusCode")
+    status_code: StatusCode | MISSING = Field(
+        default=MISSING, validation_alias="statusCode", serialization_alias="statusCode"
+    )
     """An HTTP-style status (100-599), if the op maps to HTTP."""
     details: JsonData | MISSING = MISSING
     """Op-specific structured detail: any JSON value."""

@@ -69,19 +69,31 @@ class MxRequest(MxModel, Generic[ArgsT]):
     """The op's input."""
     iface: str | MISSING = MISSING
     """The contracted interface, e.g. ``"FsDaemon@1"``."""
-    correlation_id: NonEmptyStr | MISSING = Field(default=MISSING, alias="correlationId")
+    correlation_id: NonEmptyStr | MISSING = Field(
+        default=MISSING, validation_alias="correlationId", serialization_alias="correlationId"
+    )
     """Unique per request; the reply echoes it."""
-    reply_to: NonEmptyStr | MISSING = Field(default=MISSING, alias="replyTo")
+    reply_to: NonEmptyStr | MISSING = Field(
+        default=MISSING, validation_alias="replyTo", serialization_alias="replyTo"
+    )
     """Where the reply goes, by convention ``$replies.<correlationId>``."""
     lamport: LamportValue | MISSING = MISSING
     """The sender's Lamport timestamp."""
-    from_: str | MISSING = Field(default=MISSING, alias="from")
+    from_: str | MISSING = Field(
+        default=MISSING, validation_alias="from", serialization_alias="from"
+    )
     """The sender's mount path (informational; never trust it for authorization)."""
-    trace_id: str | MISSING = Field(default=MISSING, alias="traceId")
+    trace_id: str | MISSING = Field(
+        default=MISSING, validation_alias="traceId", serialization_alias="traceId"
+    )
     """The trace id (W3C Trace Context)."""
-    span_id: str | MISSING = Field(default=MISSING, alias="spanId")
+    span_id: str | MISSING = Field(
+        default=MISSING, validation_alias="spanId", serialization_alias="spanId"
+    )
     """This request's span id."""
-    parent_span_id: str | MISSING = Field(default=MISSING, alias="parentSpanId")
+    parent_span_id: str | MISSING = Field(
+        default=MISSING, validation_alias="parentSpanId", serialization_alias="parentSpanId"
+    )
     """The span this request was sent from, if any."""
 
     @property

@@ -60,7 +60,9 @@ class MxResponse(MxModel, Generic[ResultT]):
 
     op: Literal["$reply"]
     """Always ``"$reply"``."""
-    correlation_id: str = Field(alias="correlationId")
+    correlation_id: str = Field(
+        validation_alias="correlationId", serialization_alias="correlationId"
+    )
     """The ``correlationId`` of the request this answers."""
     payload: Annotated[
         Annotated[MxErrorPayload, Tag("error")] | Annotated[ResultT, Tag("result")],
@@ -71,13 +73,21 @@ class MxResponse(MxModel, Generic[ResultT]):
     """The contracted interface, e.g. ``"FsDaemon@1"``."""
     lamport: LamportValue | MISSING = MISSING
     """The replier's Lamport timestamp."""
-    from_: str | MISSING = Field(default=MISSING, alias="from")
+    from_: str | MISSING = Field(
+        default=MISSING, validation_alias="from", serialization_alias="from"
+    )
     """The replier's mount path (informational; never trust it for authorization)."""
-    trace_id: str | MISSING = Field(default=MISSING, alias="traceId")
+    trace_id: str | MISSING = Field(
+        default=MISSING, validation_alias="traceId", serialization_alias="traceId"
+    )
     """The trace id (W3C Trace Context), the same as the request's."""
-    span_id: str | MISSING = Field(default=MISSING, alias="spanId")
+    span_id: str | MISSING = Field(
+        default=MISSING, validation_alias="spanId", serialization_alias="spanId"
+    )
     """The replier's span id."""
-    parent_span_id: str | MISSING = Field(default=MISSING, alias="parentSpanId")
+    parent_span_id: str | MISSING = Field(
+        default=MISSING, validation_alias="parentSpanId", serialization_alias="parentSpanId"
+    )
     """The request's span id."""
 
     @property

@@ -1,0 +1,268 @@
+"""Every door pydantic gives a model reads the wire alike: JSON, a dict, a ``TypeAdapter``.
+
+For every public model of the three specs, over the whole vendored corpus of each spec and the
+mutation sets the differential tests generate, ``Model.model_validate(json.loads(raw))`` and
+``TypeAdapter(Model).validate_python(json.loads(raw))`` must give what
+``Model.model_validate_json(raw)`` gives: the same acceptance, and for a refusal the same
+(rule id, pointer) pairs through :func:`envelopekit.violations`. Every accepted message must
+survive ``Model.model_validate(m.model_dump())`` and re-emit the same bytes, and pydantic's own
+serializers (``model_dump_json()``, ``model_dump(mode="json")``) must write the wire: the JSON
+values of ``to_json()``, which ``check`` accepts.
+
+One test per spec, each failing with the list of every disagreement (not the first one).
+
+JSON text cannot carry a lone surrogate (pydantic's parser refuses ``"\\udfff"`` as
+``json.invalid``), while ``json.loads`` decodes one into a Python ``str`` that is no JSON
+value; documents ``json.loads`` turns into such a string are outside the comparison.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+import envelopekit as ek
+from envelopekit.babelqueue import BabelEnvelope
+from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse
+from envelopekit.som import SomEnvelope
+from tests.babelqueue.conformance._manifest import ROOT as BQ_DATA
+from tests.matrix import test_differential as matrix_differential
+from tests.matrix.test_cases import CASES as MATRIX_CASES
+from tests.matrix.test_cases import raw_of
+from tests.som._corpus import negative_envelope, negative_files, positive_envelope, positive_files
+from tests.som._mutations import walk
+
+Outcome = tuple[bool, frozenset[tuple[str, str]]]
+
+SEED = 20261201
+
+
+def _lone_surrogate(value: Any) -> bool:
+    if isinstance(value, str):
+        return not value.isascii() and not _utf8(value)
+    if isinstance(value, dict):
+        return any(_lone_surrogate(k) or _lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_lone_surrogate(item) for item in value)
+    return False
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _outcome(model: Any, validate: Any) -> tuple[Outcome, BaseModel | None]:
+    try:
+        found = validate()
+    except ValidationError as exc:
+        pairs = frozenset((v.rule, v.pointer) for v in ek.violations(exc, model=model))
+        return (False, pairs), None
+    return (True, frozenset()), found
+
+
+def disagreements(model: type[BaseModel], raw: bytes, label: str) -> list[str]:
+    """What the dict and TypeAdapter doors, and the dump round trip, do differently."""
+    try:
+        document = json.loads(raw)
+    except ValueError:
+        return []  # not JSON: nothing for the dict doors to read
+    if _lone_surrogate(document):
+        return []
+    adapter = _adapter(model)
+    expected, parsed = _outcome(model, lambda: model.model_validate_json(raw))
+    found: list[str] = []
+    doors = {
+        "model_validate": lambda: model.model_validate(copy.deepcopy(document)),
+        "TypeAdapter.validate_python": lambda: adapter.validate_python(copy.deepcopy(document)),
+    }
+    for door, validate in doors.items():
+        got, _ = _outcome(model, validate)
+        if got != expected:
+            found.append(
+                f"{label}: {door} {sorted(got[1]) or 'ok'} != JSON {sorted(expected[1]) or 'ok'}"
+            )
+    if parsed is not None:
+        wire = parsed.to_json()  # type: ignore[attr-defined]
+        again, copied = _outcome(model, lambda: model.model_validate(parsed.model_dump()))
+        if copied is None:
+            found.append(f"{label}: model_validate(model_dump()) refused {sorted(again[1])}")
+        elif copied.to_json() != wire or copied.model_dump() != parsed.model_dump():  # type: ignore[attr-defined]
+            found.append(f"{label}: model_validate(model_dump()) changed the message")
+        # pydantic's own serializers write the wire: the same JSON values as to_json().
+        spec = _SPEC_OF[model]
+        for door, text in {
+            "model_dump_json()": parsed.model_dump_json().encode(),
+            "model_dump(mode='json')": json.dumps(parsed.model_dump(mode="json")).encode(),
+        }.items():
+            if json.loads(text) != json.loads(wire):
+                found.append(f"{label}: {door} is not the wire: {text[:200]!r}")
+            elif ek.check(text, spec=spec).ok != ek.check(wire, spec=spec).ok:
+                found.append(f"{label}: check reads {door} otherwise than to_json()")
+            else:
+                try:
+                    model.model_validate_json(text)
+                except ValidationError:
+                    found.append(f"{label}: model_validate_json refuses {door}")
+    return found
+
+
+_SPEC_OF: dict[type[BaseModel], str] = {
+    SomEnvelope: "som",
+    BabelEnvelope: "babelqueue",
+    MxRequest: "matrix",
+    MxResponse: "matrix",
+    MxErrorPayload: "matrix",
+}
+
+_ADAPTERS: dict[type[BaseModel], TypeAdapter[Any]] = {}
+
+
+def _adapter(model: type[BaseModel]) -> TypeAdapter[Any]:
+    if model not in _ADAPTERS:
+        _ADAPTERS[model] = TypeAdapter(model)
+    return _ADAPTERS[model]
+
+
+def _encode(document: Any) -> bytes:
+    return json.dumps(document, ensure_ascii=False).encode("utf-8")
+
+
+def _set(document: Any, path: tuple[str | int, ...], value: Any) -> Any:
+    changed = copy.deepcopy(document)
+    target = changed
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = value
+    return changed
+
+
+def _remove(document: Any, path: tuple[str | int, ...]) -> Any:
+    changed = copy.deepcopy(document)
+    target = changed
+    for step in path[:-1]:
+        target = target[step]
+    del target[path[-1]]
+    return changed
+
+
+WRONG_VALUES: list[Any] = [None, 0, 1.5, 2.0, -1, "", "x", True, [], {}, 2**63, "NOT_FOUND"]
+
+
+def structural_mutations(document: dict[str, Any], rng: random.Random) -> Iterator[bytes]:
+    """Each value removed, replaced by other JSON kinds, and each object given odd keys."""
+    for path, value in walk(document):
+        if isinstance(path[-1], str):
+            yield _encode(_remove(document, path))
+        for other in rng.sample(WRONG_VALUES, 4):
+            yield _encode(_set(document, path, other))
+        if isinstance(value, dict):
+            for key in ("unknown", "correlation_id", "status_code", "actors", "_actors"):
+                yield _encode(_set(document, (*path, key), rng.choice(WRONG_VALUES)))
+    for key in ("unknown", "urn", "actors", "_actors", "@context", "context", "trace_id"):
+        yield _encode({**document, key: rng.choice([*WRONG_VALUES, {"a": 1}, "https://x"])})
+
+
+# --- SOM -----------------------------------------------------------------------------------------
+
+
+def _som_documents() -> Iterator[tuple[str, bytes]]:
+    from tests.som.test_differential import MUTATIONS
+
+    rng = random.Random(SEED)
+    for path in positive_files():
+        envelope = positive_envelope(path)
+        yield f"som {path.name}", _encode(envelope)
+        # The members whose wire names are not Python identifiers.
+        aliased = {**envelope, "_actors": {"a1": {"name": "Ada"}}, "@context": "https://x"}
+        yield f"som {path.name} +aliases", _encode(aliased)
+        for index, raw in enumerate(structural_mutations(aliased, rng)):
+            if index % 7 == 0:  # a sample: the schema-guided mutations below are the bulk
+                yield f"som {path.name} structural #{index}", raw
+    for path in negative_files():
+        yield f"som negative {path.name}", _encode(negative_envelope(path))
+    for mutation in MUTATIONS:
+        yield f"som {mutation.kind} at {mutation.where}", _encode(mutation.document)
+
+
+def test_som_doors_agree() -> None:
+    found: list[str] = []
+    count = 0
+    for label, raw in _som_documents():
+        found += disagreements(SomEnvelope, raw, label)
+        count += 1
+    assert count > 5000
+    assert found == [], f"{len(found)} disagreements:\n" + "\n".join(found)
+
+
+# --- Matrix --------------------------------------------------------------------------------------
+
+MATRIX_MODELS: dict[str, type[BaseModel]] = {
+    "request": MxRequest,
+    "response": MxResponse,
+    "error-payload": MxErrorPayload,
+}
+
+
+def test_matrix_doors_agree() -> None:
+    found: list[str] = []
+    count = 0
+    for case in MATRIX_CASES:
+        found += disagreements(MATRIX_MODELS[case["kind"]], raw_of(case), f"case {case['id']}")
+        count += 1
+    for kind, model in MATRIX_MODELS.items():
+        for index, (raw, _) in enumerate(matrix_differential.corpus(kind)):
+            found += disagreements(model, raw, f"{kind} #{index}")
+            count += 1
+    bundled = sorted(
+        (BQ_DATA.parent.parent.parent / "examples" / "messages" / "matrix").glob("*.json")
+    )
+    assert bundled
+    for path in bundled:
+        kind = "response" if path.name.startswith("response") else "request"
+        found += disagreements(MATRIX_MODELS[kind], path.read_bytes(), f"example {path.name}")
+    assert count > 6000
+    assert found == [], f"{len(found)} disagreements:\n" + "\n".join(found)
+
+
+def test_the_bundled_error_reply_reads_from_a_dict() -> None:
+    """The issue's own reproduction: a valid error reply, through every door."""
+    raw = (
+        BQ_DATA.parent.parent.parent / "examples/messages/matrix/response-error-not-found.json"
+    ).read_bytes()
+    expected = MxResponse.model_validate_json(raw)
+    assert MxResponse.model_validate(json.loads(raw)) == expected
+    assert TypeAdapter(MxResponse).validate_python(json.loads(raw)) == expected
+    assert expected.is_error
+
+
+# --- BabelQueue ----------------------------------------------------------------------------------
+
+
+def _babelqueue_documents() -> Iterator[tuple[str, bytes]]:
+    rng = random.Random(SEED)
+    for path in sorted((BQ_DATA / "fixtures").glob("*.json")):
+        raw = path.read_bytes()
+        yield f"babelqueue {path.name}", raw
+        document = json.loads(raw)
+        if isinstance(document, dict):
+            for index, mutated in enumerate(structural_mutations(document, rng)):
+                yield f"babelqueue {path.name} mutation #{index}", mutated
+
+
+def test_babelqueue_doors_agree() -> None:
+    found: list[str] = []
+    count = 0
+    for label, raw in _babelqueue_documents():
+        found += disagreements(BabelEnvelope, raw, label)
+        count += 1
+    assert count > 500
+    assert found == [], f"{len(found)} disagreements:\n" + "\n".join(found)
