@@ -31,8 +31,9 @@ class WireModel(BaseModel):
       rule (BabelQueue's ``schema_version`` is ``schema_version.unsupported`` whatever it holds).
     """
 
-    # Field docstrings become the descriptions of the generated JSON Schema.
-    model_config = ConfigDict(use_attribute_docstrings=True)
+    # Field docstrings become the descriptions of the generated JSON Schema; every dump
+    # (`model_dump()`, `model_dump_json()`, FastAPI's responses) writes the wire names.
+    model_config = ConfigDict(use_attribute_docstrings=True, serialize_by_alias=True)
 
     __schema_name__: ClassVar[str] = ""
     __false_schema__: ClassVar[frozenset[str]] = frozenset()

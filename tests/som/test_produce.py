@@ -10,6 +10,7 @@ from uuid import UUID
 
 import orjson
 import pytest
+from pydantic import ValidationError
 
 import envelopekit as ek
 from envelopekit import ProducerError, Settings
@@ -200,50 +201,64 @@ def test_new_message_ids_sort_by_time() -> None:
 # --- instances changed after construction, and values no JSON text holds ------------------------
 
 
-def test_a_payload_model_changed_after_construction_is_checked_again() -> None:
+def test_som_models_are_immutable() -> None:
     story = StoryContext.model_validate(STORY)
-    story.sequence_number = -5
+    env = SomEnvelope.create("story.context", story, settings=SETTINGS)
+    for model, name, value in [
+        (env, "topic", "not-som"),
+        (env, "payload", {}),
+        (env.originating_system, "system_type", "bogus"),
+        (story, "sequence_number", -5),
+    ]:
+        with pytest.raises(ValidationError, match="frozen"):
+            setattr(model, name, value)
+    assert ek.check(env.to_json(), spec="som").ok
+
+
+def test_a_payload_model_copied_with_an_update_is_checked_again() -> None:
+    # `model_copy(update=...)` is pydantic's unvalidated derivation; producing validates it.
+    story = StoryContext.model_validate(STORY).model_copy(update={"sequence_number": -5})
     with pytest.raises(ProducerError, match=r"story-context\.minimum at /payload/sequence_number"):
         SomEnvelope.create("story.context", story, settings=SETTINGS)
-    story.sequence_number = 3
-    story.headline = 5  # type: ignore[assignment]
+    story = story.model_copy(update={"sequence_number": 3, "headline": 5})
     with pytest.raises(ProducerError, match=r"story-context\.type at /payload/headline"):
         SomEnvelope.create("story.context", story, settings=SETTINGS)
 
 
-def test_a_nested_model_changed_after_construction_is_checked_again() -> None:
+def test_a_nested_model_copied_with_an_update_is_checked_again() -> None:
     story = StoryContext.model_validate(STORY)
     assert isinstance(story.tags, list)
-    story.tags[0].scheme = "Bogus"
+    bogus = story.tags[0].model_copy(update={"scheme": "Bogus"})
+    story = story.model_copy(update={"tags": [bogus, *story.tags[1:]]})
     with pytest.raises(ProducerError, match=r"story-context\.pattern at /payload/tags/0/scheme"):
         SomEnvelope.create("story.context", story, settings=SETTINGS)
     # Also a model held in a mapping payload.
     fresh = StoryContext.model_validate(STORY)
     assert isinstance(fresh.tags, list)
-    tag = fresh.tags[0]
-    tag.value = ""
+    tag = fresh.tags[0].model_copy(update={"value": ""})
     with pytest.raises(ProducerError, match=r"story-context\.minLength at /payload/tags/0/value"):
         SomEnvelope.create("story.context", {**STORY, "tags": [tag]}, settings=SETTINGS)
 
 
-def test_a_telling_model_changed_after_construction_is_checked_again() -> None:
-    telling = TellingEvent.model_validate(TELLING)
-    telling.message_type = "telling.ended"
+def test_a_telling_model_copied_with_an_update_is_checked_again() -> None:
+    telling = TellingEvent.model_validate(TELLING).model_copy(
+        update={"message_type": "telling.ended"}
+    )
     with pytest.raises(ProducerError, match="telling-event"):
         SomEnvelope.create("telling.started", telling, settings=SETTINGS)
 
 
-def test_an_originating_system_changed_after_construction_is_checked_again() -> None:
-    system = OriginatingSystem(system_id="cms-1", system_type="ncs")
-    system.system_type = "bogus"  # type: ignore[assignment]
+def test_an_originating_system_copied_with_an_update_is_checked_again() -> None:
+    system = OriginatingSystem(system_id="cms-1", system_type="ncs").model_copy(
+        update={"system_type": "bogus"}
+    )
     with pytest.raises(ProducerError, match=r"envelope\.enum at /originating_system/system_type"):
         SomEnvelope.create("story.context", STORY, originating_system=system)
 
 
 def test_follow_up_checks_changed_models_too() -> None:
     story = SomEnvelope.create("story.context", STORY, settings=SETTINGS)
-    snapshot = StoryContext.model_validate(STORY)
-    snapshot.story_type = "LIVE"  # type: ignore[assignment]
+    snapshot = StoryContext.model_validate(STORY).model_copy(update={"story_type": "LIVE"})
     with pytest.raises(ProducerError, match=r"story-context\.enum at /payload/story_type"):
         story.follow_up("story.context", snapshot, settings=SETTINGS)
 
@@ -289,8 +304,7 @@ def test_a_payload_value_that_is_not_json_is_refused_at_create() -> None:
         SomEnvelope.create("asset.ingested", {"when": datetime.now()}, settings=SETTINGS)
     with pytest.raises(ProducerError, match=r"^/payload/slug: "):
         SomEnvelope.create("story.context", {**STORY, "slug": "caf\udce9"}, settings=SETTINGS)
-    story = StoryContext.model_validate(STORY)
-    story.headline = object()  # type: ignore[assignment]
+    story = StoryContext.model_validate(STORY).model_copy(update={"headline": object()})
     with pytest.raises(
         ProducerError, match=r"^/payload/headline: a value of type object is not JSON"
     ):

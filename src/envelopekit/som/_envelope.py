@@ -267,13 +267,13 @@ class SomEnvelope(SomModel):
     """Required per the #18 envelope lock"""
     modification_header: ModificationHeader | MISSING = MISSING
     """On snapshot-style messages such as story.context"""
-    actors: JsonObject | MISSING = Field(MISSING, alias="_actors")
+    actors: JsonObject | MISSING = Field(default=MISSING, alias="_actors")
     """Key-value map of short-key actor lookups"""
     payload: SomPayload
     """The message's content: a JSON object, validated by the schema ``message_type`` selects."""
     extensions: Extensions | MISSING = MISSING
     """Vendor fields, reverse-domain namespaced (com.{vendor}.*); consumers ignore-if-unknown"""
-    context: StringOrObject | MISSING = Field(MISSING, alias="@context")
+    context: StringOrObject | MISSING = Field(default=MISSING, alias="@context")
     """JSON-LD context — DEFERRED in v0.3 (decision #18); permitted for forward compatibility"""
 
     # --- validation --------------------------------------------------------------------------
@@ -543,9 +543,9 @@ class SomEnvelope(SomModel):
             if bad:
                 raise ProducerError(f"extension keys {bad!r} are not namespaced com.<vendor>.")
             data["extensions"] = extensions
-        # Models are not frozen, and validation takes a model instance as it is: every model
-        # given (payload, originating_system, or one nested in a mapping) is validated from
-        # what it would put on the wire, as a consumer will see it.
+        # Validation takes a model instance as it is, and `model_copy(update=...)` derives one
+        # unvalidated: every model given (payload, originating_system, or one nested in a
+        # mapping) is validated from what it would put on the wire, as a consumer will see it.
         data = plain_json(data)
         try:
             return cls.model_validate(data, context={"som_version_mode": "strict"})

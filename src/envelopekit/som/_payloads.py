@@ -13,7 +13,7 @@ from __future__ import annotations
 from contextvars import ContextVar
 from typing import Annotated, Any, Final, TypeAlias
 
-from pydantic import Discriminator, RootModel, Tag
+from pydantic import ConfigDict, Discriminator, RootModel, Tag
 
 from ._delivery import DeliveryMediaAvailable
 from ._link import LinkEvent
@@ -41,6 +41,8 @@ class UnvalidatedPayload(RootModel[JsonObject]):
     the verdict carries a ``payload.unvalidated`` warning. Conformant consumers ignore message
     types they do not handle (SOM conformance §5).
     """
+
+    model_config = ConfigDict(frozen=True)
 
     def __getitem__(self, key: str) -> Any:
         return self.root[key]

@@ -766,17 +766,17 @@ class Relation(_OpenStory):
     )
     target_story_id: Str | MISSING = MISSING
     """The related story's id, a string."""
-    version: Integer | MISSING = Field(MISSING, alias="_version")
+    version: Integer | MISSING = Field(default=MISSING, alias="_version")
     """The relation's version, an integer."""
-    created_at: DateTimeStr | MISSING = Field(MISSING, alias="_created_at")
+    created_at: DateTimeStr | MISSING = Field(default=MISSING, alias="_created_at")
     """RFC 3339 date-time the relation was created."""
-    created_by: Str | MISSING = Field(MISSING, alias="_created_by")
+    created_by: Str | MISSING = Field(default=MISSING, alias="_created_by")
     """Who created the relation, a string."""
-    modified_at: DateTimeStr | MISSING = Field(MISSING, alias="_modified_at")
+    modified_at: DateTimeStr | MISSING = Field(default=MISSING, alias="_modified_at")
     """RFC 3339 date-time the relation was last modified."""
-    modified_by: Str | MISSING = Field(MISSING, alias="_modified_by")
+    modified_by: Str | MISSING = Field(default=MISSING, alias="_modified_by")
     """Who last modified the relation, a string."""
-    history: JsonArray | MISSING = Field(MISSING, alias="_history")
+    history: JsonArray | MISSING = Field(default=MISSING, alias="_history")
     """The relation's history: an array, items unconstrained."""
 
 
@@ -885,7 +885,7 @@ class StoryContext(_Story):
         "deterministically instead of ambiguously. Optional and additive; an absent array means "
         "untagged, never a default desk."
     )
-    lifecycle: Lifecycle | MISSING = Field(MISSING, validate_default=True)
+    lifecycle: Lifecycle | MISSING = Field(default=MISSING, validate_default=True)
     """The story's lifecycle: present only when ``story_type`` is ACTIVE."""
     sequence_number: NonNegativeInteger
     (

@@ -73,9 +73,9 @@ __all__ = [
 
 
 class SomModel(WireModel):
-    """A closed SOM object (``additionalProperties: false``)."""
+    """A closed SOM object (``additionalProperties: false``), immutable once validated."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     __schema_name__: ClassVar[str] = ""
 
@@ -83,10 +83,11 @@ class SomModel(WireModel):
 class SomOpenModel(WireModel):
     """An open SOM object: the known members are typed, any other member is kept as sent.
 
-    The other members are free-form JSON: any value, but never NaN or Infinity.
+    The other members are free-form JSON: any value, but never NaN or Infinity. Immutable once
+    validated, as :class:`SomModel`.
     """
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", frozen=True)
 
     __schema_name__: ClassVar[str] = ""
 
