@@ -20,7 +20,7 @@ from typing import IO, Any, Final, NamedTuple
 
 import orjson
 
-from . import _cli_redrive
+from . import __version__, _cli_redrive
 from ._check import SPECS, check
 from ._settings import get_settings
 from ._violations import Verdict
@@ -292,6 +292,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="envelopekit",
         description="Validate BabelQueue, SOM and Matrix messages; write their JSON Schemas.",
     )
+    parser.add_argument("--version", action="version", version=f"envelopekit {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     validate = commands.add_parser(
         "validate",
