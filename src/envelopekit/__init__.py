@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from . import rules
     from ._check import SPECS, check, detect
+    from ._compat import MISSING
     from ._errors import EnvelopekitError, ProducerError
     from ._schema import json_schema
     from ._settings import Settings, get_settings
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "MISSING",
     "SPECS",
     "EnvelopekitError",
     "ProducerError",
@@ -47,6 +49,7 @@ __all__ = [
 
 # name -> the module (relative to this package) that defines it.
 _LAZY: dict[str, str] = {
+    "MISSING": "._compat",
     "SPECS": "._check",
     "check": "._check",
     "detect": "._check",
