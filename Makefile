@@ -53,6 +53,7 @@ test-compat:
 
 bench: $(VENV)/.stamp-bench
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/hostile.py
 
 schemas: $(VENV)/.stamp-install
 	$(BIN)/envelopekit schema --out src/envelopekit/schemas

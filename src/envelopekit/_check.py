@@ -5,14 +5,20 @@ from __future__ import annotations
 import abc
 import importlib
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, overload
 
 from pydantic_core import from_json
 
 from . import rules
-from ._json import duplicate_keys, exceeds_depth
+from ._json import (
+    OUT_OF_RANGE_STAND_IN,
+    duplicate_keys,
+    exceeds_depth,
+    without_long_integers,
+)
 from ._settings import Settings, get_settings
-from ._violations import Verdict, Violation, violation
+from ._violations import Verdict, Violation, cap, violation
 
 if TYPE_CHECKING:
     from .babelqueue import BabelEnvelope
@@ -144,11 +150,16 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
         return _refused(
             name, rules.MESSAGE_TOO_DEEP, f"The JSON nests deeper than {settings.max_depth}."
         )
+    stand_in = None
     if target is None:
         try:
             # pydantic's own parser, so auto-detection reads exactly what validation will.
             document = from_json(encoded, allow_inf_nan=True)
         except ValueError as exc:
+            stand_in = _long_integers_replaced(encoded, str(exc))
+            if stand_in is not None:
+                invalid = _refused(name, rules.JSON_INVALID, f"Invalid JSON: {exc}.")
+                return _long_integers_named(check(stand_in, spec, settings=settings), invalid)
             if "recursion limit" in str(exc):
                 return _refused(name, rules.MESSAGE_TOO_DEEP, f"The JSON nests too deeply: {exc}.")
             return _refused(name, rules.JSON_INVALID, f"Invalid JSON: {exc}.")
@@ -165,6 +176,10 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
                 found, rules.MESSAGE_TOO_LARGE, f"{size} bytes exceeds {target.max_bytes}."
             )
     verdict = target.validate(encoded, settings)
+    if not verdict.ok and verdict.violations[0].rule == rules.JSON_INVALID:
+        stand_in = _long_integers_replaced(encoded, verdict.violations[0].message)
+        if stand_in is not None:
+            verdict = _long_integers_named(target.validate(stand_in, settings), verdict)
     if settings.duplicate_keys != "allow":
         repeated = duplicate_keys(encoded)
         if repeated and settings.duplicate_keys == "refuse":
@@ -172,7 +187,49 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
             verdict.envelope = None
         elif repeated:
             verdict.warnings[:0] = repeated
+    limit = settings.max_violations
+    if len(verdict.violations) > limit:
+        verdict.violations = cap(verdict.violations, limit)
+    if len(verdict.warnings) > limit:
+        verdict.warnings = cap(verdict.warnings, limit)
     return verdict
+
+
+def _long_integers_replaced(raw: bytes, error: str) -> bytes | None:
+    # pydantic's parser refuses an integer past Python's 4,300 digits for the whole document.
+    if "number out of range" not in error:
+        return None
+    return without_long_integers(raw)
+
+
+def _long_integers_named(stand_in: Verdict[Any], verdict: Verdict[Any]) -> Verdict[Any]:
+    """The verdict on the stand-in copy, its findings naming the integers as they were.
+
+    A stand-in that a spec reads with a warning (a wide integer in BabelQueue ``data``) is
+    still refused: the original is too long to be read or written back. When the copy shows
+    no trace of a stand-in, ``verdict`` (``json.invalid``) stands.
+    """
+    said = OUT_OF_RANGE_STAND_IN.decode()
+    too_long = "an integer of more than 4300 digits"
+    found = [
+        replace(v, message=v.message.replace(said, too_long)) if said in v.message else v
+        for v in stand_in.violations
+    ]
+    warnings = []
+    for warning in stand_in.warnings:
+        if warning.rule == rules.NUMBER_BEYOND_INT64 and said in warning.message:
+            found.append(
+                violation(
+                    rules.NUMBER_OUT_OF_RANGE,
+                    warning.pointer,
+                    f"{too_long[0].upper()}{too_long[1:]}: too long to read or write back.",
+                )
+            )
+        else:
+            warnings.append(warning)
+    if not found:
+        return verdict
+    return Verdict(stand_in.spec, None, found, warnings)
 
 
 def _refused(name: str, rule: str, message: str) -> Verdict[Any]:

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import re
 import sys
+from array import array
 from collections.abc import Callable, Mapping
+from dataclasses import replace
+from itertools import accumulate
 from typing import Any, Final
 
 import orjson
@@ -22,7 +24,7 @@ from pydantic import BaseModel
 
 from . import rules
 from ._errors import ProducerError
-from ._violations import Violation, as_pydantic_error, pointer, violation
+from ._violations import Violation, as_pydantic_error, pointer, quote, truncated, violation
 
 __all__ = [
     "dumps",
@@ -33,6 +35,7 @@ __all__ = [
     "plain_json",
     "refuse_non_finite",
     "scan_numbers",
+    "without_long_integers",
 ]
 
 INT64_MIN: Final = -(2**63)
@@ -142,7 +145,10 @@ def duplicate_keys(raw: bytes | str) -> list[Violation]:
     Text that is not JSON yields nothing here: validation reports it as ``json.invalid``.
     """
     try:
-        document = json.loads(raw, object_pairs_hook=_Members)
+        # Decoded as UTF-8 first: json.loads also reads UTF-16 and UTF-32 bytes, which the
+        # validator refuses as json.invalid, and a finding must point into what it reads.
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        document = json.loads(text, object_pairs_hook=_Members)
     except (ValueError, RecursionError):
         return []
     found: list[Violation] = []
@@ -173,26 +179,28 @@ def needs_scan(value: Any) -> bool:
     """
     kind = type(value)
     if kind is dict:
-        for item in value.values():
-            kind_of_item = type(item)
-            if kind_of_item is str or kind_of_item is bool or item is None:
-                continue
-            if kind_of_item is int:
-                if not JS_SAFE_MAX >= item >= -JS_SAFE_MAX:
-                    return True
-            elif kind_of_item is float:
-                # inf - inf and nan - nan are both nan.
-                if item - item != 0.0:
-                    return True
-            elif needs_scan(item):
-                return True
-        return False
-    if kind is list:
-        return any(needs_scan(item) for item in value)
-    if kind is int:
+        items: Any = value.values()
+    elif kind is list:
+        items = value
+    elif kind is int:
         return not JS_SAFE_MAX >= value >= -JS_SAFE_MAX
-    if kind is float:
+    elif kind is float:
         return bool(value - value != 0.0)
+    else:
+        return False
+    for item in items:
+        kind_of_item = type(item)
+        if kind_of_item is str or kind_of_item is bool or item is None:
+            continue
+        if kind_of_item is int:
+            if not JS_SAFE_MAX >= item >= -JS_SAFE_MAX:
+                return True
+        elif kind_of_item is float:
+            # inf - inf and nan - nan are both nan.
+            if item - item != 0.0:
+                return True
+        elif item and needs_scan(item):  # an empty container holds no number
+            return True
     return False
 
 
@@ -207,67 +215,121 @@ def refuse_non_finite(value: Any) -> Any:
         PydanticCustomError: ``number.non_finite``, pointing below the validated value.
     """
     if needs_scan(value):
-        for found in scan_numbers(value, "")[0]:
-            if found.rule == rules.NUMBER_NON_FINITE:
-                raise as_pydantic_error(found)
+        for found in scan_numbers(value, "", first_refusal=True, integers=False)[0]:
+            raise as_pydantic_error(found)
     return value
 
 
+# A node of the scan: the value, and how to build its pointer (parent node, segment) only
+# when something under it is reported.
+_Node = tuple[Any, "Any | None", str]
+
+
+def _pointer_of(node: _Node | None, base: str) -> str:
+    segments: list[str] = []
+    while node is not None:
+        segments.append(node[2])
+        node = node[1]
+    return base + "".join(reversed(segments))
+
+
 def scan_numbers(
-    value: Any, base: str, *, wide_integers: bool = False
+    value: Any,
+    base: str,
+    *,
+    wide_integers: bool = False,
+    first_refusal: bool = False,
+    integers: bool = True,
+    max_warnings: int | None = None,
 ) -> tuple[list[Violation], list[Violation]]:
     """Check every number under ``value`` against the cross-language data rules.
 
     Returns the refusals (NaN, Infinity, integers outside signed 64-bit) and the warnings
     (integers beyond 2^53-1, which JavaScript consumers cannot hold exactly), with pointers
-    prefixed by ``base``. With ``wide_integers``, an integer beyond signed 64-bit is a
-    ``number.beyond_int64`` warning instead, up to the most digits JSON can carry here.
+    prefixed by ``base``. The walk builds a pointer only for what it reports.
+
+    Args:
+        value: the parsed JSON.
+        base: the pointer of ``value`` in the message.
+        wide_integers: an integer beyond signed 64-bit is a ``number.beyond_int64`` warning
+            instead, up to the most digits JSON can carry here.
+        first_refusal: stop at the first refusal (a validator raises only that one).
+        integers: check integers too (else only NaN and Infinity).
+        max_warnings: stop collecting warnings past this many.
     """
-    errors: list[Violation] = []
-    warnings: list[Violation] = []
-    stack: list[tuple[Any, str]] = [(value, base)]
+    if type(value) is not dict and type(value) is not list:
+        # A bare number: scanned as the one item of a list, then pointed at `base`.
+        found = scan_numbers(
+            [value],
+            "",
+            wide_integers=wide_integers,
+            first_refusal=first_refusal,
+            integers=integers,
+            max_warnings=max_warnings,
+        )
+        errors, warnings = ([replace(v, pointer=base) for v in part] for part in found)
+        return errors, warnings
+    errors = []
+    warnings = []
+    dropped = 0
+    stack: list[_Node | None] = [None]
+    values: list[Any] = [value]
     while stack:
-        node, at = stack.pop()
-        kind = type(node)
-        if kind is dict:
-            for key, item in node.items():
-                kind_of_item = type(item)
-                if kind_of_item is str or kind_of_item is bool or item is None:
+        parent = stack.pop()
+        node = values.pop()
+        items: Any = node.items() if type(node) is dict else enumerate(node)
+        for key, item in items:
+            kind = type(item)
+            if kind is str or kind is bool or item is None:
+                continue
+            if kind is float:
+                if item - item == 0.0:
                     continue
-                stack.append((item, at + pointer(key)))
-        elif kind is list:
-            stack.extend((item, f"{at}/{i}") for i, item in enumerate(node))
-        elif kind is float:
-            if not math.isfinite(node):
+                at = _pointer_of(parent, base) + _segment(key)
                 errors.append(
-                    violation(rules.NUMBER_NON_FINITE, at, f"{node!r} is not a JSON number.")
+                    violation(rules.NUMBER_NON_FINITE, at, f"{item!r} is not a JSON number.")
                 )
-        elif kind is int and not JS_SAFE_MAX >= node >= -JS_SAFE_MAX:
-            if not INT64_MAX >= node >= INT64_MIN and not (wide_integers and _writable(node)):
-                errors.append(
-                    violation(
-                        rules.NUMBER_OUT_OF_RANGE,
-                        at,
-                        f"{_shown(node)} does not fit a signed 64-bit integer.",
+                if first_refusal:
+                    return errors, warnings
+            elif kind is int:
+                if not integers or JS_SAFE_MAX >= item >= -JS_SAFE_MAX:
+                    continue
+                at = _pointer_of(parent, base) + _segment(key)
+                beyond = not INT64_MAX >= item >= INT64_MIN
+                if beyond and not (wide_integers and _writable(item)):
+                    errors.append(
+                        violation(
+                            rules.NUMBER_OUT_OF_RANGE,
+                            at,
+                            f"{quote(item)} does not fit a signed 64-bit integer.",
+                        )
                     )
-                )
-            elif not INT64_MAX >= node >= INT64_MIN:
-                warnings.append(
-                    violation(
-                        rules.NUMBER_BEYOND_INT64,
-                        at,
-                        f"{node} is beyond signed 64-bit: kept exact and re-emitted unchanged; "
-                        "Go, Node and PHP read it as a double.",
+                    if first_refusal:
+                        return errors, warnings
+                elif max_warnings is not None and len(warnings) >= max_warnings:
+                    dropped += 1
+                elif beyond:
+                    warnings.append(
+                        violation(
+                            rules.NUMBER_BEYOND_INT64,
+                            at,
+                            f"{quote(item)} is beyond signed 64-bit: kept exact and re-emitted "
+                            "unchanged; Go, Node and PHP read it as a double.",
+                        )
                     )
-                )
-            else:
-                warnings.append(
-                    violation(
-                        rules.NUMBER_UNSAFE_INTEGER,
-                        at,
-                        f"{node} is beyond 2^53-1: JavaScript consumers lose its exact value.",
+                else:
+                    warnings.append(
+                        violation(
+                            rules.NUMBER_UNSAFE_INTEGER,
+                            at,
+                            f"{item} is beyond 2^53-1: JavaScript consumers lose its exact value.",
+                        )
                     )
-                )
+            elif item:  # an empty container holds no number
+                stack.append((None, parent, _segment(key)))
+                values.append(item)
+    if dropped:
+        warnings.append(truncated(dropped))
     return errors, warnings
 
 
@@ -289,38 +351,62 @@ def _power_of_ten(digits: int) -> int:
     return power
 
 
-def _shown(integer: int) -> str:
-    """``integer`` for a message: its digits, or its size when they may be too many to write."""
-    if integer.bit_length() <= 1024:
-        return str(integer)
-    return f"A {integer.bit_length()}-bit integer"
+def _segment(key: str | int) -> str:
+    return f"/{key}" if type(key) is int else pointer(key)
+
+
+# A string, or an integer longer than Python converts from text (sys.int_info's 4,300 digits).
+_STRING_OR_LONG_INTEGER: Final = re.compile(rb'"(?:[^"\\]|\\.)*"|(?<![0-9.eE+])(-?)[0-9]{4301,}')
+OUT_OF_RANGE_STAND_IN: Final = b"18446744073709551616"
+"""2^64: what :func:`without_long_integers` writes for an integer too long to parse."""
+
+
+def without_long_integers(raw: bytes) -> bytes | None:
+    """``raw`` with every integer of more than 4,300 digits replaced by 2^64, or ``None``.
+
+    pydantic's parser refuses such an integer as ``json.invalid`` for the whole document;
+    validating this copy reports it where it is, as any integer beyond 64 bits.
+    """
+    found = False
+
+    def stand_in(match: re.Match[bytes]) -> bytes:
+        nonlocal found
+        if match.group(1) is None:
+            return match.group(0)
+        found = True
+        return match.group(1) + OUT_OF_RANGE_STAND_IN
+
+    copy = _STRING_OR_LONG_INTEGER.sub(stand_in, raw)
+    return copy if found else None
+
+
+# What the depth scan keeps of the text: brackets, and quotes and backslashes to skip strings.
+_STRUCTURE_ONLY: Final = bytes(range(256)).translate(None, b'[]{}"\\')
+_STRING: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
+# Opening brackets count +1, closing ones -1 (as signed bytes).
+_STEPS: Final = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
+_DEPTH_CHUNK: Final = 65_536
 
 
 def exceeds_depth(raw: bytes, limit: int) -> bool:
     """Whether the JSON text nests objects and arrays deeper than ``limit``.
 
     Counting brackets is a C-speed upper bound; only a document that could exceed the limit
-    is scanned, skipping string contents.
+    is scanned, and no step of the scan walks the text byte by byte in Python: everything but
+    brackets, quotes and backslashes is deleted, strings are cut out by a regex, and the
+    running depth is a C-level running sum, chunk by chunk, stopping at the first chunk that
+    goes past the limit.
     """
     if raw.count(b"{") + raw.count(b"[") <= limit:
         return False
+    skeleton = _STRING.sub(b"", raw.translate(None, _STRUCTURE_ONLY))
+    if skeleton.count(b"{") + skeleton.count(b"[") <= limit:
+        return False
+    steps = skeleton.translate(_STEPS, b"\\")  # a backslash outside a string: not JSON
     depth = 0
-    in_string = False
-    escaped = False
-    for byte in raw:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:  # backslash
-                escaped = True
-            elif byte == 0x22:  # quote
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte in (0x7B, 0x5B):
-            depth += 1
-            if depth > limit:
-                return True
-        elif byte in (0x7D, 0x5D):
-            depth -= 1
+    for start in range(0, len(steps), _DEPTH_CHUNK):
+        chunk = array("b", steps[start : start + _DEPTH_CHUNK])
+        if max(accumulate(chunk, initial=depth)) > limit:
+            return True
+        depth += sum(chunk)
     return False

@@ -40,6 +40,9 @@ class Settings(BaseSettings):
     """Messages larger than this are refused by `check` (`message.too_large`)."""
     max_depth: int = Field(default=64, ge=1)
     """Messages nesting objects/arrays deeper than this are refused (`message.too_deep`)."""
+    max_violations: int = Field(default=100, ge=1)
+    """At most this many violations (and as many warnings) per message; past it, one
+    `violations.truncated` says how many more there were, and they are not built."""
     duplicate_keys: Literal["allow", "warn", "refuse"] = "allow"
     """What `check` does with an object that repeats a member name (`json.duplicate_key`):
     parsers disagree on which value wins, so a relay may read another message than its

@@ -7,7 +7,7 @@ import typing
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Generic, TypeVar, Union
+from typing import Any, Final, Generic, TypeVar, Union
 
 from pydantic import BaseModel, Discriminator, ValidationError
 from pydantic_core import ErrorDetails, PydanticCustomError
@@ -18,9 +18,22 @@ from ._formats import FORMAT_BY_PATTERN
 from ._model import WireModel, model_named
 from .rules import Source
 
-__all__ = ["Verdict", "Violation", "as_pydantic_error", "pointer", "violation", "violations"]
+__all__ = [
+    "Verdict",
+    "Violation",
+    "as_pydantic_error",
+    "cap",
+    "pointer",
+    "quote",
+    "truncated",
+    "violation",
+    "violations",
+]
 
 M = TypeVar("M", bound=BaseModel)
+
+MAX_MESSAGE_CHARS: Final = 300
+"""A violation's message is cut to this many characters."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +103,9 @@ def violation(rule: str, pointer: str, message: str) -> Violation:
     """
     if not rules.is_rule(rule):
         raise ValueError(f"{rule!r} is not in the rule catalogue")
+    if len(message) > MAX_MESSAGE_CHARS:
+        # A message quoting the input quotes a short prefix of it, whatever formatted it.
+        message = message[: MAX_MESSAGE_CHARS - 3] + "..."
     return Violation(rule, pointer, message, rules.source_of(rule))
 
 
@@ -319,13 +335,19 @@ def _is_root(root: Any) -> bool:
     return members is not None and all(_is_root(member) for member in members)
 
 
-def violations(exc: ValidationError, *, model: Any = None) -> list[Violation]:
+def violations(
+    exc: ValidationError, *, model: Any = None, limit: int | None = None, partial: bool = False
+) -> list[Violation]:
     """Map a pydantic ``ValidationError`` to violations with stable rule ids and pointers.
 
     Args:
         exc: the error raised by ``model_validate_json`` (or any validation of our models).
         model: the model that was validated, or the union of models a ``TypeAdapter``
             validated (discriminated by ``Tag``s); found from ``exc.title`` when not given.
+        limit: at most this many violations; past it, one ``violations.truncated`` says how
+            many of pydantic's errors were left out, and those are never mapped.
+        partial: the error came from a validation that stopped each array at its first
+            failing item; when one did, ``violations.truncated`` says the rest went unchecked.
 
     Returns:
         One violation per distinct (rule, pointer), in pydantic's order.
@@ -337,7 +359,15 @@ def violations(exc: ValidationError, *, model: Any = None) -> list[Violation]:
     if root is None or not _is_root(root):
         raise TypeError(f"{exc.title!r} is not an envelopekit wire model; pass model=")
     seen: dict[tuple[str, str], Violation] = {}
-    for error in exc.errors(include_url=False):
+    errors = exc.errors(include_url=False)
+    mapped = 0
+    in_array = False
+    for error in errors:
+        if limit is not None and len(seen) >= limit:
+            break
+        mapped += 1
+        if partial and not in_array:
+            in_array = any(type(segment) is int for segment in error["loc"])
         found = _one(error, root)
         seen.setdefault((found.rule, found.pointer), found)
         schema, dot, _ = found.rule.partition(".")
@@ -345,7 +375,72 @@ def violations(exc: ValidationError, *, model: Any = None) -> list[Violation]:
             for keyword in _also(error, found):
                 other = violation(rules.structural(schema, keyword), found.pointer, found.message)
                 seen.setdefault((other.rule, other.pointer), other)
-    return list(seen.values())
+    found_list = list(seen.values())
+    if limit is not None and len(found_list) > limit:
+        del found_list[limit:]
+    left = len(errors) - mapped
+    if left:
+        found_list.append(truncated(left))
+    elif in_array:
+        found_list.append(
+            violation(
+                rules.VIOLATIONS_TRUNCATED,
+                "",
+                "A large message: validation stopped at the first failing item of each array, "
+                "so later items were not checked.",
+            )
+        )
+    return found_list
+
+
+def truncated(left: int) -> Violation:
+    """The ``violations.truncated`` finding for ``left`` findings left out."""
+    return violation(
+        rules.VIOLATIONS_TRUNCATED,
+        "",
+        f"{left} more finding{'s' if left != 1 else ''} left out (the max_violations setting).",
+    )
+
+
+def cap(found: list[Violation], limit: int) -> list[Violation]:
+    """``found`` cut to ``limit`` findings and one ``violations.truncated`` counting the rest.
+
+    A ``violations.truncated`` already in ``found`` (a scan that stopped building its own
+    findings) adds its count to the one kept.
+    """
+    if len(found) <= limit:
+        return found
+    kept: list[Violation] = []
+    left = 0
+    for finding in found:
+        if finding.rule == rules.VIOLATIONS_TRUNCATED:
+            count = finding.message.partition(" ")[0]
+            left += int(count) if count.isdigit() else 0
+        elif len(kept) < limit:
+            kept.append(finding)
+        else:
+            left += 1
+    return [*kept, truncated(left)] if left else kept
+
+
+def quote(value: object, limit: int = 40) -> str:
+    """``repr(value)`` (``str`` for an int), cut to a short prefix for a long input.
+
+    A huge integer is described by its size: writing out its digits costs quadratic time, and
+    past 4,300 digits Python refuses to.
+    """
+    if type(value) is int:
+        if value.bit_length() > 128:
+            magnitude = abs(value)
+            digits = int((magnitude.bit_length() - 1) * 0.30102999566398) + 1  # a lower bound
+            if magnitude >= 10**digits:
+                digits += 1
+            return f"an integer of {digits} digits"
+        return str(value)
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} characters)"
 
 
 def _also(error: ErrorDetails, found: Violation) -> list[str]:

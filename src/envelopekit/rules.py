@@ -63,6 +63,7 @@ __all__ = [
     "URN_CONVENTION",
     "URN_MISSING",
     "URN_UNKNOWN",
+    "VIOLATIONS_TRUNCATED",
     "Rule",
     "Source",
     "is_rule",
@@ -167,6 +168,7 @@ NUMBER_OUT_OF_RANGE: Final = "number.out_of_range"
 NUMBER_UNSAFE_INTEGER: Final = "number.unsafe_integer"
 NUMBER_BEYOND_INT64: Final = "number.beyond_int64"
 SPEC_UNRECOGNISED: Final = "spec.unrecognised"
+VIOLATIONS_TRUNCATED: Final = "violations.truncated"
 
 # BabelQueue v1.
 URN_MISSING: Final = "urn.missing"
@@ -225,6 +227,12 @@ _NAMED_RULES: Final = (
         "a double such as 1e20: accepted, kept exact and re-emitted unchanged (a warning).",
     ),
     Rule(SPEC_UNRECOGNISED, "policy", "The message's shape matches none of the three specs."),
+    Rule(
+        VIOLATIONS_TRUNCATED,
+        "policy",
+        "More findings than `max_violations`: the rest were left out (the message says how "
+        "many), or not computed once validation stopped early on a large message.",
+    ),
     Rule(URN_MISSING, "conformance", "A BabelQueue message with no non-blank `job` or `urn`."),
     Rule(
         URN_CONVENTION,

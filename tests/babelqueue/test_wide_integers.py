@@ -253,7 +253,10 @@ def test_an_integer_too_long_to_write_back_is_refused_not_a_crash() -> None:
         (rules.NUMBER_OUT_OF_RANGE, "/data/n/0")
     ]
     raw = json.dumps(message(data={"n": 0})).replace('"n": 0', '"n": 1' + "0" * 4300)
-    assert ek.check(raw, spec="babelqueue").rules() == [rules.JSON_INVALID]
+    # Issue 12: refused at its member, not as json.invalid for the whole document.
+    assert [(v.rule, v.pointer) for v in ek.check(raw, spec="babelqueue").violations] == [
+        (rules.NUMBER_OUT_OF_RANGE, "/data/n")
+    ]
     longest = 10**4300 - 1
     env = BabelEnvelope.model_validate(message(data={"n": longest}))
     assert wide_warnings(env.envelope_warnings()) == {"/data/n"}

@@ -135,13 +135,22 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             _drop_forbidden(meta_extra, FORBIDDEN_META_KEYS, "/meta", noted)
         errors: list[Violation] = []
         parts = ((data, "/data"), (extra, ""), (meta_extra, "/meta"), (dead_extra, "/dead_letter"))
+        room = get_settings().max_violations
         for value, base in parts:
             if value and needs_scan(value):
                 # Decisions §6: a Go or Node hop writes doubles such as 1e20 as integer
                 # literals, so inside `data` (only) one beyond int64 is read, with a warning.
-                more_errors, unsafe = scan_numbers(value, base, wide_integers=base == "/data")
+                more_errors, unsafe = scan_numbers(
+                    value,
+                    base,
+                    wide_integers=base == "/data",
+                    first_refusal=True,
+                    max_warnings=room,
+                )
                 errors += more_errors
                 noted += unsafe
+                if errors:
+                    break
         if errors:
             raise as_pydantic_error(errors[0])
         created_at = self.meta.created_at

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from typing import Any, ClassVar
 
 from pydantic import ValidationError
+from pydantic_core import SchemaValidator
 
 from .._check import Spec, SpecName
+from .._failfast import FULL_REPORT_BYTES, fail_fast_validator
 from .._settings import Settings
 from .._violations import Verdict, violations
 from ._envelope import BabelEnvelope
@@ -19,10 +22,17 @@ class _BabelQueue(Spec):
     name: ClassVar[SpecName] = "babelqueue"
 
     def validate(self, raw: bytes | str, settings: Settings) -> Verdict[Any]:
+        large = len(raw) > FULL_REPORT_BYTES
         try:
-            envelope = BabelEnvelope.model_validate_json(raw)
+            if large:
+                envelope = _fail_fast().validate_json(raw)
+            else:
+                envelope = BabelEnvelope.model_validate_json(raw)
         except ValidationError as exc:
-            return Verdict("babelqueue", None, violations(exc, model=BabelEnvelope))
+            found = violations(
+                exc, model=BabelEnvelope, limit=settings.max_violations, partial=large
+            )
+            return Verdict("babelqueue", None, found)
         return Verdict("babelqueue", envelope, [], envelope.envelope_warnings())
 
     def signature(self, document: Mapping[str, Any]) -> bool:
@@ -34,6 +44,11 @@ class _BabelQueue(Spec):
 
     def looks_like(self, document: Mapping[str, Any]) -> bool:
         return "job" in document or "urn" in document or ("meta" in document and "data" in document)
+
+
+@cache
+def _fail_fast() -> SchemaValidator:
+    return fail_fast_validator(BabelEnvelope.__pydantic_core_schema__)
 
 
 SPEC = _BabelQueue()

@@ -18,6 +18,7 @@ from pydantic_core import PydanticCustomError
 from .. import rules
 from .._json import INT64_MAX, dumps, needs_scan, scan_numbers
 from .._model import WireModel
+from .._settings import get_settings
 from .._violations import Violation, as_pydantic_error, violation
 
 __all__ = [
@@ -38,7 +39,7 @@ def _json_numbers(value: JsonValue) -> JsonValue:
     # One pointer-free pass for the common payload of safe numbers; scan only when needed.
     if not needs_scan(value):
         return value
-    errors, _ = scan_numbers(value, "")
+    errors, _ = scan_numbers(value, "", first_refusal=True)
     if errors:
         raise as_pydantic_error(errors[0])
     return value
@@ -89,7 +90,9 @@ LamportValue = Annotated[
 
 def number_warnings(value: Any, base: str) -> list[Violation]:
     """The ``number.unsafe_integer`` warnings for the JSON data under ``value``."""
-    return scan_numbers(value, base)[1] if needs_scan(value) else []
+    if not needs_scan(value):
+        return []
+    return scan_numbers(value, base, max_warnings=get_settings().max_violations)[1]
 
 
 def unsafe_integer(value: int, at: str) -> list[Violation]:

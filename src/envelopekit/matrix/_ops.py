@@ -37,7 +37,11 @@ DOMAIN_OP_PATTERN: Final = r"^[a-z][a-z0-9]*(?:\.[a-z][A-Za-z0-9]*)+$"
 SYSTEM_OP_PATTERN: Final = r"^\$[a-z][A-Za-z0-9]*$"
 """``$<verb>``: a ``$`` and one camelCase verb."""
 
-_DOMAIN_RE: Final = re.compile(DOMAIN_OP_PATTERN)
+# DOMAIN_OP_PATTERN without its repeated group, whose backtracking state Python's regex engine
+# keeps per repetition (75 MiB for a 1 MiB op): the same language as one character class
+# run and a search for a dot not followed by a lowercase letter.
+_DOMAIN_SHAPE_RE: Final = re.compile(r"[a-z][a-z0-9]*\.[a-z][A-Za-z0-9.]*")
+_BAD_DOT_RE: Final = re.compile(r"\.(?![a-z])")
 _SYSTEM_RE: Final = re.compile(SYSTEM_OP_PATTERN)
 _PASCAL_RE: Final = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 
@@ -52,10 +56,20 @@ def reply_inbox(correlation_id: str) -> str:
     return REPLY_PREFIX + correlation_id
 
 
+def _is_domain_op(op: str) -> bool:
+    return _DOMAIN_SHAPE_RE.fullmatch(op) is not None and _BAD_DOT_RE.search(op) is None
+
+
+def _short(op: str) -> str:
+    # Quoted with !r below: a long op is cut to a prefix, as every message quoting input is.
+    return op if len(op) <= 60 else op[:60] + "..."
+
+
 def op_problem(op: str) -> str | None:
     """Why ``op`` is off the naming convention, or ``None`` when it follows it."""
-    if _DOMAIN_RE.fullmatch(op) or _SYSTEM_RE.fullmatch(op):
+    if _is_domain_op(op) or _SYSTEM_RE.fullmatch(op):
         return None
+    op = _short(op)
     if op.startswith(REPLY_PREFIX):
         return f"{op!r} is a reply-inbox address ({REPLY_PREFIX}<cid>), not an op"
     if op.startswith("$"):

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from typing import Any, ClassVar
 
 from pydantic import ValidationError
+from pydantic_core import SchemaValidator
 
 from .._check import Spec, SpecName
+from .._failfast import FULL_REPORT_BYTES, fail_fast_validator
 from .._settings import Settings
 from .._violations import Verdict, violations
 from ._classify import MESSAGE_ADAPTER, MxMessage
@@ -27,10 +30,15 @@ class MatrixSpec(Spec):
         self, raw: bytes | str, settings: Settings
     ) -> Verdict[MxRequest | MxResponse | MxErrorPayload]:
         """Classify and validate one document; lint warnings go into ``warnings``."""
+        large = len(raw) > FULL_REPORT_BYTES
         try:
-            message = MESSAGE_ADAPTER.validate_json(raw, by_name=False)
+            if large:
+                message = _fail_fast().validate_json(raw, by_name=False)
+            else:
+                message = MESSAGE_ADAPTER.validate_json(raw, by_name=False)
         except ValidationError as exc:
-            return Verdict(self.name, None, violations(exc, model=MxMessage))
+            found = violations(exc, model=MxMessage, limit=settings.max_violations, partial=large)
+            return Verdict(self.name, None, found)
         return Verdict(self.name, message, [], message.envelope_warnings())
 
     def signature(self, document: Mapping[str, Any]) -> bool:
@@ -47,6 +55,11 @@ class MatrixSpec(Spec):
         if "op" in document:
             return True
         return document.get("ok") is False and "error" in document
+
+
+@cache
+def _fail_fast() -> SchemaValidator:
+    return fail_fast_validator(MESSAGE_ADAPTER.core_schema)
 
 
 SPEC = MatrixSpec()

@@ -35,6 +35,7 @@ from typing_extensions import Self
 from .. import rules
 from .._compat import MISSING
 from .._errors import ProducerError
+from .._failfast import fail_fast_validator
 from .._ids import rfc3339, uuid7
 from .._json import dumps, plain_json
 from .._schema import ref_to
@@ -373,11 +374,8 @@ class SomEnvelope(SomModel):
                     )
                 except ValidationError:  # not JSON: the model's validator reports it below
                     found = None
-                if found is not None:
-                    # `_payload_agrees`, left out of the fast validator: cheaper checked here.
-                    own = found.payload.__dict__.get("message_type", MISSING)
-                    if own is MISSING or own == found.message_type:
-                        return found  # type: ignore[no-any-return]
+                if found is not None and _payload_agrees(found):
+                    return found  # type: ignore[no-any-return]
         return super().model_validate_json(
             json_data,
             strict=strict,
@@ -574,11 +572,18 @@ class SomEnvelope(SomModel):
 
 
 _FAST: list[SchemaValidator | None] = []
+_FAIL_FAST: dict[str, SchemaValidator | None] = {}
 
 
-def _fast_validator() -> SchemaValidator | None:
+def _payload_agrees(found: SomEnvelope) -> bool:
+    # `_payload_agrees`, left out of the fast validator: cheaper checked on its result.
+    own = found.payload.__dict__.get("message_type", MISSING)
+    return own is MISSING or own == found.message_type
+
+
+def _fast_validator(*, fail_fast: bool = False) -> SchemaValidator | None:
     """The Rust-dispatching validator of :mod:`._fast`, built on first use."""
-    if not _FAST:
+    if fail_fast or not _FAST:
         validator = dispatching_validator(
             SomEnvelope,
             "payload",
@@ -588,9 +593,36 @@ def _fast_validator() -> SchemaValidator | None:
             narrowed={"som_version": core_schema.literal_schema([SOM_VERSION])},
             # Checked by the caller on the result; a Python hook costs more when Rust calls it.
             dropped=["_payload_agrees"],
+            fail_fast=fail_fast,
         )
+        if fail_fast:
+            return validator
         _FAST.append(validator)
     return _FAST[0]
+
+
+def validate_large(raw: bytes | str, context: Mapping[str, Any]) -> SomEnvelope:
+    """``SomEnvelope.model_validate_json`` for a large message, both validators failing fast.
+
+    The verdict is the model's; a refusal reports one failing item per array (``_failfast``).
+
+    Raises:
+        pydantic.ValidationError: when the message is not valid.
+    """
+    if "fast" not in _FAIL_FAST:
+        _FAIL_FAST["fast"] = _fast_validator(fail_fast=True)
+        _FAIL_FAST["model"] = fail_fast_validator(SomEnvelope.__pydantic_core_schema__)
+    fast = _FAIL_FAST["fast"]
+    if fast is not None:
+        try:
+            found = fast.validate_json(raw, context=context)
+        except ValidationError:  # not JSON: the model's validator reports it below
+            found = None
+        if found is not None and _payload_agrees(found):
+            return found  # type: ignore[no-any-return]
+    model = _FAIL_FAST["model"]
+    assert model is not None
+    return model.validate_json(raw, context=context)  # type: ignore[no-any-return]
 
 
 # --- producing helpers -------------------------------------------------------------------------

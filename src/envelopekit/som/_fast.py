@@ -29,6 +29,8 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
 
+from .._failfast import fail_fast_validator
+
 __all__: list[str] = []  # internal: used by ._envelope only
 
 # Schema nodes that wrap a model's schema without changing what a field is validated with.
@@ -91,6 +93,7 @@ def dispatching_validator(
     *,
     narrowed: Mapping[str, CoreSchema] | None = None,
     dropped: Collection[str] = (),
+    fail_fast: bool = False,
 ) -> SchemaValidator | None:
     """A validator of ``model`` whose ``field`` is typed by the input's ``discriminator`` key.
 
@@ -103,6 +106,7 @@ def dispatching_validator(
             what the field's own schema accepts, with the same result.
         dropped: names of the model's own ``model_validator``s to leave out; the caller checks
             their rules on the result.
+        fail_fast: stop each array at its first failing item (``envelopekit._failfast``).
 
     Returns:
         The validator, or ``None`` when the model's schema is not the expected shape (the
@@ -140,4 +144,4 @@ def dispatching_validator(
         core_schema.tagged_union_schema(by_tag, discriminator), default=None, on_error="default"
     )
     top = core_schema.definitions_schema(union, definitions) if definitions else union
-    return SchemaValidator(top, config)
+    return fail_fast_validator(top, config) if fail_fast else SchemaValidator(top, config)

@@ -8,9 +8,10 @@ from typing import Any, ClassVar, Final
 from pydantic import ValidationError
 
 from .._check import Spec, SpecName
+from .._failfast import FULL_REPORT_BYTES
 from .._settings import Settings
 from .._violations import Verdict, violations
-from ._envelope import SomEnvelope
+from ._envelope import SomEnvelope, validate_large
 
 __all__ = ["SPEC", "SomSpec"]
 
@@ -29,12 +30,16 @@ class SomSpec(Spec):
 
     def validate(self, raw: bytes | str, settings: Settings) -> Verdict[SomEnvelope]:
         """Validate one SOM message; the version mode comes from ``settings``."""
+        large = len(raw) > FULL_REPORT_BYTES
+        context = _CONTEXTS[settings.som_version_mode]
         try:
-            envelope = SomEnvelope.model_validate_json(
-                raw, context=_CONTEXTS[settings.som_version_mode]
-            )
+            if large:
+                envelope = validate_large(raw, context)
+            else:
+                envelope = SomEnvelope.model_validate_json(raw, context=context)
         except ValidationError as exc:
-            return Verdict("som", None, violations(exc, model=SomEnvelope))
+            found = violations(exc, model=SomEnvelope, limit=settings.max_violations, partial=large)
+            return Verdict("som", None, found)
         return Verdict("som", envelope, [], envelope.envelope_warnings())
 
     def looks_like(self, document: Mapping[str, Any]) -> bool:

@@ -1,0 +1,226 @@
+"""Hostile input: the cost of ``check`` on adversarial messages, each at the size limit.
+
+Run with ``make bench`` (or ``python bench/hostile.py [--quick] [--out FILE]``). Each class is
+built at the limit ``check`` applies to it (1 MiB; 240,000 bytes for SOM) and timed as a ratio
+to ``orjson.loads`` of the same bytes, the cheapest thing any consumer does with a message. When
+orjson refuses the bytes (NaN, an integer beyond 64 bits), the floor is ``orjson.loads`` of the
+same document with each hostile token replaced by a valid one of the same length, so the floor
+still reads every byte. Peak memory is what ``tracemalloc`` sees during one ``check`` (Python
+allocations: the parsed document, errors, violations). Targets: at most 10x and 32 MiB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+import envelopekit as ek
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data"
+MIB = 1_048_576
+SOM_LIMIT = 240_000
+TIME_TARGET = 10.0
+MEMORY_TARGET = 32 * MIB
+
+BQ_HEAD = (
+    b'{"job":"urn:babel:orders:created","trace_id":"7b3f9c2a-e41d-4f88-9b2a-1c0d5e6f7a8b",'
+    b'"meta":{"id":"f1e2d3c4-b5a6-4789-90ab-cdef01234567","queue":"orders","lang":"php",'
+    b'"schema_version":1,"created_at":1749132727000},"attempts":0,"data":{"a":'
+)
+MX_HEAD = b'{"op":"fs.write","correlationId":"c-1","replyTo":"$replies.c-1","payload":'
+
+
+def fill(head: bytes, item: bytes, tail: bytes, limit: int, sep: bytes = b",") -> bytes:
+    """``head item,item,... tail`` with as many items as fit in ``limit`` bytes."""
+    count = (limit - len(head) - len(tail) + len(sep)) // (len(item) + len(sep))
+    return head + sep.join([item] * count) + tail
+
+
+def som_story(payload_tail: bytes, limit: int = SOM_LIMIT) -> bytes:
+    envelope = orjson.loads(
+        (DATA / "som" / "examples" / "story-context" / "hurricane-beat6-envelope.json").read_bytes()
+    )
+    envelope["payload"]["assets"] = []
+    raw = orjson.dumps(envelope)
+    head, marker, rest = raw.partition(b'"assets":[]')
+    assert marker
+    return fill(head + b'"assets":[', payload_tail, b"]" + rest, limit)
+
+
+def short_keys(count: int) -> list[bytes]:
+    alphabet = [bytes([c]) for c in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"]
+    keys = list(alphabet)
+    while len(keys) < count:
+        keys = [k + c for k in keys for c in alphabet]
+    return keys[:count]
+
+
+def deep(levels: int) -> bytes:
+    return b"[" * levels + b"]" * levels
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    raw: bytes
+    spec: str
+    floor: bytes
+    settings: ek.Settings
+
+    @classmethod
+    def of(
+        cls,
+        name: str,
+        raw: bytes,
+        spec: str = "auto",
+        *,
+        swap: tuple[bytes, bytes] | None = None,
+        settings: ek.Settings | None = None,
+    ) -> Case:
+        floor = raw if swap is None else raw.replace(*swap)
+        orjson.loads(floor)  # the floor itself must be JSON
+        return cls(name, raw, spec, floor, settings or ek.Settings())
+
+    def check(self) -> ek.Verdict[Any]:
+        return ek.check(self.raw, self.spec, settings=self.settings)
+
+    def parse_floor(self) -> object:
+        return orjson.loads(self.floor)
+
+
+def cases() -> list[Case]:
+    big_int = b"9" * 5000
+    return [
+        Case.of("som story.context, assets = [{}] * n", som_story(b"{}"), "som"),
+        Case.of("som story.context, assets of bad items", som_story(b'{"asset_id":1}'), "som"),
+        Case.of(
+            "babelqueue data = [NaN, ...]",
+            fill(BQ_HEAD + b"[", b"NaN", b"]}}", MIB),
+            swap=(b"NaN", b"1.0"),
+        ),
+        Case.of(
+            "babelqueue data = [1e400, ...]",
+            fill(BQ_HEAD + b"[", b"1e400", b"]}}", MIB),
+            swap=(b"1e400", b"1e300"),
+        ),
+        Case.of(
+            "babelqueue data = [2**64, ...]",
+            fill(BQ_HEAD + b"[", b"18446744073709551616", b"]}}", MIB),
+            swap=(b"18446744073709551616", b"1.844674407370955161"),
+        ),
+        Case.of(
+            "babelqueue data = [60-deep arrays, ...]", fill(BQ_HEAD + b"[", deep(60), b"]}}", MIB)
+        ),
+        Case.of("babelqueue data = [[], [], ...]", fill(BQ_HEAD + b"[", b"[]", b"]}}", MIB)),
+        Case.of(
+            "matrix payload = [[], [], ...]",
+            fill(MX_HEAD + b'{"a":[', b"[]", b"]}}", MIB),
+            "matrix",
+        ),
+        Case.of(
+            "matrix request, 110,000 unknown keys",
+            MX_HEAD + b"{}," + b",".join(b'"%s":0' % key for key in short_keys(110_000)) + b"}",
+            "matrix",
+        ),
+        Case.of(
+            "matrix op of 1 MiB (a.a.a...A)",
+            b'{"op":"' + b"a." * ((MIB - 40) // 2) + b'A","payload":{}}',
+            "matrix",
+        ),
+        Case.of(
+            "babelqueue data = 1 MiB string of brackets",
+            BQ_HEAD + b'"' + b"[{" * ((MIB - len(BQ_HEAD) - 10) // 2) + b'"}}',
+        ),
+        Case.of(
+            "babelqueue data = 5,000-digit integer",
+            BQ_HEAD + big_int + b"}}",
+            swap=(big_int, b"1." + b"9" * 4998),
+        ),
+        Case.of(
+            "babelqueue data = [5,000-digit integer, ...]",
+            fill(BQ_HEAD + b"[", big_int, b"]}}", MIB),
+            swap=(big_int, b"1." + b"9" * 4998),
+        ),
+        Case.of(
+            "babelqueue, 1 MiB of repeated keys (refuse)",
+            fill(BQ_HEAD + b"{", b'"k":0', b"}}}", MIB),
+            "babelqueue",
+            settings=ek.Settings(duplicate_keys="refuse"),
+        ),
+        Case.of(
+            "babelqueue, 1 MiB of distinct keys (valid)",
+            BQ_HEAD + b"{" + b",".join(b'"k%06d":0' % i for i in range(85_000)) + b"}}}",
+        ),
+    ]
+
+
+def timed(call: Callable[[], object], rounds: int) -> float:
+    call()
+    samples = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        call()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def peak(call: Callable[[], object]) -> int:
+    gc.collect()
+    tracemalloc.start()
+    try:
+        call()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="three rounds instead of nine")
+    parser.add_argument("--out", type=Path, help="also write the markdown table here")
+    args = parser.parse_args(argv)
+    rounds = 3 if args.quick else 9
+    lines = [
+        "| input (at the limit) | bytes | verdict | violations | check | orjson.loads | ratio "
+        "| peak traced | orjson.loads peak |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    failed = []
+    for case in cases():
+        verdict = case.check()
+        seconds = timed(case.check, rounds)
+        floor = timed(case.parse_floor, rounds)
+        memory = peak(case.check)
+        ratio = seconds / floor
+        rules = ", ".join(verdict.rules()[:3]) or "ok"
+        lines.append(
+            f"| {case.name} | {len(case.raw):,} | {rules} | {len(verdict.violations)} "
+            f"| {seconds * 1e3:.2f} ms | {floor * 1e3:.2f} ms | {ratio:.1f}x "
+            f"| {memory / MIB:.1f} MiB | {peak(case.parse_floor) / MIB:.1f} MiB |"
+        )
+        if ratio > TIME_TARGET or memory > MEMORY_TARGET:
+            failed.append(case.name)
+    table = "\n".join(lines)
+    print(table)
+    print(
+        f"\ntargets: <= {TIME_TARGET:.0f}x orjson.loads, <= {MEMORY_TARGET // MIB} MiB; "
+        + (f"missed by: {', '.join(failed)}" if failed else "all met")
+    )
+    if args.out is not None:
+        args.out.write_text(table + "\n", "utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

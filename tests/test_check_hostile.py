@@ -1,0 +1,309 @@
+"""Hostile input within the limits: ``check``'s cost stays bounded and its findings exact.
+
+Each test is a reproducer from issue 12; ``bench/hostile.py`` times the same classes at the
+size limit (speed is proven there, never by a timed assertion here).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+import envelopekit as ek
+from envelopekit import rules
+from envelopekit._failfast import FULL_REPORT_BYTES, fail_fast_validator
+from envelopekit._json import exceeds_depth, scan_numbers
+from envelopekit._violations import MAX_MESSAGE_CHARS
+from envelopekit.babelqueue import BabelEnvelope
+from envelopekit.matrix._ops import DOMAIN_OP_PATTERN, op_problem
+from envelopekit.som import SomEnvelope
+from envelopekit.som._story_context import Asset, StoryContext
+
+DATA = Path(__file__).parent / "data"
+BQ_HEAD = (
+    b'{"job":"urn:babel:orders:created","trace_id":"7b3f9c2a-e41d-4f88-9b2a-1c0d5e6f7a8b",'
+    b'"meta":{"id":"f1e2d3c4-b5a6-4789-90ab-cdef01234567","queue":"orders","lang":"php",'
+    b'"schema_version":1,"created_at":1749132727000},"attempts":0,"data":'
+)
+
+
+def bq(data: bytes) -> bytes:
+    return BQ_HEAD + data + b"}"
+
+
+def som_with_assets(item: bytes, count: int) -> bytes:
+    envelope = orjson.loads(
+        (DATA / "som" / "examples" / "story-context" / "hurricane-beat6-envelope.json").read_bytes()
+    )
+    envelope["payload"]["assets"] = []
+    head, marker, tail = orjson.dumps(envelope).partition(b'"assets":[]')
+    assert marker
+    return head + b'"assets":[' + b",".join([item] * count) + b"]" + tail
+
+
+def resolves(document: Any, pointer: str) -> bool:
+    node = document
+    for raw in pointer.split("/")[1:]:
+        segment = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and segment in node:
+            node = node[segment]
+        elif isinstance(node, list) and segment.isdigit() and int(segment) < len(node):
+            node = node[int(segment)]
+        else:
+            return False
+    return True
+
+
+# --- the violation cap ------------------------------------------------------------------------
+
+
+def test_a_small_message_reports_at_most_max_violations_and_how_many_were_left_out() -> None:
+    raw = som_with_assets(b"{}", 300)  # 900 missing members, under the all-errors size
+    assert len(raw) <= FULL_REPORT_BYTES
+    verdict = ek.check(raw, "som", settings=ek.Settings(max_violations=10))
+    assert len(verdict.violations) == 11
+    last = verdict.violations[-1]
+    assert last.rule == rules.VIOLATIONS_TRUNCATED
+    assert last.pointer == ""
+    assert re.fullmatch(
+        r"(\d+) more findings left out \(the max_violations setting\)\.", last.message
+    )
+    left = int(last.message.split()[0])
+    # Every pydantic error beyond the ten mapped ones is counted, none is mapped.
+    assert left == 900 - 10
+    assert all(v.rule == "story-context.required" for v in verdict.violations[:-1])
+
+
+def test_the_cap_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ENVELOPEKIT_MAX_VIOLATIONS", "3")
+    ek.get_settings.cache_clear()
+    verdict = ek.check(som_with_assets(b"{}", 10), "som")
+    assert len(verdict.violations) == 4
+    assert verdict.violations[-1].rule == rules.VIOLATIONS_TRUNCATED
+
+
+def test_the_default_cap_is_a_hundred() -> None:
+    verdict = ek.check(som_with_assets(b"{}", 300), "som")
+    assert len(verdict.violations) == 101
+
+
+def test_under_the_cap_nothing_is_added() -> None:
+    verdict = ek.check(som_with_assets(b"{}", 2), "som")
+    assert [v.pointer for v in verdict.violations] == [
+        f"/payload/assets/{i}/{name}"
+        for i in (0, 1)
+        for name in ("asset_id", "asset_type", "status")
+    ]
+
+
+def test_a_large_message_stops_each_array_at_its_first_failing_item() -> None:
+    raw = som_with_assets(b"{}", 79_000)
+    assert FULL_REPORT_BYTES < len(raw) <= 240_000
+    verdict = ek.check(raw, "som")
+    assert verdict.rules() == ["story-context.required", rules.VIOLATIONS_TRUNCATED]
+    assert [v.pointer for v in verdict.violations[:-1]] == [
+        "/payload/assets/0/asset_id",
+        "/payload/assets/0/asset_type",
+        "/payload/assets/0/status",
+    ]
+    assert "first failing item" in verdict.violations[-1].message
+
+
+def test_a_large_message_failing_outside_arrays_gets_every_error_and_no_notice() -> None:
+    filler = b'"' + b"x" * (FULL_REPORT_BYTES + 10) + b'"'
+    raw = bq(b'{"a":' + filler + b"}").replace(b'"attempts":0', b'"attempts":-1')
+    raw = raw.replace(b'"lang":"php"', b'"lang":7')
+    verdict = ek.check(raw, "babelqueue")
+    assert sorted(v.pointer for v in verdict.violations) == ["/attempts", "/meta/lang"]
+
+
+@pytest.mark.parametrize("count", [200, 79_000], ids=["all-errors", "fail-fast"])
+def test_a_valid_message_reads_the_same_below_and_above_the_size(count: int) -> None:
+    asset = orjson.dumps(
+        {"asset_id": "a", "asset_type": "VIDEO", "status": "READY", "media_refs": []}
+    )
+    raw = som_with_assets(asset, count)
+    raw = raw if len(raw) <= 240_000 else som_with_assets(asset, 2_500)
+    verdict = ek.check(raw, "som")
+    assert verdict.ok, verdict.violations
+    assert verdict.envelope == SomEnvelope.model_validate_json(raw)
+    assert type(verdict.envelope.payload) is StoryContext
+    assets = verdict.envelope.payload.assets
+    assert isinstance(assets, list)
+    assert type(assets[0]) is Asset
+
+
+def test_building_the_fail_fast_validator_leaves_the_models_complete() -> None:
+    fail_fast_validator(SomEnvelope.__pydantic_core_schema__)
+    assert StoryContext.__pydantic_complete__
+    assert Asset.__pydantic_complete__
+    # The models' own validators still report every failing item.
+    with pytest.raises(ValidationError) as caught:
+        SomEnvelope.model_validate_json(som_with_assets(b"{}", 2))
+    assert caught.value.error_count() == 6
+
+
+def test_warnings_are_capped_too() -> None:
+    ints = b",".join([b"9007199254740993"] * 250)
+    verdict = ek.check(bq(b'{"a":[' + ints + b"]}"), "babelqueue")
+    assert verdict.ok
+    assert len(verdict.warnings) == 101
+    assert verdict.warnings[-1].rule == rules.VIOLATIONS_TRUNCATED
+    assert {w.rule for w in verdict.warnings[:-1]} == {rules.NUMBER_UNSAFE_INTEGER}
+
+
+# --- number scans -----------------------------------------------------------------------------
+
+
+def test_many_nans_are_one_violation_at_the_first() -> None:
+    raw = bq(b'{"a":[' + b",".join([b"NaN"] * 5000) + b"]}")
+    verdict = ek.check(raw, "babelqueue")
+    assert [(v.rule, v.pointer) for v in verdict.violations] == [
+        (rules.NUMBER_NON_FINITE, "/data/a/0")
+    ]
+
+
+def test_the_number_scan_stops_at_the_first_refusal() -> None:
+    errors, _ = scan_numbers([1.0, float("nan"), float("inf")], "/x", first_refusal=True)
+    assert [e.pointer for e in errors] == ["/x/1"]
+    errors, _ = scan_numbers([1.0, float("nan"), float("inf")], "/x")
+    assert [e.pointer for e in errors] == ["/x/1", "/x/2"]
+
+
+def test_a_bare_number_is_scanned_at_its_base() -> None:
+    errors, warnings = scan_numbers(2**64, "/v")
+    assert [(e.rule, e.pointer) for e in errors] == [(rules.NUMBER_OUT_OF_RANGE, "/v")]
+    errors, warnings = scan_numbers(2**60, "/v")
+    assert [(w.rule, w.pointer) for w in warnings] == [(rules.NUMBER_UNSAFE_INTEGER, "/v")]
+
+
+def test_number_pointers_escape_their_keys() -> None:
+    errors, _ = scan_numbers({"a/b": {"c~d": [float("nan")]}}, "")
+    assert [e.pointer for e in errors] == ["/a~1b/c~0d/0"]
+
+
+@pytest.mark.parametrize("digits", [4301, 5000, 100_000])
+def test_an_integer_past_4300_digits_is_out_of_range_at_its_member(digits: int) -> None:
+    raw = bq(b'{"n":-' + b"9" * digits + b"}")
+    for spec in ("babelqueue", "auto"):
+        verdict = ek.check(raw, spec)
+        assert [(v.rule, v.pointer) for v in verdict.violations] == [
+            (rules.NUMBER_OUT_OF_RANGE, "/data/n")
+        ]
+        assert "more than 4300 digits" in verdict.violations[0].message
+        assert "18446744073709551616" not in verdict.violations[0].message
+
+
+def test_an_integer_of_exactly_4300_digits_is_quoted_by_its_size() -> None:
+    verdict = ek.check(bq(b'{"n":' + b"9" * 4300 + b"}"), "babelqueue")
+    assert [(v.rule, v.pointer) for v in verdict.violations] == [
+        (rules.NUMBER_OUT_OF_RANGE, "/data/n")
+    ]
+    assert len(verdict.violations[0].message) < 100
+
+
+def test_a_long_run_of_digits_in_a_string_is_left_alone() -> None:
+    verdict = ek.check(bq(b'{"s":"' + b"9" * 5000 + b'"}'), "babelqueue")
+    assert verdict.ok
+
+
+def test_a_long_integer_elsewhere_in_a_matrix_payload_is_found_too() -> None:
+    raw = b'{"op":"fs.write","payload":{"x":[1,' + b"7" * 4500 + b"]}}"
+    verdict = ek.check(raw, "matrix")
+    assert [(v.rule, v.pointer) for v in verdict.violations] == [
+        (rules.NUMBER_OUT_OF_RANGE, "/payload/x/1")
+    ]
+
+
+# --- the depth scan ---------------------------------------------------------------------------
+
+
+def reference_depth(raw: bytes, limit: int) -> bool:
+    """The byte-by-byte scan the bounded one replaced: its oracle."""
+    depth = 0
+    in_string = escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x7B, 0x5B):
+            depth += 1
+            if depth > limit:
+                return True
+        elif byte in (0x7D, 0x5D):
+            depth -= 1
+    return False
+
+
+@given(
+    st.binary(max_size=120).map(lambda b: bytes(b'[]{}"\\ a'[x % 8] for x in b)), st.integers(1, 6)
+)
+def test_the_depth_scan_agrees_with_the_byte_loop(raw: bytes, limit: int) -> None:
+    assert exceeds_depth(raw, limit) is reference_depth(raw, limit)
+
+
+def test_the_depth_scan_crosses_its_chunks() -> None:
+    raw = b"[" * 70_000 + b"]" * 70_000
+    assert exceeds_depth(raw, 69_999) and not exceeds_depth(raw, 70_000)
+    assert not exceeds_depth(b'["' + b"[" * 200_000 + b'"]', 64)
+
+
+# --- messages quote a short prefix ------------------------------------------------------------
+
+
+def test_a_long_op_is_quoted_by_a_prefix() -> None:
+    op = "a." * 50_000 + "A"
+    verdict = ek.check(orjson.dumps({"op": op, "payload": {}}), "matrix")
+    assert verdict.ok
+    assert [w.rule for w in verdict.warnings] == [rules.OP_CONVENTION]
+    assert len(verdict.warnings[0].message) <= MAX_MESSAGE_CHARS
+
+
+@given(st.text(alphabet="aZ0.$\n_", max_size=12))
+def test_the_op_lint_reads_the_domain_pattern(op: str) -> None:
+    follows = re.fullmatch(DOMAIN_OP_PATTERN, op) is not None
+    if follows:
+        assert op_problem(op) is None
+    elif not op.startswith("$"):
+        assert op_problem(op) is not None
+
+
+def test_every_message_is_cut_to_a_short_prefix() -> None:
+    som = orjson.loads(
+        (DATA / "som" / "examples" / "story-context" / "hurricane-beat6-envelope.json").read_bytes()
+    )
+    som["som_version"] = "7." + "9" * 50_000
+    verdict = ek.check(orjson.dumps(som), "som")
+    assert not verdict.ok
+    assert all(len(v.message) <= MAX_MESSAGE_CHARS for v in verdict.violations)
+
+
+# --- duplicate keys ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-32"])
+def test_a_utf16_document_is_json_invalid_and_nothing_else(encoding: str) -> None:
+    raw = '{"op":"fs.write","payload":{},"payload":{}}'.encode(encoding)
+    verdict = ek.check(raw, "matrix", settings=ek.Settings(duplicate_keys="refuse"))
+    assert verdict.rules() == [rules.JSON_INVALID]
+
+
+def test_a_large_valid_babelqueue_message_is_the_model_reading() -> None:
+    raw = bq(b"{" + b",".join(b'"k%05d":%d' % (i, i) for i in range(3000)) + b"}")
+    assert len(raw) > FULL_REPORT_BYTES
+    verdict = ek.check(raw, "babelqueue")
+    assert verdict.ok
+    assert verdict.envelope == BabelEnvelope.model_validate_json(raw)
