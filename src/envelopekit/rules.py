@@ -21,6 +21,7 @@ from typing import Final, Literal
 
 __all__ = [
     "ASSET_TYPE_CHANGED",
+    "ATTEMPTS_AT_MAXIMUM",
     "BABELQUEUE_SCHEMAS",
     "CREATED_AT_SECONDS",
     "DATA_INVALID",
@@ -180,6 +181,7 @@ CREATED_AT_SECONDS: Final = "created_at.seconds"
 # BabelQueue consumer toolkit (routing, payload schemas, broker bindings).
 URN_UNKNOWN: Final = "urn.unknown"
 HANDLER_FAILED: Final = "handler.failed"
+ATTEMPTS_AT_MAXIMUM: Final = "attempts.at_maximum"
 DATA_INVALID: Final = "data.invalid"
 TRANSPORT_SCHEMA_VERSION_UNSUPPORTED: Final = "transport.schema_version_unsupported"
 
@@ -265,6 +267,12 @@ _NAMED_RULES: Final = (
         HANDLER_FAILED,
         "policy",
         "The URN's handler raised: the message is retried, then dead-lettered as `failed`.",
+    ),
+    Rule(
+        ATTEMPTS_AT_MAXIMUM,
+        "policy",
+        "A delivery failed with `attempts` at the signed 64-bit maximum: it cannot be counted "
+        "once more, so the message is dead-lettered now, `attempts` as received.",
     ),
     Rule(
         DATA_INVALID,

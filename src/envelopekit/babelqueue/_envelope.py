@@ -290,7 +290,17 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         )
 
     def retried(self) -> Self:
-        """The same message with ``attempts + 1`` and everything else untouched."""
+        """The same message with ``attempts + 1`` and everything else untouched.
+
+        Raises:
+            ProducerError: when ``attempts`` is already the signed 64-bit maximum: the next
+                consumer would refuse 2^63 (the Router dead-letters such a message instead).
+        """
+        if self.attempts >= INT64_MAX:
+            raise ProducerError(
+                f"attempts is {self.attempts}, the signed 64-bit maximum: it cannot be counted "
+                "once more"
+            )
         return self.model_copy(update={"attempts": self.attempts + 1})
 
     def redriven(self) -> Self:
@@ -347,6 +357,10 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         if isinstance(error, BaseException):
             exception = exception if exception is not None else type(error).__name__
             error = str(error)
+        # An exception's text may hold lone surrogates (`os.fsdecode` of a non-UTF-8 path),
+        # which no JSON encoder writes: they are kept visible as \udcXX escapes.
+        error = _unicode_text(error)
+        exception = _unicode_text(exception)
         block = DeadLetter(
             reason=reason,
             error=error,
@@ -375,3 +389,14 @@ def _drop_forbidden(
                     f"(use {instead}).",
                 )
             )
+
+
+def _unicode_text(text: str | None) -> str | None:
+    r"""``text`` with any lone surrogate written as a ``\udcXX`` escape, so it encodes."""
+    if text is None or text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text

@@ -29,6 +29,7 @@ from pydantic import ValidationError
 
 from .. import rules
 from .._errors import EnvelopekitError
+from .._json import INT64_MAX
 from .._violations import Violation, violations
 from ._dead_letter import DeadLetterReason
 from ._envelope import BabelEnvelope
@@ -132,9 +133,21 @@ class Fail:
     settlement: _Settlement = field(repr=False)
 
     def settle(self) -> Retry | DeadLetterDecision:
-        """``attempts + 1``; a :class:`Retry` below ``max_attempts``, else a dead-letter."""
-        retried = self.envelope.retried()
+        """``attempts + 1``; a :class:`Retry` below ``max_attempts``, else a dead-letter.
+
+        A message whose ``attempts`` is already the signed 64-bit maximum cannot be counted
+        once more: it is dead-lettered now, ``attempts`` as received (``attempts.at_maximum``).
+        """
         plan = self.settlement
+        if self.envelope.attempts >= INT64_MAX:
+            return DeadLetterDecision(
+                self.envelope.dead_lettered(
+                    self.reason, error=self.error, original_queue=plan.original_queue
+                ),
+                plan.dead_letter_queue,
+                rules.ATTEMPTS_AT_MAXIMUM,
+            )
+        retried = self.envelope.retried()
         if retried.attempts < plan.max_attempts:
             return Retry(retried, self.rule)
         return DeadLetterDecision(
@@ -183,10 +196,15 @@ class Delete:
 
 @dataclass(frozen=True, slots=True)
 class Release:
-    """Put the message back on its queue unchanged (strategy ``release``), for another consumer."""
+    """Put the message back on its queue unchanged (strategy ``release``), for another consumer.
+
+    ``raw`` is the message as received, byte for byte: what to put back (re-encoding
+    ``envelope`` would drop what a v1 consumer drops, forbidden keys for one).
+    """
 
     envelope: BabelEnvelope[Any]
     rule: str
+    raw: bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -355,7 +373,7 @@ class Router:
             envelope: BabelEnvelope[Any] = message
             raw = message.to_json()
         else:
-            raw = message.encode("utf-8") if isinstance(message, str) else bytes(message)
+            raw = received_bytes(message)
             try:
                 envelope = BabelEnvelope.model_validate_json(raw)
             except ValidationError as exc:
@@ -365,7 +383,7 @@ class Router:
         settlement = self._settlement(envelope, queue)
         found = self._routes.get(envelope.job)
         if found is None:
-            return self._unknown(envelope, settlement)
+            return self._unknown(envelope, settlement, raw)
         if self.schemas is not None:
             schema = self.schemas.schema_for(envelope.job)
             if schema is not None:
@@ -413,13 +431,15 @@ class Router:
         received = queue if queue else envelope.meta.queue
         return _Settlement(self.max_attempts, received, received + self.dlq_suffix)
 
-    def _unknown(self, envelope: BabelEnvelope[Any], settlement: _Settlement) -> Decision:
+    def _unknown(
+        self, envelope: BabelEnvelope[Any], settlement: _Settlement, raw: bytes
+    ) -> Decision:
         error = UnknownUrnError(envelope.job)
         strategy = self.unknown_urn
         if strategy == "delete":
             return Delete(envelope, rules.URN_UNKNOWN)
         if strategy == "release":
-            return Release(envelope, rules.URN_UNKNOWN)
+            return Release(envelope, rules.URN_UNKNOWN, raw)
         if strategy == "dead_letter":
             # Immediately: no delivery failed, so `attempts` stays as received.
             return DeadLetterDecision(
@@ -436,3 +456,18 @@ class Router:
     ) -> Fail:
         error = InvalidPayloadError(envelope.job, found)
         return Fail(envelope, error, rules.DATA_INVALID, "failed", settlement)
+
+
+def received_bytes(message: bytes | bytearray | memoryview | str) -> bytes:
+    """A received body as bytes; a ``str`` goes back to the bytes it was decoded from.
+
+    redis-py with ``decode_responses=True, encoding_errors="surrogateescape"`` (the reference's
+    client settings) hands over invalid UTF-8 as lone surrogates: ``surrogateescape`` restores
+    those bytes, so the message is refused (``json.invalid``) and quarantined as it was sent.
+    """
+    if not isinstance(message, str):
+        return bytes(message)
+    try:
+        return message.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no decoder produced: kept as its UTF-8 form
+        return message.encode("utf-8", "surrogatepass")
