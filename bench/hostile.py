@@ -115,8 +115,14 @@ def cases() -> list[Case]:
             swap=(b"1e400", b"1e300"),
         ),
         Case.of(
-            "babelqueue data = [2**64, ...]",
+            "babelqueue data = [2**64, ...] (read, with warnings)",
             fill(BQ_HEAD + b"[", b"18446744073709551616", b"]}}", MIB),
+            swap=(b"18446744073709551616", b"1.844674407370955161"),
+        ),
+        Case.of(
+            "matrix payload = [2**64, ...]",
+            fill(MX_HEAD + b'{"a":[', b"18446744073709551616", b"]}}", MIB),
+            "matrix",
             swap=(b"18446744073709551616", b"1.844674407370955161"),
         ),
         Case.of(
