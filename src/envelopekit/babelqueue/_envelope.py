@@ -19,7 +19,7 @@ from .._ids import now_ms, uuid4
 from .._json import INT64_MAX, dumps, needs_scan, plain_json, scan_numbers
 from .._model import WireModel, attach_warnings, attached_warnings
 from .._settings import Settings, get_settings
-from .._violations import Violation, as_pydantic_error, violation
+from .._violations import Violation, _printable, as_pydantic_error, violation
 from ._dead_letter import DeadLetter, DeadLetterReason
 from ._forbidden import FORBIDDEN_META_KEYS, FORBIDDEN_TOP_LEVEL_KEYS
 from ._meta import SCHEMA_VERSION, BabelMeta
@@ -393,10 +393,4 @@ def _drop_forbidden(
 
 def _unicode_text(text: str | None) -> str | None:
     r"""``text`` with any lone surrogate written as a ``\udcXX`` escape, so it encodes."""
-    if text is None or text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return text
+    return None if text is None else _printable(text)
