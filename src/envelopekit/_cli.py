@@ -20,7 +20,7 @@ from typing import IO, Any, Final, NamedTuple
 
 import orjson
 
-from . import __version__, _cli_redrive
+from . import __version__, _cli_compat, _cli_redrive
 from ._check import SPECS, check
 from ._settings import get_settings
 from ._violations import Verdict
@@ -321,6 +321,7 @@ def _parser() -> argparse.ArgumentParser:
     schema.add_argument("--spec", choices=("all", *SPECS), default="all")
     schema.add_argument("--out", metavar="DIR", help="write <DIR>/<spec>/<name>.schema.json")
     _cli_redrive.add_parser(commands)
+    _cli_compat.add_parser(commands)
     return parser
 
 
@@ -333,6 +334,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _validate(args, stdout, sys.stderr)
         if args.command == "redrive":
             return _cli_redrive.run(args, sys.stdin.buffer, stdout, sys.stderr)
+        if args.command == "compat":
+            return _cli_compat.run(args, stdout, sys.stderr)
         return _schema(args, stdout, sys.stderr)
     except UsageError as exc:
         sys.stderr.write(f"envelopekit: {exc}\n")

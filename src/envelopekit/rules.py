@@ -23,7 +23,16 @@ __all__ = [
     "ASSET_TYPE_CHANGED",
     "ATTEMPTS_AT_MAXIMUM",
     "BABELQUEUE_SCHEMAS",
+    "COMPAT_ADDITIONAL_PROPERTIES_TIGHTENED",
+    "COMPAT_ENUM_ADDED",
+    "COMPAT_ENUM_VALUE_REMOVED",
+    "COMPAT_MINIMUM_TIGHTENED",
+    "COMPAT_MIN_LENGTH_TIGHTENED",
+    "COMPAT_PROPERTY_REMOVED",
+    "COMPAT_REQUIRED_ADDED",
+    "COMPAT_TYPE_CHANGED",
     "CREATED_AT_SECONDS",
+    "DATA_DECRYPT_FAILED",
     "DATA_INVALID",
     "ERROR_CODE_INCONSISTENT",
     "FORBIDDEN_KEY",
@@ -184,6 +193,18 @@ HANDLER_FAILED: Final = "handler.failed"
 ATTEMPTS_AT_MAXIMUM: Final = "attempts.at_maximum"
 DATA_INVALID: Final = "data.invalid"
 TRANSPORT_SCHEMA_VERSION_UNSUPPORTED: Final = "transport.schema_version_unsupported"
+DATA_DECRYPT_FAILED: Final = "data.decrypt_failed"
+
+# BabelQueue payload-schema evolution: the registry's `compat` rules (a change that can reject
+# data the old schema accepted, so the URN must be versioned instead).
+COMPAT_TYPE_CHANGED: Final = "compat.type_changed"
+COMPAT_ENUM_ADDED: Final = "compat.enum_added"
+COMPAT_ENUM_VALUE_REMOVED: Final = "compat.enum_value_removed"
+COMPAT_MIN_LENGTH_TIGHTENED: Final = "compat.min_length_tightened"
+COMPAT_MINIMUM_TIGHTENED: Final = "compat.minimum_tightened"
+COMPAT_REQUIRED_ADDED: Final = "compat.required_added"
+COMPAT_ADDITIONAL_PROPERTIES_TIGHTENED: Final = "compat.additional_properties_tightened"
+COMPAT_PROPERTY_REMOVED: Final = "compat.property_removed"
 
 # SOM 1.0.
 SOM_VERSION_PRE_1_0: Final = "som_version.pre_1_0"
@@ -285,6 +306,34 @@ _NAMED_RULES: Final = (
         "conformance",
         "A broker `bq-schema-version` property that is present, not blank and not exactly 1: "
         "rejected before the body is decoded.",
+    ),
+    Rule(
+        DATA_DECRYPT_FAILED,
+        "policy",
+        "A field marked `x-gdpr-sensitive` that the cipher cannot open, or whose plaintext is "
+        "not JSON (ADR-0030).",
+    ),
+    Rule(COMPAT_TYPE_CHANGED, "policy", "A schema change retypes a location (`type` differs)."),
+    Rule(
+        COMPAT_ENUM_ADDED, "policy", "A schema change adds an `enum` where any value was allowed."
+    ),
+    Rule(COMPAT_ENUM_VALUE_REMOVED, "policy", "A schema change drops a value of an `enum`."),
+    Rule(COMPAT_MIN_LENGTH_TIGHTENED, "policy", "A schema change adds or raises `minLength`."),
+    Rule(COMPAT_MINIMUM_TIGHTENED, "policy", "A schema change adds or raises `minimum`."),
+    Rule(
+        COMPAT_REQUIRED_ADDED,
+        "policy",
+        "A schema change requires a property that was optional or did not exist.",
+    ),
+    Rule(
+        COMPAT_ADDITIONAL_PROPERTIES_TIGHTENED,
+        "policy",
+        "A schema change closes an open object (`additionalProperties` to `false`).",
+    ),
+    Rule(
+        COMPAT_PROPERTY_REMOVED,
+        "policy",
+        "A schema change removes (or renames) a property, whatever `additionalProperties` says.",
     ),
     Rule(SOM_VERSION_PRE_1_0, "conformance", "A pre-1.0 `som_version` such as 0.3.2."),
     Rule(SOM_VERSION_UNSUPPORTED_MAJOR, "policy", "A `som_version` outside SOM 1.x."),

@@ -224,3 +224,11 @@ def test_member_order_and_forbidden_keys_as_the_official() -> None:
     assert published.endswith(
         b'"attempts":0,"data":{"b":1,"a":"\xc3\xa9\xe2\x80\xa8"},"job":"urn:babel:orders:created"}'
     )
+
+
+def test_wide_integers_and_float_spellings_as_the_official() -> None:
+    env = BabelEnvelope.create("urn:babel:a:b", {"n": 1}, queue="q").dead_lettered("failed")
+    for data in (b'{"n":123456789012345678901234567890,"f":1.5e-7}', b'{"x":-0.0,"y":1E+2}'):
+        body = env.to_json().replace(b'{"n":1}', data)
+        assert isinstance(redrive(body), Redriven)
+        assert _ours([body]) == _official([body])

@@ -15,13 +15,14 @@ match redrive(body, to_queue=None, select=lambda env: env.job == "urn:babel:orde
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from .._json import dumps, loads
+from .._json import dumps
 from .._violations import Violation, violations
 from ._envelope import BabelEnvelope
 from ._forbidden import FORBIDDEN_META_KEYS, FORBIDDEN_TOP_LEVEL_KEYS
@@ -124,7 +125,9 @@ def redrive(
         return Kept(raw, "dry_run", queue=queue, envelope=envelope)
     headers = replay_headers() if bypass else {}
     if not isinstance(message, BabelEnvelope):
-        wire = _reset(loads(raw))
+        # The standard library's reading, as the official redrive's: integers of any width
+        # stay exact and members keep their order (the model accepted these bytes already).
+        wire = _reset(json.loads(raw))
     return Redriven(envelope.redriven(), queue, headers, envelope, wire)
 
 

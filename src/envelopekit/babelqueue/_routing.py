@@ -21,11 +21,11 @@ match router.dispatch(body, queue="orders"):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypeVar, get_args, overload
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from .. import rules
 from .._errors import EnvelopekitError
@@ -36,6 +36,7 @@ from ._envelope import BabelEnvelope
 from ._idempotency import SeenStoreUnavailable
 from ._payload_schema import InvalidPayloadError, SchemaProvider, check_payload
 from ._replay import replay_scope
+from ._sensitive import Cipher, DecryptError, payload_schema, sensitive_paths, unprotect
 from ._urn import lint_urn
 
 __all__ = [
@@ -239,6 +240,8 @@ Outcome = Done | Delete | Release | Retry | DeadLetterDecision | Reject
 class _Route:
     handler: Callable[[Any], object]
     parse: type[BabelEnvelope[Any]] | None
+    # The model's payload schema when it declares sensitive fields: decrypted before parsing.
+    sensitive: Mapping[str, Any] | None = None
 
 
 class Router:
@@ -259,6 +262,7 @@ class Router:
         schemas: SchemaProvider | None = None,
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
         dlq_suffix: str = DEFAULT_DLQ_SUFFIX,
+        cipher: Cipher | None = None,
     ) -> None:
         """Configure the router.
 
@@ -267,6 +271,9 @@ class Router:
             schemas: per-URN ``data`` schemas checked before the handler runs (opt-in).
             max_attempts: deliveries before a failing message is dead-lettered.
             dlq_suffix: appended to the received queue to name its dead-letter queue.
+            cipher: opens ``x-gdpr-sensitive`` fields (ADR-0030) before ``data`` is checked
+                against its payload schema or model, so validation sees cleartext; a retry or
+                dead-letter still republishes the ciphertext as received.
 
         Raises:
             ValueError: for an unknown strategy or ``max_attempts`` below 1.
@@ -281,6 +288,7 @@ class Router:
         self.schemas = schemas
         self.max_attempts = max_attempts
         self.dlq_suffix = dlq_suffix
+        self.cipher = cipher
         self._routes: dict[str, _Route] = {}
 
     # --- registration --------------------------------------------------------------------------
@@ -304,14 +312,16 @@ class Router:
         The URN naming convention is not enforced here (see :meth:`lint`).
 
         Raises:
-            ValueError: when ``urn`` is blank or already registered.
+            ValueError: when ``urn`` is blank or already registered, or ``model`` declares
+                sensitive fields and the router has no ``cipher`` (their ciphertext would
+                otherwise be validated as if it were the cleartext).
         """
         if not urn.strip():
             raise ValueError("cannot route a blank URN")
         if urn in self._routes:
             raise ValueError(f"{urn!r} already has a handler")
         parse = BabelEnvelope[model] if model is not None else None  # type: ignore[valid-type]
-        self._routes[urn] = _Route(handler, parse)
+        self._routes[urn] = _Route(handler, parse, self._sensitive_schema(urn, model))
 
     @overload
     def on(self, urn: str) -> Callable[[F], F]: ...
@@ -384,16 +394,20 @@ class Router:
         found = self._routes.get(envelope.job)
         if found is None:
             return self._unknown(envelope, settlement, raw)
-        if self.schemas is not None:
-            schema = self.schemas.schema_for(envelope.job)
-            if schema is not None:
-                mismatches = check_payload(schema, envelope.to_wire()["data"])
-                if mismatches:
-                    return self._invalid(envelope, mismatches, settlement)
-        typed = envelope
+        schema = None if self.schemas is None else self.schemas.schema_for(envelope.job)
+        opened = self._opened(envelope, found, schema)
+        if isinstance(opened, list):
+            return self._invalid(envelope, opened, settlement)
+        # A typed route parses the cleartext; what is republished stays the bytes received.
+        parsed_from = raw if opened is envelope else opened.to_json()
+        if schema is not None:
+            mismatches = check_payload(schema, opened.to_wire()["data"])
+            if mismatches:
+                return self._invalid(envelope, mismatches, settlement)
+        typed = opened
         if found.parse is not None:
             try:
-                typed = found.parse.model_validate_json(raw)
+                typed = found.parse.model_validate_json(parsed_from)
             except ValidationError as exc:
                 return self._invalid(envelope, violations(exc, model=BabelEnvelope), settlement)
             if typed.attempts != envelope.attempts:  # keep what `reconcile` decided
@@ -426,6 +440,36 @@ class Router:
         if isinstance(decision, Fail):
             return decision.settle()
         return decision
+
+    def _sensitive_schema(self, urn: str, model: type[Any] | None) -> Mapping[str, Any] | None:
+        if model is None or not (isinstance(model, type) and issubclass(model, BaseModel)):
+            return None
+        try:
+            schema = payload_schema(model)
+        except TypeError:  # a recursive model has no inline schema to carry marks
+            return None
+        if not sensitive_paths(schema):
+            return None
+        if self.cipher is None:
+            raise ValueError(
+                f"{model.__name__} (for {urn!r}) declares sensitive fields: pass "
+                "Router(cipher=...) so they are decrypted before the model validates them"
+            )
+        return schema
+
+    def _opened(
+        self, envelope: BabelEnvelope[Any], route: _Route, schema: Mapping[str, Any] | None
+    ) -> BabelEnvelope[Any] | list[Violation]:
+        """``envelope`` with its sensitive fields decrypted, when a cipher and marks apply."""
+        marks = route.sensitive
+        if marks is None and schema is not None and sensitive_paths(schema):
+            marks = schema
+        if self.cipher is None or marks is None:
+            return envelope
+        try:
+            return unprotect(envelope, self.cipher, marks)
+        except DecryptError as exc:
+            return [exc.violation]
 
     def _settlement(self, envelope: BabelEnvelope[Any], queue: str | None) -> _Settlement:
         received = queue if queue else envelope.meta.queue

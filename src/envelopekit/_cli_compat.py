@@ -1,0 +1,100 @@
+"""``envelopekit compat OLD NEW``: is a change to a URN's payload schema backward-compatible?
+
+``OLD`` and ``NEW`` are JSON Schema files, or ``package.module:Model`` data models (their
+generated payload schemas are compared), importable from the working directory. Each breaking
+change is printed with its rule id and the JSON pointer of the schema location. Exit status:
+0 compatible, 1 breaking, 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import IO, Any, Final
+
+import orjson
+from pydantic import BaseModel
+
+from .babelqueue._evolution import breaking_changes
+
+__all__ = ["add_parser", "run"]
+
+EXIT_COMPATIBLE: Final = 0
+EXIT_BREAKING: Final = 1
+EXIT_USAGE: Final = 2
+
+
+class CompatUsageError(Exception):
+    """A schema that cannot be read, or a model that cannot be imported (exit 2)."""
+
+
+def add_parser(commands: Any) -> None:
+    """Register ``compat`` on the ``envelopekit`` sub-command parsers."""
+    parser = commands.add_parser(
+        "compat",
+        help="check that a payload schema change is backward-compatible",
+        description=(
+            "Apply the BabelQueue registry's compatibility rules to two payload schemas (JSON "
+            "files) or two data models (package.module:Model). Exit status: 0 compatible, "
+            "1 breaking (mint a new URN), 2 usage or I/O error."
+        ),
+    )
+    parser.add_argument("old", metavar="OLD", help="the schema in use: FILE or module:Model")
+    parser.add_argument("new", metavar="NEW", help="the proposed schema: FILE or module:Model")
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output (default: text)"
+    )
+
+
+def _load(reference: str) -> dict[str, Any] | type[BaseModel]:
+    path = Path(reference)
+    if path.is_file():
+        try:
+            schema = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise CompatUsageError(f"cannot read {path}: {exc}") from exc
+        if not isinstance(schema, dict):
+            raise CompatUsageError(f"{path} is not a JSON Schema object")
+        return schema
+    module_name, colon, name = reference.partition(":")
+    if not colon:
+        raise CompatUsageError(f"no such file: {reference} (a model is module:Model)")
+    # As `python -m` and uvicorn do: models of the project in the working directory import.
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        found = getattr(importlib.import_module(module_name), name)
+    except (ImportError, AttributeError) as exc:
+        raise CompatUsageError(f"cannot import {reference}: {exc}") from exc
+    if not (isinstance(found, type) and issubclass(found, BaseModel)):
+        raise CompatUsageError(f"{reference} is not a pydantic model")
+    return found
+
+
+def run(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> int:
+    """Run ``compat`` with parsed ``args``; returns the exit status."""
+    try:
+        old, new = _load(args.old), _load(args.new)
+        changes = breaking_changes(old, new)
+    except (CompatUsageError, TypeError) as exc:
+        stderr.write(f"envelopekit compat: {exc}\n")
+        return EXIT_USAGE
+    if args.format == "json":
+        stdout.write(
+            orjson.dumps({"compatible": not changes, "breaking": [c.to_dict() for c in changes]})
+            + b"\n"
+        )
+    else:
+        lines = [f"{c.rule:<40} {c.pointer or '(root)':<32} {c.message}\n" for c in changes]
+        verdict = (
+            f"breaking: {len(changes)} change{'s' if len(changes) != 1 else ''}; "
+            "mint a new URN (e.g. ...:created.v2)\n"
+            if changes
+            else "compatible\n"
+        )
+        stdout.write(("".join(lines) + verdict).encode("utf-8"))
+    return EXIT_BREAKING if changes else EXIT_COMPATIBLE

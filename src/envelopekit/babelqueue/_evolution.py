@@ -1,0 +1,211 @@
+"""Payload-schema evolution: the registry's ``compat`` rules, with rule ids and schema pointers.
+
+A change to a URN's ``data`` schema is *breaking* when data valid under the old schema can be
+refused by the new one; then the URN must be versioned (``...:created.v2``) rather than changed
+("consumers upgrade before producers"). The rules are babelqueue-registry's ``compat``:
+
+* a ``type`` that changes (and everything beneath it is not compared further);
+* an ``enum`` added where any value was allowed, or an ``enum`` value removed;
+* ``minLength`` or ``minimum`` added or raised;
+* a property newly ``required``;
+* ``additionalProperties`` closed (``false``) on an object that was open;
+* a property removed (a rename is a removal), whatever ``additionalProperties`` says;
+* nested ``properties`` and array ``items`` are compared the same way.
+
+Adding an optional property, widening an ``enum``, relaxing a constraint or dropping a
+``required`` entry is compatible; ``x-gdpr-sensitive`` marks and every keyword outside the
+registry's subset are neutral. Two additions over the registry's reader, both the same
+definition applied where it cannot look: a ``type`` added where none was, and, for a pydantic
+``X | None`` (``anyOf`` with ``null``), a field that stops accepting ``null`` or whose ``X``
+changes type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from .. import rules
+from .._violations import Violation, pointer, violation
+from ._payload_schema import _same_json
+from ._sensitive import payload_schema
+
+__all__ = ["breaking_changes"]
+
+SchemaSource = Mapping[str, Any] | type[BaseModel]
+
+
+def breaking_changes(old: SchemaSource, new: SchemaSource) -> list[Violation]:
+    """What in ``new`` can refuse ``data`` that ``old`` accepted: empty when compatible.
+
+    Args:
+        old: the schema in use (a JSON Schema object, or a ``data`` model, whose
+            :func:`payload_schema` is compared).
+        new: the proposed schema or model.
+
+    Returns:
+        One ``compat.*`` violation per breaking change, ordered by pointer. The pointer is the
+        schema location in ``new`` (``/properties/order_id/type``, ``/required/2``), or in
+        ``old`` for a removed property; the message is the registry's wording, prefixed by its
+        dotted path (``lines[].qty: property removed``).
+    """
+    found: list[Violation] = []
+    _compare(_schema(old), _schema(new), "", (), (), found)
+    return sorted(found, key=lambda v: (v.pointer, v.rule, v.message))
+
+
+def _schema(source: SchemaSource) -> Mapping[str, Any]:
+    return payload_schema(source) if isinstance(source, type) else source
+
+
+def _view(
+    node: Any, at: tuple[str | int, ...]
+) -> tuple[dict[str, Any], dict[str, tuple[str | int, ...]], bool]:
+    """A node as the comparison reads it: its keywords, where each came from, and nullability.
+
+    ``anyOf`` with ``null`` and one other branch (pydantic's ``X | None``) reads as that branch
+    plus "null allowed"; the node's own keywords win over the branch's.
+    """
+    if not isinstance(node, Mapping):
+        return {}, {}, False
+    keys = dict(node)
+    where = dict.fromkeys(keys, at)
+    nullable = keys.get("type") == "null"
+    branches = keys.get("anyOf")
+    if "type" not in keys and isinstance(branches, list):
+        others = [(i, b) for i, b in enumerate(branches) if isinstance(b, Mapping)]
+        nulls = [i for i, b in others if b.get("type") == "null"]
+        rest = [(i, b) for i, b in others if b.get("type") != "null"]
+        if nulls and len(rest) == 1 and len(others) == len(branches):
+            index, branch = rest[0]
+            for key, value in branch.items():
+                if key not in keys:
+                    keys[key] = value
+                    where[key] = (*at, "anyOf", index)
+            nullable = True
+    return keys, where, nullable
+
+
+def _compare(
+    old_node: Any,
+    new_node: Any,
+    path: str,
+    old_at: tuple[str | int, ...],
+    new_at: tuple[str | int, ...],
+    found: list[Violation],
+) -> None:
+    old, _, old_null = _view(old_node, old_at)
+    new, where, new_null = _view(new_node, new_at)
+    if not isinstance(old_node, Mapping) or not isinstance(new_node, Mapping):
+        return
+
+    def add(rule: str, keyword: str, message: str, *extra: str | int) -> None:
+        at = where.get(keyword, new_at)
+        text = f"{path}: {message}" if path else message
+        found.append(violation(rule, pointer(*at, keyword, *extra), text))
+
+    old_type, new_type = old.get("type"), new.get("type")
+    if isinstance(old_type, str) and isinstance(new_type, str) and old_type != new_type:
+        add(rules.COMPAT_TYPE_CHANGED, "type", f'type changed "{old_type}" → "{new_type}"')
+        return
+    if old_type is None and isinstance(new_type, str) and new_type != "null":
+        add(
+            rules.COMPAT_TYPE_CHANGED, "type", f'type "{new_type}" added where any type was allowed'
+        )
+        return
+    if old_null and not new_null and "type" in new:
+        add(rules.COMPAT_TYPE_CHANGED, "type", "null no longer allowed")
+
+    old_enum, new_enum = old.get("enum"), new.get("enum")
+    if isinstance(new_enum, list):
+        if not isinstance(old_enum, list):
+            add(
+                rules.COMPAT_ENUM_ADDED, "enum", "enum constraint added where any value was allowed"
+            )
+        else:
+            for value in old_enum:
+                if not any(_same_json(value, kept) for kept in new_enum):
+                    add(
+                        rules.COMPAT_ENUM_VALUE_REMOVED,
+                        "enum",
+                        f"enum value {_show(value)} removed",
+                    )
+    if _tightened(old.get("minLength"), new.get("minLength")):
+        add(rules.COMPAT_MIN_LENGTH_TIGHTENED, "minLength", "minLength tightened")
+    if _tightened(old.get("minimum"), new.get("minimum")):
+        add(rules.COMPAT_MINIMUM_TIGHTENED, "minimum", "minimum tightened")
+
+    old_required = old.get("required")
+    was = set(old_required) if isinstance(old_required, list) else set()
+    new_required = new.get("required")
+    for index, name in enumerate(new_required if isinstance(new_required, list) else []):
+        if isinstance(name, str) and name not in was:
+            add(
+                rules.COMPAT_REQUIRED_ADDED, "required", f'property "{name}" is now required', index
+            )
+    if old.get("additionalProperties") is not False and new.get("additionalProperties") is False:
+        add(
+            rules.COMPAT_ADDITIONAL_PROPERTIES_TIGHTENED,
+            "additionalProperties",
+            "additionalProperties tightened to false",
+        )
+
+    old_props, new_props = old.get("properties"), new.get("properties")
+    if isinstance(old_props, Mapping):
+        _, old_where, _ = _view(old_node, old_at)
+        old_base = old_where.get("properties", old_at)
+        new_base = where.get("properties", new_at)
+        current = new_props if isinstance(new_props, Mapping) else {}
+        for name, old_sub in old_props.items():
+            child = f"{path}.{name}" if path else str(name)
+            if name not in current:
+                found.append(
+                    violation(
+                        rules.COMPAT_PROPERTY_REMOVED,
+                        pointer(*old_base, "properties", name),
+                        f"{child}: property removed",
+                    )
+                )
+                continue
+            _compare(
+                old_sub,
+                current[name],
+                child,
+                (*old_base, "properties", name),
+                (*new_base, "properties", name),
+                found,
+            )
+
+    old_items, new_items = old.get("items"), new.get("items")
+    if isinstance(old_items, Mapping) and isinstance(new_items, Mapping):
+        _, old_where, _ = _view(old_node, old_at)
+        _compare(
+            old_items,
+            new_items,
+            path + "[]",
+            (*old_where.get("items", old_at), "items"),
+            (*where.get("items", new_at), "items"),
+            found,
+        )
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def _tightened(old: Any, new: Any) -> bool:
+    """A bound added, or raised (compared as numbers, as the registry reads them)."""
+    new_bound = _number(new)
+    if new_bound is None:
+        return False
+    old_bound = _number(old)
+    return old_bound is None or new_bound > old_bound
+
+
+def _show(value: Any) -> str:
+    text = repr(value) if not isinstance(value, str) else value
+    return text if len(text) <= 60 else text[:57] + "..."

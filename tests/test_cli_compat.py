@@ -1,0 +1,68 @@
+"""`envelopekit compat`, the real executable in a subprocess."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import DATA
+from tests.test_cli import run
+
+SCHEMAS = DATA / "babelqueue" / "registry" / "examples" / "schemas"
+V1 = str(SCHEMAS / "orders-created.json")
+V2 = str(SCHEMAS / "orders-created.v2-breaking.json")
+
+
+def test_the_registry_example_is_breaking() -> None:
+    done = run("compat", V1, V2)
+    assert done.returncode == 1, done.stderr
+    out = done.stdout.decode()
+    assert "compat.required_added" in out and "/required/2" in out
+    assert 'property "customer_id" is now required' in out
+    assert "breaking: 1 change;" in out
+
+
+def test_compatible_exits_zero_and_json_format() -> None:
+    same = run("compat", V1, V1)
+    assert same.returncode == 0 and same.stdout == b"compatible\n"
+    done = run("compat", "--format", "json", V1, V2)
+    assert done.returncode == 1
+    report = json.loads(done.stdout)
+    assert report["compatible"] is False
+    assert [(c["rule"], c["pointer"]) for c in report["breaking"]] == [
+        ("compat.required_added", "/required/2")
+    ]
+
+
+def test_data_models_by_import_path() -> None:
+    done = run(
+        "compat",
+        "tests.babelqueue.test_evolution:OrderV1",
+        "tests.babelqueue.test_evolution:OrderV2",
+    )
+    assert done.returncode == 1, done.stderr
+    assert b"/properties/note/anyOf/0/type" in done.stdout
+    ok = run(
+        "compat",
+        "tests.babelqueue.test_evolution:OrderV1",
+        "tests.babelqueue.test_evolution:OrderV1Marked",
+    )
+    assert ok.returncode == 0, ok.stderr
+
+
+def test_usage_errors_exit_two(tmp_path: Path) -> None:
+    array = tmp_path / "array.json"
+    array.write_text("[]")
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    for args in (
+        (V1, str(tmp_path / "absent.json")),
+        (V1, str(array)),
+        (str(broken), V1),
+        (V1, "tests.nowhere:Model"),
+        (V1, "json:dumps"),
+    ):
+        done = run("compat", *args)
+        assert done.returncode == 2, args
+        assert done.stderr.startswith(b"envelopekit compat: "), done.stderr
+    assert run("compat", V1).returncode == 2  # argparse: NEW missing
