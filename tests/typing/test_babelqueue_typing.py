@@ -87,3 +87,35 @@ def test_wrong_fields_are_type_errors() -> None:
     plain = BabelEnvelope.create("urn:babel:a:b", {"n": 1})
     with pytest.raises(ek.ProducerError):
         plain.dead_lettered("later")  # type: ignore[arg-type]
+
+
+class _Cipher:
+    def encrypt(self, plaintext: bytes) -> str:
+        return plaintext.decode()[::-1]
+
+    def decrypt(self, ciphertext: str) -> bytes:
+        return ciphertext[::-1].encode()
+
+
+def test_protect_leaves_the_model_and_unprotect_returns_to_it() -> None:
+    from typing import Annotated
+
+    from envelopekit.babelqueue import Redriven, Sensitive, protect, redrive, unprotect
+
+    class Contact(BaseModel):
+        email: Annotated[str, Sensitive("email")]
+
+    env = BabelEnvelope[Contact].create("urn:babel:crm:contact", Contact(email="a@b.c"))
+    sealed = protect(env, _Cipher())
+    # Ciphertext is not a Contact: the protected envelope is typed as a plain dict.
+    assert_type(sealed, BabelEnvelope[dict[str, Any]])
+    with pytest.raises(AttributeError):
+        sealed.data.email  # type: ignore[attr-defined]  # noqa: B018
+    opened = unprotect(sealed, _Cipher(), model=Contact)
+    assert_type(opened, BabelEnvelope[Contact])
+    assert_type(opened.data.email, str)
+    assert opened.data == env.data
+    assert_type(env.redriven(), BabelEnvelope[Contact])
+    done = redrive(env.dead_lettered("failed"))
+    assert isinstance(done, Redriven)
+    assert_type(done.body(), bytes)
