@@ -267,13 +267,15 @@ class BabelEnvelope(WireModel, Generic[DataT]):
                 "attempts": 0,
             }
         )
-        # What a consumer reads with a warning (Decisions §6), a producer never writes.
-        for found in attached_warnings(created):
-            if found.rule == rules.NUMBER_BEYOND_INT64:
-                raise ProducerError(
-                    f"{found.pointer}: an integer beyond signed 64-bit; a producer writes only "
-                    "integers within it (Go and Node would read it as a double)."
-                )
+        # What a consumer reads with a warning (Decisions §6), a producer never writes; only a
+        # message with something noted has private state to look at.
+        if created.__pydantic_private__ is not None:
+            for found in attached_warnings(created):
+                if found.rule == rules.NUMBER_BEYOND_INT64:
+                    raise ProducerError(
+                        f"{found.pointer}: an integer beyond signed 64-bit; a producer writes "
+                        "only integers within it (Go and Node would read it as a double)."
+                    )
         return created
 
     def child(
