@@ -14,6 +14,7 @@ PACKAGES = [
     "envelopekit.babelqueue",
     "envelopekit.som",
     "envelopekit.matrix",
+    "envelopekit.faststream",
 ]
 
 

@@ -37,6 +37,7 @@ __all__ = [
     "ERROR_CODE_INCONSISTENT",
     "FORBIDDEN_KEY",
     "HANDLER_FAILED",
+    "IDEMPOTENCY_HELD",
     "JSON_DUPLICATE_KEY",
     "JSON_INVALID",
     "KEYWORDS",
@@ -192,6 +193,7 @@ URN_UNKNOWN: Final = "urn.unknown"
 HANDLER_FAILED: Final = "handler.failed"
 ATTEMPTS_AT_MAXIMUM: Final = "attempts.at_maximum"
 DATA_INVALID: Final = "data.invalid"
+IDEMPOTENCY_HELD: Final = "idempotency.held"
 TRANSPORT_SCHEMA_VERSION_UNSUPPORTED: Final = "transport.schema_version_unsupported"
 DATA_DECRYPT_FAILED: Final = "data.decrypt_failed"
 
@@ -294,6 +296,12 @@ _NAMED_RULES: Final = (
         "policy",
         "A delivery failed with `attempts` at the signed 64-bit maximum: it cannot be counted "
         "once more, so the message is dead-lettered now, `attempts` as received.",
+    ),
+    Rule(
+        IDEMPOTENCY_HELD,
+        "policy",
+        "Another worker holds the in-flight claim on this `meta.id` right now: the delivery is "
+        "put back unchanged, and is skipped or run once the claim ends or lapses.",
     ),
     Rule(
         DATA_INVALID,

@@ -1,0 +1,216 @@
+"""A BabelQueue consumer on a FastStream broker: Router's decisions acted on, never raised.
+
+The subscriber takes the raw message, lets :class:`~envelopekit.babelqueue.Router` decide, runs
+the handler (sync or async) with its typed envelope, and settles the outcome on the broker:
+
+* done, deleted, or skipped as already seen: acknowledged;
+* retry: the envelope republished to the queue with ``attempts + 1``, then acknowledged;
+* dead letter: the envelope with its ``dead_letter`` block to ``<queue>.dlq``, the rule id in
+  the :data:`RULES_HEADER` header;
+* not a v1 envelope (bad JSON, wrong ``schema_version``): its bytes as received to the DLQ, the
+  rule ids in the header;
+* released (unknown URN with ``release``, or another worker holds the id's claim): the message
+  republished as received.
+
+A refusal never raises into the broker loop. The one exception that does is
+:class:`~envelopekit.babelqueue.SeenStoreUnavailable`: the message is then not acknowledged
+(RabbitMQ and Kafka: nacked; Redis: it stays in the worker's processing list).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping
+from typing import Any, Literal, cast
+
+from faststream import Context, StreamMessage
+from faststream.exceptions import NackMessage
+
+from .. import rules
+from ..babelqueue import (
+    DeadLetterDecision,
+    Delete,
+    Done,
+    Fail,
+    Handle,
+    Lease,
+    Outcome,
+    Reject,
+    Release,
+    Retry,
+    Router,
+    SeenStoreUnavailable,
+    kafka,
+    message_id,
+)
+from ._endpoint import RULES_HEADER, Endpoint, maybe
+
+__all__ = ["BabelQueueConsumer", "babelqueue_subscriber"]
+
+
+class BabelQueueConsumer:
+    """Consumes one queue (a Redis list, a RabbitMQ queue or a Kafka topic) through a Router.
+
+    Build it with :func:`babelqueue_subscriber`. Attributes: ``queue``, ``dead_letter_queue``,
+    ``subscriber`` (the FastStream subscriber) and, on Redis, ``processing`` (the key of this
+    worker's reservation list).
+    """
+
+    def __init__(
+        self,
+        broker: Any,
+        queue: str,
+        router: Router,
+        *,
+        seen: object | None = None,
+        worker_id: str | None = None,
+        dead_letter_queue: str | None = None,
+        **subscriber_options: Any,
+    ) -> None:
+        self.broker = broker
+        self.queue = queue
+        self.router = router
+        self.seen = seen
+        self.dead_letter_queue = dead_letter_queue or queue + router.dlq_suffix
+        self.endpoint = Endpoint(broker, queue, worker_id, subscriber_options)
+        self.processing = self.endpoint.processing
+        self.subscriber = subscriber = self.endpoint.subscriber
+
+        async def consume(message: StreamMessage[Any] = Context("message")) -> None:  # noqa: B008
+            await self.handle(message)
+
+        consume.__name__ = f"babelqueue_{queue}"
+        subscriber(consume)
+
+    async def handle(self, message: StreamMessage[Any]) -> Outcome:
+        """Decide, run and settle one message; returns what was done with it."""
+        body = bytes(message.body)
+        headers: Mapping[str, Any] = message.headers
+        try:
+            outcome = await self._outcome(body, headers)
+            await self._settle(outcome, message, body, headers)
+        except SeenStoreUnavailable:
+            if self.endpoint.kind == "redis":
+                raise  # it stays in the processing list; this worker's next start recovers it
+            raise NackMessage() from None
+        return outcome
+
+    async def _outcome(self, body: bytes, headers: Mapping[str, Any]) -> Outcome:
+        if self.endpoint.kind == "kafka" and (refused := kafka.gate(headers)) is not None:
+            return Reject(body, [refused])
+        reconcile = None
+        if self.endpoint.kind == "kafka":
+
+            def reconcile(env: Any) -> Any:
+                return kafka.reconcile(env, headers)
+
+        decision = self.router.route(body, queue=self.queue, reconcile=reconcile)
+        if isinstance(decision, Fail):
+            return decision.settle()
+        if not isinstance(decision, Handle):
+            return decision
+        lease: Lease | None = None
+        found = message_id(decision.received) if self.seen is not None else None
+        if found is not None:
+            claimed = await self._claim(found)
+            if claimed == "seen":
+                return Done(decision.envelope)
+            if claimed == "held":
+                return Release(decision.received, rules.IDEMPOTENCY_HELD)
+            lease = claimed
+        try:
+            await maybe(decision.run())
+        except SeenStoreUnavailable:
+            raise
+        except Exception as exc:  # any handler failure is retried, never lost
+            if lease is not None and lease.token is not None:
+                with contextlib.suppress(Exception):  # the lease lapses by itself
+                    await maybe(self.seen.release(lease))  # type: ignore[union-attr]
+            return decision.failed(exc).settle()
+        if found is not None:
+            await maybe(self.seen.remember(found))  # type: ignore[union-attr]
+        return Done(decision.envelope)
+
+    async def _claim(self, found: str) -> Lease | Literal["seen", "held"]:
+        store: Any = self.seen
+        if hasattr(store, "claim"):
+            return cast("Lease | Literal['seen', 'held']", await maybe(store.claim(found)))
+        if await maybe(store.seen(found)):
+            return "seen"
+        return Lease(found, None)
+
+    async def _settle(
+        self, outcome: Outcome, message: StreamMessage[Any], body: bytes, headers: Mapping[str, Any]
+    ) -> None:
+        if isinstance(outcome, (Done, Delete)):
+            await self.endpoint.settle(message, None, b"", {})
+        elif isinstance(outcome, Release):
+            await self.endpoint.settle(
+                message, self.queue, body, _carried(headers), outcome.envelope
+            )
+        elif isinstance(outcome, Retry):
+            await self.endpoint.settle(
+                message, self.queue, outcome.envelope.to_json(), _carried(headers), outcome.envelope
+            )
+        elif isinstance(outcome, DeadLetterDecision):
+            await self.endpoint.settle(
+                message,
+                outcome.queue,
+                outcome.envelope.to_json(),
+                {RULES_HEADER: outcome.rule},
+                outcome.envelope,
+            )
+        else:
+            rule_ids = ",".join(sorted({v.rule for v in outcome.violations}))
+            await self.endpoint.settle(
+                message, self.dead_letter_queue, outcome.raw, {RULES_HEADER: rule_ids}
+            )
+
+
+def _carried(headers: Mapping[str, Any]) -> dict[str, str]:
+    # Out-of-band headers a retry or release keeps (a W3C traceparent); the transport's own
+    # and FastStream's are rebuilt, not copied.
+    return {
+        k: v
+        for k, v in headers.items()
+        if isinstance(v, str) and k in ("traceparent", "tracestate", "bq-replay-bypass")
+    }
+
+
+def babelqueue_subscriber(
+    broker: Any,
+    queue: str,
+    router: Router,
+    *,
+    seen: object | None = None,
+    worker_id: str | None = None,
+    dead_letter_queue: str | None = None,
+    **subscriber_options: Any,
+) -> BabelQueueConsumer:
+    """Declare a subscriber on ``broker`` that consumes ``queue`` through ``router``.
+
+    ```python
+    broker = RedisBroker(url)
+    babelqueue_subscriber(broker, "orders", router, seen=AsyncRedisSeenStore(client, lease=30))
+    ```
+
+    Args:
+        broker: a FastStream ``RedisBroker`` (a list), ``RabbitBroker`` (a queue) or
+            ``KafkaBroker`` (a topic).
+        queue: what to consume; the DLQ is ``queue + router.dlq_suffix`` unless given.
+        router: decides each message; its handlers may be sync or async.
+        seen: a seen-store (sync or async; a claiming one takes the in-flight claim).
+        worker_id: Redis only: names this worker's processing list; give each worker of a
+            fleet its own stable id, so a restarted worker recovers what it held.
+        dead_letter_queue: where refused messages go.
+        subscriber_options: passed to ``broker.subscriber`` (a Kafka ``group_id`` ...).
+    """
+    return BabelQueueConsumer(
+        broker,
+        queue,
+        router,
+        seen=seen,
+        worker_id=worker_id,
+        dead_letter_queue=dead_letter_queue,
+        **subscriber_options,
+    )

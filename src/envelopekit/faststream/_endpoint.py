@@ -1,0 +1,127 @@
+"""One consumed destination on a FastStream broker, and how a message taken from it is settled.
+
+Settling is the broker's: on RabbitMQ and Kafka a republish goes through ``broker.publish`` and
+FastStream acknowledges when the handler returns; on Redis the reservation is removed from the
+worker's processing list and the republish pushed in one ``MULTI``, so a crash can neither lose
+the message nor leave it both settled and in flight.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from typing import Any, Final, Literal
+
+from faststream import StreamMessage
+
+from ..babelqueue import BabelEnvelope, kafka, rabbitmq
+from ..babelqueue._bindings import redis as redis_binding
+from ._redis import BareFormat, reliable
+
+__all__ = ["RULES_HEADER", "Broker", "Endpoint", "broker_kind", "maybe"]
+
+RULES_HEADER: Final = "x-envelopekit-rules"
+"""The header naming the rule ids a dead-lettered or quarantined message was refused for."""
+
+Broker = Literal["redis", "rabbit", "kafka"]
+"""The FastStream brokers supported: Redis lists, RabbitMQ queues and Kafka topics."""
+
+
+def broker_kind(broker: object) -> Broker:
+    """Which of the supported FastStream brokers ``broker`` is.
+
+    Raises:
+        TypeError: for anything but a ``RedisBroker``, ``RabbitBroker`` or ``KafkaBroker``.
+    """
+    module = type(broker).__module__
+    if module.startswith("faststream.redis."):
+        return "redis"
+    if module.startswith("faststream.rabbit."):
+        return "rabbit"
+    if module.startswith("faststream.kafka."):
+        return "kafka"
+    raise TypeError(
+        f"a FastStream RedisBroker, RabbitBroker or KafkaBroker is needed, not {type(broker)!r}"
+    )
+
+
+async def maybe(value: object) -> Any:
+    """``value``, awaited when it is awaitable (sync and async handlers and stores alike)."""
+    return await value if inspect.isawaitable(value) else value
+
+
+class Endpoint:
+    """The subscriber for ``source`` on ``broker``, and the settling of what it delivers."""
+
+    def __init__(
+        self,
+        broker: Any,
+        source: str,
+        worker_id: str | None,
+        subscriber_options: Mapping[str, Any],
+    ) -> None:
+        self.broker = broker
+        self.kind = broker_kind(broker)
+        self.source = source
+        self.processing: str | None = None
+        if self.kind == "redis":
+            self.subscriber = broker.subscriber(
+                list=source, message_format=BareFormat, **subscriber_options
+            )
+            self.processing = reliable(self.subscriber, source, worker_id or "0")
+        else:
+            self.subscriber = broker.subscriber(source, **subscriber_options)
+
+    async def settle(
+        self,
+        message: StreamMessage[Any],
+        target: str | None,
+        body: bytes,
+        headers: Mapping[str, str],
+        envelope: BabelEnvelope[Any] | None = None,
+    ) -> None:
+        """Acknowledge ``message``, first publishing ``body`` to ``target`` when there is one.
+
+        ``envelope`` (a BabelQueue message) adds its binding's projection: the AMQP properties
+        and ``x-*`` headers on RabbitMQ, the ``bq-*`` headers on Kafka.
+        """
+        if self.kind == "redis":
+            await self._settle_redis(message, target, body, headers)
+        elif target is None:
+            return  # FastStream acknowledges when the handler returns
+        elif self.kind == "rabbit":
+            props: dict[str, Any] = dict(rabbitmq.project(envelope)) if envelope else {}
+            merged = {**props.pop("headers", {}), **headers}
+            await self.broker.publish(
+                body,
+                queue=target,
+                headers=merged,
+                message_id=props.get("message_id"),
+                correlation_id=props.get("correlation_id"),
+                message_type=props.get("type"),
+                content_type=props.get("content_type"),
+            )
+        else:
+            projected = kafka.project(envelope)["headers"] if envelope else []
+            merged = {name: value.decode() for name, value in projected}
+            merged.update(headers)
+            await self.broker.publish(body, topic=target, headers=merged)
+
+    async def _settle_redis(
+        self,
+        message: StreamMessage[Any],
+        target: str | None,
+        body: bytes,
+        headers: Mapping[str, str],
+    ) -> None:
+        raw = message.raw_message["data"]
+        try:
+            element = redis_binding.element(body, headers)
+        except UnicodeDecodeError:  # a frame carries text: bytes that are not UTF-8 go bare
+            element = body
+        client = self.subscriber._client
+        async with client.pipeline(transaction=True) as pipe:
+            pipe.lrem(self.processing, 1, raw)
+            if target is not None:
+                pipe.rpush(target, element)
+            await pipe.execute()

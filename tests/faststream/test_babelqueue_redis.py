@@ -1,0 +1,201 @@
+"""The BabelQueue consumer on a real FastStream RedisBroker against the real server."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import orjson
+import pydantic
+import redis
+import redis.asyncio
+from babelqueue.redis_transport import RedisTransport
+from faststream.redis import RedisBroker
+
+from babelqueue import BabelQueue
+from envelopekit.babelqueue import AsyncRedisSeenStore, BabelEnvelope, Router
+from envelopekit.babelqueue import redis as binding
+from envelopekit.faststream import RULES_HEADER, BareFormat, babelqueue_subscriber
+
+
+class OrderCreated(pydantic.BaseModel):
+    order_id: int
+
+
+def _push(url: str, queue: str, *elements: bytes) -> None:
+    with redis.Redis.from_url(url) as client:
+        client.rpush(queue, *elements)
+
+
+async def _drain(url: str, queue: str, processing: str, until: Any, timeout: float = 20) -> None:
+    async with redis.asyncio.Redis.from_url(url) as client:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while asyncio.get_running_loop().time() < deadline:
+            if not await client.llen(queue) and not await client.llen(processing) and until():
+                return
+            await asyncio.sleep(0.02)
+    raise AssertionError(f"{queue} not drained in {timeout}s")
+
+
+def test_end_to_end_typed_retry_dead_letter_poison_and_official_sdk(redis_url: str) -> None:
+    handled: list[tuple[str, int, int]] = []
+    failed_once: set[str] = set()
+    router = Router(unknown_urn="dead_letter", max_attempts=3)
+
+    @router.on("urn:babel:orders:created", OrderCreated)
+    async def order_created(env: BabelEnvelope[OrderCreated]) -> None:
+        assert isinstance(env.data, OrderCreated)
+        if env.data.order_id == 7 and env.meta.id not in failed_once:
+            failed_once.add(env.meta.id)
+            raise RuntimeError("gateway timeout")
+        handled.append((env.meta.id, env.data.order_id, env.attempts))
+
+    @router.on("urn:babel:orders:always-fails")
+    def always_fails(env: BabelEnvelope) -> None:
+        raise RuntimeError("never works")
+
+    ours = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1}, queue="orders")
+    flaky = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 7}, queue="orders")
+    hopeless: BabelEnvelope = BabelEnvelope.create(
+        "urn:babel:orders:always-fails", {}, queue="orders"
+    )
+    unknown = BabelEnvelope.create("urn:babel:orders:nobody", {"k": [1, {}]}, queue="orders")
+    wrong_model = BabelEnvelope.create("urn:babel:orders:created", {"order_id": "x"}, queue="q")
+    v2 = orjson.loads(ours.to_json())
+    v2["meta"]["schema_version"] = 2
+    wrong_version = orjson.dumps(v2)
+    poison = b"\xff not json at all"
+
+    official = BabelQueue(transport=RedisTransport(redis_url), queue="orders")
+    official_id = official.publish("urn:babel:orders:created", {"order_id": 42})
+    official_traced = official.publish_with_headers(
+        "urn:babel:orders:created",
+        {"order_id": 43},
+        {"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
+    )
+    _push(
+        redis_url,
+        "orders",
+        ours.to_json(),
+        flaky.to_json(),
+        hopeless.to_json(),
+        unknown.to_json(),
+        wrong_model.to_json(),
+        wrong_version,
+        poison,
+    )
+
+    async def scenario() -> str:
+        broker = RedisBroker(redis_url)
+        async with redis.asyncio.Redis.from_url(redis_url) as store_client:
+            consumer = babelqueue_subscriber(
+                broker,
+                "orders",
+                router,
+                seen=AsyncRedisSeenStore(store_client, lease=30),
+                worker_id="w1",
+            )
+            async with broker:
+                await broker.start()
+                assert consumer.processing is not None
+                await _drain(redis_url, "orders", consumer.processing, lambda: len(handled) >= 4)
+            return consumer.processing
+
+    processing = asyncio.run(scenario())
+    assert processing == "orders:processing:w1"
+    ids = {h[0]: h for h in handled}
+    assert ids[ours.meta.id] == (ours.meta.id, 1, 0)
+    assert ids[flaky.meta.id] == (flaky.meta.id, 7, 1)  # retried once, attempts + 1
+    assert ids[official_id][1:] == (42, 0) and ids[official_traced][1:] == (43, 0)
+    assert len(handled) == 4
+
+    with redis.Redis.from_url(redis_url) as client:
+        dlq = [binding.reserve(e) for e in client.lrange("orders.dlq", 0, -1)]
+        assert client.llen("orders") == 0 and client.llen(processing) == 0
+    by_body: dict[bytes, dict[str, str]] = {r.body: r.headers for r in dlq}
+    assert by_body[poison] == {}  # not UTF-8: the bytes go bare, exactly as received
+    assert by_body[wrong_version] == {RULES_HEADER: "schema_version.unsupported"}
+    lettered = {
+        orjson.loads(r.body)["job"]: (orjson.loads(r.body), r.headers)
+        for r in dlq
+        if r.body not in (poison, wrong_version)
+    }
+    hopeless_dl, hopeless_headers = lettered["urn:babel:orders:always-fails"]
+    assert hopeless_dl["attempts"] == 3 and hopeless_dl["dead_letter"]["reason"] == "failed"
+    assert hopeless_dl["dead_letter"]["original_queue"] == "orders"
+    assert hopeless_headers == {RULES_HEADER: "handler.failed"}
+    unknown_dl, unknown_headers = lettered["urn:babel:orders:nobody"]
+    assert unknown_dl["attempts"] == 0 and unknown_dl["dead_letter"]["reason"] == "unknown_urn"
+    assert unknown_dl["data"] == {"k": [1, {}]}
+    assert unknown_headers == {RULES_HEADER: "urn.unknown"}
+    wrong_dl, wrong_headers = lettered["urn:babel:orders:created"]
+    assert wrong_dl["data"] == {"order_id": "x"} and wrong_headers == {RULES_HEADER: "data.invalid"}
+    assert len(dlq) == 5
+
+
+def test_what_we_dead_letter_the_official_sdk_reads(redis_url: str) -> None:
+    router = Router(unknown_urn="dead_letter")
+    env = BabelEnvelope.create("urn:babel:nobody:home", {"n": 1}, queue="inbox")
+    _push(redis_url, "inbox", env.to_json())
+
+    async def scenario() -> None:
+        broker = RedisBroker(redis_url)
+        consumer = babelqueue_subscriber(broker, "inbox", router)
+        async with broker:
+            await broker.start()
+            assert consumer.processing is not None
+            await _drain(redis_url, "inbox", consumer.processing, lambda: True)
+            async with redis.asyncio.Redis.from_url(redis_url) as client:
+                deadline = asyncio.get_running_loop().time() + 10
+                while not await client.llen("inbox.dlq"):
+                    assert asyncio.get_running_loop().time() < deadline
+                    await asyncio.sleep(0.02)
+
+    asyncio.run(scenario())
+    transport = RedisTransport(redis_url)
+    got = transport.pop("inbox.dlq", timeout=1)
+    assert got is not None
+    assert got.headers == {RULES_HEADER: "urn.unknown"}
+    decoded = orjson.loads(got.body)
+    assert (
+        decoded["meta"]["id"] == env.meta.id and decoded["dead_letter"]["reason"] == "unknown_urn"
+    )
+
+
+def test_a_restarted_worker_recovers_what_it_held(redis_url: str) -> None:
+    # A worker killed mid-handle left its reservation in its processing list.
+    env = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 5}, queue="orders")
+    _push(redis_url, "orders:processing:w9", env.to_json())
+    handled: list[str] = []
+    router = Router()
+    router.register("urn:babel:orders:created", lambda e: handled.append(e.meta.id))
+
+    async def scenario() -> None:
+        broker = RedisBroker(redis_url)
+        consumer = babelqueue_subscriber(broker, "orders", router, worker_id="w9")
+        async with broker:
+            await broker.start()
+            assert consumer.processing == "orders:processing:w9"
+            await _drain(redis_url, "orders", consumer.processing, lambda: bool(handled))
+
+    asyncio.run(scenario())
+    assert handled == [env.meta.id]
+
+
+def test_bare_format_publishes_what_the_binding_prescribes(redis_url: str) -> None:
+    env = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 9}, queue="orders")
+
+    async def scenario() -> None:
+        broker = RedisBroker(redis_url)
+        bare = broker.publisher(list="out", message_format=BareFormat)
+        async with broker:
+            await broker.start()
+            await bare.publish(env.to_json())
+            await bare.publish(env.to_json(), headers={"traceparent": "00-ab-cd-01"})
+
+    asyncio.run(scenario())
+    with redis.Redis.from_url(redis_url) as client:
+        first, second = client.lrange("out", 0, -1)
+    assert first == env.to_json()  # byte for byte, no FastStream frame
+    assert second == binding.element(env, {"traceparent": "00-ab-cd-01"})
+    assert BareFormat.parse(second) == (env.to_json(), {"traceparent": "00-ab-cd-01"})

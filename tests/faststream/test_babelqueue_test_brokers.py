@@ -1,0 +1,137 @@
+"""The BabelQueue consumer on FastStream's in-memory test brokers for RabbitMQ and Kafka."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import orjson
+import pydantic
+import pytest
+from faststream import Context, StreamMessage
+from faststream.kafka import KafkaBroker, TestKafkaBroker
+from faststream.rabbit import RabbitBroker, TestRabbitBroker
+
+from envelopekit.babelqueue import BabelEnvelope, InMemorySeenStore, Router
+from envelopekit.faststream import RULES_HEADER, babelqueue_subscriber
+
+
+class OrderCreated(pydantic.BaseModel):
+    order_id: int
+
+
+BROKERS = {
+    "rabbit": (RabbitBroker, TestRabbitBroker, "queue"),
+    "kafka": (KafkaBroker, TestKafkaBroker, "topic"),
+}
+
+
+@pytest.mark.parametrize("kind", list(BROKERS))
+def test_typed_handler_retry_dead_letter_and_poison(kind: str) -> None:
+    broker_type, test_broker, destination = BROKERS[kind]
+    broker: Any = broker_type()
+    seen = InMemorySeenStore()
+    handled: list[tuple[int, int]] = []
+    router = Router(unknown_urn="dead_letter", max_attempts=2)
+
+    @router.on("urn:babel:orders:created", OrderCreated)
+    def order_created(env: BabelEnvelope[OrderCreated]) -> None:
+        if env.data.order_id == 7 and env.attempts == 0:
+            raise RuntimeError("fails once")
+        handled.append((env.data.order_id, env.attempts))
+
+    @router.on("urn:babel:orders:broken")
+    async def broken(env: BabelEnvelope) -> None:
+        raise RuntimeError("always")
+
+    babelqueue_subscriber(broker, "orders", router, seen=seen)
+    dead: list[tuple[bytes, dict[str, Any]]] = []
+
+    async def capture(message: StreamMessage[Any] = Context("message")) -> None:  # noqa: B008
+        dead.append((bytes(message.body), dict(message.headers)))
+
+    broker.subscriber("orders.dlq")(capture)
+
+    good = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1}, queue="orders")
+    flaky = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 7}, queue="orders")
+    failing: BabelEnvelope = BabelEnvelope.create("urn:babel:orders:broken", {}, queue="orders")
+    unknown: BabelEnvelope = BabelEnvelope.create("urn:babel:who:knows", {}, queue="orders")
+
+    async def scenario() -> None:
+        async with test_broker(broker) as br:
+            for body in (
+                good.to_json(),
+                good.to_json(),  # a duplicate delivery: skipped
+                flaky.to_json(),
+                failing.to_json(),
+                unknown.to_json(),
+                b"{not json",
+            ):
+                await br.publish(body, **{destination: "orders"})
+
+    asyncio.run(scenario())
+    assert sorted(handled) == [(1, 0), (7, 1)]
+    assert seen.seen(good.meta.id) and seen.seen(flaky.meta.id)
+    rules_by_job: dict[str, str] = {}
+    for body, headers in dead:
+        try:
+            job = orjson.loads(body)["job"]
+        except orjson.JSONDecodeError:
+            assert body == b"{not json"
+            job = "<poison>"
+        rules_by_job[job] = headers[RULES_HEADER]
+    assert rules_by_job == {
+        "urn:babel:orders:broken": "handler.failed",
+        "urn:babel:who:knows": "urn.unknown",
+        "<poison>": "json.invalid",
+    }
+    broken_dl = next(orjson.loads(b) for b, _ in dead if b"orders:broken" in b)
+    assert broken_dl["attempts"] == 2 and broken_dl["dead_letter"]["reason"] == "failed"
+
+
+def test_kafka_retries_carry_the_authoritative_attempts_header() -> None:
+    broker = KafkaBroker()
+    attempts_seen: list[tuple[int, str | None]] = []
+    router = Router(max_attempts=3)
+
+    @router.on("urn:babel:x:y")
+    def fail(env: BabelEnvelope) -> None:
+        raise RuntimeError("no")
+
+    babelqueue_subscriber(broker, "jobs", router)
+
+    @broker.subscriber("jobs")
+    async def watch(message: StreamMessage[Any] = Context("message")) -> None:  # noqa: B008
+        attempts_seen.append(
+            (orjson.loads(message.body)["attempts"], message.headers.get("bq-attempts"))
+        )
+
+    async def scenario() -> None:
+        async with TestKafkaBroker(broker) as br:
+            await br.publish(
+                BabelEnvelope.create("urn:babel:x:y", {}, queue="jobs").to_json(), topic="jobs"
+            )
+
+    asyncio.run(scenario())
+    assert attempts_seen == [(0, None), (1, "1"), (2, "2")]
+
+
+def test_kafka_schema_version_gate_rejects_without_decoding() -> None:
+    broker = KafkaBroker()
+    router = Router()
+    ran: list[object] = []
+    router.register("urn:babel:x:y", ran.append)
+    babelqueue_subscriber(broker, "jobs", router)
+    dead: list[dict[str, Any]] = []
+
+    @broker.subscriber("jobs.dlq")
+    async def capture(message: StreamMessage[Any] = Context("message")) -> None:  # noqa: B008
+        dead.append(dict(message.headers))
+
+    async def scenario() -> None:
+        async with TestKafkaBroker(broker) as br:
+            env: BabelEnvelope = BabelEnvelope.create("urn:babel:x:y", {}, queue="jobs")
+            await br.publish(env.to_json(), topic="jobs", headers={"bq-schema-version": "2"})
+
+    asyncio.run(scenario())
+    assert ran == [] and dead[0][RULES_HEADER] == "transport.schema_version_unsupported"
