@@ -68,6 +68,7 @@ __all__ = [
     "SPEC_UNRECOGNISED",
     "STORY_ID_CHANGED",
     "STORY_TYPE_LEFT_TERMINAL",
+    "SUBSCRIBER_UNEXPECTED",
     "TRACE_CONTEXT_FORMAT",
     "TRANSPORT_SCHEMA_VERSION_UNSUPPORTED",
     "UPDATED_AT_BACKWARDS",
@@ -194,6 +195,7 @@ HANDLER_FAILED: Final = "handler.failed"
 ATTEMPTS_AT_MAXIMUM: Final = "attempts.at_maximum"
 DATA_INVALID: Final = "data.invalid"
 IDEMPOTENCY_HELD: Final = "idempotency.held"
+SUBSCRIBER_UNEXPECTED: Final = "subscriber.unexpected"
 TRANSPORT_SCHEMA_VERSION_UNSUPPORTED: Final = "transport.schema_version_unsupported"
 DATA_DECRYPT_FAILED: Final = "data.decrypt_failed"
 
@@ -296,6 +298,12 @@ _NAMED_RULES: Final = (
         "policy",
         "A delivery failed with `attempts` at the signed 64-bit maximum: it cannot be counted "
         "once more, so the message is dead-lettered now, `attempts` as received.",
+    ),
+    Rule(
+        SUBSCRIBER_UNEXPECTED,
+        "policy",
+        "A valid message that is not what this subscriber takes (another SOM family, a Matrix "
+        "reply where requests are consumed): quarantined.",
     ),
     Rule(
         IDEMPOTENCY_HELD,

@@ -14,13 +14,18 @@ from __future__ import annotations
 from ._babelqueue import BabelQueueConsumer, babelqueue_subscriber
 from ._endpoint import RULES_HEADER, Broker, broker_kind
 from ._redis import BareFormat, processing_key
+from ._som_matrix import MatrixConsumer, SomConsumer, matrix_subscriber, som_subscriber
 
 __all__ = [
     "RULES_HEADER",
     "BabelQueueConsumer",
     "BareFormat",
     "Broker",
+    "MatrixConsumer",
+    "SomConsumer",
     "babelqueue_subscriber",
     "broker_kind",
+    "matrix_subscriber",
     "processing_key",
+    "som_subscriber",
 ]

@@ -1,0 +1,248 @@
+"""SOM and Matrix consumers on a FastStream broker: checked, typed, refusals quarantined.
+
+A message :func:`envelopekit.check` refuses, or a valid one this subscriber does not take,
+goes as received to the quarantine destination with its rule ids in
+:data:`~envelopekit.faststream.RULES_HEADER`; it never raises into the broker loop.
+
+Matrix requests are answered through FastStream's reply mechanism: what the handler returns
+(``req.reply(...)`` or ``req.fail(...)``) is FastStream's reply (``broker.request`` gets it);
+with ``reply_to_field=True`` a message without a FastStream reply address is answered at the
+request's own ``replyTo``. A handler that raises is answered with
+``req.fail(INTERNAL, ...)`` when the request can be answered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from faststream import Context, Response, StreamMessage
+from pydantic import ValidationError
+
+from .. import rules
+from .._check import check
+from .._violations import Violation, violation, violations
+from ..matrix import MxErrorCode, MxRequest, MxResponse
+from ..som import SomEnvelope
+from ._endpoint import RULES_HEADER, Endpoint, maybe
+
+__all__ = ["MatrixConsumer", "SomConsumer", "matrix_subscriber", "som_subscriber"]
+
+P = TypeVar("P")
+
+DEFAULT_QUARANTINE_SUFFIX = ".quarantine"
+
+
+class _Checked:
+    """What the SOM and Matrix consumers share: the endpoint and the quarantine."""
+
+    def __init__(
+        self,
+        broker: Any,
+        source: str,
+        quarantine: str | None,
+        worker_id: str | None,
+        subscriber_options: Mapping[str, Any],
+    ) -> None:
+        self.source = source
+        self.quarantine = quarantine or source + DEFAULT_QUARANTINE_SUFFIX
+        self.endpoint = Endpoint(broker, source, worker_id, subscriber_options)
+        self.subscriber = self.endpoint.subscriber
+        self.processing = self.endpoint.processing
+
+        async def consume(message: StreamMessage[Any] = Context("message")) -> Any:  # noqa: B008
+            return await self.handle(message)
+
+        consume.__name__ = f"{type(self).__name__.lower()}_{source}"
+        self.subscriber(consume)
+
+    async def handle(self, message: StreamMessage[Any]) -> Any:
+        """Check, run and settle one message."""
+        raise NotImplementedError
+
+    async def _quarantine(
+        self, message: StreamMessage[Any], body: bytes, found: list[Violation]
+    ) -> None:
+        rule_ids = ",".join(dict.fromkeys(v.rule for v in found))
+        await self.endpoint.settle(message, self.quarantine, body, {RULES_HEADER: rule_ids})
+
+
+class SomConsumer(_Checked):
+    """Consumes SOM messages, optionally of one family; built by :func:`som_subscriber`."""
+
+    def __init__(
+        self,
+        broker: Any,
+        source: str,
+        handler: Callable[[SomEnvelope, Any], object],
+        *,
+        family: type[Any] | None = None,
+        quarantine: str | None = None,
+        worker_id: str | None = None,
+        **subscriber_options: Any,
+    ) -> None:
+        self.handler = handler
+        self.family = family
+        super().__init__(broker, source, quarantine, worker_id, subscriber_options)
+
+    async def handle(self, message: StreamMessage[Any]) -> None:
+        """Check one SOM message; run the handler with it and its typed payload, or quarantine."""
+        body = bytes(message.body)
+        verdict = check(body, spec="som")
+        envelope = verdict.envelope
+        if envelope is None:
+            await self._quarantine(message, body, verdict.violations)
+            return
+        payload = envelope.payload
+        if self.family is not None and not isinstance(payload, self.family):
+            found = violation(
+                rules.SUBSCRIBER_UNEXPECTED,
+                "/message_type",
+                f"{envelope.message_type!r} is not the family this subscriber takes "
+                f"({self.family.__name__}).",
+            )
+            await self._quarantine(message, body, [found])
+            return
+        await maybe(self.handler(envelope, payload))
+        await self.endpoint.settle(message, None, b"", {})
+
+
+class MatrixConsumer(_Checked):
+    """Answers Matrix requests; built by :func:`matrix_subscriber`."""
+
+    def __init__(
+        self,
+        broker: Any,
+        source: str,
+        handler: Callable[[Any], object],
+        *,
+        request_model: type[MxRequest[Any]] = MxRequest,
+        quarantine: str | None = None,
+        reply_to_field: bool = False,
+        worker_id: str | None = None,
+        **subscriber_options: Any,
+    ) -> None:
+        self.handler = handler
+        self.request_model = request_model
+        self.reply_to_field = reply_to_field
+        super().__init__(broker, source, quarantine, worker_id, subscriber_options)
+
+    async def handle(self, message: StreamMessage[Any]) -> Response | None:
+        """Check one request, run the handler, and return its reply for FastStream to send."""
+        body = bytes(message.body)
+        verdict = check(body, spec="matrix")
+        if verdict.envelope is None:
+            await self._quarantine(message, body, verdict.violations)
+            return None
+        if not isinstance(verdict.envelope, MxRequest):
+            found = violation(
+                rules.SUBSCRIBER_UNEXPECTED,
+                "",
+                "a Matrix reply or error payload where requests are consumed",
+            )
+            await self._quarantine(message, body, [found])
+            return None
+        request: MxRequest[Any] = verdict.envelope
+        if self.request_model is not MxRequest:
+            try:
+                request = self.request_model.model_validate_json(body)
+            except ValidationError as exc:
+                await self._quarantine(message, body, violations(exc, model=self.request_model))
+                return None
+        try:
+            answer = await maybe(self.handler(request))
+        except Exception as exc:  # the caller gets an error reply, not a timeout
+            if not isinstance(request.correlation_id, str):
+                raise
+            answer = request.fail(MxErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")
+        if (
+            self.reply_to_field
+            and isinstance(answer, MxResponse)
+            and not message.reply_to
+            and isinstance(request.reply_to, str)
+        ):
+            # No FastStream reply address: the request's own replyTo, published with the ack.
+            await self.endpoint.settle(message, request.reply_to, answer.to_json(), {})
+            return None
+        await self.endpoint.settle(message, None, b"", {})
+        if isinstance(answer, MxResponse):
+            return Response(answer.to_json(), correlation_id=message.correlation_id)
+        return None
+
+
+def som_subscriber(
+    broker: Any,
+    source: str,
+    handler: Callable[[SomEnvelope, P], object],
+    *,
+    family: type[P] | None = None,
+    quarantine: str | None = None,
+    worker_id: str | None = None,
+    **subscriber_options: Any,
+) -> SomConsumer:
+    """Declare a SOM subscriber: ``handler(envelope, payload)`` with the payload's family model.
+
+    ```python
+    som_subscriber(broker, "som.story.context", on_story, family=StoryContext)
+    ```
+
+    Args:
+        broker: a FastStream ``RedisBroker``, ``RabbitBroker`` or ``KafkaBroker``.
+        source: the list, queue or topic to consume.
+        handler: sync or async; its exceptions follow the broker's own policy.
+        family: the payload model this subscriber takes (``StoryContext`` ...); any other
+            family is quarantined as ``subscriber.unexpected``. ``None``: every family.
+        quarantine: where refused messages go; ``<source>.quarantine`` by default.
+        worker_id: Redis only: names this worker's processing list.
+        subscriber_options: passed to ``broker.subscriber``.
+    """
+    return SomConsumer(
+        broker,
+        source,
+        handler,
+        family=family,
+        quarantine=quarantine,
+        worker_id=worker_id,
+        **subscriber_options,
+    )
+
+
+def matrix_subscriber(
+    broker: Any,
+    source: str,
+    handler: Callable[[Any], object],
+    *,
+    request_model: type[MxRequest[Any]] = MxRequest,
+    quarantine: str | None = None,
+    reply_to_field: bool = False,
+    worker_id: str | None = None,
+    **subscriber_options: Any,
+) -> MatrixConsumer:
+    """Declare a Matrix request handler: it returns ``req.reply(...)`` or ``req.fail(...)``.
+
+    ```python
+    matrix_subscriber(broker, "fs", lambda req: req.reply({"ok": True}), request_model=...)
+    ```
+
+    Args:
+        broker: a FastStream ``RedisBroker``, ``RabbitBroker`` or ``KafkaBroker``.
+        source: the list, queue or topic to consume.
+        handler: sync or async, given the request (typed by ``request_model``).
+        request_model: e.g. ``MxRequest[ExpandDirArgs]``; a payload that does not fit is
+            quarantined with the model's rule ids.
+        quarantine: where refused messages go; ``<source>.quarantine`` by default.
+        reply_to_field: also answer a message that carries no FastStream reply address at
+            the request's own ``replyTo`` (the Matrix convention ``$replies.<id>``).
+        worker_id: Redis only: names this worker's processing list.
+        subscriber_options: passed to ``broker.subscriber``.
+    """
+    return MatrixConsumer(
+        broker,
+        source,
+        handler,
+        request_model=request_model,
+        quarantine=quarantine,
+        reply_to_field=reply_to_field,
+        worker_id=worker_id,
+        **subscriber_options,
+    )

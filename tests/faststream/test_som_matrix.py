@@ -1,0 +1,168 @@
+"""SOM and Matrix consumers: typed handlers, quarantine with rule ids, Matrix request/reply."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import orjson
+import pydantic
+import pytest
+import redis
+from faststream import Context, StreamMessage
+from faststream.kafka import KafkaBroker, TestKafkaBroker
+from faststream.rabbit import RabbitBroker, TestRabbitBroker
+from faststream.redis import RedisBroker
+
+from envelopekit.babelqueue import redis as binding
+from envelopekit.faststream import RULES_HEADER, matrix_subscriber, som_subscriber
+from envelopekit.matrix import MxErrorCode, MxRequest, MxResponse
+from envelopekit.som import SomEnvelope, StoryContext
+
+STORY = (
+    b'{"som_version":"1.0.0","message_id":"01920000-0000-7000-8000-000000000001",'
+    b'"correlation_id":"01920000-0000-7000-8000-000000000002","message_type":"story.context",'
+    b'"timestamp":"2026-09-11T16:41:00Z","originating_system":{"system_id":"cms",'
+    b'"system_type":"ncs"},"topic":"som.story.context","payload":{"story_id":"s-1",'
+    b'"slug":"S-1","headline":"Storm","story_type":"PLANNED","sequence_number":1,'
+    b'"updated_at":"2026-09-11T13:00:00Z"}}'
+)
+BAD_ID = STORY.replace(b"01920000-0000-7000-8000-000000000001", b"not-a-uuid")
+
+
+class ListArgs(pydantic.BaseModel):
+    path: str
+
+
+BROKERS = {
+    "rabbit": (RabbitBroker, TestRabbitBroker, "queue"),
+    "kafka": (KafkaBroker, TestKafkaBroker, "topic"),
+}
+
+
+@pytest.mark.parametrize("kind", list(BROKERS))
+def test_som_typed_by_family_and_refusals_quarantined(kind: str) -> None:
+    broker_type, test_broker, destination = BROKERS[kind]
+    broker: Any = broker_type()
+    stories: list[tuple[str, str]] = []
+
+    def on_story(env: SomEnvelope, story: StoryContext) -> None:
+        stories.append((env.message_type, story.headline))
+
+    som_subscriber(broker, "som", on_story, family=StoryContext)
+    quarantined: list[tuple[bytes, str]] = []
+
+    async def capture(message: StreamMessage[Any] = Context("message")) -> None:  # noqa: B008
+        quarantined.append((bytes(message.body), message.headers[RULES_HEADER]))
+
+    broker.subscriber("som.quarantine")(capture)
+    other = orjson.loads(STORY)
+    other["message_type"], other["topic"] = "weather.update", "som.weather.update"  # valid
+
+    async def scenario() -> None:
+        async with test_broker(broker) as br:
+            for body in (STORY, BAD_ID, b"[]", orjson.dumps(other)):
+                await br.publish(body, **{destination: "som"})
+
+    asyncio.run(scenario())
+    assert stories == [("story.context", "Storm")]
+    rules_by_body = dict(quarantined)
+    assert rules_by_body[BAD_ID] == "envelope.format.uuid"
+    assert rules_by_body[b"[]"] == "envelope.type"
+    assert rules_by_body[orjson.dumps(other)] == "subscriber.unexpected"
+    assert len(quarantined) == 3
+
+
+def test_som_without_a_family_takes_every_family() -> None:
+    broker = RabbitBroker()
+    seen: list[type] = []
+    som_subscriber(broker, "som", lambda env, payload: seen.append(type(payload)))
+
+    async def scenario() -> None:
+        async with TestRabbitBroker(broker) as br:
+            await br.publish(STORY, queue="som")
+
+    asyncio.run(scenario())
+    assert seen == [StoryContext]
+
+
+def test_matrix_request_reply_through_faststream() -> None:
+    broker = RabbitBroker()
+
+    async def on_list(req: MxRequest[ListArgs]) -> MxResponse[Any]:
+        if req.payload.path == "/missing":
+            return req.fail(MxErrorCode.NOT_FOUND, "no such directory")
+        if req.payload.path == "/boom":
+            raise RuntimeError("disk on fire")
+        return req.reply({"ok": True, "count": 1, "items": [req.payload.path]})
+
+    matrix_subscriber(broker, "fs", on_list, request_model=MxRequest[ListArgs])
+    quarantined: list[str] = []
+
+    async def capture(message: StreamMessage[Any] = Context("message")) -> None:  # noqa: B008
+        quarantined.append(message.headers[RULES_HEADER])
+
+    broker.subscriber("fs.quarantine")(capture)
+
+    async def scenario() -> list[tuple[Any, dict[str, Any]]]:
+        answers: list[tuple[Any, dict[str, Any]]] = []
+        async with TestRabbitBroker(broker) as br:
+            for path in ("/", "/missing", "/boom"):
+                req = MxRequest.create("fs.list", {"path": path}, expect_reply=True)
+                reply = await br.request(req.to_json(), queue="fs")
+                answers.append((req.correlation_id, orjson.loads(reply.body)))
+            wrong = MxRequest.create("fs.list", {"path": 3}, expect_reply=True)
+            await br.publish(wrong.to_json(), queue="fs")
+            await br.publish(b'{"op": ""}', queue="fs")
+        return answers
+
+    answers = asyncio.run(scenario())
+    (cid0, ok), (cid1, missing), (cid2, boom) = answers
+    assert ok["correlationId"] == cid0 and ok["payload"]["items"] == ["/"]
+    assert missing["correlationId"] == cid1 and missing["payload"]["code"] == "NOT_FOUND"
+    assert boom["correlationId"] == cid2 and boom["payload"]["code"] == "INTERNAL"
+    assert "disk on fire" in boom["payload"]["error"]
+    assert len(quarantined) == 2 and all(quarantined)
+
+
+def test_redis_end_to_end_quarantine_and_matrix_reply_to(redis_url: str) -> None:
+    req = MxRequest.create("fs.list", {"path": "/"}, expect_reply=True)
+    with redis.Redis.from_url(redis_url) as client:
+        client.rpush("som", STORY, BAD_ID)
+        client.rpush("fs", req.to_json(), b"\x00garbage")
+    headlines: list[str] = []
+
+    async def scenario() -> None:
+        broker = RedisBroker(redis_url)
+        som_subscriber(
+            broker, "som", lambda e, s: headlines.append(s.headline), family=StoryContext
+        )
+        matrix_subscriber(
+            broker, "fs", lambda r: r.reply({"ok": True}), reply_to_field=True, worker_id="a"
+        )
+        async with broker:
+            await broker.start()
+            with redis.Redis.from_url(redis_url) as client:
+                for _ in range(500):
+                    if (
+                        client.llen("som.quarantine")
+                        and client.llen("fs.quarantine")
+                        and client.llen(str(req.reply_to))
+                    ):
+                        break
+                    await asyncio.sleep(0.02)
+
+    asyncio.run(scenario())
+    with redis.Redis.from_url(redis_url) as client:
+        som_q = [binding.reserve(e) for e in client.lrange("som.quarantine", 0, -1)]
+        fs_q = client.lrange("fs.quarantine", 0, -1)
+        replies = client.lrange(str(req.reply_to), 0, -1)
+        assert client.llen("som:processing:0") == 0 and client.llen("fs:processing:a") == 0
+    assert headlines == ["Storm"]
+    assert [(r.body, r.headers) for r in som_q] == [
+        (BAD_ID, {RULES_HEADER: "envelope.format.uuid"})
+    ]
+    assert [binding.reserve(e) for e in fs_q] == [(b"\x00garbage", {RULES_HEADER: "json.invalid"})]
+    (reply,) = replies  # the Matrix convention's replyTo, bare
+    answer = MxResponse.model_validate_json(reply)
+    assert answer.correlation_id == req.correlation_id
