@@ -7,6 +7,7 @@ from typing import Any
 
 import orjson
 import pydantic
+import pytest
 import redis
 import redis.asyncio
 from babelqueue.redis_transport import RedisTransport
@@ -108,6 +109,9 @@ def test_end_to_end_typed_retry_dead_letter_poison_and_official_sdk(redis_url: s
     assert ids[flaky.meta.id] == (flaky.meta.id, 7, 1)  # retried once, attempts + 1
     assert ids[official_id][1:] == (42, 0) and ids[official_traced][1:] == (43, 0)
     assert len(handled) == 4
+    with redis.Redis.from_url(redis_url) as client:  # remembered in the acknowledging MULTI
+        assert all(client.exists(f"envelopekit:idempotency:seen:{i}") for i in ids)
+        assert client.keys("envelopekit:idempotency:claim:*") == []
 
     with redis.Redis.from_url(redis_url) as client:
         dlq = [binding.reserve(e) for e in client.lrange("orders.dlq", 0, -1)]
@@ -162,7 +166,8 @@ def test_what_we_dead_letter_the_official_sdk_reads(redis_url: str) -> None:
     )
 
 
-def test_a_restarted_worker_recovers_what_it_held(redis_url: str) -> None:
+@pytest.mark.parametrize("max_workers", [1, 3])
+def test_a_restarted_worker_recovers_what_it_held(redis_url: str, max_workers: int) -> None:
     # A worker killed mid-handle left its reservation in its processing list.
     env = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 5}, queue="orders")
     _push(redis_url, "orders:processing:w9", env.to_json())
@@ -172,7 +177,9 @@ def test_a_restarted_worker_recovers_what_it_held(redis_url: str) -> None:
 
     async def scenario() -> None:
         broker = RedisBroker(redis_url)
-        consumer = babelqueue_subscriber(broker, "orders", router, worker_id="w9")
+        consumer = babelqueue_subscriber(
+            broker, "orders", router, worker_id="w9", max_workers=max_workers
+        )
         async with broker:
             await broker.start()
             assert consumer.processing == "orders:processing:w9"

@@ -140,6 +140,15 @@ class RedisSeenStore:
         except RedisError as exc:
             raise SeenStoreUnavailable("remember", message_id, exc) from exc
 
+    def remember_on(self, pipe: Any, message_id: str) -> None:
+        """Queue :meth:`remember` on the caller's ``MULTI`` pipeline (same server).
+
+        It then commits with the caller's own writes, such as a worker's acknowledgement, so a
+        crash cannot leave one without the other.
+        """
+        pipe.set(self._keys.seen_key(message_id), b"1", px=self._keys.ttl_ms)
+        pipe.delete(self._keys.claim_key(message_id))
+
     def forget(self, message_id: str) -> None:
         """Evict ``message_id`` (and any claim), so it runs again."""
         try:
@@ -210,6 +219,11 @@ class AsyncRedisSeenStore:
                 await pipe.execute()
         except RedisError as exc:
             raise SeenStoreUnavailable("remember", message_id, exc) from exc
+
+    def remember_on(self, pipe: Any, message_id: str) -> None:
+        """As :meth:`RedisSeenStore.remember_on`, on an asyncio pipeline."""
+        pipe.set(self._keys.seen_key(message_id), b"1", px=self._keys.ttl_ms)
+        pipe.delete(self._keys.claim_key(message_id))
 
     async def forget(self, message_id: str) -> None:
         """Evict ``message_id`` (and any claim), so it runs again."""

@@ -75,6 +75,7 @@ class BabelQueueConsumer:
         self.endpoint = Endpoint(broker, queue, worker_id, subscriber_options)
         self.processing = self.endpoint.processing
         self.subscriber = subscriber = self.endpoint.subscriber
+        self._on_ack: bool | None = None  # known once the broker is connected
 
         async def consume(message: StreamMessage[Any] = Context("message")) -> None:  # noqa: B008
             await self.handle(message)
@@ -87,17 +88,18 @@ class BabelQueueConsumer:
         body = bytes(message.body)
         headers: Mapping[str, Any] = message.headers
         try:
-            outcome = await self._outcome(body, headers)
-            await self._settle(outcome, message, body, headers)
+            outcome, remember = await self._outcome(body, headers)
+            await self._settle(outcome, message, body, headers, remember)
         except SeenStoreUnavailable:
             if self.endpoint.kind == "redis":
                 raise  # it stays in the processing list; this worker's next start recovers it
             raise NackMessage() from None
         return outcome
 
-    async def _outcome(self, body: bytes, headers: Mapping[str, Any]) -> Outcome:
+    async def _outcome(self, body: bytes, headers: Mapping[str, Any]) -> tuple[Outcome, str | None]:
+        """The outcome, and the id to remember when it is acknowledged (after a success)."""
         if self.endpoint.kind == "kafka" and (refused := kafka.gate(headers)) is not None:
-            return Reject(body, [refused])
+            return Reject(body, [refused]), None
         reconcile = None
         if self.endpoint.kind == "kafka":
 
@@ -106,17 +108,17 @@ class BabelQueueConsumer:
 
         decision = self.router.route(body, queue=self.queue, reconcile=reconcile)
         if isinstance(decision, Fail):
-            return decision.settle()
+            return decision.settle(), None
         if not isinstance(decision, Handle):
-            return decision
+            return decision, None
         lease: Lease | None = None
         found = message_id(decision.received) if self.seen is not None else None
         if found is not None:
             claimed = await self._claim(found)
             if claimed == "seen":
-                return Done(decision.envelope)
+                return Done(decision.envelope), None
             if claimed == "held":
-                return Release(decision.received, rules.IDEMPOTENCY_HELD)
+                return Release(decision.received, rules.IDEMPOTENCY_HELD), None
             lease = claimed
         try:
             await maybe(decision.run())
@@ -126,10 +128,22 @@ class BabelQueueConsumer:
             if lease is not None and lease.token is not None:
                 with contextlib.suppress(Exception):  # the lease lapses by itself
                     await maybe(self.seen.release(lease))  # type: ignore[union-attr]
-            return decision.failed(exc).settle()
-        if found is not None:
+            return decision.failed(exc).settle(), None
+        if found is not None and not self._remember_on_ack():
             await maybe(self.seen.remember(found))  # type: ignore[union-attr]
-        return Done(decision.envelope)
+            found = None
+        return Done(decision.envelope), found
+
+    def _remember_on_ack(self) -> bool:
+        # On Redis, a seen-store on the same server remembers in the acknowledging MULTI.
+        if self._on_ack is None:
+            client = getattr(self.seen, "client", None)
+            self._on_ack = bool(
+                hasattr(self.seen, "remember_on")
+                and client is not None
+                and self.endpoint.same_server(client)
+            )
+        return self._on_ack
 
     async def _claim(self, found: str) -> Lease | Literal["seen", "held"]:
         store: Any = self.seen
@@ -140,10 +154,22 @@ class BabelQueueConsumer:
         return Lease(found, None)
 
     async def _settle(
-        self, outcome: Outcome, message: StreamMessage[Any], body: bytes, headers: Mapping[str, Any]
+        self,
+        outcome: Outcome,
+        message: StreamMessage[Any],
+        body: bytes,
+        headers: Mapping[str, Any],
+        remember: str | None,
     ) -> None:
         if isinstance(outcome, (Done, Delete)):
-            await self.endpoint.settle(message, None, b"", {})
+            also = None
+            if remember is not None:
+                store: Any = self.seen
+
+                def also(pipe: Any) -> None:
+                    store.remember_on(pipe, remember)
+
+            await self.endpoint.settle(message, None, b"", {}, also=also)
         elif isinstance(outcome, Release):
             await self.endpoint.settle(
                 message, self.queue, body, _carried(headers), outcome.envelope

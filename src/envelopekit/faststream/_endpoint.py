@@ -9,7 +9,7 @@ the message nor leave it both settled and in flight.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal
 
 from faststream import StreamMessage
@@ -79,14 +79,16 @@ class Endpoint:
         body: bytes,
         headers: Mapping[str, str],
         envelope: BabelEnvelope[Any] | None = None,
+        also: Callable[[Any], None] | None = None,
     ) -> None:
         """Acknowledge ``message``, first publishing ``body`` to ``target`` when there is one.
 
         ``envelope`` (a BabelQueue message) adds its binding's projection: the AMQP properties
-        and ``x-*`` headers on RabbitMQ, the ``bq-*`` headers on Kafka.
+        and ``x-*`` headers on RabbitMQ, the ``bq-*`` headers on Kafka. ``also`` (Redis only)
+        queues more writes on the settling ``MULTI``.
         """
         if self.kind == "redis":
-            await self._settle_redis(message, target, body, headers)
+            await self._settle_redis(message, target, body, headers, also)
         elif target is None:
             return  # FastStream acknowledges when the handler returns
         elif self.kind == "rabbit":
@@ -113,6 +115,7 @@ class Endpoint:
         target: str | None,
         body: bytes,
         headers: Mapping[str, str],
+        also: Callable[[Any], None] | None,
     ) -> None:
         raw = message.raw_message["data"]
         try:
@@ -124,4 +127,15 @@ class Endpoint:
             pipe.lrem(self.processing, 1, raw)
             if target is not None:
                 pipe.rpush(target, element)
+            if also is not None:
+                also(pipe)
             await pipe.execute()
+
+    def same_server(self, client: Any) -> bool:
+        """Whether redis-py ``client`` talks to the server this Redis endpoint consumes from."""
+        if self.kind != "redis":
+            return False
+        ours = self.subscriber._client.connection_pool.connection_kwargs
+        theirs = client.connection_pool.connection_kwargs
+        fields = ("host", "port", "db", "path")
+        return all(ours.get(f) == theirs.get(f) for f in fields)

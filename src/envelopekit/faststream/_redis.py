@@ -20,7 +20,10 @@ from weakref import WeakKeyDictionary
 from faststream.redis.message import DefaultListMessage
 from faststream.redis.parser.binary import BinaryMessageFormatV1
 from faststream.redis.parser.message import MessageFormat
-from faststream.redis.subscriber.usecases.list_subscriber import ListSubscriber
+from faststream.redis.subscriber.usecases.list_subscriber import (
+    ListConcurrentSubscriber,
+    ListSubscriber,
+)
 
 from ..babelqueue._bindings import redis as binding
 
@@ -89,26 +92,30 @@ def processing_key(queue: str, worker_id: str) -> str:
     return f"{queue}:processing:{worker_id}"
 
 
-class _ReliableListSubscriber(ListSubscriber):
-    """A list subscriber that reserves with ``BLMOVE`` instead of popping with ``BLPOP``."""
+class _Reliable:
+    """Reserve with ``BLMOVE`` instead of popping with ``BLPOP`` (mixed into a list subscriber)."""
 
     __slots__ = ()
+    _client: Any
+    _read_lock: Any
+    list_sub: Any
+    consume_one: Any
 
     async def start(self) -> None:
         # What a previous run of this worker reserved and never settled goes back first, to
         # the head of the queue, unchanged: a recovery is not a delivery attempt.
         client: Redis = self._client
-        key = _PROCESSING[self]
+        key = _PROCESSING[self]  # type: ignore[index]
         while await client.lmove(key, self.list_sub.name, "RIGHT", "LEFT") is not None:
             pass
-        await super().start()
+        await super().start()  # type: ignore[misc]
 
     async def _get_msgs(self, client: Redis) -> None:
         async with self._read_lock:
             raw = await client.blmove(
                 self.list_sub.name,
-                _PROCESSING[self],
-                self.list_sub.polling_interval,  # type: ignore[arg-type]  # seconds, float ok
+                _PROCESSING[self],  # type: ignore[index]
+                self.list_sub.polling_interval,
                 "LEFT",
                 "RIGHT",
             )
@@ -122,14 +129,33 @@ class _ReliableListSubscriber(ListSubscriber):
                 )
 
 
+class _ReliableListSubscriber(_Reliable, ListSubscriber):
+    __slots__ = ()
+
+
+class _ReliableConcurrentListSubscriber(_Reliable, ListConcurrentSubscriber):
+    __slots__ = ()
+
+
+_RELIABLE: Final[dict[type[Any], type[Any]]] = {
+    ListSubscriber: _ReliableListSubscriber,
+    ListConcurrentSubscriber: _ReliableConcurrentListSubscriber,
+}
+
+
 def reliable(subscriber: Any, queue: str, worker_id: str) -> str:
-    """Make a FastStream list subscriber reserve into its processing list; return that key."""
-    if type(subscriber) is not ListSubscriber:
+    """Make a FastStream list subscriber reserve into its processing list; return that key.
+
+    Raises:
+        TypeError: for a batch list subscriber (one ``BLMOVE`` reserves one element).
+    """
+    swapped = _RELIABLE.get(type(subscriber))
+    if swapped is None:
         raise TypeError(
-            "a reliable reservation needs a plain list subscriber (no batch, max_workers=1), "
+            "a reliable reservation needs a list subscriber without batch, "
             f"not {type(subscriber).__name__}"
         )
     key = processing_key(queue, worker_id)
-    subscriber.__class__ = _ReliableListSubscriber
+    subscriber.__class__ = swapped
     _PROCESSING[subscriber] = key
     return key
