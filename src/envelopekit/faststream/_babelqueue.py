@@ -118,7 +118,7 @@ class BabelQueueConsumer:
             if claimed == "seen":
                 return Done(decision.envelope), None
             if claimed == "held":
-                return Release(decision.received, rules.IDEMPOTENCY_HELD), None
+                return Release(decision.received, rules.IDEMPOTENCY_HELD, body), None
             lease = claimed
         try:
             await maybe(decision.run())
