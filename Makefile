@@ -54,6 +54,7 @@ test-compat:
 bench: $(VENV)/.stamp-bench
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/hostile.py
+	$(BIN)/python bench/fleet.py
 
 schemas: $(VENV)/.stamp-install
 	$(BIN)/envelopekit schema --out src/envelopekit/schemas
