@@ -309,3 +309,15 @@ def test_router_opens_for_an_untyped_route_with_a_marked_schema() -> None:
     # minLength 3 on the email holds for the ciphertext too; the schema sees the cleartext.
     assert isinstance(router.dispatch(sealed.to_json()), Done)
     assert seen == [data]
+
+
+def test_a_marked_container_is_one_ciphertext_of_the_official_canonical_json() -> None:
+    schema = {"properties": {"card": {"x-gdpr-sensitive": "pci"}, "n": {"type": "integer"}}}
+    data = {"card": {"z": 1, "a": [1.5, {"y": "é", "b": None}]}, "n": 2}
+    fixed = SealCipher(b"k" * 32, nonce=b"n" * 12)
+    theirs = json.loads(json.dumps(data))
+    official_protect(theirs, schema, fixed)
+    ours = protect(data, fixed, schema)
+    assert ours == theirs and isinstance(ours["card"], str) and ours["n"] == 2
+    assert fixed.decrypt(ours["card"]) == b'{"a":[1.5,{"b":null,"y":"\\u00e9"}],"z":1}'
+    assert unprotect(ours, fixed, schema) == data
