@@ -66,3 +66,11 @@ def test_usage_errors_exit_two(tmp_path: Path) -> None:
         assert done.returncode == 2, args
         assert done.stderr.startswith(b"envelopekit compat: "), done.stderr
     assert run("compat", V1).returncode == 2  # argparse: NEW missing
+
+
+def test_a_schema_nested_past_any_reader_is_a_usage_error(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"items":' * 5000 + "{}" + "}" * 5000)
+    done = run("compat", str(deep), str(deep))
+    assert done.returncode == 2
+    assert done.stderr.startswith(b"envelopekit compat: ") and b"Traceback" not in done.stderr

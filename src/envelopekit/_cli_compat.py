@@ -20,6 +20,7 @@ import orjson
 from pydantic import BaseModel
 
 from .babelqueue._evolution import breaking_changes
+from .babelqueue._payload_schema import SchemaRegistryError
 
 __all__ = ["add_parser", "run"]
 
@@ -55,7 +56,7 @@ def _load(reference: str) -> dict[str, Any] | type[BaseModel]:
     if path.is_file():
         try:
             schema = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             raise CompatUsageError(f"cannot read {path}: {exc}") from exc
         if not isinstance(schema, dict):
             raise CompatUsageError(f"{path} is not a JSON Schema object")
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> int:
     try:
         old, new = _load(args.old), _load(args.new)
         changes = breaking_changes(old, new)
-    except (CompatUsageError, TypeError) as exc:
+    except (CompatUsageError, SchemaRegistryError, TypeError) as exc:
         stderr.write(f"envelopekit compat: {exc}\n")
         return EXIT_USAGE
     if args.format == "json":

@@ -235,3 +235,27 @@ def test_model_versions() -> None:
     (no_null,) = breaking_changes(OrderV1, OrderNoNull)
     assert no_null.rule == "compat.type_changed" and "null" in no_null.message
     assert breaking_changes(OrderNoNull, OrderV1) == []  # accepting null too is wider
+
+
+def test_hostile_schemas_cost_bounded_and_fail_clearly() -> None:
+    from envelopekit.babelqueue import SchemaRegistryError
+
+    many = list(range(20_000))
+    # Type-strict and linear: 20,000 values against 20,000 (a quadratic compare would take
+    # minutes); 1 and 1.0 are different enum values, as the validators compare them.
+    (dropped,) = breaking_changes({"enum": [*many, 1.0]}, {"enum": many[::-1]})
+    assert dropped.message == "enum value 1.0 removed"
+    deep: dict[str, Any] = {}
+    node = deep
+    for _ in range(200):
+        node["properties"] = {"n": {}}
+        node = node["properties"]["n"]
+    with pytest.raises(SchemaRegistryError, match="deeper than 128"):
+        breaking_changes(deep, deep)
+
+
+def test_enum_values_compare_as_json_values() -> None:
+    old = {"enum": [{"a": 1, "b": [True]}, None, "x"]}
+    assert breaking_changes(old, {"enum": ["x", None, {"b": [True], "a": 1}]}) == []
+    found = breaking_changes(old, {"enum": [{"a": 1, "b": [1]}, None, "x"]})
+    assert [c.rule for c in found] == ["compat.enum_value_removed"]

@@ -232,3 +232,18 @@ def test_wide_integers_and_float_spellings_as_the_official() -> None:
         body = env.to_json().replace(b'{"n":1}', data)
         assert isinstance(redrive(body), Redriven)
         assert _ours([body]) == _official([body])
+
+
+def test_hostile_bodies_are_kept_under_the_consumer_limits() -> None:
+    from envelopekit import Settings
+
+    small = Settings(max_message_bytes=300, max_depth=8)
+    dead = DEAD.read_bytes()
+    big = redrive(dead, settings=small)
+    assert isinstance(big, Kept) and big.raw == dead
+    assert [v.rule for v in big.violations] == ["message.too_large"]
+    env = BabelEnvelope.create("urn:babel:a:b", {"n": 1}, queue="q").dead_lettered("failed")
+    deep = env.to_json().replace(b'{"n":1}', b'{"n":' + b"[" * 50 + b"]" * 50 + b"}")
+    kept = redrive(deep, settings=Settings(max_depth=8))
+    assert isinstance(kept, Kept) and kept.violations[0].rule == "message.too_deep"
+    assert isinstance(redrive(deep), Redriven)  # within the default limits

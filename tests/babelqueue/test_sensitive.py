@@ -158,6 +158,17 @@ def test_bad_categories_and_recursive_models_are_refused() -> None:
 
 
 EDGE_SCHEMAS: dict[str, Any] = {
+    "equal-paths": {
+        "properties": {
+            "a": {"properties": {"b": {"x-gdpr-sensitive": "nested"}}},
+            "a.b": {"x-gdpr-sensitive": "dotted"},
+            "c": {
+                "items": {"x-gdpr-sensitive": "i"},
+                "properties": {"d": {"x-gdpr-sensitive": 1 == 1}},
+            },
+        }
+    },
+    "deep": {"properties": {"n": {}}},
     "root-true": {"x-gdpr-sensitive": True, "type": "string"},
     "root-category": {"x-gdpr-sensitive": "blob"},
     "false-empty-number": {
@@ -200,6 +211,11 @@ def test_sensitive_paths_equal_the_official(name: str) -> None:
         schema = EDGE_SCHEMAS[name]
     else:
         schema = json.loads((SCHEMAS / name).read_text())
+    if name == "deep":  # 300 levels: both read it (the recursion limit is 1000)
+        node = schema["properties"]["n"]
+        for _ in range(300):
+            node["properties"] = {"n": {"x-gdpr-sensitive": True}}
+            node = node["properties"]["n"]
     assert [tuple(p) for p in sensitive_paths(schema)] == [tuple(p) for p in official_paths(schema)]
 
 
@@ -321,3 +337,14 @@ def test_a_marked_container_is_one_ciphertext_of_the_official_canonical_json() -
     assert ours == theirs and isinstance(ours["card"], str) and ours["n"] == 2
     assert fixed.decrypt(ours["card"]) == b'{"a":[1.5,{"b":null,"y":"\\u00e9"}],"z":1}'
     assert unprotect(ours, fixed, schema) == data
+
+
+def test_a_schema_of_any_depth_is_read() -> None:
+    schema: dict[str, Any] = {}
+    node = schema
+    for _ in range(5000):
+        node["items"] = {}
+        node = node["items"]
+    node["x-gdpr-sensitive"] = True
+    ((path, category),) = sensitive_paths(schema)
+    assert path == "[]" * 5000 and category == ""

@@ -29,12 +29,15 @@ from pydantic import BaseModel
 
 from .. import rules
 from .._violations import Violation, pointer, violation
-from ._payload_schema import _same_json
+from ._payload_schema import SchemaRegistryError
 from ._sensitive import payload_schema
 
 __all__ = ["breaking_changes"]
 
 SchemaSource = Mapping[str, Any] | type[BaseModel]
+
+MAX_SCHEMA_DEPTH = 128
+"""Nesting of ``properties`` / ``items`` compared at most (deeper is a schema no SDK reads)."""
 
 
 def breaking_changes(old: SchemaSource, new: SchemaSource) -> list[Violation]:
@@ -50,6 +53,10 @@ def breaking_changes(old: SchemaSource, new: SchemaSource) -> list[Violation]:
         schema location in ``new`` (``/properties/order_id/type``, ``/required/2``), or in
         ``old`` for a removed property; the message is the registry's wording, prefixed by its
         dotted path (``lines[].qty: property removed``).
+
+    Raises:
+        SchemaRegistryError: for schemas nesting deeper than :data:`MAX_SCHEMA_DEPTH`.
+        TypeError: for a recursive model (see :func:`payload_schema`).
     """
     found: list[Violation] = []
     _compare(_schema(old), _schema(new), "", (), (), found)
@@ -96,6 +103,10 @@ def _compare(
     new_at: tuple[str | int, ...],
     found: list[Violation],
 ) -> None:
+    if len(new_at) > 2 * MAX_SCHEMA_DEPTH:
+        raise SchemaRegistryError(
+            f"the schemas nest deeper than {MAX_SCHEMA_DEPTH} levels at {pointer(*new_at)}"
+        )
     old, _, old_null = _view(old_node, old_at)
     new, where, new_null = _view(new_node, new_at)
     if not isinstance(old_node, Mapping) or not isinstance(new_node, Mapping):
@@ -125,8 +136,9 @@ def _compare(
                 rules.COMPAT_ENUM_ADDED, "enum", "enum constraint added where any value was allowed"
             )
         else:
+            kept = {_strict(value) for value in new_enum}  # one pass each: bounded for any size
             for value in old_enum:
-                if not any(_same_json(value, kept) for kept in new_enum):
+                if _strict(value) not in kept:
                     add(
                         rules.COMPAT_ENUM_VALUE_REMOVED,
                         "enum",
@@ -189,6 +201,19 @@ def _compare(
             (*where.get("items", new_at), "items"),
             found,
         )
+
+
+def _strict(value: Any) -> Any:
+    """A hashable key equal for two JSON values exactly when they are the same JSON value.
+
+    Type-strict, as the validators compare ``enum``: ``true`` is not ``1``, ``1`` is not
+    ``1.0``; object member order does not matter.
+    """
+    if isinstance(value, dict):
+        return ("object", frozenset((k, _strict(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return ("array", tuple(_strict(v) for v in value))
+    return (type(value).__name__, value)
 
 
 def _number(value: Any) -> float | None:

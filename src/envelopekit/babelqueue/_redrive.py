@@ -20,10 +20,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import ValidationError
-
+from .._check import check
 from .._json import dumps
-from .._violations import Violation, violations
+from .._settings import Settings
+from .._violations import Violation
 from ._envelope import BabelEnvelope
 from ._forbidden import FORBIDDEN_META_KEYS, FORBIDDEN_TOP_LEVEL_KEYS
 from ._replay import replay_headers
@@ -93,6 +93,7 @@ def redrive(
     select: Callable[[BabelEnvelope[Any]], bool] | None = None,
     bypass: bool = False,
     dry_run: bool = False,
+    settings: Settings | None = None,
 ) -> Redriven | Kept:
     """Decide the redrive of one dead-lettered message.
 
@@ -103,6 +104,8 @@ def redrive(
         bypass: a replay: the redriven message carries ``bq-replay-bypass: 1`` so its handler
             can skip external effects that already fired.
         dry_run: decide, but keep every message (``Kept.queue`` says where it would go).
+        settings: the limits a body is checked under (``max_message_bytes``, ``max_depth``...);
+            the environment's when not given.
 
     Returns:
         :class:`Redriven` (``dead_letter`` removed, ``attempts`` 0, everything else verbatim),
@@ -114,10 +117,12 @@ def redrive(
         raw = message.to_json()
     else:
         raw = message.encode("utf-8") if isinstance(message, str) else bytes(message)
-        try:
-            envelope = BabelEnvelope.model_validate_json(raw)
-        except ValidationError as exc:
-            return Kept(raw, "invalid", violations=violations(exc, model=BabelEnvelope))
+        # The consumer's own gate, with its size, depth and violation limits: a hostile body
+        # costs what it costs `check`, and is kept with the reason.
+        verdict = check(raw, "babelqueue", settings=settings)
+        if verdict.envelope is None:
+            return Kept(raw, "invalid", violations=verdict.violations)
+        envelope = verdict.envelope
     if select is not None and not select(envelope):
         return Kept(raw, "not_selected", envelope=envelope)
     queue = envelope.redrive_queue(to_queue)

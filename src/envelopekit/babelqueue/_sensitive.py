@@ -170,26 +170,30 @@ def sensitive_paths(schema: SchemaSource) -> list[SensitivePath]:
     mark nothing); anything malformed is skipped, never raised on.
     """
     found: list[SensitivePath] = []
-    _collect(_schema_of(schema), "", found)
+    # An explicit stack rather than recursion, so a schema of any depth is read without a
+    # RecursionError; pushed in reverse, so nodes come in the official's depth-first order
+    # (which decides between two equal paths, `a.b` the key and `a` then `b`, after the sort).
+    stack: list[tuple[Any, str]] = [(_schema_of(schema), "")]
+    while stack:
+        node, path = stack.pop()
+        if not isinstance(node, Mapping):
+            continue
+        mark = node.get(GDPR_KEYWORD)
+        if mark is True:
+            found.append(SensitivePath(path, ""))
+        elif isinstance(mark, str) and mark:
+            found.append(SensitivePath(path, mark))
+        items = node.get("items")
+        if isinstance(items, Mapping):
+            stack.append((items, path + "[]"))
+        properties = node.get("properties")
+        if isinstance(properties, Mapping):
+            stack.extend(
+                (sub, f"{path}.{name}" if path else str(name))
+                for name, sub in reversed(properties.items())
+            )
     found.sort(key=lambda p: p.path)
     return found
-
-
-def _collect(node: Any, path: str, found: list[SensitivePath]) -> None:
-    if not isinstance(node, Mapping):
-        return
-    mark = node.get(GDPR_KEYWORD)
-    if mark is True:
-        found.append(SensitivePath(path, ""))
-    elif isinstance(mark, str) and mark:
-        found.append(SensitivePath(path, mark))
-    properties = node.get("properties")
-    if isinstance(properties, Mapping):
-        for name, sub in properties.items():
-            _collect(sub, f"{path}.{name}" if path else str(name), found)
-    items = node.get("items")
-    if isinstance(items, Mapping):
-        _collect(items, path + "[]", found)
 
 
 # --- protect / unprotect -------------------------------------------------------------------
