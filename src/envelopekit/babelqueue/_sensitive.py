@@ -190,7 +190,7 @@ def sensitive_paths(schema: SchemaSource) -> list[SensitivePath]:
         if isinstance(properties, Mapping):
             stack.extend(
                 (sub, f"{path}.{name}" if path else str(name))
-                for name, sub in reversed(properties.items())
+                for name, sub in list(properties.items())[::-1]
             )
     found.sort(key=lambda p: p.path)
     return found
