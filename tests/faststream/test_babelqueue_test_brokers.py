@@ -1,4 +1,4 @@
-"""The BabelQueue consumer on FastStream's in-memory test brokers for RabbitMQ and Kafka."""
+"""The BabelQueue consumer on FastStream's in-memory test brokers for Redis, RabbitMQ and Kafka."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import pytest
 from faststream import Context, StreamMessage
 from faststream.kafka import KafkaBroker, TestKafkaBroker
 from faststream.rabbit import RabbitBroker, TestRabbitBroker
+from faststream.redis import RedisBroker, TestRedisBroker
 
-from envelopekit.babelqueue import BabelEnvelope, InMemorySeenStore, Router
+from envelopekit.babelqueue import BabelEnvelope, InMemorySeenStore, Router, is_replay
 from envelopekit.faststream import RULES_HEADER, babelqueue_subscriber
 
 
@@ -21,6 +22,7 @@ class OrderCreated(pydantic.BaseModel):
 
 
 BROKERS = {
+    "redis": (RedisBroker, TestRedisBroker, "list"),
     "rabbit": (RabbitBroker, TestRabbitBroker, "queue"),
     "kafka": (KafkaBroker, TestKafkaBroker, "topic"),
 }
@@ -50,7 +52,10 @@ def test_typed_handler_retry_dead_letter_and_poison(kind: str) -> None:
     async def capture(message: StreamMessage[Any] = Context("message")) -> None:  # noqa: B008
         dead.append((bytes(message.body), dict(message.headers)))
 
-    broker.subscriber("orders.dlq")(capture)
+    if destination == "list":
+        broker.subscriber(list="orders.dlq")(capture)
+    else:
+        broker.subscriber("orders.dlq")(capture)
 
     good = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1}, queue="orders")
     flaky = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 7}, queue="orders")
@@ -136,3 +141,29 @@ def test_kafka_schema_version_gate_rejects_without_decoding() -> None:
 
     asyncio.run(scenario())
     assert ran == [] and dead[0][RULES_HEADER] == "transport.schema_version_unsupported"
+
+
+@pytest.mark.parametrize("kind", list(BROKERS))
+def test_a_replaying_redrive_runs_the_handler_as_a_replay(kind: str) -> None:
+    broker_type, test_broker, destination = BROKERS[kind]
+    broker: Any = broker_type()
+    router = Router()
+    replays: list[bool] = []
+
+    @router.on("urn:babel:x:y")
+    async def record(env: BabelEnvelope) -> None:
+        await asyncio.sleep(0)  # the replay scope spans the handler's awaits
+        replays.append(is_replay())
+
+    babelqueue_subscriber(broker, "jobs", router)
+
+    async def scenario() -> None:
+        async with test_broker(broker) as br:
+            env: BabelEnvelope = BabelEnvelope.create("urn:babel:x:y", {}, queue="jobs")
+            await br.publish(
+                env.to_json(), headers={"bq-replay-bypass": "1"}, **{destination: "jobs"}
+            )
+            await br.publish(env.to_json(), **{destination: "jobs"})
+
+    asyncio.run(scenario())
+    assert replays == [True, False]

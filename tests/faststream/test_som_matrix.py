@@ -12,7 +12,7 @@ import redis
 from faststream import Context, StreamMessage
 from faststream.kafka import KafkaBroker, TestKafkaBroker
 from faststream.rabbit import RabbitBroker, TestRabbitBroker
-from faststream.redis import RedisBroker
+from faststream.redis import RedisBroker, TestRedisBroker
 
 from envelopekit.babelqueue import redis as binding
 from envelopekit.faststream import RULES_HEADER, matrix_subscriber, som_subscriber
@@ -35,6 +35,7 @@ class ListArgs(pydantic.BaseModel):
 
 
 BROKERS = {
+    "redis": (RedisBroker, TestRedisBroker, "list"),
     "rabbit": (RabbitBroker, TestRabbitBroker, "queue"),
     "kafka": (KafkaBroker, TestKafkaBroker, "topic"),
 }
@@ -55,7 +56,10 @@ def test_som_typed_by_family_and_refusals_quarantined(kind: str) -> None:
     async def capture(message: StreamMessage[Any] = Context("message")) -> None:  # noqa: B008
         quarantined.append((bytes(message.body), message.headers[RULES_HEADER]))
 
-    broker.subscriber("som.quarantine")(capture)
+    if destination == "list":
+        broker.subscriber(list="som.quarantine")(capture)
+    else:
+        broker.subscriber("som.quarantine")(capture)
     other = orjson.loads(STORY)
     other["message_type"], other["topic"] = "weather.update", "som.weather.update"  # valid
 

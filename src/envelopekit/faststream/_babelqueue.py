@@ -42,7 +42,10 @@ from ..babelqueue import (
     SeenStoreUnavailable,
     kafka,
     message_id,
+    rabbitmq,
+    replay_scope,
 )
+from ..babelqueue._bindings import redis as redis_binding
 from ._endpoint import RULES_HEADER, Endpoint, maybe
 
 __all__ = ["BabelQueueConsumer", "babelqueue_subscriber"]
@@ -106,7 +109,9 @@ class BabelQueueConsumer:
             def reconcile(env: Any) -> Any:
                 return kafka.reconcile(env, headers)
 
-        decision = self.router.route(body, queue=self.queue, reconcile=reconcile)
+        decision = self.router.route(
+            body, queue=self.queue, reconcile=reconcile, replay=self._replay(body, headers)
+        )
         if isinstance(decision, Fail):
             return decision.settle(), None
         if not isinstance(decision, Handle):
@@ -121,7 +126,8 @@ class BabelQueueConsumer:
                 return Release(decision.received, rules.IDEMPOTENCY_HELD, body), None
             lease = claimed
         try:
-            await maybe(decision.run())
+            with replay_scope(decision.replay):  # also around an async handler's await
+                await maybe(decision.run())
         except SeenStoreUnavailable:
             raise
         except Exception as exc:  # any handler failure is retried, never lost
@@ -133,6 +139,15 @@ class BabelQueueConsumer:
             await maybe(self.seen.remember(found))  # type: ignore[union-attr]
             found = None
         return Done(decision.envelope), found
+
+    def _replay(self, body: bytes, headers: Mapping[str, Any]) -> bool:
+        """Whether the delivery carries ``bq-replay-bypass`` (a replaying redrive, ADR-0027)."""
+        kind = self.endpoint.kind
+        if kind == "kafka":
+            return kafka.is_replay(headers)
+        if kind == "rabbit":
+            return rabbitmq.is_replay(headers)
+        return redis_binding.is_replay(redis_binding.Reserved(body, dict(headers)))
 
     def _remember_on_ack(self) -> bool:
         # On Redis, a seen-store on the same server remembers in the acknowledging MULTI.

@@ -3,7 +3,9 @@
 Settling is the broker's: on RabbitMQ and Kafka a republish goes through ``broker.publish`` and
 FastStream acknowledges when the handler returns; on Redis the reservation is removed from the
 worker's processing list and the republish pushed in one ``MULTI``, so a crash can neither lose
-the message nor leave it both settled and in flight.
+the message nor leave it both settled and in flight. A Redis delivery that was not reserved
+(FastStream's in-memory ``TestRedisBroker`` calls the handler directly) is republished through
+``broker.publish``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from faststream import StreamMessage
 
 from ..babelqueue import BabelEnvelope, kafka, rabbitmq
 from ..babelqueue._bindings import redis as redis_binding
-from ._redis import BareFormat, reliable
+from ._redis import RESERVED_IN, BareFormat, reliable
 
 __all__ = ["RULES_HEADER", "Broker", "Endpoint", "broker_kind", "maybe"]
 
@@ -118,13 +120,20 @@ class Endpoint:
         also: Callable[[Any], None] | None,
     ) -> None:
         raw = message.raw_message["data"]
+        processing = message.raw_message.get(RESERVED_IN)
+        if processing is None:
+            # Delivered without a reservation (FastStream's in-memory TestRedisBroker calls
+            # the handler directly): nothing to remove, the republish goes through FastStream.
+            if target is not None:
+                await self.broker.publish(body, list=target, headers=dict(headers) or None)
+            return
         try:
             element = redis_binding.element(body, headers)
         except UnicodeDecodeError:  # a frame carries text: bytes that are not UTF-8 go bare
             element = body
         client = self.subscriber._client
         async with client.pipeline(transaction=True) as pipe:
-            pipe.lrem(self.processing, 1, raw)
+            pipe.lrem(processing, 1, raw)
             if target is not None:
                 pipe.rpush(target, element)
             if also is not None:

@@ -33,7 +33,10 @@ if TYPE_CHECKING:
     from faststream._internal.parser import CodecProto
     from redis.asyncio.client import Redis
 
-__all__ = ["BareFormat", "processing_key", "reliable"]
+__all__ = ["RESERVED_IN", "BareFormat", "processing_key", "reliable"]
+
+RESERVED_IN: Final = "envelopekit_reserved_in"
+"""The raw message key naming the processing list a delivery was reserved into."""
 
 # Headers FastStream adds to every publish on its own; the wire contract has no use for them.
 _FASTSTREAM_HEADERS: Final = frozenset({"correlation_id", "content-type"})
@@ -120,13 +123,14 @@ class _Reliable:
                 "RIGHT",
             )
             if raw is not None:
-                await self.consume_one(
-                    DefaultListMessage(
-                        type="list",
-                        data=raw.encode() if isinstance(raw, str) else raw,
-                        channel=self.list_sub.name,
-                    )
+                message = DefaultListMessage(
+                    type="list",
+                    data=raw.encode() if isinstance(raw, str) else raw,
+                    channel=self.list_sub.name,
                 )
+                # Marks the delivery as reserved: its settle removes it from this list.
+                message[RESERVED_IN] = _PROCESSING[self]  # type: ignore[typeddict-unknown-key,index]
+                await self.consume_one(message)
 
 
 class _ReliableListSubscriber(_Reliable, ListSubscriber):
