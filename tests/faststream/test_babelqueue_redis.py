@@ -206,3 +206,35 @@ def test_bare_format_publishes_what_the_binding_prescribes(redis_url: str) -> No
     assert first == env.to_json()  # byte for byte, no FastStream frame
     assert second == binding.element(env, {"traceparent": "00-ab-cd-01"})
     assert BareFormat.parse(second) == (env.to_json(), {"traceparent": "00-ab-cd-01"})
+
+
+def test_an_unreachable_seen_store_leaves_the_message_reserved(redis_url: str) -> None:
+    from redis.asyncio.retry import Retry as AsyncRetry
+    from redis.backoff import NoBackoff
+
+    env = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 3}, queue="orders")
+    _push(redis_url, "orders", env.to_json())
+    ran: list[object] = []
+    router = Router()
+    router.register("urn:babel:orders:created", ran.append)
+
+    async def scenario() -> None:
+        dead = redis.asyncio.Redis(host="127.0.0.1", port=1, retry=AsyncRetry(NoBackoff(), 0))
+        broker = RedisBroker(redis_url)
+        babelqueue_subscriber(
+            broker, "orders", router, seen=AsyncRedisSeenStore(dead), worker_id="w2"
+        )
+        async with broker, redis.asyncio.Redis.from_url(redis_url) as client:
+            await broker.start()
+            for _ in range(500):
+                if not await client.llen("orders"):
+                    break
+                await asyncio.sleep(0.02)
+            await asyncio.sleep(0.3)
+        await dead.aclose()
+
+    asyncio.run(scenario())
+    with redis.Redis.from_url(redis_url) as client:
+        assert client.lrange("orders:processing:w2", 0, -1) == [env.to_json()]  # not acked
+        assert client.llen("orders") == 0 and client.llen("orders.dlq") == 0
+    assert ran == []

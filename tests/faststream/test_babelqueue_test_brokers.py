@@ -9,6 +9,7 @@ import orjson
 import pydantic
 import pytest
 from faststream import Context, StreamMessage
+from faststream.exceptions import NackMessage
 from faststream.kafka import KafkaBroker, TestKafkaBroker
 from faststream.rabbit import RabbitBroker, TestRabbitBroker
 from faststream.redis import RedisBroker, TestRedisBroker
@@ -167,3 +168,38 @@ def test_a_replaying_redrive_runs_the_handler_as_a_replay(kind: str) -> None:
 
     asyncio.run(scenario())
     assert replays == [True, False]
+
+
+def test_an_unreachable_seen_store_leaves_the_message_unacknowledged() -> None:
+    import redis.asyncio
+    from redis.asyncio.retry import Retry as AsyncRetry
+    from redis.backoff import NoBackoff
+
+    from envelopekit.babelqueue import AsyncRedisSeenStore
+
+    broker = RabbitBroker()
+    router = Router()
+    ran: list[object] = []
+    router.register("urn:babel:x:y", ran.append)
+    dead = redis.asyncio.Redis(host="127.0.0.1", port=1, retry=AsyncRetry(NoBackoff(), 0))
+    consumer = babelqueue_subscriber(broker, "jobs", router, seen=AsyncRedisSeenStore(dead))
+    republished: list[bytes] = []
+
+    async def capture(message: StreamMessage[Any] = Context("message")) -> None:  # noqa: B008
+        republished.append(bytes(message.body))
+
+    broker.subscriber("jobs.dlq")(capture)
+    nacked: list[BaseException] = []
+
+    async def scenario() -> None:
+        async with TestRabbitBroker(broker):
+            env: BabelEnvelope = BabelEnvelope.create("urn:babel:x:y", {}, queue="jobs")
+            message: Any = type("Message", (), {"body": env.to_json(), "headers": {}})()
+            try:
+                await consumer.handle(message)
+            except NackMessage as exc:
+                nacked.append(exc)
+        await dead.aclose()
+
+    asyncio.run(scenario())
+    assert ran == [] and republished == [] and len(nacked) == 1
