@@ -23,7 +23,15 @@ if TYPE_CHECKING:
     from . import rules
     from ._check import SPECS, check, detect
     from ._compat import MISSING
-    from ._errors import EnvelopekitError, ProducerError
+    from ._errors import (
+        DecryptError,
+        EnvelopekitError,
+        InvalidPayloadError,
+        ProducerError,
+        SchemaRegistryError,
+        SeenStoreUnavailable,
+        UnknownUrnError,
+    )
     from ._schema import json_schema
     from ._settings import Settings, get_settings
     from ._violations import Verdict, Violation, violations
@@ -33,9 +41,14 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "MISSING",
     "SPECS",
+    "DecryptError",
     "EnvelopekitError",
+    "InvalidPayloadError",
     "ProducerError",
+    "SchemaRegistryError",
+    "SeenStoreUnavailable",
     "Settings",
+    "UnknownUrnError",
     "Verdict",
     "Violation",
     "__version__",
@@ -55,6 +68,11 @@ _LAZY: dict[str, str] = {
     "detect": "._check",
     "EnvelopekitError": "._errors",
     "ProducerError": "._errors",
+    "DecryptError": "._errors",
+    "InvalidPayloadError": "._errors",
+    "SchemaRegistryError": "._errors",
+    "SeenStoreUnavailable": "._errors",
+    "UnknownUrnError": "._errors",
     "json_schema": "._schema",
     "Settings": "._settings",
     "get_settings": "._settings",

@@ -1,17 +1,43 @@
-"""Exceptions raised by envelopekit itself.
+"""Every exception envelopekit raises, in one place.
 
 Bad *input* never raises anything but ``pydantic.ValidationError`` (from ``model_validate_json``)
-and never raises at all from :func:`envelopekit.check`. What is here is for *programming* errors
-on the producing side:
+and never raises at all from :func:`envelopekit.check`. What is here is raised by producing,
+routing and configuring::
 
-* ``EnvelopekitError``: the base of everything below.
-    * ``ProducerError`` (also a ``ValueError``): a message cannot be produced as asked, such as
-      a blank BabelQueue URN or a SOM topic outside ``som.``.
+    Exception
+    └── EnvelopekitError                       the base of everything below
+        ├── ProducerError (ValueError)         a message cannot be produced as asked:
+        │                                      .violations names the rules and pointers
+        ├── InvalidPayloadError (ValueError)   data does not match its URN's JSON Schema
+        ├── SchemaRegistryError (ValueError)   a payload-schema registry that cannot be used
+        ├── DecryptError (ValueError)          a protected field the cipher cannot open
+        ├── UnknownUrnError (LookupError)      no handler for a consumed message's URN
+        └── SeenStoreUnavailable (ConnectionError)
+                                               a shared seen-store could not be reached
+
+Each is exported from :mod:`envelopekit`, and the BabelQueue ones also from
+:mod:`envelopekit.babelqueue`.
 """
 
 from __future__ import annotations
 
-__all__ = ["EnvelopekitError", "ProducerError"]
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+    from ._violations import Violation
+
+__all__ = [
+    "DecryptError",
+    "EnvelopekitError",
+    "InvalidPayloadError",
+    "ProducerError",
+    "SchemaRegistryError",
+    "SeenStoreUnavailable",
+    "UnknownUrnError",
+]
 
 
 class EnvelopekitError(Exception):
@@ -19,4 +45,89 @@ class EnvelopekitError(Exception):
 
 
 class ProducerError(EnvelopekitError, ValueError):
-    """A message cannot be produced as asked (a programming error, found before sending)."""
+    """A message cannot be produced as asked (a programming error, found before sending).
+
+    Attributes:
+        violations: what the message would break, each with its rule id and JSON pointer
+            (the same findings :func:`envelopekit.check` would report for it); empty for a
+            refusal that is about the call rather than the content.
+    """
+
+    def __init__(self, message: str, violations: Sequence[Violation] = ()) -> None:
+        super().__init__(message)
+        self.violations: list[Violation] = list(violations)
+
+    @classmethod
+    def of(cls, found: Sequence[Violation]) -> ProducerError:
+        """The error for ``found``, its message naming each rule and pointer."""
+        listed = "; ".join(f"{v.rule} at {v.pointer or '/'}: {v.message}" for v in found)
+        return cls(f"the message would be invalid: {listed}", found)
+
+    @classmethod
+    def from_validation(cls, exc: ValidationError, model: Any) -> ProducerError:
+        """The error for a producer's own validation failing, mapped as consumers map it."""
+        from ._violations import violations  # a cycle at import time: violations needs rules
+
+        return cls.of(violations(exc, model=model))
+
+
+class InvalidPayloadError(EnvelopekitError, ValueError):
+    """``data`` does not match the JSON Schema registered for its URN.
+
+    Attributes:
+        urn: the message URN.
+        violations: why, with ``payload-schema.<keyword>`` rule ids and ``/data/...`` pointers.
+    """
+
+    def __init__(self, urn: str, violations: list[Violation]) -> None:
+        first = violations[0] if violations else None
+        detail = f"{first.pointer or '/'}: {first.message}" if first else "no detail"
+        super().__init__(f"data for {urn!r} does not match its URN schema: {detail}")
+        self.urn = urn
+        self.violations = violations
+
+
+class SchemaRegistryError(EnvelopekitError, ValueError):
+    """A registry or schema that cannot be used (a configuration error, found at load time)."""
+
+
+class DecryptError(EnvelopekitError, ValueError):
+    """A protected field that the cipher cannot open, or whose plaintext is not JSON.
+
+    Attributes:
+        violation: ``data.decrypt_failed`` with the field's pointer (``/data/email``).
+    """
+
+    def __init__(self, found: Violation) -> None:
+        super().__init__(f"{found.pointer}: {found.message}")
+        self.violation = found
+
+
+class UnknownUrnError(EnvelopekitError, LookupError):
+    """No handler is mapped for a consumed message's URN (strategy ``fail``)."""
+
+    def __init__(self, urn: str) -> None:
+        super().__init__(f"No handler is mapped for the message URN {urn!r}.")
+        self.urn = urn
+
+
+class SeenStoreUnavailable(EnvelopekitError, ConnectionError):
+    """A shared seen-store could not be reached: the id was not marked; do not ack the message.
+
+    Attributes:
+        operation: ``seen``, ``claim``, ``remember``, ``release`` or ``forget``.
+        message_id: the id the store was asked about.
+    """
+
+    def __init__(self, operation: str, message_id: str, cause: BaseException) -> None:
+        effect = (
+            "the handler ran but its id was not marked seen, so a redelivery runs it again"
+            if operation == "remember"
+            else "the handler was not run and the id was not marked seen"
+        )
+        super().__init__(
+            f"The seen-store failed during {operation} of message {message_id!r} "
+            f"({type(cause).__name__}: {cause}): {effect}; do not acknowledge the message."
+        )
+        self.operation = operation
+        self.message_id = message_id

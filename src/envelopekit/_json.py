@@ -21,6 +21,7 @@ from typing import Any, Final
 
 import orjson
 from pydantic import BaseModel
+from typing_extensions import Never
 
 from . import rules
 from ._errors import ProducerError
@@ -101,13 +102,18 @@ def plain_json(value: Any, at: str = "") -> Any:
         members: dict[str, Any] = {}
         for key, item in value.items():
             if not isinstance(key, str):
-                raise ProducerError(f"{at or '/'}: the key {key!r} is not a string")
+                _refuse(at, f"the key {key!r} is not a string")
             _check_text(key, at)
             members[key] = plain_json(item, at + pointer(key))
         return members
     if isinstance(value, (list, tuple)):
         return [plain_json(item, f"{at}/{i}") for i, item in enumerate(value)]
-    raise ProducerError(f"{at or '/'}: a value of type {type(value).__name__} is not JSON")
+    _refuse(at, f"a value of type {type(value).__name__} is not JSON")
+
+
+def _refuse(at: str, problem: str) -> Never:
+    message = f"{at or '/'}: {problem}"
+    raise ProducerError(message, [violation(rules.JSON_INVALID, at, message)]) from None
 
 
 def _check_text(text: str, at: str) -> None:
@@ -115,7 +121,7 @@ def _check_text(text: str, at: str) -> None:
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:
-            raise ProducerError(f"{at or '/'}: {text!r} is not valid Unicode") from None
+            _refuse(at, f"{text!r} is not valid Unicode")
 
 
 def loads(raw: bytes | bytearray | memoryview | str) -> Any:

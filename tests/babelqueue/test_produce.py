@@ -64,8 +64,11 @@ def test_trace_id_is_reused_or_minted() -> None:
     trace = str(uuid.uuid4())
     assert BabelEnvelope.create("urn:babel:a:b", {}, trace_id=trace).trace_id == trace
     assert UUID4.match(BabelEnvelope.create("urn:babel:a:b", {}, trace_id="  ").trace_id)
-    with pytest.raises(ValidationError):
+    with pytest.raises(ProducerError) as caught:
         BabelEnvelope.create("urn:babel:a:b", {}, trace_id="trace-xyz")
+    assert [(v.rule, v.pointer) for v in caught.value.violations] == [
+        ("message-envelope.format.uuid", "/trace_id")
+    ]
 
 
 def test_ids_are_fresh_per_message() -> None:
@@ -78,8 +81,11 @@ def test_data_is_copied_and_checked() -> None:
     env = BabelEnvelope.create("urn:babel:a:b", data)
     data["a"] = 2
     assert env.data == {"a": 1}
-    with pytest.raises(ValidationError):
+    with pytest.raises(ProducerError) as caught:
         BabelEnvelope.create("urn:babel:a:b", {"x": float("nan")})
+    assert [(v.rule, v.pointer) for v in caught.value.violations] == [
+        ("number.non_finite", "/data/x")
+    ]
     with pytest.raises(ProducerError, match=r"^/data/x: "):
         BabelEnvelope.create("urn:babel:a:b", {"x": 2**64})
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 import envelopekit as ek
 from envelopekit import ProducerError, Settings
@@ -102,13 +102,20 @@ def test_create_refuses(kwargs: dict[str, object]) -> None:
         MxRequest.create(op, {}, **kwargs)  # type: ignore[call-overload]
 
 
-def test_create_refuses_bad_values_with_validation_error() -> None:
-    with pytest.raises(ValidationError):
+def test_create_refuses_bad_values_with_their_rules() -> None:
+    with pytest.raises(ProducerError) as caught:
         MxRequest.create("fs.list", {}, lamport=-1)
-    with pytest.raises(ValidationError):
+    assert [(v.rule, v.pointer) for v in caught.value.violations] == [
+        ("request.minimum", "/lamport")
+    ]
+    with pytest.raises(ProducerError) as caught:
         MxRequest.create("fs.list", {"when": object()})  # type: ignore[dict-item]
-    with pytest.raises(ValidationError):
+    assert [(v.rule, v.pointer) for v in caught.value.violations] == [
+        ("json.invalid", "/payload/when")
+    ]
+    with pytest.raises(ProducerError) as caught:
         MxRequest.create("fs.list", {}, correlation_id="", expect_reply=True)
+    assert [v.pointer for v in caught.value.violations] == ["/correlationId"]
 
 
 def test_typed_payload() -> None:

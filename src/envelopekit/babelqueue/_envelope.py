@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Annotated, Any, ClassVar, Generic, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 from pydantic import model_validator as _model_validator
 from pydantic_core import PydanticCustomError
 from typing_extensions import Self, TypeVar
@@ -19,7 +20,7 @@ from .._ids import now_ms, uuid4
 from .._json import INT64_MAX, dumps, needs_scan, plain_json, scan_numbers
 from .._model import WireModel, attach_warnings, attached_warnings
 from .._settings import Settings, get_settings
-from .._violations import Violation, _printable, as_pydantic_error, violation
+from .._violations import Violation, _printable, as_pydantic_error, violation, violations
 from ._dead_letter import DeadLetter, DeadLetterReason
 from ._forbidden import FORBIDDEN_META_KEYS, FORBIDDEN_TOP_LEVEL_KEYS
 from ._meta import SCHEMA_VERSION, BabelMeta
@@ -232,19 +233,20 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             ``created_at`` now in Unix ms and a fresh v4 ``meta.id``.
 
         Raises:
-            ProducerError: for a blank URN, or ``data`` holding what JSON cannot (a
-                ``datetime``, a ``Decimal``, bytes, a non-string key) or an integer beyond
-                signed 64-bit, with its pointer.
-            pydantic.ValidationError: for data that is not a JSON object of finite numbers,
-                or a ``trace_id`` that is not a UUID.
+            ProducerError: for anything that would make the message invalid, its
+                ``violations`` naming each rule and pointer: a blank URN (``urn.missing``),
+                ``data`` holding what JSON cannot (a ``datetime``, a ``Decimal``, bytes, a
+                non-string key: ``json.invalid``), NaN or Infinity (``number.non_finite``),
+                an integer beyond signed 64-bit, a ``trace_id`` that is not a UUID.
         """
         if trace_id is not None and not isinstance(trace_id, str):
-            raise ProducerError(f"trace_id must be a string, not {type(trace_id).__name__}")
+            raise _not_a_string(cls, "/trace_id", trace_id)
         if not isinstance(urn, str) or is_blank(urn):
-            raise ProducerError(
+            message = (
                 "A BabelQueue message must carry a stable, non-empty URN so consumers can "
                 "identify it without any class name."
             )
+            raise ProducerError(message, [violation(rules.URN_MISSING, "/job", message)])
         settings = settings if settings is not None else get_settings()
         trace = (trace_id or "").strip(ASCII_WHITESPACE) or uuid4()
         message_id = uuid4()
@@ -252,30 +254,35 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             message_id = uuid4()
         # A mapping is checked to be pure JSON (GR-3) and copied; a model validates itself.
         payload: Any = plain_json(data, "/data") if isinstance(data, Mapping) else data
-        created = cls.model_validate(
-            {
-                "job": urn.strip(ASCII_WHITESPACE),
-                "trace_id": trace,
-                "data": payload,
-                "meta": BabelMeta(
-                    id=message_id,
-                    queue=queue if queue is not None else settings.babelqueue_queue,
-                    lang="python",
-                    schema_version=SCHEMA_VERSION,
-                    created_at=now_ms(),
-                ),
-                "attempts": 0,
-            }
-        )
+        try:
+            created = cls.model_validate(
+                {
+                    "job": urn.strip(ASCII_WHITESPACE),
+                    "trace_id": trace,
+                    "data": payload,
+                    "meta": {
+                        "id": message_id,
+                        "queue": queue if queue is not None else settings.babelqueue_queue,
+                        "lang": "python",
+                        "schema_version": SCHEMA_VERSION,
+                        "created_at": now_ms(),
+                    },
+                    "attempts": 0,
+                }
+            )
+        except ValidationError as exc:
+            raise ProducerError.from_validation(exc, cls) from exc
         # What a consumer reads with a warning (Decisions §6), a producer never writes; only a
         # message with something noted has private state to look at.
         if created.__pydantic_private__ is not None:
             for found in attached_warnings(created):
                 if found.rule == rules.NUMBER_BEYOND_INT64:
-                    raise ProducerError(
+                    message = (
                         f"{found.pointer}: an integer beyond signed 64-bit; a producer writes "
                         "only integers within it (Go and Node would read it as a double)."
                     )
+                    refused = violation(rules.NUMBER_OUT_OF_RANGE, found.pointer, message)
+                    raise ProducerError(message, [refused])
         return created
 
     def child(
@@ -299,10 +306,12 @@ class BabelEnvelope(WireModel, Generic[DataT]):
                 consumer would refuse 2^63 (the Router dead-letters such a message instead).
         """
         if self.attempts >= INT64_MAX:
-            raise ProducerError(
+            message = (
                 f"attempts is {self.attempts}, the signed 64-bit maximum: it cannot be counted "
                 "once more"
             )
+            rule = rules.structural(self.__schema_name__, "maximum")
+            raise ProducerError(message, [violation(rule, "/attempts", message)])
         return self.model_copy(update={"attempts": self.attempts + 1})
 
     def redriven(self) -> Self:
@@ -352,10 +361,14 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             failed_at: dead-letter time in Unix ms; now when not given.
 
         Raises:
-            ProducerError: for a reason outside the three of the spec.
+            ProducerError: for a reason outside the three of the spec, or a block that would
+                be invalid (a ``failed_at`` that is not an integer, a queue that is not a
+                string), its ``violations`` naming each rule and ``/dead_letter/...`` pointer.
         """
         if reason not in _REASONS:
-            raise ProducerError(f"dead_letter.reason must be one of {sorted(_REASONS)}")
+            message = f"dead_letter.reason must be one of {sorted(_REASONS)}"
+            rule = rules.structural(self.__schema_name__, "enum")
+            raise ProducerError(message, [violation(rule, "/dead_letter/reason", message)])
         if isinstance(error, BaseException):
             exception = exception if exception is not None else type(error).__name__
             error = str(error)
@@ -363,15 +376,22 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         # which no JSON encoder writes: they are kept visible as \udcXX escapes.
         error = _unicode_text(error)
         exception = _unicode_text(exception)
-        block = DeadLetter(
-            reason=reason,
-            error=error,
-            exception=exception,
-            failed_at=failed_at if failed_at is not None else now_ms(),
-            original_queue=original_queue if original_queue is not None else self.meta.queue,
-            attempts=self.attempts,
-            lang="python",
-        )
+        try:
+            block = DeadLetter(
+                reason=reason,
+                error=error,
+                exception=exception,
+                failed_at=failed_at if failed_at is not None else now_ms(),
+                original_queue=original_queue if original_queue is not None else self.meta.queue,
+                attempts=self.attempts,
+                lang="python",
+            )
+        except ValidationError as exc:
+            # Validated on its own, the block's pointers are relative to it.
+            found = violations(exc, model=DeadLetter)
+            raise ProducerError.of(
+                [replace(v, pointer="/dead_letter" + v.pointer) for v in found]
+            ) from exc
         return self.model_copy(update={"dead_letter": block})
 
 
@@ -391,6 +411,12 @@ def _drop_forbidden(
                     f"(use {instead}).",
                 )
             )
+
+
+def _not_a_string(model: type[WireModel], at: str, value: object) -> ProducerError:
+    message = f"{at[1:]} must be a string, not {type(value).__name__}"
+    rule = rules.structural(model.__schema_name__, "type")
+    return ProducerError(message, [violation(rule, at, message)])
 
 
 def _unicode_text(text: str | None) -> str | None:

@@ -25,7 +25,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
-from .._errors import EnvelopekitError
+from .._errors import SeenStoreUnavailable
 
 __all__ = [
     "AsyncClaimingSeenStore",
@@ -66,28 +66,6 @@ class SeenStore(Protocol):
     def forget(self, message_id: str) -> None:
         """Evict ``message_id`` (a manual replay, or a backend's expiry), so it runs again."""
         ...
-
-
-class SeenStoreUnavailable(EnvelopekitError, ConnectionError):
-    """A shared seen-store could not be reached: the id was not marked; do not ack the message.
-
-    Attributes:
-        operation: ``seen``, ``claim``, ``remember``, ``release`` or ``forget``.
-        message_id: the id the store was asked about.
-    """
-
-    def __init__(self, operation: str, message_id: str, cause: BaseException) -> None:
-        effect = (
-            "the handler ran but its id was not marked seen, so a redelivery runs it again"
-            if operation == "remember"
-            else "the handler was not run and the id was not marked seen"
-        )
-        super().__init__(
-            f"The seen-store failed during {operation} of message {message_id!r} "
-            f"({type(cause).__name__}: {cause}): {effect}; do not acknowledge the message."
-        )
-        self.operation = operation
-        self.message_id = message_id
 
 
 @dataclass(frozen=True, slots=True)

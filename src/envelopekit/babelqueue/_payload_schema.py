@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from .. import rules
-from .._errors import EnvelopekitError
+from .._errors import InvalidPayloadError, SchemaRegistryError
 from .._violations import Violation, pointer, violation
 
 __all__ = [
@@ -36,26 +36,6 @@ __all__ = [
 
 _SCHEMA = "payload-schema"
 _JSON_TYPES = frozenset({"object", "array", "string", "integer", "number", "boolean", "null"})
-
-
-class InvalidPayloadError(EnvelopekitError, ValueError):
-    """``data`` does not match the JSON Schema registered for its URN.
-
-    Attributes:
-        urn: the message URN.
-        violations: why, with ``payload-schema.<keyword>`` rule ids and ``/data/...`` pointers.
-    """
-
-    def __init__(self, urn: str, violations: list[Violation]) -> None:
-        first = violations[0] if violations else None
-        detail = f"{first.pointer or '/'}: {first.message}" if first else "no detail"
-        super().__init__(f"data for {urn!r} does not match its URN schema: {detail}")
-        self.urn = urn
-        self.violations = violations
-
-
-class SchemaRegistryError(EnvelopekitError, ValueError):
-    """A registry or schema that cannot be used (a configuration error, found at load time)."""
 
 
 @runtime_checkable

@@ -28,7 +28,7 @@ from typing import Any, Final, Literal, TypeVar, get_args, overload
 from pydantic import BaseModel, ValidationError
 
 from .. import rules
-from .._errors import EnvelopekitError
+from .._errors import UnknownUrnError
 from .._json import INT64_MAX
 from .._violations import Violation, violations
 from ._dead_letter import DeadLetterReason
@@ -76,14 +76,6 @@ Reconcile = Callable[[BabelEnvelope[Any]], BabelEnvelope[Any]]
 
 DEFAULT_MAX_ATTEMPTS: Final = 3
 DEFAULT_DLQ_SUFFIX: Final = ".dlq"
-
-
-class UnknownUrnError(EnvelopekitError, LookupError):
-    """No handler is mapped for a consumed message's URN (strategy ``fail``)."""
-
-    def __init__(self, urn: str) -> None:
-        super().__init__(f"No handler is mapped for the message URN {urn!r}.")
-        self.urn = urn
 
 
 # --- decisions ---------------------------------------------------------------------------------

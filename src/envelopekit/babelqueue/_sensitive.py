@@ -25,8 +25,8 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
 from .. import rules
-from .._errors import EnvelopekitError
-from .._violations import Violation, pointer, violation
+from .._errors import DecryptError
+from .._violations import pointer, violation
 from ._envelope import BabelEnvelope
 
 __all__ = [
@@ -99,18 +99,6 @@ class Cipher(Protocol):
     def decrypt(self, ciphertext: str) -> bytes:
         """Reverse :meth:`encrypt`."""
         ...
-
-
-class DecryptError(EnvelopekitError, ValueError):
-    """A protected field that the cipher cannot open, or whose plaintext is not JSON.
-
-    Attributes:
-        violation: ``data.decrypt_failed`` with the field's pointer (``/data/email``).
-    """
-
-    def __init__(self, found: Violation) -> None:
-        super().__init__(f"{found.pointer}: {found.message}")
-        self.violation = found
 
 
 # --- schemas -------------------------------------------------------------------------------

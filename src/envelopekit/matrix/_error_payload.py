@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, ClassVar, Final
+from typing import Annotated, Any, ClassVar, Final
 
-from pydantic import ConfigDict, Field, Strict
+from pydantic import ConfigDict, Field, Strict, ValidationError
 
 from .. import rules
 from .._compat import MISSING
 from .._errors import ProducerError
+from .._json import plain_json
 from .._violations import Violation, violation
 from ._base import FalseConst, JsonData, MxModel, number_warnings
 
@@ -140,7 +141,9 @@ class MxErrorPayload(MxModel):
             details: structured detail; ``None`` leaves ``details`` out.
 
         Raises:
-            ProducerError: for ``MxErrorCode.OK`` or a status outside 100-599.
+            ProducerError: for ``MxErrorCode.OK`` or a status outside 100-599; with
+                ``violations`` naming each rule and pointer, for ``error`` or ``details``
+                that are not JSON (NaN, Infinity, an unsafe integer, a non-JSON value).
         """
         code = MxErrorCode(code)
         if code is MxErrorCode.OK:
@@ -148,9 +151,15 @@ class MxErrorPayload(MxModel):
         status = code.http_status if status_code is None else status_code
         if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
             raise ProducerError(f"status_code must be an integer 100-599, not {status!r}")
-        if details is None:
-            return cls(ok=False, error=error, code=code, status_code=status)
-        return cls(ok=False, error=error, code=code, status_code=status, details=details)
+        fields: dict[str, Any] = {"ok": False, "error": error, "code": code, "status_code": status}
+        if details is not None:
+            fields["details"] = details
+        try:
+            return cls(**fields)
+        except ValidationError as exc:
+            if details is not None:
+                plain_json(details, "/details")  # a non-JSON value, named at its member
+            raise ProducerError.from_validation(exc, cls) from exc
 
     def envelope_warnings(self) -> list[Violation]:
         """Lints: a code that contradicts ``ok: false`` or its status, and unsafe integers."""

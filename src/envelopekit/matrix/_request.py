@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Any, ClassVar, Generic, cast, overload
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from typing_extensions import Never, TypeVar
 
 from .. import rules
 from .._compat import MISSING
 from .._errors import ProducerError
 from .._ids import uuid7
+from .._json import plain_json
 from .._settings import Settings, get_settings
-from .._violations import Violation, violation
+from .._violations import Violation, violation, violations
 from ._base import JsonData, LamportValue, MxModel, number_warnings, unsafe_integer
 from ._error_payload import MxErrorCode, MxErrorPayload
 from ._lamport import LamportClock
@@ -36,6 +38,26 @@ ArgsT = TypeVar("ArgsT", default=JsonData)
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 NonEmptyStr = Annotated[str, Field(min_length=1)]
+
+
+def _refused(exc: ValidationError, model: type[Any], payload: object) -> ProducerError:
+    """The producer's error for a request or response that failed its validation."""
+    # A value no JSON text holds (an object, a set) is a union mismatch to pydantic, mapped
+    # against JSON's own members; the producers' JSON check names it at its member instead.
+    if not isinstance(payload, BaseModel):
+        try:
+            plain_json(payload, "/payload")
+        except ProducerError as not_json:
+            return not_json
+    # The producers fill fields by their Python names, which pydantic's error locations keep:
+    # a pointer names the member as it is on the wire (`/correlationId`, not `/correlation_id`).
+    wire = {name: info.serialization_alias or name for name, info in model.model_fields.items()}
+    found = violations(exc, model=model)
+    for i, one in enumerate(found):
+        head, slash, rest = one.pointer[1:].partition("/")
+        if head in wire:
+            found[i] = replace(one, pointer=f"/{wire[head]}{slash}{rest}")
+    return ProducerError.of(found)
 
 
 def _for_payload(generic: type[Any], payload: object) -> type[Any]:
@@ -176,8 +198,10 @@ class MxRequest(MxModel, Generic[ArgsT]):
 
         Raises:
             ProducerError: for the op ``"$reply"`` or ``""``, ``reply_to`` without
-                ``expect_reply``, both ``clock`` and ``lamport``, or a non-W3C trace id.
-            pydantic.ValidationError: when the payload is not JSON data or a field is invalid.
+                ``expect_reply``, both ``clock`` and ``lamport``; and, with ``violations``
+                naming each rule and pointer, for a non-W3C trace id
+                (``trace_context.format``), a payload that is not JSON data (NaN, Infinity,
+                an unsafe integer, a non-JSON value) or an invalid field.
         """
         if op == REPLY_OP:
             raise ProducerError("'$reply' is the response op; answer with req.reply()/req.fail()")
@@ -208,7 +232,10 @@ class MxRequest(MxModel, Generic[ArgsT]):
         if parent_span_id is not None:
             fields["parent_span_id"] = require_span_id(parent_span_id, "parent_span_id")
         model = _for_payload(cls, payload)
-        created: MxRequest[Any] = model(**fields)
+        try:
+            created: MxRequest[Any] = model(**fields)
+        except ValidationError as exc:
+            raise _refused(exc, model, payload) from exc
         return created
 
     @overload
@@ -253,13 +280,17 @@ class MxRequest(MxModel, Generic[ArgsT]):
             settings: the settings to read defaults from.
 
         Raises:
-            ProducerError: when this request has no ``correlationId`` (nothing to echo).
-            pydantic.ValidationError: when the payload is not JSON data or a model.
+            ProducerError: when this request has no ``correlationId`` (nothing to echo);
+                with ``violations`` naming each rule and pointer, when the payload is not
+                JSON data or a model (NaN, Infinity, an unsafe integer, a non-JSON value).
         """
         fields = self._reply_fields(clock, from_, settings)
         fields["payload"] = payload
         model = _for_payload(MxResponse, payload)
-        answer: MxResponse[Any] = model(**fields)
+        try:
+            answer: MxResponse[Any] = model(**fields)
+        except ValidationError as exc:
+            raise _refused(exc, model, payload) from exc
         return answer
 
     def fail(
@@ -292,12 +323,23 @@ class MxRequest(MxModel, Generic[ArgsT]):
 
         Raises:
             ProducerError: when this request has no ``correlationId``, for ``OK``, or a
-                status outside 100-599.
+                status outside 100-599; with ``violations`` naming each rule and pointer
+                (``/payload/...``), for ``details`` or ``error`` that are not JSON.
         """
-        error_payload = MxErrorPayload.of(code, error, status_code=status_code, details=details)
+        try:
+            error_payload = MxErrorPayload.of(code, error, status_code=status_code, details=details)
+        except ProducerError as exc:
+            if not exc.violations:
+                raise
+            # Validated on its own, the payload's pointers are relative to it.
+            found = [replace(v, pointer="/payload" + v.pointer) for v in exc.violations]
+            raise ProducerError.of(found) from exc
         fields = self._reply_fields(clock, from_, settings)
         fields["payload"] = error_payload
-        return cast("MxResponse[Never]", MxResponse(**fields))
+        try:
+            return cast("MxResponse[Never]", MxResponse(**fields))
+        except ValidationError as exc:
+            raise ProducerError.from_validation(exc, MxResponse) from exc
 
     def _reply_fields(
         self, clock: LamportClock | None, from_: str | None, settings: Settings | None

@@ -13,6 +13,7 @@ from typing import Annotated, Final
 
 from pydantic import AfterValidator, StringConstraints
 from pydantic_core import PydanticCustomError
+from typing_extensions import Never
 
 from .. import rules
 from .._errors import ProducerError
@@ -81,14 +82,19 @@ def new_span_id() -> str:
     return span_id()
 
 
+# The wire member each producing keyword fills, for the refusal's pointer.
+_POINTERS: Final = {"trace_id": "/traceId", "span_id": "/spanId", "parent_span_id": "/parentSpanId"}
+
+
 def require_trace_id(value: str, name: str = "trace_id") -> str:
     """Return ``value`` if it is a W3C trace-id.
 
     Raises:
-        ProducerError: when it is not; the SDK never emits a non-W3C id of its own accord.
+        ProducerError: when it is not (``trace_context.format``); the SDK never emits a
+            non-W3C id of its own accord.
     """
-    if not is_trace_id(value):
-        raise ProducerError(f"{name} {value!r} is not a W3C trace-id (32 lowercase hex, not 0)")
+    if not isinstance(value, str) or not is_trace_id(value):
+        _refuse(name, f"{name} {value!r} is not a W3C trace-id (32 lowercase hex, not 0)")
     return value
 
 
@@ -96,11 +102,16 @@ def require_span_id(value: str, name: str = "span_id") -> str:
     """Return ``value`` if it is a W3C span id.
 
     Raises:
-        ProducerError: when it is not.
+        ProducerError: when it is not (``trace_context.format``).
     """
-    if not is_span_id(value):
-        raise ProducerError(f"{name} {value!r} is not a W3C span id (16 lowercase hex, not 0)")
+    if not isinstance(value, str) or not is_span_id(value):
+        _refuse(name, f"{name} {value!r} is not a W3C span id (16 lowercase hex, not 0)")
     return value
+
+
+def _refuse(name: str, message: str) -> Never:
+    at = _POINTERS.get(name, "")
+    raise ProducerError(message, [violation(rules.TRACE_CONTEXT_FORMAT, at, message)])
 
 
 def trace_warnings(trace: object, span: object, parent: object) -> list[Violation]:

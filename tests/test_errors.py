@@ -1,0 +1,286 @@
+"""One error contract: every producing call refuses bad content with ``ProducerError``.
+
+Each case is a producing call given content that no valid message holds; the refusal is a
+``ProducerError`` (a ``ValueError``, never pydantic's ``ValidationError``) whose ``violations``
+name the rule ids and JSON pointers a consumer's :func:`envelopekit.check` would use.
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib
+import inspect
+import math
+import pkgutil
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+import envelopekit
+from envelopekit import _errors
+from envelopekit.babelqueue import BabelEnvelope
+from envelopekit.matrix import MxErrorCode, MxRequest
+
+URN = "urn:babel:orders:created"
+INT64_MAX = 2**63 - 1
+W3C_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+
+
+def _babel() -> BabelEnvelope[dict[str, Any]]:
+    return BabelEnvelope.create(URN, {"order_id": 1})
+
+
+def _request() -> MxRequest[Any]:
+    return MxRequest.create("fs.list", {}, expect_reply=True)
+
+
+Call = Callable[[], object]
+CASES: list[tuple[str, Call, list[tuple[str, str]]]] = [
+    # BabelEnvelope.create
+    (
+        "create-nan",
+        lambda: BabelEnvelope.create(URN, {"x": math.nan}),
+        [("number.non_finite", "/data/x")],
+    ),
+    (
+        "create-infinity-nested",
+        lambda: BabelEnvelope.create(URN, {"a": {"b": [1, math.inf]}}),
+        [("number.non_finite", "/data/a/b/1")],
+    ),
+    (
+        "create-datetime",
+        lambda: BabelEnvelope.create(URN, {"at": datetime.datetime(2026, 1, 2)}),
+        [("json.invalid", "/data/at")],
+    ),
+    (
+        "create-decimal",
+        lambda: BabelEnvelope.create(URN, {"n": [Decimal("1.5")]}),
+        [("json.invalid", "/data/n/0")],
+    ),
+    (
+        "create-non-string-key",
+        lambda: BabelEnvelope.create(URN, {"m": {1: "x"}}),
+        [("json.invalid", "/data/m")],
+    ),
+    (
+        "create-lone-surrogate",
+        lambda: BabelEnvelope.create(URN, {"s": "\udcff"}),
+        [("json.invalid", "/data/s")],
+    ),
+    (
+        "create-beyond-int64",
+        lambda: BabelEnvelope.create(URN, {"x": 2**64}),
+        [("number.out_of_range", "/data/x")],
+    ),
+    (
+        "create-bad-trace-id",
+        lambda: BabelEnvelope.create(URN, {}, trace_id="trace-xyz"),
+        [("message-envelope.format.uuid", "/trace_id")],
+    ),
+    (
+        "create-trace-id-not-a-string",
+        lambda: BabelEnvelope.create(URN, {}, trace_id=7),  # type: ignore[arg-type]
+        [("message-envelope.type", "/trace_id")],
+    ),
+    (
+        "create-queue-not-a-string",
+        lambda: BabelEnvelope.create(URN, {}, queue=3),  # type: ignore[arg-type]
+        [("message-envelope.type", "/meta/queue")],
+    ),
+    ("create-blank-urn", lambda: BabelEnvelope.create(" \t", {}), [("urn.missing", "/job")]),
+    # BabelEnvelope.child
+    (
+        "child-nan",
+        lambda: _babel().child("urn:babel:orders:shipped", {"x": -math.inf}),
+        [("number.non_finite", "/data/x")],
+    ),
+    (
+        "child-non-json",
+        lambda: _babel().child("urn:babel:orders:shipped", {"x": {1, 2}}),
+        [("json.invalid", "/data/x")],
+    ),
+    # BabelEnvelope.retried
+    (
+        "retried-past-int64",
+        lambda: _babel().model_copy(update={"attempts": INT64_MAX}).retried(),
+        [("message-envelope.maximum", "/attempts")],
+    ),
+    # BabelEnvelope.dead_lettered
+    (
+        "dead_lettered-unknown-reason",
+        lambda: _babel().dead_lettered("max_attempts"),  # type: ignore[arg-type]
+        [("message-envelope.enum", "/dead_letter/reason")],
+    ),
+    (
+        "dead_lettered-nan-failed-at",
+        lambda: _babel().dead_lettered("failed", failed_at=math.nan),  # type: ignore[arg-type]
+        [("message-envelope.type", "/dead_letter/failed_at")],
+    ),
+    (
+        "dead_lettered-queue-not-a-string",
+        lambda: _babel().dead_lettered("failed", original_queue=3),  # type: ignore[arg-type]
+        [("message-envelope.type", "/dead_letter/original_queue")],
+    ),
+    # MxRequest.create
+    (
+        "mx-create-nan",
+        lambda: MxRequest.create("fs.list", {"x": math.nan}),
+        [("number.non_finite", "/payload/x")],
+    ),
+    (
+        "mx-create-non-json",
+        lambda: MxRequest.create("fs.list", {"x": [object()]}),  # type: ignore[list-item]
+        [("json.invalid", "/payload/x/0")],
+    ),
+    (
+        "mx-create-out-of-range",
+        lambda: MxRequest.create("fs.list", {"x": 2**70}),
+        [("number.out_of_range", "/payload/x")],
+    ),
+    (
+        "mx-create-negative-lamport",
+        lambda: MxRequest.create("fs.list", {}, lamport=-1),
+        [("request.minimum", "/lamport")],
+    ),
+    (
+        "mx-create-reply-to-not-a-string",
+        lambda: MxRequest.create("fs.list", {}, expect_reply=True, reply_to=3),  # type: ignore[call-overload]
+        [("request.type", "/replyTo")],
+    ),
+    (
+        "mx-create-bad-trace-id",
+        lambda: MxRequest.create("fs.list", {}, trace_id=W3C_TRACE.upper()),
+        [("trace_context.format", "/traceId")],
+    ),
+    (
+        "mx-create-zero-parent-span",
+        lambda: MxRequest.create("fs.list", {}, trace_id=W3C_TRACE, parent_span_id="0" * 16),
+        [("trace_context.format", "/parentSpanId")],
+    ),
+    # MxRequest.reply
+    (
+        "mx-reply-infinity",
+        lambda: _request().reply({"ok": True, "size": math.inf}),
+        [("number.non_finite", "/payload/size")],
+    ),
+    (
+        "mx-reply-non-json",
+        lambda: _request().reply({"ok": True, "at": datetime.date(2026, 1, 2)}),  # type: ignore[dict-item]
+        [("json.invalid", "/payload/at")],
+    ),
+    (
+        "mx-reply-from-not-a-string",
+        lambda: _request().reply({"ok": True}, from_=3),  # type: ignore[call-overload]
+        [("response.type", "/from")],
+    ),
+    # MxRequest.fail
+    (
+        "mx-fail-nan-details",
+        lambda: _request().fail(MxErrorCode.NOT_FOUND, "gone", details={"a": math.nan}),
+        [("number.non_finite", "/payload/details/a")],
+    ),
+    (
+        "mx-fail-non-json-details",
+        lambda: _request().fail(MxErrorCode.NOT_FOUND, "gone", details=[b"raw"]),  # type: ignore[list-item]
+        [("json.invalid", "/payload/details/0")],
+    ),
+    (
+        "mx-fail-error-not-a-string",
+        lambda: _request().fail(MxErrorCode.NOT_FOUND, 3),  # type: ignore[arg-type]
+        [("error-payload.type", "/payload/error")],
+    ),
+]
+
+
+@pytest.mark.parametrize(("call", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_a_producing_call_refuses_bad_content_with_rules_and_pointers(
+    call: Call, expected: list[tuple[str, str]]
+) -> None:
+    with pytest.raises(envelopekit.ProducerError) as caught:
+        call()
+    refused = caught.value
+    assert isinstance(refused, ValueError) and not isinstance(refused, ValidationError)
+    assert [(v.rule, v.pointer) for v in refused.violations] == expected
+    for found in refused.violations:
+        assert envelopekit.rules.is_rule(found.rule), found.rule
+        assert found.pointer in str(refused) or found.message in str(refused)
+
+
+def test_the_valid_counterparts_produce() -> None:
+    # The same calls with good content pass, so each refusal above is about the content.
+    env = BabelEnvelope.create(URN, {"x": 1.5, "a": {"b": [1, 2]}}, trace_id=None, queue="q")
+    env.child("urn:babel:orders:shipped", {"x": 0}).retried().dead_lettered("failed").redriven()
+    request = MxRequest.create("fs.list", {"x": 2**53 - 1}, lamport=0, trace_id=W3C_TRACE)
+    answered = _request()
+    answered.reply({"ok": True, "size": 1})
+    answered.fail(MxErrorCode.NOT_FOUND, "gone", details={"a": 1})
+    assert envelopekit.check(env.to_json(), spec="babelqueue").ok
+    assert envelopekit.check(request.to_json(), spec="matrix").ok
+
+
+# --- the exceptions, in one module --------------------------------------------------------------
+
+# Raised and caught inside the command line (each becomes exit status 2); never public.
+CLI_INTERNAL = {
+    "envelopekit._cli.UsageError",
+    "envelopekit._cli_compat.CompatUsageError",
+    "envelopekit._cli_redrive.RedriveUsageError",
+}
+
+
+def _defined_exceptions() -> dict[str, type[BaseException]]:
+    found: dict[str, type[BaseException]] = {}
+    modules = [envelopekit.__name__] + [
+        info.name
+        for info in pkgutil.walk_packages(envelopekit.__path__, envelopekit.__name__ + ".")
+        if info.name != "envelopekit.__main__"
+    ]
+    for name in modules:
+        for value in vars(importlib.import_module(name)).values():
+            if (
+                inspect.isclass(value)
+                and issubclass(value, BaseException)
+                and value.__module__ == name
+            ):
+                found[f"{name}.{value.__qualname__}"] = value
+    return found
+
+
+def test_every_exception_lives_in_errors_and_is_exported() -> None:
+    defined = _defined_exceptions()
+    public = {name: cls for name, cls in defined.items() if name not in CLI_INTERNAL}
+    assert set(defined) >= CLI_INTERNAL
+    assert public, "no exception found: the walk is broken"
+    for name, cls in public.items():
+        assert cls.__module__ == "envelopekit._errors", f"{name} is defined outside _errors.py"
+        assert cls.__name__ in envelopekit.__all__, f"{name} is not exported from envelopekit"
+        assert getattr(envelopekit, cls.__name__) is cls
+        assert issubclass(cls, envelopekit.EnvelopekitError)
+        assert cls.__name__ in (_errors.__doc__ or ""), f"{name} is missing from the tree"
+    assert set(_errors.__all__) == {cls.__name__ for cls in public.values()}
+
+
+def test_cli_internal_errors_are_not_public() -> None:
+    packages = ["envelopekit", "envelopekit.babelqueue", "envelopekit.som", "envelopekit.matrix"]
+    exported = {n for p in packages for n in importlib.import_module(p).__all__}
+    assert not {name.rsplit(".", 1)[1] for name in CLI_INTERNAL} & exported
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "DecryptError",
+        "InvalidPayloadError",
+        "SchemaRegistryError",
+        "SeenStoreUnavailable",
+        "UnknownUrnError",
+    ],
+)
+def test_babelqueue_still_exports_its_exceptions(name: str) -> None:
+    import envelopekit.babelqueue as bq
+
+    assert name in bq.__all__
+    assert getattr(bq, name) is getattr(envelopekit, name)
