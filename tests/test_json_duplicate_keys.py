@@ -1,0 +1,75 @@
+"""``duplicate_keys``: its fast pre-test against an exact reference, case by case."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import orjson
+import pytest
+
+from envelopekit import rules
+from envelopekit._json import _may_repeat, duplicate_keys
+
+# (text, the pointers of the repeated members)
+CASES: dict[str, tuple[bytes | str, list[str]]] = {
+    "flat-distinct": (b'{"a":1,"b":2}', []),
+    "flat-repeated": (b'{"a":1,"a":2}', ["/a"]),
+    "colon-in-value": (b'{"a":"x:y:z","b":1}', []),
+    "colon-in-value-repeated": (b'{"a":"x:y","a":1}', ["/a"]),
+    "colon-in-key-repeated": (b'{"a:b":1,"a:b":2}', ["/a:b"]),
+    "escaped-quote-and-colon": (b'{"a\\":":1,"b":"\\":\\""}', []),
+    "escaped-quote-key-repeated": (b'{"a\\":":1,"a\\":":2}', ['/a":']),
+    "escaped-backslash-ends-key": (b'{"a\\\\":1,"a\\\\":2}', ["/a\\"]),
+    "unicode-escape-quote": (b'{"\\u0022:":1,"\\"":2}', []),
+    "unicode-escape-same-name": (b'{"\\u0061":1,"a":2}', ["/a"]),
+    "whitespace-around-colons": (b'{ "a" : 1 ,\n "a" :\t2 }', ["/a"]),
+    "nested-in-arrays": (b'[{"k":1},{"k":1,"k":2}]', ["/1/k"]),
+    "deep-repeated-pointer-escaped": (
+        b'{"x/y":{"~":[{"k":[1,{"z":0,"z":1}]}]}}',
+        ["/x~1y/~0/0/k/1/z"],
+    ),
+    "empty-containers": (b'{"a":{},"b":[],"c":[[],{}]}', []),
+    "nan-orjson-refuses-distinct": (b'{"a":NaN,"b":1}', []),
+    "nan-orjson-refuses-repeated": (b'{"a":NaN,"a":1}', ["/a"]),
+    "beyond-64-bits-distinct": (b'{"a":18446744073709551616,"b":1}', []),
+    "beyond-64-bits-repeated": (b'{"a":18446744073709551616,"a":1}', ["/a"]),
+    "str-with-lone-surrogate-repeated": ('{"a":"\ud800","a":1}', ["/a"]),
+    "str-distinct": ('{"a":"é:","b":1}', []),
+    "not-json": (b'{"a":1,"a":', []),
+    "scalar": (b"1", []),
+}
+
+
+def _reference(text: bytes | str) -> bool:
+    """Whether any object repeats a name, by the standard library's pairs."""
+    repeated = False
+
+    def pairs(found: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal repeated
+        repeated |= len({k for k, _ in found}) != len(found)
+        return dict(found)
+
+    try:
+        json.loads(text, object_pairs_hook=pairs)
+    except ValueError:
+        return False
+    return repeated
+
+
+@pytest.mark.parametrize(("text", "pointers"), CASES.values(), ids=CASES.keys())
+def test_duplicate_keys(text: bytes | str, pointers: list[str]) -> None:
+    found = duplicate_keys(text)
+    assert [v.pointer for v in found] == pointers
+    assert {v.rule for v in found} <= {rules.JSON_DUPLICATE_KEY}
+
+
+@pytest.mark.parametrize("text", [text for text, _ in CASES.values()], ids=CASES.keys())
+def test_pre_test_is_exact_where_orjson_reads(text: bytes | str) -> None:
+    encoded = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    try:
+        orjson.loads(encoded)
+    except orjson.JSONDecodeError:
+        assert _may_repeat(text)  # not read: the exact scan decides
+    else:
+        assert _may_repeat(text) == _reference(text)
