@@ -205,6 +205,22 @@ def test_progress_bar_only_for_large_inputs_on_a_terminal() -> None:
     assert _Progress(PROGRESS_MIN_BYTES * 10, enabled=False)._bar is None
 
 
+def test_progress_bar_advances_in_steps_and_ends_complete() -> None:
+    # rich's advance() per message cost more than the validation (bench/run.py).
+    from envelopekit._cli import PROGRESS_MIN_BYTES, PROGRESS_MIN_STEP, _Progress
+
+    progress = _Progress(PROGRESS_MIN_BYTES, enabled=True)
+    task = progress._bar.tasks[0]
+    with progress:
+        progress.advance(PROGRESS_MIN_STEP - 1)
+        assert task.completed == 0
+        progress.advance(1)
+        assert task.completed == PROGRESS_MIN_STEP
+        progress.advance(10)
+        assert task.completed == PROGRESS_MIN_STEP
+    assert task.completed == PROGRESS_MIN_STEP + 10
+
+
 def test_progress_bar_draws_on_a_terminal(tmp_path: Path) -> None:
     # A real pseudo-terminal on stderr: the bar appears there, never on stdout.
     import pty
