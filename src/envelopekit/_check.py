@@ -135,10 +135,13 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
     target = None if spec == "auto" else _LOADED.get(spec) or spec_named(spec)
     if settings is None:
         settings = get_settings()
-    text = _as_bytes(raw)
-    # Validate the UTF-8 bytes: a str holding a lone surrogate becomes bytes that are not
-    # UTF-8, which the parser refuses as json.invalid like any other undecodable input.
-    encoded = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    if type(raw) is bytes:
+        encoded = raw
+    else:
+        text = _as_bytes(raw)
+        # Validate the UTF-8 bytes: a str holding a lone surrogate becomes bytes that are not
+        # UTF-8, which the parser refuses as json.invalid like any other undecodable input.
+        encoded = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
     size = len(encoded)
     name = spec
     limit = settings.max_message_bytes
@@ -146,7 +149,9 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
         limit = target.max_bytes
     if size > limit:
         return _refused(name, rules.MESSAGE_TOO_LARGE, f"{size} bytes exceeds {limit}.")
-    if exceeds_depth(encoded, settings.max_depth):
+    depth = settings.max_depth
+    # The bracket count bounds the depth: only a text with more brackets is scanned.
+    if encoded.count(b"{") + encoded.count(b"[") > depth and exceeds_depth(encoded, depth):
         return _refused(
             name, rules.MESSAGE_TOO_DEEP, f"The JSON nests deeper than {settings.max_depth}."
         )
@@ -176,7 +181,7 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
                 found, rules.MESSAGE_TOO_LARGE, f"{size} bytes exceeds {target.max_bytes}."
             )
     verdict = target.validate(encoded, settings)
-    if not verdict.ok and verdict.violations[0].rule == rules.JSON_INVALID:
+    if verdict.violations and verdict.violations[0].rule == rules.JSON_INVALID:
         stand_in = _long_integers_replaced(encoded, verdict.violations[0].message)
         if stand_in is not None:
             verdict = _long_integers_named(target.validate(stand_in, settings), verdict)
@@ -187,11 +192,12 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
             verdict.envelope = None
         elif repeated:
             verdict.warnings[:0] = repeated
-    limit = settings.max_violations
-    if len(verdict.violations) > limit:
-        verdict.violations = cap(verdict.violations, limit)
-    if len(verdict.warnings) > limit:
-        verdict.warnings = cap(verdict.warnings, limit)
+    if verdict.violations or verdict.warnings:
+        limit = settings.max_violations
+        if len(verdict.violations) > limit:
+            verdict.violations = cap(verdict.violations, limit)
+        if len(verdict.warnings) > limit:
+            verdict.warnings = cap(verdict.warnings, limit)
     return verdict
 
 

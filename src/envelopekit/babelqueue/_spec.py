@@ -24,16 +24,18 @@ class _BabelQueue(Spec):
     def validate(self, raw: bytes | str, settings: Settings) -> Verdict[Any]:
         large = len(raw) > FULL_REPORT_BYTES
         try:
-            if large:
-                envelope = _fail_fast().validate_json(raw)
-            else:
-                envelope = BabelEnvelope.model_validate_json(raw)
+            # The model's own validator, called as model_validate_json does but without the
+            # keyword arguments it passes on (a tenth of a microsecond on every message).
+            validator = _fail_fast() if large else BabelEnvelope.__pydantic_validator__
+            envelope = validator.validate_json(raw)
         except ValidationError as exc:
             found = violations(
                 exc, model=BabelEnvelope, limit=settings.max_violations, partial=large
             )
             return Verdict("babelqueue", None, found)
-        return Verdict("babelqueue", envelope, [], envelope.envelope_warnings())
+        # Only a message with something noted has private state (attach_warnings).
+        private = envelope.__pydantic_private__
+        return Verdict("babelqueue", envelope, [], envelope.envelope_warnings() if private else [])
 
     def signature(self, document: Mapping[str, Any]) -> bool:
         # An identity and a meta block with a schema version: no other spec's message has both.
