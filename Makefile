@@ -28,7 +28,7 @@ demo: $(VENV)/.stamp-install
 	@$(BIN)/envelopekit validate examples/messages; status=$$?; \
 	  if [ $$status -gt 1 ]; then exit $$status; fi
 
-## test: lint, type-check (mypy --strict) and run the test suite.
+## test: lint, type-check (mypy --strict, basedpyright strict) and run the test suite.
 test: lint typecheck pytest
 
 lint: $(VENV)/.stamp-dev
@@ -37,6 +37,7 @@ lint: $(VENV)/.stamp-dev
 
 typecheck: $(VENV)/.stamp-dev
 	$(BIN)/mypy
+	$(BIN)/basedpyright
 
 pytest: $(VENV)/.stamp-dev
 	$(BIN)/pytest -q

@@ -1,3 +1,4 @@
+# pyright: standard
 """A BabelQueue consumer: routing by URN, the unknown-URN strategy, idempotency and SQS.
 
 Runs without AWS: a list of dicts shaped like boto3's ``receive_message`` output stands in for

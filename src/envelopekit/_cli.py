@@ -272,11 +272,12 @@ def _validate(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> i
         settings = settings.model_copy(update={"duplicate_keys": args.duplicate_keys})
     summary = Summary()
     as_json = args.format == "json"
+    spec: str = args.spec
     total = _input_bytes(args.paths, sys.stdin.buffer)
     pending: list[bytes] = []
     with _Progress(total, enabled=stderr.isatty()) as progress:
         for message in _messages(args.paths, sys.stdin.buffer, progress):
-            verdict = check(message.raw, args.spec, settings=settings)
+            verdict = check(message.raw, spec, settings=settings)
             summary.add(verdict)
             pending.append(
                 _json(message, verdict) if as_json else _text(message, verdict).encode("utf-8")

@@ -11,7 +11,7 @@ import importlib
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import orjson
 from pydantic import BaseModel, TypeAdapter
@@ -85,7 +85,7 @@ class _Generator(GenerateJsonSchema):
         refused = sorted(getattr(schema["cls"], "__false_schema__", ()))
         properties = json_schema.get("properties")
         if refused and isinstance(properties, dict):
-            properties.update(dict.fromkeys(refused, False))
+            cast("dict[str, Any]", properties).update(dict.fromkeys(refused, False))
         return json_schema
 
 
@@ -95,6 +95,7 @@ _ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
 def _plain_text(node: Any) -> Any:
     """Docstrings use reST markup; descriptions read as plain Markdown-ish text."""
     if isinstance(node, dict):
+        node = cast("dict[str, Any]", node)
         return {
             key: (
                 _ROLE.sub(r"`\1`", value).replace("``", "`")
@@ -104,7 +105,7 @@ def _plain_text(node: Any) -> Any:
             for key, value in node.items()
         }
     if isinstance(node, list):
-        return [_plain_text(item) for item in node]
+        return [_plain_text(item) for item in cast("list[object]", node)]
     return node
 
 
@@ -143,7 +144,7 @@ def json_schema(spec: str, name: str) -> dict[str, Any]:
 
 def write_schemas(directory: Path, specs: Iterable[str] | None = None) -> list[Path]:
     """Write ``<directory>/<spec>/<name>.schema.json`` for every schema; returns the paths."""
-    written = []
+    written: list[Path] = []
     for spec in specs if specs is not None else SCHEMA_NAMES:
         for name in SCHEMA_NAMES[spec]:
             path = directory / spec / f"{name}.schema.json"

@@ -11,6 +11,7 @@ from typing import Any, Final, Generic, TypeVar, Union
 
 from pydantic import BaseModel, Discriminator, ValidationError
 from pydantic_core import ErrorDetails, PydanticCustomError
+from typing_extensions import LiteralString
 
 from . import rules
 from ._compat import MISSING
@@ -113,10 +114,22 @@ def as_pydantic_error(found: Violation) -> PydanticCustomError:
     """The error a validator raises so that the mapper reports ``found`` (rule and pointer)."""
     # pydantic renders the message in Rust, which refuses a lone surrogate (a Python string
     # from `json.loads` may hold one): escape it, or reading the error would raise.
-    return PydanticCustomError(found.rule, _printable(found.message), {"pointer": found.pointer})
+    return PydanticCustomError(
+        literal(found.rule), literal(printable(found.message)), {"pointer": found.pointer}
+    )
 
 
-def _printable(text: str) -> str:
+def literal(text: str) -> LiteralString:
+    """``text`` as pydantic-core's error constructors are typed to take it.
+
+    They ask for a ``LiteralString`` so that input never becomes a message template by
+    accident; our rule ids and messages are built by us (input enters as quoted text).
+    """
+    return text  # pyright: ignore[reportReturnType]
+
+
+def printable(text: str) -> str:
+    """``text``, any lone surrogate in it (from a ``json.loads`` string) backslash-escaped."""
     if text.isascii():
         return text
     try:

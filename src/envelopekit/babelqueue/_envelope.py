@@ -20,7 +20,7 @@ from .._ids import now_ms, uuid4
 from .._json import INT64_MAX, dumps, needs_scan, plain_json, scan_numbers
 from .._model import WireModel, attach_warnings, attached_warnings
 from .._settings import Settings, get_settings
-from .._violations import Violation, _printable, as_pydantic_error, violation, violations
+from .._violations import Violation, as_pydantic_error, printable, violation, violations
 from ._dead_letter import DeadLetter, DeadLetterReason
 from ._forbidden import FORBIDDEN_META_KEYS, FORBIDDEN_TOP_LEVEL_KEYS
 from ._meta import SCHEMA_VERSION, BabelMeta
@@ -99,8 +99,9 @@ class BabelEnvelope(WireModel, Generic[DataT]):
                     "The message has no identity: neither 'job' nor 'urn' is a non-blank string",
                     {"pointer": "/job"},
                 )
-            # The frozen model is still under construction here.
-            fields["job"] = alias
+            # The frozen model is still under construction here (pyright reads an instance's
+            # `__dict__` as the class's mapping proxy).
+            fields["job"] = alias  # pyright: ignore[reportIndexIssue]
         meta = fields["meta"]
         extra = self.__pydantic_extra__
         meta_extra = meta.__pydantic_extra__
@@ -421,4 +422,4 @@ def _not_a_string(model: type[WireModel], at: str, value: object) -> ProducerErr
 
 def _unicode_text(text: str | None) -> str | None:
     r"""``text`` with any lone surrogate written as a ``\udcXX`` escape, so it encodes."""
-    return None if text is None else _printable(text)
+    return None if text is None else printable(text)

@@ -21,7 +21,7 @@ import contextlib
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
+from typing import Any, Generic, Literal, Protocol, TypeVar, cast, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -160,8 +160,8 @@ def message_id(message: object) -> str | None:
         meta = getattr(message, "meta", None)
         found = getattr(meta, "id", None)
     elif isinstance(message, Mapping):
-        meta = message.get("meta")
-        found = meta.get("id") if isinstance(meta, Mapping) else None
+        meta = cast("Mapping[str, Any]", message).get("meta")
+        found = cast("Mapping[str, Any]", meta).get("id") if isinstance(meta, Mapping) else None
     else:
         found = None
     return found if isinstance(found, str) and found else None

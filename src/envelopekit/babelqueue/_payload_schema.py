@@ -20,7 +20,7 @@ import os
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 from .. import rules
 from .._errors import InvalidPayloadError, SchemaRegistryError
@@ -81,13 +81,13 @@ class PayloadSchemas:
         """
         manifest_path = Path(path)
         manifest = _read_json(manifest_path)
-        entries = manifest.get("schemas") if isinstance(manifest, dict) else None
+        entries = _member(manifest, "schemas")
         if not isinstance(entries, list):
             raise SchemaRegistryError(f"{manifest_path} has no 'schemas' list")
         schemas: dict[str, Mapping[str, Any]] = {}
-        for index, entry in enumerate(entries):
-            urn = entry.get("urn") if isinstance(entry, dict) else None
-            file = entry.get("schema") if isinstance(entry, dict) else None
+        for index, entry in enumerate(cast("list[object]", entries)):
+            urn = _member(entry, "urn")
+            file = _member(entry, "schema")
             if not (isinstance(urn, str) and urn and isinstance(file, str) and file):
                 raise SchemaRegistryError(
                     f"{manifest_path}: schemas[{index}] needs a non-empty 'urn' and 'schema'"
@@ -95,7 +95,7 @@ class PayloadSchemas:
             schema = _read_json(manifest_path.parent / file)
             if not isinstance(schema, dict):
                 raise SchemaRegistryError(f"{file} (for {urn!r}) is not a JSON object")
-            schemas[urn] = schema
+            schemas[urn] = cast("dict[str, Any]", schema)
         return cls(schemas)
 
     def schema_for(self, urn: str) -> Mapping[str, Any] | None:
@@ -170,7 +170,7 @@ def _validator_class() -> Any:
 
     def required(validator: Any, names: Any, instance: Any, schema: Any) -> Iterator[Any]:
         if isinstance(names, list) and validator.is_type(instance, "object"):
-            for name in names:
+            for name in cast("list[object]", names):
                 if isinstance(name, str) and name not in instance:
                     # Point at the missing member, as the envelope's own `required` does.
                     yield error(f"{name!r} is a required property", path=[name])
@@ -180,7 +180,9 @@ def _validator_class() -> Any:
         if allowed is not False or not validator.is_type(instance, "object"):
             return
         properties = schema.get("properties")
-        known = properties if isinstance(properties, Mapping) else {}
+        known: Mapping[str, object] = (
+            cast("Mapping[str, object]", properties) if isinstance(properties, Mapping) else {}
+        )
         for name in instance:
             if name not in known:
                 yield error(f"{name!r} is not allowed (additionalProperties is false)", path=[name])
@@ -194,7 +196,7 @@ def _validator_class() -> Any:
 
     def properties(validator: Any, known: Any, instance: Any, schema: Any) -> Iterator[Any]:
         if isinstance(known, Mapping) and validator.is_type(instance, "object"):
-            for name, subschema in known.items():
+            for name, subschema in cast("Mapping[str, object]", known).items():
                 if name in instance:
                     yield from descend(validator, instance[name], subschema, name)
 
@@ -205,11 +207,13 @@ def _validator_class() -> Any:
                 yield from descend(validator, item, item_schema, index)
 
     def enum(validator: Any, values: Any, instance: Any, schema: Any) -> Iterator[Any]:
-        if isinstance(values, list) and not any(_same_json(instance, v) for v in values):
+        if isinstance(values, list) and not any(
+            same_json(instance, v) for v in cast("list[object]", values)
+        ):
             yield error(f"{_short(instance)} is not one of {values!r}")
 
     def const(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
-        if not _same_json(instance, value):
+        if not same_json(instance, value):
             yield error(f"{value!r} was expected")
 
     def minimum(validator: Any, bound: Any, instance: Any, schema: Any) -> Iterator[Any]:
@@ -250,14 +254,21 @@ def _to_violation(error: Any) -> Violation:
     )
 
 
-def _same_json(a: Any, b: Any) -> bool:
+def _member(document: Any, key: str) -> Any:
+    """``document[key]`` when ``document`` is a JSON object holding it, else ``None``."""
+    return cast("dict[str, Any]", document).get(key) if isinstance(document, dict) else None
+
+
+def same_json(a: Any, b: Any) -> bool:
     """Equality that also compares JSON types, all the way down: true != 1, 1 != 1.0."""
     if type(a) is not type(b):
         return False
     if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
+        left = cast("dict[object, object]", a)
+        return left.keys() == b.keys() and all(same_json(left[k], b[k]) for k in left)
     if isinstance(a, list):
-        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b, strict=True))
+        items = cast("list[object]", a)
+        return len(items) == len(b) and all(same_json(x, y) for x, y in zip(items, b, strict=True))
     return bool(a == b)
 
 

@@ -133,7 +133,8 @@ class RedisSeenStore:
     def remember(self, message_id: str) -> None:
         """Record ``message_id`` as handled, with the expiry, and end any claim on it."""
         try:
-            pipe = self.client.pipeline(transaction=True)
+            # redis-py's own annotations leave `shard_hint` untyped.
+            pipe = self.client.pipeline(transaction=True)  # pyright: ignore[reportUnknownMemberType]
             pipe.set(self._keys.seen_key(message_id), b"1", px=self._keys.ttl_ms)
             pipe.delete(self._keys.claim_key(message_id))
             pipe.execute()

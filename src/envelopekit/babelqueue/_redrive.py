@@ -49,7 +49,7 @@ class Redriven:
 
     envelope: BabelEnvelope[Any]
     queue: str
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict[str, str])
     received: BabelEnvelope[Any] | None = field(default=None, repr=False)
     wire: bytes | None = field(default=None, repr=False)
 

@@ -17,7 +17,7 @@ def charge(env: BabelEnvelope[Order]) -> None:
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from contextlib import contextmanager
 from typing import Any, Final, TypeVar
 
@@ -78,7 +78,7 @@ def bypass_external_effects(effect: Callable[[], T]) -> T | None:
 
 
 @contextmanager
-def replay_scope(active: bool) -> Iterator[None]:
+def replay_scope(active: bool) -> Generator[None, None, None]:
     """Mark the current context as handling a replay (or not) for the span of one dispatch.
 
     The hook an integration enters around a handler (``Router`` does; a FastStream

@@ -108,7 +108,8 @@ class MxErrorPayload(MxModel):
 
     __schema_name__: ClassVar[str] = "error-payload"
     model_config = ConfigDict(extra="allow")
-    __pydantic_extra__: dict[str, JsonData] = Field(init=False)
+    # pydantic's documented way to type the extras; the base declares them `dict[str, Any]`.
+    __pydantic_extra__: dict[str, JsonData] = Field(init=False)  # pyright: ignore[reportIncompatibleVariableOverride]
 
     ok: FalseConst
     """Always ``false``."""

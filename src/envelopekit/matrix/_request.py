@@ -65,7 +65,7 @@ def _for_payload(generic: type[Any], payload: object) -> type[Any]:
     # envelope parametrised by the payload's own class validates (and dumps) it as that model.
     params = generic.__pydantic_generic_metadata__["parameters"]
     if params and isinstance(payload, BaseModel) and not isinstance(payload, MxErrorPayload):
-        return cast("type[Any]", generic[type(payload)])
+        return cast("type[Any]", cast("Any", generic)[type(payload)])
     return generic
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Generic, Literal
+from typing import Annotated, Any, ClassVar, Generic, Literal, cast
 
 from pydantic import ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeVar
@@ -25,7 +25,8 @@ def payload_kind(value: Any) -> str:
     """The payload's branch: ``"error"`` when ``ok`` is ``false``, else ``"result"``."""
     if isinstance(value, dict):
         # `is False`: JSON `0` is not `false` (and is then no error payload at all).
-        return "error" if value.get("ok") is False else "result"
+        ok = cast("dict[str, Any]", value).get("ok")
+        return "error" if ok is False else "result"
     return "error" if isinstance(value, MxErrorPayload) else "result"
 
 
@@ -56,7 +57,8 @@ class MxResponse(MxModel, Generic[ResultT]):
 
     __schema_name__: ClassVar[str] = "response"
     model_config = ConfigDict(extra="allow", json_schema_extra=_response_json_schema)
-    __pydantic_extra__: dict[str, JsonData] = Field(init=False)
+    # pydantic's documented way to type the extras; the base declares them `dict[str, Any]`.
+    __pydantic_extra__: dict[str, JsonData] = Field(init=False)  # pyright: ignore[reportIncompatibleVariableOverride]
 
     op: Literal["$reply"]
     """Always ``"$reply"``."""

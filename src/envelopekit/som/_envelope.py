@@ -13,6 +13,7 @@ from typing import (
     Literal,
     TypeAlias,
     TypeVar,
+    cast,
     overload,
 )
 from uuid import UUID
@@ -164,7 +165,7 @@ class ModificationHeader(SomOpenModel):
 def _context_value(info: ValidationInfo, key: str) -> Any:
     context = info.context
     if isinstance(context, Mapping):
-        return context.get(key)
+        return cast("Mapping[str, Any]", context).get(key)
     return None
 
 

@@ -24,7 +24,7 @@ checks on the result. Either way what it accepts, the model accepts with the sam
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
@@ -137,7 +137,7 @@ def dispatching_validator(
         variant = _rewritten(schema, {**(narrowed or {}), field: choices[tag]}, functions)
         if variant is None:
             return None
-        by_tag[tag] = variant
+        by_tag[tag] = cast("CoreSchema", variant)
     # A rejected message is handed back as None, not raised: the errors would be built as a
     # Python ValidationError (with the whole input as Python objects) only to be dropped.
     union = core_schema.with_default_schema(

@@ -97,11 +97,11 @@ def _payload_tag(value: Any) -> str:
     if message_type is not None:
         return message_type if message_type in PAYLOAD_MODELS else UNVALIDATED
     # Serialising (or a model instance outside an envelope's validation).
-    kind = type(value)
+    kind = type(value)  # pyright: ignore[reportUnknownVariableType]
     if kind is TellingEvent or kind is LinkEvent:
         tag: str = value.message_type
         return tag
-    return _SINGLE_TYPE.get(kind, UNVALIDATED)
+    return _SINGLE_TYPE.get(kind, UNVALIDATED)  # pyright: ignore[reportUnknownArgumentType]
 
 
 SomPayload: TypeAlias = Annotated[

@@ -18,6 +18,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from .._compat import MISSING
+from .._violations import literal
 from ._types import (
     Bool,
     DateTimeStr,
@@ -246,7 +247,7 @@ def _required_any(model: SomModel, branches: tuple[tuple[str, ...], ...], messag
     for branch in branches:
         if all(getattr(model, name) is not MISSING for name in branch):
             return
-    raise PydanticCustomError("anyOf", message, {"also": "required"})
+    raise PydanticCustomError("anyOf", literal(message), {"also": "required"})
 
 
 class MediaRange(_Story):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
-from typing import Annotated, Any, ClassVar, Final, NoReturn, TypeAlias
+from typing import Annotated, Any, ClassVar, Final, NoReturn, TypeAlias, cast
 
 from pydantic import (
     AfterValidator,
@@ -37,6 +37,7 @@ from .. import rules
 from .._formats import DateTimeStr, UriStr, UuidStr
 from .._json import refuse_non_finite
 from .._model import WireModel
+from .._violations import literal
 
 __all__ = [
     "Bool",
@@ -110,11 +111,11 @@ Bool: TypeAlias = Annotated[bool, Strict()]
 
 
 def _non_finite(value: float) -> PydanticCustomError:
-    return PydanticCustomError(rules.NUMBER_NON_FINITE, f"{value!r} is not a JSON number.")
+    return PydanticCustomError(rules.NUMBER_NON_FINITE, literal(f"{value!r} is not a JSON number."))
 
 
 def _integer(value: Any) -> int:
-    kind = type(value)
+    kind = type(value)  # pyright: ignore[reportUnknownVariableType]
     if kind is int:
         return value  # type: ignore[no-any-return]
     if kind is float:
@@ -147,7 +148,7 @@ NonNegativeInteger: TypeAlias = Annotated[
 
 
 def _number(value: Any) -> float | int:
-    kind = type(value)
+    kind = type(value)  # pyright: ignore[reportUnknownVariableType]
     if kind is int:
         return value  # type: ignore[no-any-return]
     if kind is float:
@@ -208,7 +209,7 @@ TamsSource: TypeAlias = Annotated[str, StringConstraints(strict=True, pattern=TA
 
 
 def _any_of(message: str, also: str) -> PydanticCustomError:
-    return PydanticCustomError("anyOf", message, {"also": also})
+    return PydanticCustomError("anyOf", literal(message), {"also": also})
 
 
 def vendor_enum(*values: str) -> Callable[[Any], str]:
@@ -230,7 +231,7 @@ def _no_branch(value: Any) -> NoReturn:
     raise PydanticCustomError("anyOf", "Input should match one of the anyOf branches")
 
 
-NoBranch: TypeAlias = Annotated[Never, PlainValidator(_no_branch), Tag("anyOf"), SkipJsonSchema()]
+NoBranch: TypeAlias = SkipJsonSchema[Annotated[Never, PlainValidator(_no_branch), Tag("anyOf")]]
 """The last member of an ``anyOf`` union validated ``union_mode="left_to_right"``.
 
 It matches nothing: once every branch has failed, the union reports ``anyOf`` at the value
@@ -245,9 +246,10 @@ def _time_range(value: Any) -> str | list[str]:
             return value
         raise _any_of("Input should be a TAMS timerange or a list of them", "pattern type")
     if type(value) is list:
-        if all(type(item) is str and _TIMERANGE_RE.match(item) for item in value):
-            return value
-        bad = "type pattern" if all(type(i) is str for i in value) else "type"
+        items = cast("list[object]", value)
+        if all(type(item) is str and _TIMERANGE_RE.match(item) for item in items):
+            return cast("list[str]", items)
+        bad = "type pattern" if all(type(i) is str for i in items) else "type"
         raise _any_of("Input should be a TAMS timerange or a list of them", bad)
     raise _any_of("Input should be a TAMS timerange or a list of them", "type")
 
