@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 if TYPE_CHECKING:
     from ._violations import Violation
@@ -33,17 +36,52 @@ class WireModel(BaseModel):
 
     # Field docstrings become the descriptions of the generated JSON Schema; every dump
     # (`model_dump()`, `model_dump_json()`, FastAPI's responses) writes the wire names.
-    model_config = ConfigDict(use_attribute_docstrings=True, serialize_by_alias=True)
+    # One JSON Schema for both directions (what validation accepts is what a dump writes), so
+    # FastAPI's OpenAPI has one component per model, not an `-Input` and an `-Output`.
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        serialize_by_alias=True,
+        json_schema_mode_override="validation",
+    )
 
     __schema_name__: ClassVar[str] = ""
     __false_schema__: ClassVar[frozenset[str]] = frozenset()
     __field_rules__: ClassVar[Mapping[str, str]] = MappingProxyType({})
 
     @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        """The model's schema, with its descriptions in plain text wherever it is generated."""
+        found = handler(core_schema)
+        plain_descriptions(handler.resolve_ref_schema(found))
+        return found
+
+    @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         # Parametrised generics are titled "Name[Arg]"; the mapper strips the brackets.
         _REGISTRY.setdefault(cls.__name__.partition("[")[0], cls)
+
+
+_ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
+
+
+def plain_text(text: str) -> str:
+    """A docstring's reST markup (``` ``x`` ```, ``:meth:`x` ``) as the plain `x` of Markdown."""
+    return _ROLE.sub(r"`\1`", text).replace("``", "`")
+
+
+def plain_descriptions(schema: dict[str, Any]) -> None:
+    """Rewrite a model schema's description, and its properties', as :func:`plain_text`."""
+    description = schema.get("description")
+    if isinstance(description, str):
+        schema["description"] = plain_text(description)
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        for member in cast("dict[str, Any]", properties).values():
+            if isinstance(member, dict) and isinstance(member.get("description"), str):
+                member["description"] = plain_text(member["description"])
 
 
 def attach_warnings(model: BaseModel, found: list[Violation]) -> None:

@@ -18,6 +18,8 @@ from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
+from ._model import plain_text
+
 __all__ = ["BASE_ID", "SCHEMA_NAMES", "json_schema", "ref_to", "schema_id", "write_schemas"]
 
 DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
@@ -89,16 +91,13 @@ class _Generator(GenerateJsonSchema):
         return json_schema
 
 
-_ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
-
-
 def _plain_text(node: Any) -> Any:
-    """Docstrings use reST markup; descriptions read as plain Markdown-ish text."""
+    """Every description under ``node`` as :func:`plain_text` (enums' and non-model parts')."""
     if isinstance(node, dict):
         node = cast("dict[str, Any]", node)
         return {
             key: (
-                _ROLE.sub(r"`\1`", value).replace("``", "`")
+                plain_text(value)
                 if key == "description" and isinstance(value, str)
                 else _plain_text(value)
             )

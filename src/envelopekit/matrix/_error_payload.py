@@ -18,11 +18,11 @@ __all__ = ["MxErrorCode", "MxErrorPayload"]
 
 
 class MxErrorCode(str, Enum):
-    """The eleven machine-readable error codes of ``error-payload.json``, in the schema's order.
+    """The eleven machine-readable error codes of `error-payload.json`, in the schema's order.
 
-    The names are the gRPC / ``google.rpc.Code`` canonical codes; :attr:`http_status` is the
-    HTTP status that definition maps each one to (matrix.md §6), which
-    :meth:`MxRequest.fail` writes as ``statusCode`` unless told otherwise.
+    The names are the gRPC / `google.rpc.Code` canonical codes; `http_status` is the HTTP
+    status that definition maps each one to (matrix.md §6), which `MxRequest.fail` writes as
+    `statusCode` unless told otherwise.
     """
 
     OK = "OK"

@@ -34,12 +34,12 @@ __all__ = [
 
 
 class UnvalidatedPayload(RootModel[JsonObject]):
-    """The payload of a ``message_type`` SOM 1.0 publishes no schema for.
+    """The payload of a `message_type` SOM 1.0 publishes no schema for.
 
-    The JSON object is kept exactly as received (``.root``); only NaN and Infinity are
-    refused in it (``number.non_finite``). The envelope around it is still fully checked, and
-    the verdict carries a ``payload.unvalidated`` warning. Conformant consumers ignore message
-    types they do not handle (SOM conformance §5).
+    The JSON object is kept exactly as received (`.root`); only NaN and Infinity are refused in
+    it (`number.non_finite`). The envelope around it is still fully checked, and the verdict
+    carries a `payload.unvalidated` warning. Conformant consumers ignore message types they do
+    not handle (SOM conformance §5).
     """
 
     model_config = ConfigDict(frozen=True)

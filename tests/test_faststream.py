@@ -1,0 +1,106 @@
+"""FastStream: subscribers typed by each public model, on the Redis and Kafka test brokers.
+
+FastStream decodes a JSON body and validates it into the subscriber's annotation from Python
+objects, the dict door; a message published as our model is serialized by pydantic. Both must
+arrive as the model ``model_validate_json`` reads from the wire bytes.
+"""
+
+# No `from __future__ import annotations`: the handlers' annotations are read at runtime.
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from faststream.kafka import KafkaBroker, TestKafkaBroker
+from faststream.redis import RedisBroker, TestRedisBroker
+from pydantic import BaseModel
+
+from envelopekit.babelqueue import BabelEnvelope
+from envelopekit.matrix import MxErrorCode, MxErrorPayload, MxRequest, MxResponse
+from envelopekit.som import OriginatingSystem, SomEnvelope, StoryContext
+
+
+class OrderCreated(BaseModel):
+    order_id: int
+
+
+def _messages() -> dict[str, tuple[Any, BaseModel]]:
+    request = MxRequest.create("fs.list", {"path": "/"}, expect_reply=True)
+    story = StoryContext(
+        story_id="s-1",
+        slug="S",
+        headline="Storm",
+        story_type="PLANNED",
+        sequence_number=1,
+        updated_at="2026-09-11T13:00:00Z",
+    )
+    system = OriginatingSystem(system_id="ncs-1", system_type="ncs")
+    return {
+        "babelqueue": (
+            BabelEnvelope,
+            BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1}),
+        ),
+        "babelqueue-order": (
+            BabelEnvelope[OrderCreated],
+            BabelEnvelope[OrderCreated].create(
+                "urn:babel:orders:created", OrderCreated(order_id=2)
+            ),
+        ),
+        "som": (SomEnvelope, SomEnvelope.create("story.context", story, originating_system=system)),
+        "matrix-request": (MxRequest, request),
+        "matrix-reply": (MxResponse, request.reply({"ok": True, "count": 0, "items": []})),
+        "matrix-failed": (MxResponse, request.fail(MxErrorCode.NOT_FOUND, "no such dir")),
+        "matrix-error-payload": (
+            MxErrorPayload,
+            MxErrorPayload.of(MxErrorCode.UNAVAILABLE, "try later"),
+        ),
+    }
+
+
+MESSAGES = _messages()
+
+
+async def _deliver(kind: str, model: Any, message: BaseModel) -> list[Any]:
+    received: list[Any] = []
+    wire = json.loads(message.to_json())  # type: ignore[attr-defined]
+    if kind == "redis":
+        redis = RedisBroker()
+
+        @redis.subscriber("envelopes")
+        async def on_redis(envelope: model) -> None:
+            received.append(envelope)
+
+        async with TestRedisBroker(redis) as redis_broker:
+            await redis_broker.publish(message, channel="envelopes")
+            await redis_broker.publish(wire, channel="envelopes")
+    else:
+        kafka = KafkaBroker()
+
+        @kafka.subscriber("envelopes")
+        async def on_kafka(envelope: model) -> None:
+            received.append(envelope)
+
+        async with TestKafkaBroker(kafka) as kafka_broker:
+            await kafka_broker.publish(message, topic="envelopes")
+            await kafka_broker.publish(wire, topic="envelopes")
+    return received
+
+
+@pytest.mark.parametrize("broker", ["redis", "kafka"])
+@pytest.mark.parametrize("name", list(MESSAGES))
+def test_a_typed_subscriber_receives_the_model(broker: str, name: str) -> None:
+    model, message = MESSAGES[name]
+    received = asyncio.run(_deliver(broker, model, message))
+    expected = model.model_validate_json(message.to_json())  # type: ignore[attr-defined]
+    assert received == [expected, expected]
+    assert all(type(item) is type(expected) for item in received)
+    assert [r.to_json() for r in received] == [message.to_json()] * 2  # type: ignore[attr-defined]
+
+
+def test_a_failed_reply_arrives_as_an_error_payload() -> None:
+    _, failed = MESSAGES["matrix-failed"]
+    for broker in ("redis", "kafka"):
+        (first, second) = asyncio.run(_deliver(broker, MxResponse, failed))
+        assert first.is_error and second.is_error
+        assert isinstance(first.payload, MxErrorPayload)
+        assert first.payload.code is MxErrorCode.NOT_FOUND
