@@ -1,3 +1,4 @@
+# pyright: standard
 """A BabelQueue worker on Redis with FastStream: start as many as you like, on any machines.
 
 ```
@@ -88,7 +89,7 @@ async def work(url: str, worker_id: str, once: bool) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("url", help="redis://host:port/db")
     parser.add_argument("--worker-id", default="worker-1")
     parser.add_argument("--produce", type=int, metavar="N", help="push N orders and exit")

@@ -133,11 +133,12 @@ class _Reliable:
                 await self.consume_one(message)
 
 
-class _ReliableListSubscriber(_Reliable, ListSubscriber):
+# `_Reliable` declares the attributes it reads; FastStream's bases define them as properties.
+class _ReliableListSubscriber(_Reliable, ListSubscriber):  # pyright: ignore[reportIncompatibleVariableOverride, reportIncompatibleMethodOverride]
     __slots__ = ()
 
 
-class _ReliableConcurrentListSubscriber(_Reliable, ListConcurrentSubscriber):
+class _ReliableConcurrentListSubscriber(_Reliable, ListConcurrentSubscriber):  # pyright: ignore[reportIncompatibleVariableOverride, reportIncompatibleMethodOverride]
     __slots__ = ()
 
 
