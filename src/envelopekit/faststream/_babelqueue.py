@@ -20,7 +20,7 @@ A refusal never raises into the broker loop. The one exception that does is
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal, cast
 
 from faststream import Context, StreamMessage
@@ -103,11 +103,13 @@ class BabelQueueConsumer:
         """The outcome, and the id to remember when it is acknowledged (after a success)."""
         if self.endpoint.kind == "kafka" and (refused := kafka.gate(headers)) is not None:
             return Reject(body, [refused]), None
-        reconcile = None
+        reconcile: Callable[[Any], Any] | None = None
         if self.endpoint.kind == "kafka":
 
-            def reconcile(env: Any) -> Any:
+            def reconcile_kafka(env: Any) -> Any:
                 return kafka.reconcile(env, headers)
+
+            reconcile = reconcile_kafka
 
         decision = self.router.route(
             body, queue=self.queue, reconcile=reconcile, replay=self._replay(body, headers)
@@ -177,12 +179,14 @@ class BabelQueueConsumer:
         remember: str | None,
     ) -> None:
         if isinstance(outcome, (Done, Delete)):
-            also = None
+            also: Callable[[Any], None] | None = None
             if remember is not None:
                 store: Any = self.seen
 
-                def also(pipe: Any) -> None:
+                def remember_in(pipe: Any) -> None:
                     store.remember_on(pipe, remember)
+
+                also = remember_in
 
             await self.endpoint.settle(message, None, b"", {}, also=also)
         elif isinstance(outcome, Release):
