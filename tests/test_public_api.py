@@ -1,12 +1,23 @@
-"""Each package's ``__all__`` is complete and importable, and API.md's names exist."""
+"""Each package's ``__all__`` is complete and importable; API.md's names and signatures hold.
+
+API.md (the public contract) is vendored verbatim in ``tests/data/api/`` and parsed here: each
+import it writes must succeed, and each call it writes must match the real signature (the
+positional parameters in order, the keyword-only ones with their defaults, the return type).
+"""
 
 from __future__ import annotations
 import __future__
 
+import ast
 import importlib
+import inspect
+import re
 import types
+from typing import Any
 
 import pytest
+
+from tests.conftest import DATA
 
 PACKAGES = [
     "envelopekit",
@@ -42,30 +53,128 @@ def test_all_is_complete_and_importable(name: str) -> None:
     assert not missing, f"public but not in __all__: {sorted(missing)}"
 
 
-def test_api_contract_names() -> None:
-    # The names API.md promises, spelled exactly.
-    import envelopekit as ek
-    from envelopekit.babelqueue import BabelEnvelope, BabelMeta, DeadLetter
-    from envelopekit.matrix import MxErrorCode, MxErrorPayload, MxRequest, MxResponse
-    from envelopekit.som import OriginatingSystem, SomEnvelope
+# The public contract, vendored verbatim with its checksum (tests/data/api/README.md).
+CONTRACT = DATA / "api" / "API.md"
+CONTRACT_BLOCKS = re.findall(r"```python\n(.*?)```", CONTRACT.read_text(encoding="utf-8"), re.S)
+# `Class.method(...)`, `receiver.method(...)` or `[v = ]ek.name(...)` at a line's start, with its
+# parameter list (which may run over lines) and, for a signature, `-> Return`.
+SIGNATURE = re.compile(
+    r"^(?:\w+ = (?=ek\.))?(\w+)\.(\w+)\(((?:[^()]|\([^()]*\))*)\)(?:\s*->\s*(\w+))?", re.M
+)
 
-    for function in (ek.check, ek.violations, ek.json_schema):
-        assert callable(function)
-    assert set(ek.Violation.__dataclass_fields__) == {
-        "rule",
-        "pointer",
-        "message",
-        "source",
-    }
-    for cls, methods in {
-        BabelEnvelope: ("create", "child", "retried", "dead_lettered", "to_json"),
-        SomEnvelope: ("create", "follow_up", "to_json"),
-        MxRequest: ("create", "reply", "fail", "to_json"),
-    }.items():
-        for method in methods:
-            assert callable(getattr(cls, method)), (cls, method)
-    assert all(isinstance(c, type) for c in (BabelMeta, DeadLetter, OriginatingSystem))
-    assert all(isinstance(c, type) for c in (MxResponse, MxErrorPayload, MxErrorCode))
+
+def _contract_imports() -> list[tuple[str, str]]:
+    found = []
+    for block in CONTRACT_BLOCKS:
+        for module, names in re.findall(r"^from (envelopekit[\w.]*) import (.+)$", block, re.M):
+            found += [(module, name.strip()) for name in names.split(",")]
+    return found
+
+
+def _contract_signatures() -> list[tuple[str, str, str, str | None]]:
+    # (owner, method, parameters, return): a lower-case receiver (`env`, `req`) is an instance
+    # of the class named last before it; `ek` is the package; with no class before it, the
+    # receiver is each envelope the contract parses (`env.to_json()`).
+    envelopes = re.findall(r"(\w+)\.model_validate_json\(", "".join(CONTRACT_BLOCKS))
+    found = []
+    for block in CONTRACT_BLOCKS:
+        owner = ""
+        for receiver, method, parameters, returns in SIGNATURE.findall(block):
+            if receiver[0].isupper():
+                owner = receiver
+            owners = [receiver] if receiver == "ek" else [owner] if owner else envelopes
+            found += [(one, method, parameters, returns) for one in owners]
+    return [(o, m, " ".join(p.split()), r or None) for o, m, p, r in found]
+
+
+IMPORTS = _contract_imports()
+SIGNATURES = _contract_signatures()
+
+
+def _owner(name: str) -> Any:
+    import envelopekit as ek
+
+    if name == "ek":
+        return ek
+    modules = {imported: module for module, imported in IMPORTS}
+    return getattr(importlib.import_module(modules[name]), name)
+
+
+def test_the_contract_is_read() -> None:
+    # The parser found what API.md promises; an empty parse would pass everything below.
+    assert len(IMPORTS) >= 9
+    methods = {(owner, method) for owner, method, _, _ in SIGNATURES}
+    assert {
+        ("BabelEnvelope", "create"),
+        ("BabelEnvelope", "child"),
+        ("BabelEnvelope", "retried"),
+        ("BabelEnvelope", "dead_lettered"),
+        ("SomEnvelope", "create"),
+        ("SomEnvelope", "follow_up"),
+        ("MxRequest", "create"),
+        ("MxRequest", "reply"),
+        ("MxRequest", "fail"),
+        ("ek", "check"),
+        ("ek", "violations"),
+        ("ek", "json_schema"),
+        ("ek", "Violation"),
+    } <= methods
+
+
+@pytest.mark.parametrize(("module", "name"), IMPORTS, ids=[n for _, n in IMPORTS])
+def test_contract_names_import(module: str, name: str) -> None:
+    value = getattr(importlib.import_module(module), name)
+    assert isinstance(value, type), name
+    assert name in importlib.import_module(module).__all__
+
+
+@pytest.mark.parametrize(
+    ("owner", "method", "parameters", "returns"),
+    SIGNATURES,
+    ids=[f"{o}.{m}" for o, m, _, _ in SIGNATURES],
+)
+def test_contract_signature(owner: str, method: str, parameters: str, returns: str | None) -> None:
+    target = getattr(_owner(owner), method)
+    if owner == "ek" and method == "Violation":
+        # A dataclass: its fields, in order.
+        written = ast.parse(f"def f({parameters}): pass").body[0]
+        assert isinstance(written, ast.FunctionDef)
+        assert list(target.__dataclass_fields__) == [a.arg for a in written.args.args]
+        return
+    actual = inspect.signature(target)
+    if next(iter(actual.parameters), "") == "self":
+        actual = actual.replace(parameters=list(actual.parameters.values())[1:])
+    open_ended = parameters.rstrip().endswith("...")
+    written = ast.parse(f"def f({parameters.rstrip(' ,.')}): pass").body[0]
+    assert isinstance(written, ast.FunctionDef)
+    params = list(actual.parameters.values())
+    positional = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
+    contract_positional = [a.arg for a in written.args.args]
+    assert positional[: len(contract_positional)] == contract_positional
+    defaults = written.args.defaults
+    signature_line = returns is not None or owner != "ek"
+    with_defaults = contract_positional[len(contract_positional) - len(defaults) :]
+    for arg, default in zip(with_defaults, defaults, strict=True):
+        if signature_line:
+            assert actual.parameters[arg].default == ast.literal_eval(default), arg
+    for keyword, keyword_default in zip(
+        written.args.kwonlyargs, written.args.kw_defaults, strict=True
+    ):
+        found = actual.parameters.get(keyword.arg)
+        assert found is not None, f"{owner}.{method} has no keyword {keyword.arg!r}"
+        assert found.kind in (found.KEYWORD_ONLY, found.POSITIONAL_OR_KEYWORD), keyword.arg
+        if keyword_default is not None:
+            assert found.default == ast.literal_eval(keyword_default), keyword.arg
+    if written.args.kwarg is not None:
+        assert any(p.kind is p.VAR_KEYWORD for p in params), "**keywords"
+    if not open_ended and written.args.kwarg is None and owner != "ek":
+        # Nothing else is required: whatever the contract does not name has a default.
+        extra = [p for p in params[len(contract_positional) :] if p.name not in {"self", "cls"}]
+        assert all(p.default is not p.empty or p.kind is p.VAR_KEYWORD for p in extra)
+    if returns is not None and owner != "ek":
+        annotation = str(actual.return_annotation)
+        base = annotation.split("[", 1)[0]
+        assert base == returns or (base == "Self" and returns == owner), annotation
 
 
 def test_lazy_names_match_all() -> None:
