@@ -180,10 +180,12 @@ def test_text_summary_counts_rules(tmp_path: Path) -> None:
 
 
 def test_the_fast_json_line_equals_the_full_one() -> None:
-    from envelopekit._cli import Message, _json, _json_full
+    from envelopekit._cli import _json, _json_full
+    from envelopekit._cli_input import Message
 
     for path in sorted((ROOT / "examples" / "messages").glob("*/*.json")):
-        message = Message(f'{path}"é', path.read_bytes())
+        raw = path.read_bytes()
+        message = Message(f'{path}"é', raw, len(raw))
         verdict = ek.check(message.raw)
         assert _json(message, verdict) == _json_full(message, verdict)
 
@@ -272,4 +274,4 @@ def test_a_directory_without_messages_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("not a message")
     done = run("validate", str(tmp_path))
     assert done.returncode == 2
-    assert b"no .json, .ndjson or .jsonl files" in done.stderr
+    assert done.stderr == f"envelopekit: no messages in {tmp_path}\n".encode()

@@ -1,38 +1,39 @@
 """The ``envelopekit`` command line: ``validate`` messages and write the JSON ``schema`` files.
 
-Inputs stream: a JSON file is one message, an ``.ndjson``/``.jsonl`` file and standard input
-(``-``) are one message a line, and a directory is every such file below it, in name order.
-Nothing but the current line is held in memory, so a multi-gigabyte NDJSON file runs flat.
+Inputs stream (``_cli_input``): a file, a stream (``-``, a FIFO, ``/dev/stdin``) or every
+message file below a directory, each read as NDJSON or as one JSON document by its content,
+gzip decompressed on the way. At most one message (the size limit plus one byte) is held in
+memory, so a multi-gigabyte input runs flat. An I/O error, a closed stream or Ctrl-C is a
+message and an exit status (2, or 130 for Ctrl-C, after the summary so far), never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import stat
 import sys
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Final, NamedTuple
+from typing import IO, Any, Final
 
 import orjson
 
-from . import __version__, _cli_compat, _cli_redrive
+from . import __version__, _cli_compat, _cli_redrive, rules
 from ._check import SPECS, check
+from ._cli_input import READINGS, InputError, Message, UsageError, display, messages, plan
 from ._settings import get_settings
-from ._violations import Verdict
+from ._violations import Verdict, violation
 
 __all__ = ["main"]
 
 EXIT_VALID: Final = 0
 EXIT_INVALID: Final = 1
 EXIT_USAGE: Final = 2
+EXIT_INTERRUPTED: Final = 130  # 128 + SIGINT, as a shell reports it
 
-LINE_SUFFIXES: Final = frozenset({".ndjson", ".jsonl"})
-MESSAGE_SUFFIXES: Final = frozenset({".json"}) | LINE_SUFFIXES
 WRITE_BATCH: Final = 256
 # Below this much input (a few thousand messages) a progress bar is noise.
 PROGRESS_MIN_BYTES: Final = 1024 * 1024
@@ -44,15 +45,8 @@ PROGRESS_MAX_STEP: Final = 1024 * 1024
 PROGRESS_REFRESH: Final = 4
 
 
-class UsageError(Exception):
-    """A path that cannot be read, or arguments that make no sense (exit status 2)."""
-
-
-class Message(NamedTuple):
-    """One message to validate and where it came from (``file`` or ``file:line``)."""
-
-    source: str
-    raw: bytes
+class OutputError(UsageError):
+    """The output cannot be written (a full disk, a closed stream)."""
 
 
 @dataclass
@@ -82,73 +76,7 @@ class Summary:
         return self.valid + self.invalid
 
 
-# --- inputs ---------------------------------------------------------------------------------
-
-
-def _files(target: Path) -> Iterator[Path]:
-    if target.is_dir():
-        found = [
-            p for p in sorted(target.rglob("*")) if p.is_file() and p.suffix in MESSAGE_SUFFIXES
-        ]
-        if not found:
-            # "0 messages, all valid" would read as a pass for a path that holds nothing.
-            raise UsageError(f"no .json, .ndjson or .jsonl files under {target}")
-        yield from found
-    elif target.is_file():
-        yield target
-    else:
-        raise UsageError(f"no such file or directory: {target}")
-
-
-def _lines(stream: IO[bytes], name: str) -> Iterator[Message]:
-    for number, line in enumerate(stream, start=1):
-        body = line.strip()
-        if body:
-            yield Message(f"{name}:{number}", body)
-
-
-def _messages(paths: Sequence[str], stdin: IO[bytes], progress: _Progress) -> Iterator[Message]:
-    for entry in paths or ["-"]:
-        if entry == "-":
-            for message in _lines(stdin, "<stdin>"):
-                progress.advance(len(message.raw) + 1)
-                yield message
-            continue
-        for path in _files(Path(entry)):
-            yield from _file_messages(path, progress)
-
-
-def _file_messages(path: Path, progress: _Progress) -> Iterator[Message]:
-    try:
-        if path.suffix in LINE_SUFFIXES:
-            with path.open("rb") as stream:
-                for message in _lines(stream, str(path)):
-                    progress.advance(len(message.raw) + 1)
-                    yield message
-        else:
-            raw = path.read_bytes()
-            progress.advance(len(raw))
-            yield Message(str(path), raw)
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
-
-
-def _input_bytes(paths: Sequence[str], stdin: IO[bytes]) -> int:
-    total = 0
-    for entry in paths or ["-"]:
-        if entry == "-":
-            # Known only when stdin is a file redirected in, not a pipe.
-            with suppress(OSError, ValueError):
-                status = os.fstat(stdin.fileno())
-                if stat.S_ISREG(status.st_mode):
-                    total += status.st_size
-            continue
-        target = Path(entry)
-        if target.is_file():
-            total += target.stat().st_size
-        elif target.is_dir():
-            total += sum(p.stat().st_size for p in _files(target))
-    return total
+# --- progress -------------------------------------------------------------------------------
 
 
 class _Progress:
@@ -270,28 +198,62 @@ def _validate(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> i
     settings = get_settings()
     if args.duplicate_keys is not None:
         settings = settings.model_copy(update={"duplicate_keys": args.duplicate_keys})
+    stdin = sys.stdin.buffer if sys.stdin is not None else None
+    inputs = plan(args.paths, args.read, stdin_open=stdin is not None)
+    limit = settings.max_message_bytes
     summary = Summary()
     as_json = args.format == "json"
-    spec: str = args.spec
-    total = _input_bytes(args.paths, sys.stdin.buffer)
     pending: list[bytes] = []
+    failure: UsageError | None = None
+    interrupted = False
+    total = sum(source.size for source in inputs)
     with _Progress(total, enabled=stderr.isatty()) as progress:
-        for message in _messages(args.paths, sys.stdin.buffer, progress):
-            verdict = check(message.raw, spec, settings=settings)
-            summary.add(verdict)
-            pending.append(
-                _json(message, verdict) if as_json else _text(message, verdict).encode("utf-8")
-            )
-            # One write per batch: a write per message costs more than validating it.
-            if len(pending) >= WRITE_BATCH:
-                stdout.write(b"".join(pending))
-                pending.clear()
-    stdout.write(b"".join(pending))
+        try:
+            for message in messages(inputs, stdin, limit):
+                progress.advance(message.size + 1)
+                verdict = _verdict(message, args.spec, settings, limit)
+                summary.add(verdict)
+                pending.append(
+                    _json(message, verdict) if as_json else _text(message, verdict).encode("utf-8")
+                )
+                # One write per batch: a write per message costs more than validating it.
+                if len(pending) >= WRITE_BATCH:
+                    _write(stdout, b"".join(pending))
+                    pending.clear()
+        except InputError as exc:
+            failure = exc  # what was read before it stands: its verdicts and the summary
+        except KeyboardInterrupt:
+            interrupted = True
+    _write(stdout, b"".join(pending))
+    if not summary.total and failure is None and not interrupted:
+        raise UsageError(f"no messages in {', '.join(source.name for source in inputs)}")
     if as_json:
         stderr.write(_summary_text(summary))
     else:
-        stdout.write(b"\n" + _summary_text(summary).encode("utf-8"))
+        _write(stdout, b"\n" + _summary_text(summary).encode("utf-8"))
+    if interrupted:
+        stderr.write("envelopekit: interrupted\n")
+        return EXIT_INTERRUPTED
+    if failure is not None:
+        raise failure
     return EXIT_INVALID if summary.invalid else EXIT_VALID
+
+
+def _verdict(message: Message, spec: str, settings: Any, limit: int) -> Verdict[Any]:
+    if message.size > limit:
+        # Only the limit and one byte of it were read: the rest was skipped, never held.
+        found = violation(rules.MESSAGE_TOO_LARGE, "", f"{message.size} bytes exceeds {limit}.")
+        return Verdict(spec, None, [found])
+    return check(message.raw, spec, settings=settings)
+
+
+def _write(stdout: IO[bytes], data: bytes) -> None:
+    try:
+        stdout.write(data)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputError(f"cannot write the output: {exc.strerror or exc}") from exc
 
 
 def _schema(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> int:
@@ -299,8 +261,13 @@ def _schema(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> int
 
     specs = SPECS if args.spec == "all" else (args.spec,)
     if args.out is not None:
-        for path in write_schemas(Path(args.out), specs):
-            stderr.write(f"wrote {path}\n")
+        try:
+            written = write_schemas(Path(args.out), specs)
+        except OSError as exc:
+            where = display(exc.filename) if exc.filename is not None else display(args.out)
+            raise UsageError(f"cannot write {where}: {exc.strerror or exc}") from exc
+        for path in written:
+            stderr.write(f"wrote {display(path)}\n")
         return EXIT_VALID
     documents = {spec: {n: json_schema(spec, n) for n in SCHEMA_NAMES[spec]} for spec in specs}
     stdout.write(orjson.dumps(documents, option=orjson.OPT_INDENT_2) + b"\n")
@@ -332,10 +299,18 @@ def _parser() -> argparse.ArgumentParser:
         "ENVELOPEKIT_DUPLICATE_KEYS setting, else allow",
     )
     validate.add_argument(
+        "--read",
+        choices=READINGS,
+        default="auto",
+        help="json: each input is one document; ndjson: one message a line; auto (default): "
+        "NDJSON when the first line is a whole JSON value and more lines follow",
+    )
+    validate.add_argument(
         "paths",
         nargs="*",
         metavar="PATH",
-        help="JSON or NDJSON files, directories of them, or - for NDJSON on stdin (default)",
+        help="JSON or NDJSON files (gzip too), directories of them, FIFOs, or - for stdin "
+        "(default)",
     )
     schema = commands.add_parser("schema", help="print or write the generated JSON Schemas")
     schema.add_argument("--spec", choices=("all", *SPECS), default="all")
@@ -347,26 +322,47 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    args = _parser().parse_args(argv)
+    # Started with `2>&-` too: messages go nowhere, the exit status still tells.
+    stderr: IO[str] = sys.stderr if sys.stderr is not None else open(os.devnull, "w")  # noqa: SIM115
+    try:
+        args = _parser().parse_args(argv)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    if sys.stdout is None:  # started with `>&-`
+        stderr.write("envelopekit: standard output is closed\n")
+        return EXIT_USAGE
     stdout = sys.stdout.buffer
     try:
-        if args.command == "validate":
-            return _validate(args, stdout, sys.stderr)
-        if args.command == "redrive":
-            return _cli_redrive.run(args, sys.stdin.buffer, stdout, sys.stderr)
-        if args.command == "compat":
-            return _cli_compat.run(args, stdout, sys.stderr)
-        return _schema(args, stdout, sys.stderr)
+        try:
+            if args.command == "validate":
+                return _validate(args, stdout, stderr)
+            if args.command == "redrive":
+                return _cli_redrive.run(args, sys.stdin.buffer, stdout, stderr)
+            if args.command == "compat":
+                return _cli_compat.run(args, stdout, stderr)
+            return _schema(args, stdout, stderr)
+        finally:
+            _flush(stdout)
     except UsageError as exc:
-        sys.stderr.write(f"envelopekit: {exc}\n")
+        stderr.write(f"envelopekit: {exc}\n")
         return EXIT_USAGE
     except BrokenPipeError:
         # The reader went away (`| head`): not an error of ours.
-        sys.stderr.close()
+        with suppress(OSError):
+            sys.stdout = None  # the interpreter's own flush at exit would fail again
         return EXIT_VALID
-    finally:
-        with suppress(BrokenPipeError):
-            stdout.flush()
+    except KeyboardInterrupt:
+        stderr.write("envelopekit: interrupted\n")
+        return EXIT_INTERRUPTED
+
+
+def _flush(stdout: IO[bytes]) -> None:
+    try:
+        stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputError(f"cannot write the output: {exc.strerror or exc}") from exc
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,296 @@
+r"""What ``envelopekit validate`` reads: inputs checked up front, messages read in bounded memory.
+
+* Every path is resolved before the first message is validated: a missing or unreadable file,
+  and an unreadable directory anywhere below a given one, is a usage error then, not after the
+  good inputs were validated (nor skipped silently).
+* A path that is neither a file nor a directory (``/dev/stdin``, ``<(cat f)``, a FIFO) is read as
+  a stream, like ``-``.
+* A message is read up to the size limit plus one byte; the rest of an oversized message is
+  skipped in fixed chunks and the message reported as ``message.too_large``, so a 2 GiB line or
+  ``/dev/zero`` runs in flat memory.
+* NDJSON is recognised by content, whatever the name: when the first non-blank line is a
+  complete JSON value and another non-blank line follows, every line is a message; otherwise the
+  input is one JSON document. ``--read json`` or ``--read ndjson`` forces either reading, and
+  ``.ndjson``/``.jsonl`` files are read as lines. gzip input is decompressed as a stream.
+* A line is stripped of JSON whitespace only (space, tab, CR, LF), as ``check`` reads it: a line
+  ending in ``\x0b`` or ``\x0c`` is ``json.invalid`` in both.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import stat
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Final, Literal, NamedTuple, cast
+
+import orjson
+
+__all__ = [
+    "READINGS",
+    "Input",
+    "InputError",
+    "Message",
+    "Reading",
+    "UsageError",
+    "display",
+    "messages",
+    "plan",
+]
+
+Reading = Literal["auto", "json", "ndjson"]
+READINGS: Final[tuple[Reading, ...]] = ("auto", "json", "ndjson")
+
+LINE_SUFFIXES: Final = frozenset({".ndjson", ".jsonl"})
+MESSAGE_SUFFIXES: Final = frozenset({".json"}) | LINE_SUFFIXES
+JSON_WHITESPACE: Final = b" \t\r\n"
+SKIP_CHUNK: Final = 1 << 16
+GZIP_MAGIC: Final = b"\x1f\x8b"
+
+
+class UsageError(Exception):
+    """A path that cannot be read, or arguments that make no sense (exit status 2)."""
+
+
+class InputError(UsageError):
+    """An input failed part-way: what was read before it stands."""
+
+
+class Message(NamedTuple):
+    """One message and where it came from (``file`` or ``file:line``).
+
+    ``size`` is the message's length; when it exceeds the limit, ``raw`` holds only what was
+    read of it (the limit plus one byte at most).
+    """
+
+    source: str
+    raw: bytes
+    size: int
+
+
+@dataclass(frozen=True)
+class Input:
+    """One input, resolved: a file, a stream (``path`` ``None`` for stdin), a directory's file."""
+
+    name: str
+    path: Path | None
+    lines: bool | None  # True: NDJSON; False: one document; None: by content
+
+    @property
+    def size(self) -> int:
+        """Bytes on disk for a regular file, else 0 (a stream's size is not known)."""
+        if self.path is None:
+            return 0
+        try:
+            status = self.path.stat()
+        except OSError:
+            return 0
+        return status.st_size if stat.S_ISREG(status.st_mode) else 0
+
+
+def display(path: Path | str) -> str:
+    r"""A path as text that always encodes: bytes that are not UTF-8 as ``\xNN`` escapes."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def plan(paths: Sequence[str], reading: Reading, stdin_open: bool) -> list[Input]:
+    """Resolve every path before anything is validated.
+
+    Raises:
+        UsageError: for a path that does not exist or cannot be read, a directory (or one below
+            it) that cannot be listed, a directory holding no message file, or ``-`` when
+            standard input is closed.
+    """
+    forced = None if reading == "auto" else reading == "ndjson"
+    found: list[Input] = []
+    for entry in paths or ["-"]:
+        if entry == "-":
+            if not stdin_open:
+                raise UsageError("standard input is closed")
+            found.append(Input("<stdin>", None, forced))
+            continue
+        path = Path(entry)
+        try:
+            status = path.stat()
+        except FileNotFoundError:
+            raise UsageError(f"no such file or directory: {display(path)}") from None
+        except OSError as exc:
+            raise UsageError(f"cannot read {display(path)}: {_reason(exc)}") from exc
+        if stat.S_ISDIR(status.st_mode):
+            found.extend(_directory(path, forced))
+        else:
+            _readable(path)
+            found.append(Input(display(path), path, _lines_by_name(path, forced)))
+    return found
+
+
+def _lines_by_name(path: Path, forced: bool | None) -> bool | None:
+    if forced is not None:
+        return forced
+    return True if _suffix(path) in LINE_SUFFIXES else None
+
+
+def _suffix(path: Path) -> str:
+    """The message suffix, through a ``.gz``: ``feed.ndjson.gz`` is ``.ndjson``."""
+    return Path(path.stem).suffix if path.suffix == ".gz" else path.suffix
+
+
+def _readable(path: Path) -> None:
+    if not os.access(path, os.R_OK):
+        raise UsageError(f"cannot read {display(path)}: Permission denied")
+
+
+def _directory(root: Path, forced: bool | None) -> list[Input]:
+    files: list[Path] = []
+
+    def refuse(exc: OSError) -> None:
+        where = exc.filename if exc.filename is not None else root
+        raise UsageError(f"cannot read directory {display(where)}: {_reason(exc)}")
+
+    for folder, _, names in os.walk(root, onerror=refuse):
+        for name in names:
+            path = Path(folder) / name
+            if _suffix(path) in MESSAGE_SUFFIXES and path.is_file():
+                _readable(path)
+                files.append(path)
+    if not files:
+        # "0 messages, all valid" would read as a pass for a path that holds nothing.
+        raise UsageError(f"no messages in {display(root)}")
+    return [Input(display(p), p, _lines_by_name(p, forced)) for p in sorted(files)]
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+
+def messages(inputs: Iterable[Input], stdin: IO[bytes] | None, limit: int) -> Iterator[Message]:
+    """Every message of ``inputs``, in order, each read up to ``limit`` + 1 bytes.
+
+    Raises:
+        InputError: when an input cannot be opened or read part-way.
+    """
+    for source in inputs:
+        yield from _input_messages(source, stdin, limit)
+
+
+def _input_messages(source: Input, stdin: IO[bytes] | None, limit: int) -> Iterator[Message]:
+    try:
+        if source.path is not None:
+            with source.path.open("rb") as stream:
+                yield from _read(source, stream, limit)
+        elif stdin is not None:
+            yield from _read(source, stdin, limit)
+        else:
+            raise InputError("standard input is closed")
+    except (OSError, EOFError, zlib.error) as exc:
+        reason = _reason(exc) if isinstance(exc, OSError) else str(exc)
+        raise InputError(f"cannot read {source.name}: {reason}") from exc
+
+
+class _Line(NamedTuple):
+    number: int
+    body: bytes  # without JSON whitespace; the first limit + 1 bytes of an oversized line
+    size: int  # without the newline
+    raw: bytes  # as read (at most limit + 2 bytes)
+
+
+def _read(source: Input, raw_stream: IO[bytes], limit: int) -> Iterator[Message]:
+    stream = _decompressed(raw_stream)
+    lines = source.lines
+    seen: list[_Line] = []
+    if lines is None:
+        lines, seen = _sniff(stream, limit)
+    if lines:
+        for line in seen:
+            if line.body or line.size > limit:
+                yield Message(f"{source.name}:{line.number}", line.body, line.size)
+        yield from _lines(stream, source.name, limit, len(seen) + 1)
+        return
+    # One document: the lines read to decide, byte for byte, then the rest up to the limit.
+    head = b"".join(line.raw for line in seen)
+    body = head + stream.read(max(limit + 1 - len(head), 0))
+    size = len(body)
+    if size > limit:
+        size += _skip(stream)
+    if body.strip(JSON_WHITESPACE) or size > limit:
+        yield Message(source.name, body[: limit + 1], size)
+
+
+def _decompressed(stream: IO[bytes]) -> IO[bytes]:
+    peek = getattr(stream, "peek", None)
+    if peek is None:  # not buffered: peeking needs a buffer
+        buffered = io.BufferedReader(cast(Any, stream))
+        stream, peek = cast(IO[bytes], buffered), buffered.peek
+    if peek(2)[:2] == GZIP_MAGIC:
+        return cast(IO[bytes], gzip.GzipFile(fileobj=stream, mode="rb"))
+    return stream
+
+
+def _sniff(stream: IO[bytes], limit: int) -> tuple[bool, list[_Line]]:
+    """Whether the input is NDJSON, and the lines read to decide.
+
+    NDJSON when the first non-blank line is a complete JSON value and a non-blank line follows.
+    """
+    seen: list[_Line] = []
+    content: list[_Line] = []
+    while len(content) < 2:
+        line = _line(stream, limit, len(seen) + 1)
+        if line is None:
+            break
+        seen.append(line)
+        if line.body:
+            content.append(line)
+        if line.size > limit:
+            # An oversized line: read as lines, it is one too-large message, not a whole input.
+            return True, seen
+    if len(content) < 2:
+        return False, seen
+    try:
+        orjson.loads(content[0].body)
+    except orjson.JSONDecodeError:
+        return False, seen
+    return True, seen
+
+
+def _lines(stream: IO[bytes], name: str, limit: int, start: int) -> Iterator[Message]:
+    number = start
+    while (line := _line(stream, limit, number)) is not None:
+        if line.body or line.size > limit:
+            yield Message(f"{name}:{number}", line.body, line.size)
+        number += 1
+
+
+def _line(stream: IO[bytes], limit: int, number: int) -> _Line | None:
+    """The next line, or ``None`` at the end.
+
+    At most ``limit`` + 2 bytes are held (the message, one byte over, the newline); the rest of a
+    longer line is read and dropped in fixed chunks.
+    """
+    raw = stream.readline(limit + 2)
+    if not raw:
+        return None
+    size = len(raw)
+    if raw.endswith(b"\n"):
+        return _Line(number, raw.strip(JSON_WHITESPACE), size - 1, raw)
+    if size < limit + 2:
+        return _Line(number, raw.strip(JSON_WHITESPACE), size, raw)
+    while more := stream.readline(SKIP_CHUNK):
+        size += len(more)
+        if more.endswith(b"\n"):
+            size -= 1
+            break
+    return _Line(number, raw[: limit + 1], size, raw)
+
+
+def _skip(stream: IO[bytes]) -> int:
+    skipped = 0
+    while chunk := stream.read(SKIP_CHUNK):
+        skipped += len(chunk)
+    return skipped

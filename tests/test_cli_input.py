@@ -1,0 +1,390 @@
+"""The command line on hostile input and a hostile environment (issue 12), as a subprocess.
+
+Every case runs the real ``envelopekit`` executable: a message and an exit status, never a
+traceback; verdicts already computed are kept; memory stays flat on any line.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+import pytest
+
+from tests.conftest import DATA
+
+ROOT = Path(__file__).parent.parent
+ENTRY = shutil.which("envelopekit", path=str(Path(sys.executable).parent)) or "envelopekit"
+GOOD = orjson.dumps(
+    orjson.loads((DATA / "babelqueue" / "fixtures" / "order-created.json").read_bytes())
+)
+PRETTY = (DATA / "babelqueue" / "fixtures" / "order-created.json").read_bytes()
+
+
+def env(**extra: str) -> dict[str, str]:
+    found = {k: v for k, v in os.environ.items() if not k.startswith("ENVELOPEKIT_")}
+    return {**found, **extra}
+
+
+def run(
+    *args: str | bytes, stdin: bytes = b"", user: int | None = None, **extra: str
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [ENTRY, *args],
+        input=stdin,
+        capture_output=True,
+        cwd=ROOT,
+        env=env(**extra),
+        check=False,
+        user=user,
+    )
+
+
+def shell(script: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        ["sh", "-c", script], capture_output=True, cwd=ROOT, env=env(EK=ENTRY), check=False
+    )
+
+
+def no_traceback(done: subprocess.CompletedProcess[bytes]) -> None:
+    assert b"Traceback" not in done.stderr, done.stderr.decode(errors="replace")
+
+
+@pytest.fixture
+def shared_dir() -> Iterator[Path]:
+    """A directory another user can enter (pytest's own tmp dirs are private to root)."""
+    path = Path(tempfile.mkdtemp(prefix="ek-cli-"))
+    path.chmod(0o755)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def unprivileged(*args: str) -> subprocess.CompletedProcess[bytes]:
+    """Run the CLI where file permissions apply: as root, without the capabilities that skip
+    them (``setpriv`` drops them from the bounding set, so the executed program lacks them)."""
+    command = [ENTRY, *args]
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        assert setpriv is not None, "setpriv (util-linux) is needed to test permissions as root"
+        command = [setpriv, "--bounding-set", "-dac_override,-dac_read_search", *command]
+    return subprocess.run(command, capture_output=True, cwd=ROOT, env=env(), check=False)
+
+
+# --- bounded memory -------------------------------------------------------------------------
+
+
+def test_a_huge_line_is_too_large_in_flat_memory() -> None:
+    size = 300 * 1024 * 1024
+    producer = subprocess.Popen(["head", "-c", str(size), "/dev/zero"], stdout=subprocess.PIPE)
+    assert producer.stdout is not None
+    proc = subprocess.Popen(
+        [ENTRY, "validate", "--format", "json", "-"],
+        stdin=producer.stdout,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env(),
+    )
+    producer.stdout.close()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, for its rusage
+    producer.wait()
+    assert proc.stdout is not None and proc.stderr is not None
+    with proc.stdout, proc.stderr:
+        out, err = proc.stdout.read(), proc.stderr.read()
+    assert proc.returncode == 1, err
+    line = orjson.loads(out)
+    assert line["source"] == "<stdin>:1"
+    assert [v["rule"] for v in line["violations"]] == ["message.too_large"]
+    assert line["violations"][0]["message"] == f"{size} bytes exceeds 1048576."
+    assert usage.ru_maxrss < 200 * 1024, f"peak RSS {usage.ru_maxrss} KiB for a {size}-byte line"
+
+
+def test_a_large_json_file_is_read_only_to_the_limit(tmp_path: Path) -> None:
+    big = tmp_path / "big.json"
+    with big.open("wb") as out:
+        out.write(b'{"a":"')
+        out.truncate(64 * 1024 * 1024)
+    done = run("validate", "--format", "json", str(big), ENVELOPEKIT_MAX_MESSAGE_BYTES="1000")
+    assert done.returncode == 1
+    line = orjson.loads(done.stdout)
+    assert line["violations"][0]["rule"] == "message.too_large"
+    assert line["violations"][0]["message"] == f"{64 * 1024 * 1024} bytes exceeds 1000."
+
+
+# --- Ctrl-C, closed streams, a full disk ------------------------------------------------------
+
+
+def test_ctrl_c_prints_the_summary_so_far_and_exits_130() -> None:
+    proc = subprocess.Popen(
+        [ENTRY, "validate", "--spec", "babelqueue", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env(),
+    )
+    assert proc.stdin is not None
+    proc.stdin.write(GOOD + b"\n" + GOOD + b"\n" + b"{broken\n")
+    proc.stdin.flush()
+    time.sleep(2.0)  # interpreter start-up and the three verdicts; the pipe stays open
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert b"3 messages: 2 valid, 1 invalid" in out
+    assert b"interrupted" in err
+    assert b"Traceback" not in err
+
+
+def test_ctrl_c_on_an_endless_line_exits_130() -> None:
+    with open("/dev/zero", "rb") as zero:
+        proc = subprocess.Popen(
+            [ENTRY, "validate", "-"],
+            stdin=zero,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env(),
+        )
+        time.sleep(2.0)
+        status = Path(f"/proc/{proc.pid}/status").read_text()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    rss_kib = int(next(x for x in status.splitlines() if x.startswith("VmRSS")).split()[1])
+    assert rss_kib < 200 * 1024
+    assert proc.returncode == 130, err
+    assert b"0 messages" in out
+    assert b"Traceback" not in err
+
+
+def test_closed_stdin() -> None:
+    done = shell('"$EK" validate - <&-')
+    assert done.returncode == 2
+    assert done.stderr == b"envelopekit: standard input is closed\n"
+
+
+def test_closed_stdout() -> None:
+    done = shell(f'"$EK" validate {DATA}/babelqueue/fixtures/order-created.json >&-')
+    assert done.returncode == 2
+    assert done.stderr == b"envelopekit: standard output is closed\n"
+
+
+def test_a_full_disk() -> None:
+    done = shell(f'"$EK" validate {DATA}/babelqueue/fixtures >/dev/full')
+    assert done.returncode == 2
+    assert done.stderr == b"envelopekit: cannot write the output: No space left on device\n"
+
+
+def test_schema_out_under_a_file(tmp_path: Path) -> None:
+    (tmp_path / "taken").write_text("a file")
+    done = run("schema", "--out", str(tmp_path / "taken" / "schemas"))
+    no_traceback(done)
+    assert done.returncode == 2
+    assert done.stderr.startswith(b"envelopekit: cannot write ")
+    assert b"Not a directory" in done.stderr
+
+
+# --- paths ------------------------------------------------------------------------------------
+
+
+def test_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
+    name = os.fsencode(tmp_path) + b"/order-\xff.json"
+    with open(name, "wb") as out:
+        out.write(GOOD)
+    text = run("validate", name)
+    no_traceback(text)
+    assert text.returncode == 0
+    assert b"order-\\xff.json" in text.stdout
+    lines = run("validate", "--format", "json", name)
+    assert lines.returncode == 0
+    assert orjson.loads(lines.stdout)["source"].endswith("/order-\\xff.json")
+
+
+def test_permission_denied_on_a_file(shared_dir: Path) -> None:
+    locked = shared_dir / "locked.json"
+    locked.write_bytes(GOOD)
+    locked.chmod(0)
+    done = unprivileged("validate", str(locked))
+    no_traceback(done)
+    assert done.returncode == 2
+    assert done.stderr == f"envelopekit: cannot read {locked}: Permission denied\n".encode()
+    assert done.stdout == b""
+
+
+def test_an_unreadable_subdirectory_is_reported_before_validating(shared_dir: Path) -> None:
+    (shared_dir / "a.json").write_bytes(GOOD)
+    hidden = shared_dir / "z-private"
+    hidden.mkdir()
+    (hidden / "b.json").write_bytes(GOOD)
+    hidden.chmod(0)
+    done = unprivileged("validate", str(shared_dir))
+    no_traceback(done)
+    assert done.returncode == 2
+    assert (
+        done.stderr == f"envelopekit: cannot read directory {hidden}: Permission denied\n".encode()
+    )
+    assert done.stdout == b""
+
+
+def test_a_missing_path_after_good_ones_is_found_first() -> None:
+    good = str(DATA / "babelqueue" / "fixtures" / "order-created.json")
+    done = run("validate", good, good, "no/such.json")
+    assert done.returncode == 2
+    assert done.stdout == b""
+    assert done.stderr == b"envelopekit: no such file or directory: no/such.json\n"
+
+
+def test_a_read_error_part_way_keeps_the_verdicts_and_the_summary(tmp_path: Path) -> None:
+    feed = tmp_path / "feed.ndjson.gz"
+    whole = gzip.compress((GOOD + b"\n") * 3)
+    feed.write_bytes(whole[:-8])  # the trailer cut off: the lines decode, the end fails
+    done = run("validate", "--format", "json", str(feed))
+    no_traceback(done)
+    assert done.returncode == 2
+    assert [orjson.loads(x)["source"] for x in done.stdout.splitlines()] == [
+        f"{feed}:{n}" for n in (1, 2, 3)
+    ]
+    assert b"3 messages: 3 valid, 0 invalid" in done.stderr
+    assert done.stderr.startswith(b"3 messages: 3 valid, 0 invalid")
+    assert f"\nenvelopekit: cannot read {feed}: ".encode() in done.stderr
+
+
+# --- streams ----------------------------------------------------------------------------------
+
+
+def test_dev_stdin_is_read_as_a_stream() -> None:
+    done = run("validate", "/dev/stdin", stdin=GOOD + b"\n" + GOOD + b"\n")
+    assert done.returncode == 0, done.stderr
+    assert b"2 messages: 2 valid" in done.stdout
+
+
+def test_process_substitution_is_read_as_a_stream() -> None:
+    if shutil.which("bash") is None:
+        pytest.fail("bash is needed for process substitution")
+    fixture = DATA / "babelqueue" / "fixtures" / "order-created.json"
+    done = subprocess.run(
+        ["bash", "-c", f'"$EK" validate <(cat {fixture})'],
+        capture_output=True,
+        env=env(EK=ENTRY),
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert b"1 message: 1 valid" in done.stdout
+
+
+def test_a_fifo_is_read_as_a_stream(tmp_path: Path) -> None:
+    fifo = tmp_path / "feed"
+    os.mkfifo(fifo)
+
+    def feed() -> None:
+        with fifo.open("wb") as out:
+            out.write(GOOD + b"\n" + b"{bad\n")
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    done = run("validate", "--format", "json", str(fifo))
+    writer.join()
+    assert done.returncode == 1, done.stderr
+    assert [orjson.loads(x)["ok"] for x in done.stdout.splitlines()] == [True, False]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+# --- NDJSON by content ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["feed.json", "feed.txt", "feed.log", "feed"])
+def test_ndjson_is_recognised_whatever_the_name(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(b"\n" + GOOD + b"\n\n" + GOOD + b"\n{bad\n")
+    done = run("validate", "--format", "json", str(path))
+    assert done.returncode == 1, done.stderr
+    lines = [orjson.loads(x) for x in done.stdout.splitlines()]
+    assert [(x["source"], x["ok"]) for x in lines] == [
+        (f"{path}:2", True),
+        (f"{path}:4", True),
+        (f"{path}:5", False),
+    ]
+
+
+def test_a_pretty_printed_document_is_one_message(tmp_path: Path) -> None:
+    path = tmp_path / "order.txt"
+    path.write_bytes(PRETTY)
+    done = run("validate", "--format", "json", str(path))
+    assert done.returncode == 0, done.stdout
+    assert [orjson.loads(x)["source"] for x in done.stdout.splitlines()] == [str(path)]
+    piped = run("validate", "--format", "json", "-", stdin=PRETTY)
+    assert [orjson.loads(x)["source"] for x in piped.stdout.splitlines()] == ["<stdin>"]
+
+
+def test_the_read_flag_forces_either_reading(tmp_path: Path) -> None:
+    feed = tmp_path / "feed.json"
+    feed.write_bytes(GOOD + b"\n" + GOOD + b"\n")
+    as_document = run("validate", "--format", "json", "--read", "json", str(feed))
+    assert [orjson.loads(x)["violations"][0]["rule"] for x in as_document.stdout.splitlines()] == [
+        "json.invalid"
+    ]
+    pretty = tmp_path / "order.json"
+    pretty.write_bytes(PRETTY)
+    as_lines = run("validate", "--format", "json", "--read", "ndjson", str(pretty))
+    assert len(as_lines.stdout.splitlines()) == len([x for x in PRETTY.splitlines() if x.strip()])
+    assert as_lines.returncode == 1
+
+
+def test_gzip_is_decompressed_as_a_stream(tmp_path: Path) -> None:
+    (tmp_path / "feed.ndjson.gz").write_bytes(gzip.compress((GOOD + b"\n") * 4))
+    (tmp_path / "order.json.gz").write_bytes(gzip.compress(PRETTY))
+    (tmp_path / "disguised.json").write_bytes(gzip.compress(GOOD))
+    done = run("validate", "--format", "json", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    sources = [orjson.loads(x)["source"] for x in done.stdout.splitlines()]
+    assert sources == [
+        str(tmp_path / "disguised.json"),
+        *(f"{tmp_path / 'feed.ndjson.gz'}:{n}" for n in range(1, 5)),
+        str(tmp_path / "order.json.gz"),
+    ]
+    piped = run("validate", "-", stdin=gzip.compress((GOOD + b"\n") * 2))
+    assert b"2 messages: 2 valid" in piped.stdout
+
+
+# --- lines as check reads them, and nothing to read ---------------------------------------------
+
+
+@pytest.mark.parametrize("ending", [b"\x0b", b"\x0c"], ids=["vt", "ff"])
+def test_a_line_ends_as_check_reads_it(ending: bytes) -> None:
+    import envelopekit as ek
+
+    assert ek.check(GOOD + ending).rules() == ["json.invalid"]
+    done = run("validate", "--format", "json", "-", stdin=GOOD + b"\n" + GOOD + ending + b"\n")
+    lines = [orjson.loads(x) for x in done.stdout.splitlines()]
+    assert [(x["ok"], [v["rule"] for v in x["violations"]]) for x in lines] == [
+        (True, []),
+        (False, ["json.invalid"]),
+    ]
+
+
+def test_empty_file_stdin_and_directory_alike(tmp_path: Path) -> None:
+    empty_file = tmp_path / "empty.json"
+    empty_file.write_bytes(b"")
+    empty_dir = tmp_path / "nothing"
+    empty_dir.mkdir()
+    outcomes = [
+        run("validate", str(empty_file)),
+        run("validate", "-", stdin=b""),
+        run("validate", "-", stdin=b"\n \n"),
+        run("validate", str(empty_dir)),
+    ]
+    names = [str(empty_file), "<stdin>", "<stdin>", str(empty_dir)]
+    for done, name in zip(outcomes, names, strict=True):
+        assert done.returncode == 2
+        assert done.stdout == b""
+        assert done.stderr == f"envelopekit: no messages in {name}\n".encode()
