@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test test-compat lint typecheck pytest bench schemas format clean
+.PHONY: demo test test-compat lint typecheck pytest bench fuzz schemas format clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,13 @@ bench: $(VENV)/.stamp-bench
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/hostile.py
 	$(BIN)/python bench/fleet.py
+
+## fuzz: the check and Router oracles under atheris, for long runs outside CI and `make test`
+## (FUZZ_SECONDS, 600 by default; a crash is written as crash-<sha1>).
+FUZZ_SECONDS ?= 600
+fuzz: $(VENV)/.stamp-dev
+	$(BIN)/python -m pip install --quiet -e '.[dev,fuzz]'
+	$(BIN)/python fuzz/check_fuzz.py -max_total_time=$(FUZZ_SECONDS)
 
 schemas: $(VENV)/.stamp-install
 	$(BIN)/envelopekit schema --out src/envelopekit/schemas

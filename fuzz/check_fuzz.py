@@ -1,0 +1,71 @@
+"""atheris: the campaign's oracles on mutated bytes, for long runs outside CI (``make fuzz``).
+
+The oracles are those of ``tests/test_check_properties.py`` (``check`` never raises, pointers
+resolve, ``ok`` iff no violation, re-encoding is accepted and equal, ``check`` agrees with
+``model_validate_json``; ``Router.dispatch`` never raises and republishes what ``check``
+accepts). The corpus starts from the vendored messages of the three specs; a crash is written
+by libFuzzer as ``crash-<sha1>`` in the working directory.
+
+    make fuzz                       # FUZZ_SECONDS=600 by default
+    .venv/bin/python fuzz/check_fuzz.py -max_total_time=60 -workers=2 .fuzz/corpus
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import atheris
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+with atheris.instrument_imports(include=["envelopekit"]):
+    from envelopekit import SPECS as _NAMES
+    from envelopekit._check import spec_named
+    from envelopekit.babelqueue import Router  # noqa: F401
+
+    for _name in _NAMES:  # the specs load lazily: load them while instrumenting
+        spec_named(_name)
+
+from tests.test_check_properties import DATA, ROUTER, oracles  # noqa: E402
+
+SPECS = ("auto", "babelqueue", "som", "matrix")
+CORPUS = ROOT / ".fuzz" / "corpus"
+
+
+def one_input(data: bytes) -> None:
+    """One fuzz input: its first byte picks the spec, the rest is the message."""
+    if not data:
+        return
+    spec = SPECS[data[0] % len(SPECS)]
+    raw = data[1:]
+    oracles(raw, spec)
+    if spec in ("auto", "babelqueue"):
+        ROUTER.dispatch(raw, queue="orders")
+
+
+def seed_corpus() -> Path:
+    """The vendored messages, each prefixed by the byte that picks ``auto``."""
+    CORPUS.mkdir(parents=True, exist_ok=True)
+    for path in sorted(DATA.rglob("*.json")):
+        target = CORPUS / f"{path.parent.name}-{path.name}"
+        if not target.exists():
+            target.write_bytes(b"\x00" + path.read_bytes())
+    return CORPUS
+
+
+def main() -> None:
+    """Run libFuzzer; with no corpus directory given, the seeded one."""
+    args = sys.argv
+    if not any(not arg.startswith("-") for arg in args[1:]):
+        args = [*args, str(seed_corpus())]
+    if shutil.which("true") is None:  # pragma: no cover - libFuzzer forks helpers
+        raise SystemExit("a POSIX environment is needed")
+    atheris.Setup(args, one_input)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,218 @@
+"""The adversarial campaign's oracles (issue 12), as bounded hypothesis properties.
+
+For each spec and ``auto``, over mutations of the vendored corpora: ``check`` never raises;
+every pointer resolves in the input; ``ok`` exactly when there is no violation; an accepted
+message re-encodes to an equal model that is accepted; ``check`` agrees with
+``model_validate_json``; and ``Router.dispatch`` never raises and republishes only what ``check``
+accepts. ``make fuzz`` runs the same oracles under atheris for long runs (``fuzz/``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import orjson
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+import envelopekit as ek
+from envelopekit import rules
+from envelopekit.babelqueue import BabelEnvelope, DeadLetterDecision, Reject, Retry, Router
+from envelopekit.matrix._classify import MESSAGE_ADAPTER
+from envelopekit.som import SomEnvelope
+
+DATA = Path(__file__).parent / "data"
+
+
+def _documents(paths: list[Path]) -> list[Any]:
+    return [orjson.loads(path.read_bytes()) for path in sorted(paths)]
+
+
+SEEDS: dict[str, list[Any]] = {
+    "babelqueue": _documents(list((DATA / "babelqueue" / "fixtures").glob("*.json"))),
+    "som": _documents(
+        [p for p in (DATA / "som" / "examples").glob("*/*.json") if "envelope" in p.name]
+        + list((DATA / "som" / "examples" / "negative").glob("envelope-*.json"))
+    ),
+    "matrix": [
+        case["doc"]
+        for case in orjson.loads((DATA / "matrix" / "cases.json").read_bytes())["cases"]
+        if "doc" in case
+    ],
+}
+ALL_SEEDS = [document for documents in SEEDS.values() for document in documents]
+
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
+    st.sampled_from(["", "1", "urn:babel:a:b", "fs.write", "$reply", "1.0.0", "NaN"]),
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+PROFILE = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def mutated(draw: st.DrawFn, seeds: list[Any]) -> bytes:
+    """A corpus document with a few members replaced, removed or added, then maybe its bytes."""
+    document = json.loads(json.dumps(draw(st.sampled_from(seeds))))
+    for _ in range(draw(st.integers(0, 3))):
+        node = document
+        # Walk down a random path of objects and arrays, then change what is there.
+        while isinstance(node, (dict, list)) and node and draw(st.booleans()):
+            key = draw(
+                st.sampled_from(sorted(node) if isinstance(node, dict) else range(len(node)))
+            )
+            child = node[key]
+            if not isinstance(child, (dict, list)):
+                break
+            node = child
+        if isinstance(node, dict):
+            action = draw(st.sampled_from(["replace", "remove", "add"]))
+            if node and action != "add":
+                key = draw(st.sampled_from(sorted(node)))
+                if action == "remove":
+                    del node[key]
+                else:
+                    node[key] = draw(VALUES)
+            else:
+                node[draw(st.text(max_size=8))] = draw(VALUES)
+        elif isinstance(node, list) and node:
+            node[draw(st.integers(0, len(node) - 1))] = draw(VALUES)
+    raw = json.dumps(document, ensure_ascii=draw(st.booleans())).encode("utf-8", "surrogatepass")
+    if draw(st.integers(0, 9)) == 0:  # now and then, bytes that are not JSON any more
+        at = draw(st.integers(0, len(raw)))
+        raw = raw[:at] + draw(st.binary(max_size=4)) + raw[at + draw(st.integers(0, 3)) :]
+    return raw
+
+
+def _resolves(raw: bytes, pointer: str) -> bool:
+    if pointer == "":
+        return True
+    try:
+        node: Any = json.loads(raw)
+    except ValueError:
+        return False
+    for segment in pointer.split("/")[1:]:
+        key = segment.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and key in node:
+            node = node[key]
+        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        else:
+            return False
+    return True
+
+
+def _model_accepts(spec: str, raw: bytes) -> bool:
+    try:
+        if spec == "babelqueue":
+            BabelEnvelope.model_validate_json(raw)
+        elif spec == "som":
+            SomEnvelope.model_validate_json(raw)
+        else:
+            MESSAGE_ADAPTER.validate_json(raw, by_name=False)
+    except ValidationError:
+        return False
+    return True
+
+
+def oracles(raw: bytes, spec: str) -> ek.Verdict[Any]:
+    """Every oracle of the campaign on one input; returns the verdict."""
+    verdict = ek.check(raw, spec)  # never raises: an exception fails the property
+    assert verdict.ok is (not verdict.violations)
+    assert (verdict.envelope is not None) is verdict.ok
+    for finding in verdict.violations + verdict.warnings:
+        assert rules.is_rule(finding.rule), finding
+        # A pointer into the message (or the document), never into a stand-in.
+        if finding.rule == rules.VIOLATIONS_TRUNCATED:
+            continue
+        at = finding.pointer
+        if finding.rule in _ABSENT or finding.rule.endswith(".required"):
+            at = at.rpartition("/")[0]  # names where the missing member belongs
+        assert _resolves(raw, at), finding
+    read_as = verdict.spec
+    if read_as in ek.SPECS and not any(
+        v.rule in (rules.JSON_DUPLICATE_KEY, rules.SPEC_UNRECOGNISED) for v in verdict.violations
+    ):
+        # check agrees with the model's own JSON validation of the same bytes.
+        assert _model_accepts(read_as, raw) is verdict.ok, (raw, verdict.violations)
+    if verdict.envelope is not None:
+        again = ek.check(verdict.envelope.to_json(), read_as)
+        assert again.envelope is not None, again.violations
+        # Equal as models (warnings noted on input are not part of the model).
+        assert again.envelope.model_dump() == verdict.envelope.model_dump()
+        assert again.envelope.to_json() == verdict.envelope.to_json()
+    return verdict
+
+
+# Rules whose pointer names where a missing member belongs, not a member that is there.
+_ABSENT = frozenset({rules.URN_MISSING})
+
+
+@PROFILE
+@given(mutated(SEEDS["babelqueue"]))
+def test_babelqueue_oracles(raw: bytes) -> None:
+    oracles(raw, "babelqueue")
+
+
+@PROFILE
+@given(mutated(SEEDS["som"]))
+def test_som_oracles(raw: bytes) -> None:
+    oracles(raw, "som")
+
+
+@PROFILE
+@given(mutated(SEEDS["matrix"]))
+def test_matrix_oracles(raw: bytes) -> None:
+    oracles(raw, "matrix")
+
+
+@PROFILE
+@given(mutated(ALL_SEEDS))
+def test_auto_oracles(raw: bytes) -> None:
+    oracles(raw, "auto")
+
+
+ROUTER = Router("fail", max_attempts=2)
+ROUTER.register("urn:babel:orders:created", lambda env: None)
+
+
+def _failing(env: BabelEnvelope[Any]) -> None:
+    raise RuntimeError(f"cannot handle {env.job!r} \udcff")
+
+
+ROUTER.register("urn:babel:orders:refunded", _failing)
+
+
+@PROFILE
+@given(mutated(SEEDS["babelqueue"]), st.sampled_from([0, 1, 2**63 - 2, 2**63 - 1]))
+def test_dispatch_always_decides(raw: bytes, attempts: int) -> None:
+    try:
+        document = json.loads(raw)
+        if isinstance(document, dict):
+            document["attempts"] = attempts
+            if attempts % 2:
+                document["job"] = "urn:babel:orders:refunded"
+            raw = json.dumps(document).encode("utf-8", "surrogatepass")
+    except ValueError:
+        pass
+    outcome = ROUTER.dispatch(raw, queue="orders")  # never raises
+    verdict = ek.check(raw, "babelqueue")
+    if not verdict.ok:
+        assert isinstance(outcome, Reject)
+        assert outcome.raw == raw
+    if isinstance(outcome, (Retry, DeadLetterDecision)):
+        republished = ek.check(outcome.envelope.to_json(), "babelqueue")
+        assert republished.ok, republished.violations
