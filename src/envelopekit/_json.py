@@ -328,6 +328,7 @@ def scan_numbers(
     errors = []
     warnings = []
     dropped = 0
+    wide = _power_of_ten(_writable_digits()) if wide_integers else 0
     stack: list[_Node | None] = [None]
     values: list[Any] = [value]
     while stack:
@@ -350,9 +351,9 @@ def scan_numbers(
             elif kind is int:
                 if not integers or JS_SAFE_MAX >= item >= -JS_SAFE_MAX:
                     continue
-                at = _pointer_of(parent, base) + _segment(key)
                 beyond = not INT64_MAX >= item >= INT64_MIN
-                if beyond and not (wide_integers and _writable(item)):
+                if beyond and not (wide_integers and abs(item) < wide):
+                    at = _pointer_of(parent, base) + _segment(key)
                     errors.append(
                         violation(
                             rules.NUMBER_OUT_OF_RANGE,
@@ -363,12 +364,12 @@ def scan_numbers(
                     if first_refusal:
                         return errors, warnings
                 elif max_warnings is not None and len(warnings) >= max_warnings:
-                    dropped += 1
+                    dropped += 1  # counted, never built (nor its pointer)
                 elif beyond:
                     warnings.append(
                         violation(
                             rules.NUMBER_BEYOND_INT64,
-                            at,
+                            _pointer_of(parent, base) + _segment(key),
                             f"{quote(item)} is beyond signed 64-bit: kept exact and re-emitted "
                             "unchanged; Go, Node and PHP read it as a double.",
                         )
@@ -377,7 +378,7 @@ def scan_numbers(
                     warnings.append(
                         violation(
                             rules.NUMBER_UNSAFE_INTEGER,
-                            at,
+                            _pointer_of(parent, base) + _segment(key),
                             f"{item} is beyond 2^53-1: JavaScript consumers lose its exact value.",
                         )
                     )
@@ -389,8 +390,8 @@ def scan_numbers(
     return errors, warnings
 
 
-def _writable(integer: int) -> bool:
-    """Whether ``integer`` has few enough digits to be read from JSON and written back.
+def _writable_digits() -> int:
+    """The most digits an integer may have to be read from JSON and written back.
 
     pydantic-core's parser reads at most 4300 digits, whatever Python's own limit on int-str
     conversion (``sys.get_int_max_str_digits()``, 0 for none), which the encoder obeys.
@@ -398,7 +399,7 @@ def _writable(integer: int) -> bool:
     # The limit arrived in 3.10.7 (CVE-2020-10735); an older 3.10 has none.
     get_limit: Callable[[], int] = getattr(sys, "get_int_max_str_digits", lambda: 0)
     limit = get_limit() or _PARSER_MAX_DIGITS
-    return abs(integer) < _power_of_ten(min(limit, _PARSER_MAX_DIGITS))
+    return min(limit, _PARSER_MAX_DIGITS)
 
 
 @functools.lru_cache(maxsize=4)
