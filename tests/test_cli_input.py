@@ -16,7 +16,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import orjson
@@ -127,6 +127,19 @@ def test_a_large_json_file_is_read_only_to_the_limit(tmp_path: Path) -> None:
 # --- Ctrl-C, closed streams, a full disk ------------------------------------------------------
 
 
+def wait_until(ready: Callable[[], bool], timeout: float = 120.0) -> None:
+    """Poll the child's /proc entries (a loaded machine may take seconds to start Python)."""
+    deadline = time.monotonic() + timeout
+    while not ready():
+        assert time.monotonic() < deadline, "the child never got there"
+        time.sleep(0.05)
+
+
+def read_bytes(pid: int) -> int:
+    fields = dict(line.split(": ") for line in Path(f"/proc/{pid}/io").read_text().splitlines())
+    return int(fields["rchar"])
+
+
 def test_ctrl_c_prints_the_summary_so_far_and_exits_130() -> None:
     proc = subprocess.Popen(
         [ENTRY, "validate", "--spec", "babelqueue", "-"],
@@ -138,7 +151,8 @@ def test_ctrl_c_prints_the_summary_so_far_and_exits_130() -> None:
     assert proc.stdin is not None
     proc.stdin.write(GOOD + b"\n" + GOOD + b"\n" + b"{broken\n")
     proc.stdin.flush()
-    time.sleep(2.0)  # interpreter start-up and the three verdicts; the pipe stays open
+    # Past start-up and the three verdicts, it waits for more on the pipe, which stays open.
+    wait_until(lambda: "pipe" in Path(f"/proc/{proc.pid}/wchan").read_text())
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
@@ -156,7 +170,8 @@ def test_ctrl_c_on_an_endless_line_exits_130() -> None:
             stderr=subprocess.PIPE,
             env=env(),
         )
-        time.sleep(2.0)
+        # Well past start-up: reading /dev/zero (imports read a few MiB, not 256).
+        wait_until(lambda: read_bytes(proc.pid) > 256 * 1024 * 1024)
         status = Path(f"/proc/{proc.pid}/status").read_text()
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
