@@ -66,6 +66,7 @@ fuzz: $(VENV)/.stamp-dev
 
 schemas: $(VENV)/.stamp-install
 	$(BIN)/envelopekit schema --out src/envelopekit/schemas
+	$(BIN)/envelopekit schema --draft 07 --out src/envelopekit/schemas/draft-07
 
 format: $(VENV)/.stamp-dev
 	$(BIN)/ruff format .

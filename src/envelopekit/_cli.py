@@ -262,14 +262,17 @@ def _schema(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> int
     specs = SPECS if args.spec == "all" else (args.spec,)
     if args.out is not None:
         try:
-            written = write_schemas(Path(args.out), specs)
+            written = write_schemas(Path(args.out), specs, draft=args.draft)
         except OSError as exc:
             where = display(exc.filename) if exc.filename is not None else display(args.out)
             raise UsageError(f"cannot write {where}: {exc.strerror or exc}") from exc
         for path in written:
             stderr.write(f"wrote {display(path)}\n")
         return EXIT_VALID
-    documents = {spec: {n: json_schema(spec, n) for n in SCHEMA_NAMES[spec]} for spec in specs}
+    documents = {
+        spec: {n: json_schema(spec, n, draft=args.draft) for n in SCHEMA_NAMES[spec]}
+        for spec in specs
+    }
     stdout.write(orjson.dumps(documents, option=orjson.OPT_INDENT_2) + b"\n")
     return EXIT_VALID
 
@@ -315,6 +318,12 @@ def _parser() -> argparse.ArgumentParser:
     schema = commands.add_parser("schema", help="print or write the generated JSON Schemas")
     schema.add_argument("--spec", choices=("all", *SPECS), default="all")
     schema.add_argument("--out", metavar="DIR", help="write <DIR>/<spec>/<name>.schema.json")
+    schema.add_argument(
+        "--draft",
+        choices=("2020-12", "07"),
+        default="2020-12",
+        help="the JSON Schema draft (default: 2020-12; 07 for AsyncAPI and older registries)",
+    )
     _cli_redrive.add_parser(commands)
     _cli_compat.add_parser(commands)
     return parser

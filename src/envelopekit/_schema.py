@@ -1,8 +1,11 @@
-"""JSON Schema (Draft 2020-12) generated from the models, for teams in other languages.
+"""JSON Schema (Draft 2020-12, and Draft-07) generated from the models, for other languages.
 
 Each schema carries ``$schema``, a stable ``$id`` and titles and descriptions taken from the
 models' docstrings (which restate the specs). The files shipped in ``envelopekit/schemas/`` are
 this module's output; ``make schemas`` regenerates them and a test fails when they are stale.
+
+Draft-07 (what AsyncAPI and many schema registries read) is the same schema rewritten: the
+2020-12 document is the source, and :func:`to_draft_07` changes only its spelling.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import importlib
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Final, cast
+from typing import Any, Final, Literal, cast
 
 import orjson
 from pydantic import BaseModel, TypeAdapter
@@ -20,10 +23,23 @@ from pydantic_core import CoreSchema, core_schema
 
 from ._model import plain_text
 
-__all__ = ["BASE_ID", "SCHEMA_NAMES", "json_schema", "ref_to", "schema_id", "write_schemas"]
+__all__ = [
+    "BASE_ID",
+    "DRAFTS",
+    "SCHEMA_NAMES",
+    "Draft",
+    "json_schema",
+    "ref_to",
+    "schema_id",
+    "to_draft_07",
+    "write_schemas",
+]
 
 DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
+DIALECT_07: Final = "http://json-schema.org/draft-07/schema#"
 BASE_ID: Final = "https://envelopekit.dev/schemas"
+Draft = Literal["2020-12", "07"]
+DRAFTS: Final[tuple[Draft, ...]] = ("2020-12", "07")
 
 # (spec, name) -> "module:attribute" of the model or TypeAdapter, imported on first use.
 _TARGETS: Final[dict[tuple[str, str], str]] = {
@@ -47,9 +63,10 @@ for _spec, _name in _TARGETS:
     SCHEMA_NAMES[_spec] += (_name,)
 
 
-def schema_id(spec: str, name: str) -> str:
-    """The stable ``$id`` of a generated schema."""
-    return f"{BASE_ID}/{spec}/{name}.schema.json"
+def schema_id(spec: str, name: str, draft: Draft = "2020-12") -> str:
+    """The stable ``$id`` of a generated schema (Draft-07 ones under ``draft-07/``)."""
+    folder = "" if draft == "2020-12" else "draft-07/"
+    return f"{BASE_ID}/{folder}{spec}/{name}.schema.json"
 
 
 def ref_to(model: type[BaseModel], refs: Iterable[dict[str, Any]]) -> dict[str, Any]:
@@ -121,16 +138,21 @@ def _target(spec: str, name: str) -> Any:
     return getattr(importlib.import_module(module), attribute)
 
 
-def json_schema(spec: str, name: str) -> dict[str, Any]:
-    """The Draft 2020-12 JSON Schema of one model, e.g. ``json_schema("som", "envelope")``.
+def json_schema(spec: str, name: str, *, draft: Draft = "2020-12") -> dict[str, Any]:
+    """The JSON Schema of one model, e.g. ``json_schema("som", "envelope")``.
 
     A name may also be the spec's own schema-file name, as rule ids use it
-    (``json_schema("babelqueue", "message-envelope")``).
+    (``json_schema("babelqueue", "message-envelope")``). ``draft="07"`` gives the same schema
+    in Draft-07 (:func:`to_draft_07`).
 
     Raises:
-        ValueError: for a (spec, name) pair that has no schema.
+        ValueError: for a (spec, name) pair that has no schema, or an unknown draft.
     """
     name = _ALIASES.get((spec, name), name)
+    if draft == "07":
+        return to_draft_07(json_schema(spec, name), schema_id(spec, name, "07"))
+    if draft != "2020-12":
+        raise ValueError(f"unknown draft {draft!r}; expected one of {', '.join(DRAFTS)}")
     target = _target(spec, name)
     generator = type("Generator", (_Generator,), {"identity": schema_id(spec, name)})
     if isinstance(target, TypeAdapter):
@@ -141,16 +163,88 @@ def json_schema(spec: str, name: str) -> dict[str, Any]:
     return document
 
 
-def write_schemas(directory: Path, specs: Iterable[str] | None = None) -> list[Path]:
+def write_schemas(
+    directory: Path, specs: Iterable[str] | None = None, *, draft: Draft = "2020-12"
+) -> list[Path]:
     """Write ``<directory>/<spec>/<name>.schema.json`` for every schema; returns the paths."""
     written: list[Path] = []
     for spec in specs if specs is not None else SCHEMA_NAMES:
         for name in SCHEMA_NAMES[spec]:
             path = directory / spec / f"{name}.schema.json"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(render(json_schema(spec, name)))
+            path.write_bytes(render(json_schema(spec, name, draft=draft)))
             written.append(path)
     return written
+
+
+_DEFS_2020: Final = "#/$defs/"
+_DEFS_07: Final = "#/definitions/"
+
+
+def to_draft_07(document: dict[str, Any], identity: str | None = None) -> dict[str, Any]:
+    """A Draft 2020-12 schema of ours, spelt in Draft-07.
+
+    What changes: ``$schema``; ``$defs`` becomes ``definitions`` (and references follow); a
+    ``$ref`` with sibling keywords, which Draft-07 ignores, moves into an ``allOf`` beside
+    them; ``dependentRequired`` becomes ``dependencies``. Everything else our generator emits
+    (``const``, ``if``/``then``/``else``, ``patternProperties``, ``propertyNames``, the formats)
+    means the same in both drafts.
+
+    Raises:
+        ValueError: for a keyword Draft-07 cannot say (none of our schemas uses one; a new one
+            must be translated here, not dropped).
+    """
+    body = _to_07(document, top=True)
+    body["$schema"] = DIALECT_07
+    if identity is not None:
+        body["$id"] = identity
+    # `$schema` and `$id` first, as in the 2020-12 files.
+    head = {key: body.pop(key) for key in ("$schema", "$id") if key in body}
+    return {**head, **body}
+
+
+_NOT_IN_07: Final = frozenset(
+    {
+        "prefixItems",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "dependentSchemas",
+        "$dynamicRef",
+        "$dynamicAnchor",
+        "$anchor",
+        "minContains",
+        "maxContains",
+    }
+)
+
+
+def _to_07(node: Any, top: bool = False) -> Any:
+    if isinstance(node, list):
+        return [_to_07(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    found = _NOT_IN_07.intersection(node)
+    if found:
+        raise ValueError(f"Draft-07 has no {', '.join(sorted(found))}")
+    converted: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "$defs" and top:
+            converted["definitions"] = {n: _to_07(s) for n, s in value.items()}
+        elif key in ("properties", "patternProperties", "definitions"):
+            converted[key] = {n: _to_07(s) for n, s in value.items()}
+        elif key == "dependentRequired":
+            converted["dependencies"] = dict(value)
+        elif key == "$ref":
+            if not value.startswith(_DEFS_2020):
+                raise ValueError(f"only local $defs references are converted, not {value!r}")
+            converted[key] = _DEFS_07 + value[len(_DEFS_2020) :]
+        else:
+            converted[key] = _to_07(value)
+    if "$ref" in converted and len(converted) > 1:
+        # Draft-07: "All other properties in a $ref object MUST be ignored."
+        reference = {"$ref": converted.pop("$ref")}
+        converted["allOf"] = [reference, *converted.get("allOf", [])]
+    return converted
 
 
 def render(document: dict[str, Any]) -> bytes:
