@@ -1,0 +1,589 @@
+"""Valid messages per spec, and messages that break one chosen rule of the catalogue."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from typing import Any, Final, Literal
+
+import orjson
+from hypothesis import reject
+from hypothesis import strategies as st
+from pydantic import BaseModel, TypeAdapter
+
+from .. import rules
+from .._check import SPECS, SpecName, spec_named
+from .._schema import json_schema
+from .._settings import get_settings
+from ._break import Change, Fill, changes, schema_names, sites
+from ._generate import Generator, merge
+
+__all__ = [
+    "NAMED_RULES",
+    "UNBREAKABLE",
+    "UNBREAKABLE_KEYWORDS",
+    "MatrixKind",
+    "breakable_rules",
+    "catalogued_rules",
+    "invalid_messages",
+    "unbreakable",
+    "valid_documents",
+    "valid_messages",
+]
+
+MatrixKind = Literal["request", "response", "error"]
+
+# The generated schema each spec's messages are drawn from, and the schema file (rule-id
+# prefix) of its root model.
+_ROOTS: Final[dict[str, dict[str, str]]] = {
+    "babelqueue": {"envelope": "message-envelope"},
+    "som": {"envelope": "envelope"},
+    "matrix": {"request": "request", "response": "response"},
+}
+
+NAMED_RULES: Final[dict[str, tuple[str, ...]]] = {
+    "any": (
+        rules.JSON_INVALID,
+        rules.JSON_DUPLICATE_KEY,
+        rules.MESSAGE_TOO_LARGE,
+        rules.MESSAGE_TOO_DEEP,
+        rules.NUMBER_NON_FINITE,
+        rules.SPEC_UNRECOGNISED,
+    ),
+    # SOM reads integers of any size, as its schemas and the Python reference do.
+    "babelqueue": (
+        rules.NUMBER_OUT_OF_RANGE,
+        rules.NUMBER_UNSAFE_INTEGER,
+        rules.URN_MISSING,
+        rules.URN_CONVENTION,
+        rules.SCHEMA_VERSION_UNSUPPORTED,
+        rules.FORBIDDEN_KEY,
+        rules.CREATED_AT_SECONDS,
+        rules.URN_UNKNOWN,
+        rules.HANDLER_FAILED,
+        rules.DATA_INVALID,
+        rules.TRANSPORT_SCHEMA_VERSION_UNSUPPORTED,
+    ),
+    "som": (
+        rules.SOM_VERSION_PRE_1_0,
+        rules.SOM_VERSION_UNSUPPORTED_MAJOR,
+        rules.SOM_VERSION_UNSUPPORTED_MINOR,
+        rules.PAYLOAD_MESSAGE_TYPE_MISMATCH,
+        rules.PAYLOAD_UNVALIDATED,
+        rules.MESSAGE_TYPE_UNKNOWN,
+        rules.STORY_ID_CHANGED,
+        rules.SEQUENCE_NUMBER_NOT_INCREASING,
+        rules.SEQUENCE_NUMBER_GAP,
+        rules.UPDATED_AT_BACKWARDS,
+        rules.SNAPSHOT_MEMBERS_MISSING,
+        rules.SNAPSHOT_ASSETS_DROPPED,
+        rules.ASSET_TYPE_CHANGED,
+        rules.STORY_TYPE_LEFT_TERMINAL,
+    ),
+    "matrix": (
+        rules.NUMBER_OUT_OF_RANGE,
+        rules.NUMBER_UNSAFE_INTEGER,
+        rules.OP_CONVENTION,
+        rules.REPLY_UNPAIRED,
+        rules.REPLY_TO_CONVENTION,
+        rules.TRACE_CONTEXT_FORMAT,
+        rules.ERROR_CODE_INCONSISTENT,
+    ),
+}
+"""Every named rule of :mod:`envelopekit.rules`, by the spec whose messages can carry it
+(``"any"``: every spec's)."""
+
+_WARNING: Final = "a warning: `check` accepts the message and reports it in `warnings`"
+_SEQUENCE: Final = (
+    "a rule across a story's sequence of messages (`SomSequence`), not of one message"
+)
+UNBREAKABLE: Final[dict[str, str]] = {
+    rules.JSON_DUPLICATE_KEY: (
+        "refused only under the `duplicate_keys='refuse'` setting; by default a repeated "
+        "name is allowed, as the JSON RFC permits"
+    ),
+    rules.NUMBER_UNSAFE_INTEGER: _WARNING,
+    rules.SPEC_UNRECOGNISED: (
+        "reported only by `check(spec='auto')`; a message checked as one spec is judged by it"
+    ),
+    rules.URN_CONVENTION: _WARNING,
+    rules.FORBIDDEN_KEY: _WARNING + " (the key is dropped)",
+    rules.CREATED_AT_SECONDS: _WARNING,
+    rules.URN_UNKNOWN: "the `Router`'s decision for a valid message, not a property of one",
+    rules.HANDLER_FAILED: "the `Router`'s outcome when a handler raises",
+    rules.DATA_INVALID: "the `Router`'s verdict against a registered `data` model or schema",
+    rules.TRANSPORT_SCHEMA_VERSION_UNSUPPORTED: "a broker property, read before the body",
+    rules.PAYLOAD_UNVALIDATED: _WARNING,
+    rules.MESSAGE_TYPE_UNKNOWN: (
+        "refused only when validated with the context `unknown_message_type='refuse'`; "
+        "`check` keeps an unknown family with a warning"
+    ),
+    rules.STORY_ID_CHANGED: _SEQUENCE,
+    rules.SEQUENCE_NUMBER_NOT_INCREASING: _SEQUENCE,
+    rules.SEQUENCE_NUMBER_GAP: _SEQUENCE,
+    rules.UPDATED_AT_BACKWARDS: _SEQUENCE,
+    rules.SNAPSHOT_MEMBERS_MISSING: _SEQUENCE,
+    rules.SNAPSHOT_ASSETS_DROPPED: _SEQUENCE,
+    rules.ASSET_TYPE_CHANGED: _SEQUENCE,
+    rules.STORY_TYPE_LEFT_TERMINAL: _SEQUENCE,
+    # Structural ids a generated schema carries where the model reports another rule.
+    "message-envelope.anyOf": (
+        "its unions are `job`-or-`urn` (missing both is `urn.missing`) and nullable "
+        "`dead_letter` fields (a wrong value is reported as `message-envelope.type`)"
+    ),
+    "message-envelope.const": (
+        "its only const is `meta.schema_version` (`schema_version.unsupported`)"
+    ),
+    "message-envelope.maximum": (
+        "its maxima are `meta.schema_version`'s (`schema_version.unsupported`) and 2^63-1, "
+        "above which an integer is `number.out_of_range`"
+    ),
+    "message-envelope.pattern": (
+        "its patterns are the non-blank `job`/`urn` (`urn.missing`) and the UUIDs' spelling "
+        "(`message-envelope.format.uuid`)"
+    ),
+    "envelope.const": "its only const is `som_version` (the `som_version.*` rules)",
+    "link-event.pattern": "its patterns spell its formats (a miss is `link-event.format.*`)",
+    "system-audit.pattern": "its patterns spell its formats (a miss is `system-audit.format.*`)",
+    "request.maximum": "its only maximum is `lamport`'s 2^63-1 (`number.out_of_range` above)",
+    "response.maximum": "its only maximum is `lamport`'s 2^63-1 (`number.out_of_range` above)",
+    "response.const": (
+        'its only const is `op: "$reply"`, which makes the message a reply at all '
+        "(another op is a request)"
+    ),
+    "error-payload.const": (
+        "its only const is `ok: false`, which makes the payload an error payload at all "
+        "(another `ok` is a success result)"
+    ),
+    rules.OP_CONVENTION: _WARNING,
+    rules.REPLY_UNPAIRED: _WARNING,
+    rules.REPLY_TO_CONVENTION: _WARNING,
+    rules.TRACE_CONTEXT_FORMAT: _WARNING,
+    rules.ERROR_CODE_INCONSISTENT: _WARNING,
+}
+"""Catalogued rules that no single message checked with the default settings can break, and
+why. (Structural ids found in a schema but unbreakable are listed here too.)"""
+
+UNBREAKABLE_KEYWORDS: Final[dict[str, str]] = {
+    "if": (
+        "a conditional's `if` only chooses a branch; a message that fails the branch is "
+        "reported as the keyword that fails in it (`required`, `not`, ...), as the SOM bus does"
+    ),
+}
+"""Structural keywords no message breaks under any schema, and why."""
+
+
+def unbreakable(rule: str) -> str | None:
+    """Why no message breaks ``rule``, or ``None`` when :func:`invalid_messages` can."""
+    found = UNBREAKABLE.get(rule)
+    if found is None and rule not in rules.NAMED:
+        found = UNBREAKABLE_KEYWORDS.get(rule.partition(".")[2])
+    return found
+
+
+# --- the catalogue, read off the generated schemas ------------------------------------------
+
+_SCHEMA_FILES: Final[dict[str, tuple[str, ...]]] = {
+    "babelqueue": ("envelope",),
+    "som": (
+        "envelope",
+        "story-context",
+        "telling-event",
+        "link-event",
+        "delivery-media-available",
+        "system-audit",
+        "skill-warning",
+    ),
+    "matrix": ("request", "response", "error-payload"),
+}
+
+
+def _keywords(
+    node: Any,
+    scope: str,
+    spec: str,
+    root: dict[str, Any],
+    found: set[str],
+    seen: set[tuple[str, str]],
+) -> None:
+    """Collect ``<scope>.<keyword>`` for each keyword below ``node``, following ``$ref``.
+
+    A definition belongs to the schema file of the model it describes, else to its referrer's.
+    """
+    if isinstance(node, list):
+        for item in node:
+            _keywords(item, scope, spec, root, found, seen)
+        return
+    if not isinstance(node, dict):
+        return
+    for key, value in node.items():
+        if key == "$defs":
+            continue
+        if key == "$ref":
+            name = value.rpartition("/")[2]
+            inner = schema_names(spec).get(name, scope)
+            if (name, inner) not in seen:
+                seen.add((name, inner))
+                _keywords(root["$defs"][name], inner, spec, root, found, seen)
+        elif key in ("properties", "patternProperties"):
+            for sub in value.values():
+                if sub is False:
+                    found.add(rules.structural(scope, "false_schema"))
+                _keywords(sub, scope, spec, root, found, seen)
+        elif key == "if":
+            # An `if` only chooses: what it holds never fails a message.
+            found.add(rules.structural(scope, "if"))
+        else:
+            keyword = f"format.{value}" if key == "format" else key
+            live = not (key == "additionalProperties" and value is not False)
+            if keyword in rules.KEYWORDS and live and keyword != "invalid":
+                found.add(rules.structural(scope, keyword))
+            _keywords(value, scope, spec, root, found, seen)
+
+
+@cache
+def _structural(spec: str) -> frozenset[str]:
+    found: set[str] = set()
+    for name in _SCHEMA_FILES[spec]:
+        document = json_schema(spec, name)
+        title = document.get("title", "")
+        scope = schema_names(spec).get(title) or dict(_ROOTS[spec]).get(name, name)
+        _keywords(document, scope, spec, document, found, set())
+    return frozenset(found)
+
+
+def catalogued_rules(spec: SpecName) -> list[str]:
+    """Every rule a ``spec`` message may be judged by, sorted.
+
+    The structural ids its generated schemas can fail, its named rules and those of any message.
+    """
+    named = {*NAMED_RULES["any"], *NAMED_RULES[spec]}
+    return sorted(_structural(spec) | named)
+
+
+def breakable_rules(spec: SpecName) -> list[str]:
+    """The rules of :func:`catalogued_rules` that :func:`invalid_messages` can break."""
+    return [rule for rule in catalogued_rules(spec) if unbreakable(rule) is None]
+
+
+# --- valid messages --------------------------------------------------------------------------
+
+
+@cache
+def _generator(spec: str, name: str, complete: bool = False) -> Generator:
+    return Generator(json_schema(spec, name), complete=complete)
+
+
+def _model_generator(model: Any) -> Generator:
+    adapter = model if isinstance(model, TypeAdapter) else TypeAdapter(model)
+    return Generator(adapter.json_schema(mode="validation"))
+
+
+def valid_documents(
+    spec: SpecName,
+    *,
+    message_type: str | None = None,
+    kind: MatrixKind | None = None,
+    urn: str | None = None,
+    data: type[BaseModel] | TypeAdapter[Any] | st.SearchStrategy[Any] | None = None,
+    router: Any = None,
+) -> st.SearchStrategy[dict[str, Any]]:
+    """Valid messages of ``spec`` as parsed JSON objects; see :func:`valid_messages`."""
+    return _documents(spec, message_type, kind, urn, data, router, complete=False)
+
+
+def _documents(
+    spec: str,
+    message_type: str | None,
+    kind: MatrixKind | None,
+    urn: str | None,
+    data: Any,
+    router: Any,
+    *,
+    complete: bool,
+) -> st.SearchStrategy[dict[str, Any]]:
+    if spec == "som":
+        return _som(message_type, complete)
+    if spec == "matrix":
+        return _matrix(kind, complete)
+    if spec == "babelqueue":
+        return _babelqueue(urn, data, router, complete)
+    raise ValueError(f"unknown spec {spec!r}; expected one of {', '.join(SPECS)}")
+
+
+def valid_messages(
+    spec: SpecName,
+    *,
+    message_type: str | None = None,
+    kind: MatrixKind | None = None,
+    urn: str | None = None,
+    data: type[BaseModel] | TypeAdapter[Any] | st.SearchStrategy[Any] | None = None,
+    router: Any = None,
+) -> st.SearchStrategy[bytes]:
+    """Messages of ``spec`` that ``ek.check(raw, spec=spec)`` accepts, as wire bytes.
+
+    Args:
+        spec: ``"babelqueue"``, ``"som"`` or ``"matrix"``.
+        message_type: SOM: one family (``"story.context"``) or an unknown one
+            (``"x.custom"``: an open payload); default: every known family and unknown ones.
+        kind: Matrix: ``"request"``, ``"response"`` (a success reply) or ``"error"`` (a reply
+            whose payload is an error payload); default: all three.
+        urn: BabelQueue: the ``job``; default: drawn.
+        data: BabelQueue: the ``data`` model (a pydantic model or ``TypeAdapter``, whose JSON
+            Schema drives the values) or a strategy of ``data`` values; default: any JSON.
+        router: BabelQueue: a ``Router``; each message takes one of its URNs and, where the
+            route has a ``data`` model, data that model accepts.
+    """
+    documents = valid_documents(
+        spec, message_type=message_type, kind=kind, urn=urn, data=data, router=router
+    )
+    return documents.map(orjson.dumps)
+
+
+def _som(message_type: str | None, complete: bool = False) -> st.SearchStrategy[dict[str, Any]]:
+    from ..som import KNOWN_MESSAGE_TYPES
+
+    generator = _generator("som", "envelope", complete)
+    envelope = generator.root
+    if message_type is None:
+        families = st.sampled_from(sorted(KNOWN_MESSAGE_TYPES))
+        unknown = st.from_regex(r"x\.[a-z][a-z0-9_]{0,8}", fullmatch=True)
+        types = st.one_of(families, families, families, unknown)
+    else:
+        types = st.just(message_type)
+
+    def envelopes(chosen: str) -> st.SearchStrategy[dict[str, Any]]:
+        pinned = merge(envelope, {"properties": {"message_type": {"const": chosen}}})
+        return generator.strategy(pinned)
+
+    return types.flatmap(envelopes)
+
+
+def _matrix(kind: MatrixKind | None, complete: bool = False) -> st.SearchStrategy[dict[str, Any]]:
+    if kind is None:
+        return st.one_of([_matrix(k, complete) for k in ("request", "response", "error")])
+    if kind == "request":
+        generator = _generator("matrix", "request", complete)
+        return generator.strategy(generator.root)
+    generator = _generator("matrix", "response", complete)
+    payload = generator.root["properties"]["payload"]
+    chosen = payload["then"] if kind == "error" else {"not": payload["if"]}
+    if kind == "response":
+        # A success payload is any JSON but an object whose `ok` is false.
+        return generator.strategy(
+            merge(generator.root, {"properties": {"payload": {"$ref": "#/$defs/JsonValue"}}})
+        ).filter(lambda document: not _is_error(document["payload"]))
+    return generator.strategy(merge(generator.root, {"properties": {"payload": chosen}}))
+
+
+def _is_error(payload: Any) -> bool:
+    return isinstance(payload, dict) and payload.get("ok") is False
+
+
+def _babelqueue(
+    urn: str | None, data: Any, router: Any, complete: bool = False
+) -> st.SearchStrategy[dict[str, Any]]:
+    generator = _generator("babelqueue", "envelope", complete)
+    if router is not None:
+        urns = router.urns()
+        if not urns:
+            raise ValueError("the router has no route to draw a URN from")
+        return st.sampled_from(urns).flatmap(
+            lambda chosen: _babelqueue(chosen, route_model(router, chosen), None)
+        )
+    envelopes = generator.strategy(generator.root)
+    if urn is not None:
+        # The URN as `job`, the canonical key (`urn` is only an inbound alias).
+        envelopes = envelopes.map(
+            lambda envelope: {
+                "job": urn,
+                **{k: v for k, v in envelope.items() if k not in ("job", "urn")},
+            }
+        )
+    if data is None:
+        return envelopes
+    values = data if isinstance(data, st.SearchStrategy) else _data_values(data)
+    return st.builds(lambda envelope, value: {**envelope, "data": value}, envelopes, values)
+
+
+def _data_values(model: Any) -> st.SearchStrategy[Any]:
+    generator = _model_generator(model)
+    return generator.strategy(generator.root)
+
+
+def route_model(router: Any, urn: str) -> Any:
+    """The ``data`` model registered for ``urn`` in a ``Router``, or ``None``."""
+    route = router._routes[urn]  # the Router keeps no public view of its parse models
+    parse = route.parse
+    if parse is None:
+        return None
+    return parse.model_fields["data"].annotation
+
+
+# --- invalid messages ------------------------------------------------------------------------
+
+# Where a spec's message holds free JSON, so a number or nesting can be put there.
+_OPEN: Final[dict[str, tuple[str, ...]]] = {
+    "babelqueue": ("zz_extra",),
+    "som": ("_actors", "zz_extra"),
+    "matrix": ("zz_extra",),
+}
+_NON_FINITE: Final = "__envelopekit_non_finite__"
+_BEYOND_INT64: Final = "__envelopekit_beyond_int64__"
+
+
+def invalid_messages(
+    spec: SpecName,
+    rule: str,
+    *,
+    message_type: str | None = None,
+    kind: MatrixKind | None = None,
+) -> st.SearchStrategy[bytes]:
+    """Messages ``ek.check(raw, spec=spec)`` refuses with ``rule`` among their violations.
+
+    Each is a valid message (:func:`valid_messages`) with one change: the smallest that breaks
+    ``rule``, at a place of the message where the rule applies (for a structural id, any node
+    of that schema file carrying that keyword).
+
+    ```python
+    invalid_messages("som", rule="story-context.enum")
+    ```
+
+    Raises:
+        ValueError: for a rule that is not in :func:`catalogued_rules` for ``spec``, or that no
+            message can break (:data:`UNBREAKABLE` says why).
+    """
+    if rule not in catalogued_rules(spec):
+        raise ValueError(f"{rule!r} is not a rule a {spec} message is judged by")
+    why = unbreakable(rule)
+    if why is not None:
+        raise ValueError(f"no {spec} message breaks {rule!r}: {why}")
+    if rule in rules.NAMED:
+        return _named(spec, rule, message_type, kind)
+    schema, _, keyword = rule.partition(".")
+    documents = _documents(
+        spec, message_type, kind or _kind(schema), None, None, None, complete=True
+    )
+    if spec == "som" and message_type is None and schema != "envelope":
+        from ..som import PAYLOAD_MODELS
+
+        families = sorted(t for t, m in PAYLOAD_MODELS.items() if m.__schema_name__ == schema)
+        documents = st.sampled_from(families).flatmap(lambda t: _som(t, complete=True))
+    return _broken(spec, documents, schema, keyword)
+
+
+def _kind(schema: str) -> MatrixKind | None:
+    return {"request": "request", "error-payload": "error"}.get(schema)  # type: ignore[return-value]
+
+
+_REPLY: Final = {"properties": {"op": {"const": "$reply"}}, "required": ["op"]}
+# Paths whose failure the model reports under a named rule, not a structural one.
+_CLAIMED: Final[dict[str, frozenset[tuple[str | int, ...]]]] = {
+    "babelqueue": frozenset({("job",), ("urn",), ("meta", "schema_version")}),
+    "som": frozenset({("som_version",)}),
+    "matrix": frozenset(),
+}
+
+
+def _root(spec: str, document: Mapping[str, Any]) -> tuple[str, str, Any]:
+    """The generated schema judging ``document``, its rule-id scope, and what keeps it so."""
+    if spec == "matrix":
+        if document.get("op") == "$reply":
+            return "response", "response", _REPLY
+        return "request", "request", {"not": _REPLY}
+    name = next(iter(_ROOTS[spec]))
+    return name, _ROOTS[spec][name], True
+
+
+def _broken(
+    spec: str, documents: st.SearchStrategy[dict[str, Any]], schema: str, keyword: str
+) -> st.SearchStrategy[bytes]:
+    @st.composite
+    def broken(draw: st.DrawFn) -> bytes:
+        document = draw(documents)
+        name, scope, guard = _root(spec, document)
+        generator = _generator(spec, name)
+        found = list(sites(generator, document, scope, spec, guards=(((), guard),)))
+        candidates = changes(document, found, schema, keyword, generator.root, _CLAIMED[spec])
+        if not candidates:
+            reject()
+        change = draw(st.sampled_from(candidates))
+        if isinstance(change.value, Fill):
+            change = Change(change.path, draw(generator.strategy(change.value.schema)))
+        return orjson.dumps(change.apply(document))
+
+    return broken()
+
+
+def _named(
+    spec: SpecName, rule: str, message_type: str | None, kind: MatrixKind | None
+) -> st.SearchStrategy[bytes]:
+    documents = valid_documents(spec, message_type=message_type, kind=kind)
+    settings = get_settings()
+    if rule == rules.JSON_INVALID:
+        return documents.map(lambda d: orjson.dumps(d)[:-1])
+    if rule == rules.MESSAGE_TOO_LARGE:
+        limit = settings.max_message_bytes
+        own = spec_named(spec).max_bytes
+        if own is not None:
+            limit = min(limit, own)
+        return documents.map(orjson.dumps).map(lambda raw: raw + b" " * (limit + 1 - len(raw)))
+    if rule == rules.MESSAGE_TOO_DEEP:
+        deep: Any = 0
+        for _ in range(settings.max_depth + 1):
+            deep = [deep]
+        return documents.map(lambda d: orjson.dumps(_open(spec, d, deep)))
+    if rule == rules.NUMBER_NON_FINITE:
+        return documents.map(lambda d: _spelled(spec, d, _NON_FINITE, b"NaN"))
+    if rule == rules.NUMBER_OUT_OF_RANGE:
+        return documents.map(lambda d: _spelled(spec, d, _BEYOND_INT64, str(2**63).encode()))
+    change = _NAMED_CHANGES.get(rule)
+    if change is None:  # pragma: no cover - the catalogue test lists every rule
+        raise ValueError(f"no change breaks {rule!r}")
+    if rule == rules.PAYLOAD_MESSAGE_TYPE_MISMATCH and message_type is None:
+        # Complete payloads carry what the sibling type requires too, so only the type differs.
+        documents = st.sampled_from(["telling.exposed", "link.committed"]).flatmap(
+            lambda t: _som(t, complete=True)
+        )
+    return documents.map(lambda d: orjson.dumps(change(d)))
+
+
+def _open(spec: str, document: dict[str, Any], value: Any) -> dict[str, Any]:
+    path = _OPEN[spec]
+    if spec == "matrix":
+        # A request and a reply are closed; their payload is free JSON (an error payload's
+        # `details`).
+        error = _is_error(document.get("payload"))
+        path = ("payload", "details") if error else ("payload",)
+    if spec == "som":
+        actors = dict(document.get("_actors", {}))
+        actors["zz_extra"] = value
+        return {**document, "_actors": actors}
+    changed: dict[str, Any] = Change(path, value).apply(document)
+    return changed
+
+
+def _spelled(spec: str, document: dict[str, Any], marker: str, literal: bytes) -> bytes:
+    """The document with a number JSON can spell but orjson cannot write in an open place."""
+    raw = orjson.dumps(_open(spec, document, marker))
+    return raw.replace(orjson.dumps(marker), literal)
+
+
+def _mismatched(document: dict[str, Any]) -> dict[str, Any]:
+    own = document["message_type"]
+    # A sibling type whose conditionals the complete payload also meets, so only the type
+    # differs: `telling.ended` needs the `exposure_end` an exposed telling has, and
+    # `link.gate_changed` refuses nothing a committed link carries.
+    other = {"telling.exposed": "telling.ended", "link.committed": "link.gate_changed"}
+    sibling = other.get(own, own.rpartition(".")[0] + ".other")
+    return {**document, "payload": {**document["payload"], "message_type": sibling}}
+
+
+_NAMED_CHANGES: Final[dict[str, Any]] = {
+    rules.URN_MISSING: lambda d: {k: v for k, v in d.items() if k not in ("job", "urn")},
+    rules.SCHEMA_VERSION_UNSUPPORTED: lambda d: {**d, "meta": {**d["meta"], "schema_version": 2}},
+    rules.SOM_VERSION_PRE_1_0: lambda d: {**d, "som_version": "0.3.2"},
+    rules.SOM_VERSION_UNSUPPORTED_MAJOR: lambda d: {**d, "som_version": "2.0.0"},
+    rules.SOM_VERSION_UNSUPPORTED_MINOR: lambda d: {**d, "som_version": "1.1.0"},
+    rules.PAYLOAD_MESSAGE_TYPE_MISMATCH: _mismatched,
+}

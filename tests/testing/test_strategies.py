@@ -1,0 +1,179 @@
+"""envelopekit.testing: every valid message is accepted, every broken one refused by its rule.
+
+The rules come from the catalogue read off the generated schemas (``catalogued_rules``), not
+from a list kept here: a new keyword in a model's schema becomes a new test case, and fails
+until ``invalid_messages`` can break it or ``UNBREAKABLE`` says why no message can.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel, Field
+
+import envelopekit as ek
+from envelopekit import rules
+from envelopekit.babelqueue import BabelEnvelope, Router
+from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse
+from envelopekit.som import KNOWN_MESSAGE_TYPES, PAYLOAD_MODELS, SomEnvelope
+from envelopekit.testing import (
+    NAMED_RULES,
+    UNBREAKABLE,
+    breakable_rules,
+    catalogued_rules,
+    invalid_messages,
+    valid_documents,
+    valid_messages,
+)
+
+BOUNDED = settings(
+    max_examples=10,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+BROKEN_CASES = [(spec, rule) for spec in ek.SPECS for rule in breakable_rules(spec)]
+
+
+# --- the catalogue ---------------------------------------------------------------------------
+
+
+def test_every_named_rule_belongs_to_a_spec() -> None:
+    assigned = [rule for group in NAMED_RULES.values() for rule in group]
+    assert set(assigned) == set(rules.NAMED)
+
+
+def test_every_unbreakable_rule_is_catalogued_and_explained() -> None:
+    catalogued = {rule for spec in ek.SPECS for rule in catalogued_rules(spec)}
+    assert set(UNBREAKABLE) <= catalogued
+    assert all(len(why) > 20 for why in UNBREAKABLE.values())
+
+
+def test_the_catalogue_holds_the_structural_ids_of_the_generated_schemas() -> None:
+    assert "story-context.enum" in catalogued_rules("som")
+    assert "message-envelope.format.uuid" in catalogued_rules("babelqueue")
+    assert "error-payload.maximum" in catalogued_rules("matrix")
+    for spec in ek.SPECS:
+        assert all(rules.is_rule(rule) for rule in catalogued_rules(spec))
+        assert breakable_rules(spec)
+
+
+def test_a_rule_no_message_breaks_is_refused_with_the_reason() -> None:
+    with pytest.raises(ValueError, match="sequence"):
+        invalid_messages("som", rules.STORY_ID_CHANGED)
+    with pytest.raises(ValueError, match="not a rule"):
+        invalid_messages("som", "message-envelope.required")
+
+
+@pytest.mark.parametrize(("spec", "rule"), BROKEN_CASES, ids=[f"{s}:{r}" for s, r in BROKEN_CASES])
+def test_each_broken_message_is_refused_with_its_rule(spec: str, rule: str) -> None:
+    @settings(BOUNDED, max_examples=3)
+    @given(invalid_messages(spec, rule))  # type: ignore[arg-type]
+    def refused(raw: bytes) -> None:
+        verdict = ek.check(raw, spec=spec)
+        assert not verdict.ok
+        assert rule in verdict.rules(), (verdict.rules(), raw[:300])
+
+    refused()
+
+
+# --- valid messages --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("message_type", [*sorted(KNOWN_MESSAGE_TYPES), "x.custom_family"])
+def test_som_messages_of_each_family_are_valid(message_type: str) -> None:
+    @BOUNDED
+    @given(valid_messages("som", message_type=message_type))
+    def accepted(raw: bytes) -> None:
+        verdict = ek.check(raw, spec="som")
+        assert verdict.ok, (verdict.violations, raw[:300])
+        envelope = SomEnvelope.model_validate_json(raw)
+        assert envelope.message_type == message_type
+        model = PAYLOAD_MODELS.get(message_type)
+        if model is not None:
+            assert isinstance(envelope.payload, model)
+
+    accepted()
+
+
+def test_som_messages_by_default_span_the_families() -> None:
+    seen: set[str] = set()
+
+    @settings(BOUNDED, max_examples=60)
+    @given(valid_documents("som"))
+    def accepted(document: dict[str, Any]) -> None:
+        assert ek.check(orjson.dumps(document), spec="som").ok
+        seen.add(document["message_type"])
+
+    accepted()
+    assert len(seen & KNOWN_MESSAGE_TYPES) >= 5
+    assert seen - KNOWN_MESSAGE_TYPES
+
+
+@pytest.mark.parametrize("kind", ["request", "response", "error"])
+def test_matrix_messages_of_each_kind_are_valid(kind: str) -> None:
+    @BOUNDED
+    @given(valid_messages("matrix", kind=kind))  # type: ignore[arg-type]
+    def accepted(raw: bytes) -> None:
+        verdict = ek.check(raw, spec="matrix")
+        assert verdict.ok, (verdict.violations, raw[:300])
+        if kind == "request":
+            MxRequest.model_validate_json(raw)
+        else:
+            reply = MxResponse.model_validate_json(raw)
+            assert isinstance(reply.payload, MxErrorPayload) is (kind == "error")
+
+    accepted()
+
+
+class OrderCreated(BaseModel):
+    order_id: int = Field(ge=1)
+    sku: str = Field(pattern=r"^[A-Z]{3}-[0-9]{4}$")
+    gift: bool = False
+
+
+def test_babelqueue_messages_with_a_typed_data_model() -> None:
+    @BOUNDED
+    @given(valid_messages("babelqueue", urn="urn:babel:orders:created", data=OrderCreated))
+    def accepted(raw: bytes) -> None:
+        verdict = ek.check(raw, spec="babelqueue")
+        assert verdict.ok, verdict.violations
+        envelope = BabelEnvelope[OrderCreated].model_validate_json(raw)
+        assert envelope.job == "urn:babel:orders:created"
+        assert envelope.data.order_id >= 1
+
+    accepted()
+
+
+def test_babelqueue_messages_for_a_router_take_its_urns_and_models() -> None:
+    router = Router()
+
+    def handle(envelope: BabelEnvelope[Any]) -> None:
+        return None
+
+    router.register("urn:babel:orders:created", handle, OrderCreated)
+    router.register("urn:babel:orders:cancelled", handle)
+
+    @BOUNDED
+    @given(valid_messages("babelqueue", router=router))
+    def accepted(raw: bytes) -> None:
+        assert ek.check(raw, spec="babelqueue").ok
+        envelope = BabelEnvelope.model_validate_json(raw)
+        assert router.handles(envelope.job)
+        if envelope.job == "urn:babel:orders:created":
+            OrderCreated.model_validate(envelope.data)
+
+    accepted()
+
+
+def test_babelqueue_data_may_be_a_strategy() -> None:
+    @BOUNDED
+    @given(valid_documents("babelqueue", data=st.fixed_dictionaries({"n": st.integers(0, 9)})))
+    def accepted(document: dict[str, Any]) -> None:
+        assert document["data"]["n"] in range(10)
+        assert ek.check(orjson.dumps(document), spec="babelqueue").ok
+
+    accepted()
