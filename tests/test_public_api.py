@@ -26,6 +26,7 @@ PACKAGES = [
     "envelopekit.som",
     "envelopekit.matrix",
     "envelopekit.faststream",
+    "envelopekit.testing",
 ]
 
 
