@@ -213,3 +213,11 @@ def test_str_with_a_lone_surrogate_is_invalid_json_for_every_spec() -> None:
         assert ek.check('{"op":"a","job":"\ud800","payload":"x"}', spec=spec).rules() == [
             rules.JSON_INVALID
         ]
+
+
+def test_depth_counts_past_a_string_ending_in_an_escape() -> None:
+    # Found by envelopekit.testing: `"\u001f"` left a lone backslash before the closing quote
+    # in the depth scan's skeleton, which then read the rest of the text as one string.
+    deep = "[" * 70 + "0" + "]" * 70
+    raw = '{"job":"\\u001f","data":{},"zz":' + deep + "}"
+    assert ek.check(raw.encode(), spec="babelqueue").rules() == ["message.too_deep"]

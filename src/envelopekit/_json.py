@@ -456,7 +456,9 @@ def exceeds_depth(raw: bytes, limit: int) -> bool:
     """
     if raw.count(b"{") + raw.count(b"[") <= limit:
         return False
-    skeleton = _STRING.sub(b"", raw.translate(None, _STRUCTURE_ONLY))
+    # Strings are cut out of the text itself: in the skeleton an escape such as `\u001f`
+    # would leave a lone backslash before the closing quote and read as `\"`.
+    skeleton = _STRING.sub(b"", raw).translate(None, _STRUCTURE_ONLY)
     if skeleton.count(b"{") + skeleton.count(b"[") <= limit:
         return False
     steps = skeleton.translate(_STEPS, b"\\")  # a backslash outside a string: not JSON

@@ -31,7 +31,7 @@ from envelopekit.testing import (
 )
 
 BOUNDED = settings(
-    max_examples=10,
+    max_examples=5,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -70,7 +70,7 @@ def test_a_rule_no_message_breaks_is_refused_with_the_reason() -> None:
 
 @pytest.mark.parametrize(("spec", "rule"), BROKEN_CASES, ids=[f"{s}:{r}" for s, r in BROKEN_CASES])
 def test_each_broken_message_is_refused_with_its_rule(spec: str, rule: str) -> None:
-    @settings(BOUNDED, max_examples=3)
+    @settings(BOUNDED, max_examples=2)
     @given(invalid_messages(spec, rule))  # type: ignore[arg-type]
     def refused(raw: bytes) -> None:
         verdict = ek.check(raw, spec=spec)
@@ -102,7 +102,7 @@ def test_som_messages_of_each_family_are_valid(message_type: str) -> None:
 def test_som_messages_by_default_span_the_families() -> None:
     seen: set[str] = set()
 
-    @settings(BOUNDED, max_examples=60)
+    @settings(BOUNDED, max_examples=40)
     @given(valid_documents("som"))
     def accepted(document: dict[str, Any]) -> None:
         assert ek.check(orjson.dumps(document), spec="som").ok

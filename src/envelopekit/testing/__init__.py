@@ -22,6 +22,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra onl
 
 from ._messages import (
     NAMED_RULES,
+    TOOLING,
     UNBREAKABLE,
     UNBREAKABLE_KEYWORDS,
     MatrixKind,
@@ -35,6 +36,7 @@ from ._messages import (
 
 __all__ = [
     "NAMED_RULES",
+    "TOOLING",
     "UNBREAKABLE",
     "UNBREAKABLE_KEYWORDS",
     "MatrixKind",

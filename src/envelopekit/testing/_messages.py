@@ -20,6 +20,7 @@ from ._generate import Generator, merge
 
 __all__ = [
     "NAMED_RULES",
+    "TOOLING",
     "UNBREAKABLE",
     "UNBREAKABLE_KEYWORDS",
     "MatrixKind",
@@ -49,11 +50,13 @@ NAMED_RULES: Final[dict[str, tuple[str, ...]]] = {
         rules.MESSAGE_TOO_DEEP,
         rules.NUMBER_NON_FINITE,
         rules.SPEC_UNRECOGNISED,
+        rules.VIOLATIONS_TRUNCATED,
     ),
     # SOM reads integers of any size, as its schemas and the Python reference do.
     "babelqueue": (
         rules.NUMBER_OUT_OF_RANGE,
         rules.NUMBER_UNSAFE_INTEGER,
+        rules.NUMBER_BEYOND_INT64,
         rules.URN_MISSING,
         rules.URN_CONVENTION,
         rules.SCHEMA_VERSION_UNSUPPORTED,
@@ -91,7 +94,24 @@ NAMED_RULES: Final[dict[str, tuple[str, ...]]] = {
     ),
 }
 """Every named rule of :mod:`envelopekit.rules`, by the spec whose messages can carry it
-(``"any"``: every spec's)."""
+(``"any"``: every spec's; ``"tooling"``: no message's, see :data:`TOOLING`)."""
+
+TOOLING: Final[dict[str, str]] = {
+    rules.ATTEMPTS_AT_MAXIMUM: "the `Router`'s decision on a failed delivery",
+    rules.SUBSCRIBER_UNEXPECTED: "a subscriber's decision on a valid message it does not take",
+    rules.IDEMPOTENCY_HELD: "the idempotency store's answer while another worker holds a claim",
+    rules.DATA_DECRYPT_FAILED: "`unprotect`'s verdict on a field its cipher cannot open",
+    rules.COMPAT_TYPE_CHANGED: "a verdict on a schema change, not on a message",
+    rules.COMPAT_ENUM_ADDED: "a verdict on a schema change, not on a message",
+    rules.COMPAT_ENUM_VALUE_REMOVED: "a verdict on a schema change, not on a message",
+    rules.COMPAT_MIN_LENGTH_TIGHTENED: "a verdict on a schema change, not on a message",
+    rules.COMPAT_MINIMUM_TIGHTENED: "a verdict on a schema change, not on a message",
+    rules.COMPAT_REQUIRED_ADDED: "a verdict on a schema change, not on a message",
+    rules.COMPAT_ADDITIONAL_PROPERTIES_TIGHTENED: "a verdict on a schema change, not on a message",
+    rules.COMPAT_PROPERTY_REMOVED: "a verdict on a schema change, not on a message",
+}
+"""Named rules of the consumer toolkit and the schema tools: no message is judged by them."""
+NAMED_RULES["tooling"] = tuple(TOOLING)
 
 _WARNING: Final = "a warning: `check` accepts the message and reports it in `warnings`"
 _SEQUENCE: Final = (
@@ -106,6 +126,11 @@ UNBREAKABLE: Final[dict[str, str]] = {
     rules.SPEC_UNRECOGNISED: (
         "reported only by `check(spec='auto')`; a message checked as one spec is judged by it"
     ),
+    rules.VIOLATIONS_TRUNCATED: (
+        "a marker `check` appends past the `max_violations` cap, after other violations; "
+        "it is never the reason a message is refused"
+    ),
+    rules.NUMBER_BEYOND_INT64: _WARNING + " (the integer is kept exact)",
     rules.URN_CONVENTION: _WARNING,
     rules.FORBIDDEN_KEY: _WARNING + " (the key is dropped)",
     rules.CREATED_AT_SECONDS: _WARNING,
