@@ -14,7 +14,7 @@ Needs the ``testing`` extra (``pip install 'envelopekit[testing]'``: hypothesis)
 from __future__ import annotations
 
 try:
-    import hypothesis  # noqa: F401
+    import hypothesis  # noqa: F401  # pyright: ignore[reportUnusedImport]
 except ImportError as exc:  # pragma: no cover - exercised without the extra only
     raise ImportError(
         "envelopekit.testing needs hypothesis: pip install 'envelopekit[testing]'"

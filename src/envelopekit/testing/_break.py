@@ -62,7 +62,7 @@ class Change:
         head, *rest = self.path
         copy: Any = list(document) if isinstance(document, list) else dict(document)
         if rest:
-            copy[head] = Change(tuple(rest), self.value).apply(document[head])
+            copy[head] = Change(tuple(rest), self.value).apply(copy[head])
         elif self.value is DELETE:
             del copy[head]
         else:
@@ -76,7 +76,8 @@ def schema_names(spec: str) -> dict[str, str]:
     package = importlib.import_module(f"envelopekit.{spec}")
     found: dict[str, str] = {}
     for name, module in list(sys.modules.items()):
-        if not name.startswith(package.__name__ + ".") or module is None:
+        # sys.modules may hold None for a module whose import was blocked.
+        if not name.startswith(package.__name__ + ".") or module is None:  # pyright: ignore[reportUnnecessaryComparison]
             continue
         for attribute, value in vars(module).items():
             own = getattr(value, "__schema_name__", "")
@@ -204,7 +205,7 @@ UNDECLARED: Final = "zz_undeclared_member"
 
 def _allowed(node: Mapping[str, Any]) -> set[str]:
     kind = node.get("type")
-    kinds = set(kind if isinstance(kind, list) else [kind])
+    kinds: set[str] = {str(k) for k in (kind if isinstance(kind, list) else [kind])}
     if "number" in kinds:
         kinds.add("integer")
     return kinds
