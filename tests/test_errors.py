@@ -225,7 +225,9 @@ def test_the_valid_counterparts_produce() -> None:
 
 # Raised and caught inside the command line (each becomes exit status 2); never public.
 CLI_INTERNAL = {
-    "envelopekit._cli.UsageError",
+    "envelopekit._cli_input.UsageError",
+    "envelopekit._cli_input.InputError",
+    "envelopekit._cli.OutputError",
     "envelopekit._cli_compat.CompatUsageError",
     "envelopekit._cli_redrive.RedriveUsageError",
 }

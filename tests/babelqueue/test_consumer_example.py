@@ -39,8 +39,23 @@ def test_the_consumer_example_runs() -> None:
 
 README = (Path(__file__).parents[2] / "README.md").read_text("utf-8")
 START = README.index("### Consuming BabelQueue messages")
-# Up to the next heading of the same level or above.
-SECTION = re.split(r"\n##?#? ", README[START + 4 :], maxsplit=1)[0]
+
+
+def _section(text: str) -> str:
+    """``text`` up to the next heading of any level, outside code blocks (a ``# comment``
+    line in a Python block is not a heading)."""
+    kept: list[str] = []
+    fenced = False
+    for line in text.splitlines(keepends=True):
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and re.match(r"#+ ", line):
+            break
+        kept.append(line)
+    return "".join(kept)
+
+
+SECTION = _section(README[START + 4 :])
 
 
 def test_the_readme_consumer_section_runs(capsys: pytest.CaptureFixture[str]) -> None:
