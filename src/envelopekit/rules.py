@@ -23,6 +23,13 @@ __all__ = [
     "ASSET_TYPE_CHANGED",
     "ATTEMPTS_AT_MAXIMUM",
     "BABELQUEUE_SCHEMAS",
+    "CLOUDEVENTS_ATTRIBUTE_INVALID",
+    "CLOUDEVENTS_ATTRIBUTE_MISMATCH",
+    "CLOUDEVENTS_ATTRIBUTE_MISSING",
+    "CLOUDEVENTS_ATTRIBUTE_NAME",
+    "CLOUDEVENTS_DATA_UNSUPPORTED",
+    "CLOUDEVENTS_SPECVERSION_UNSUPPORTED",
+    "CLOUDEVENTS_UNREPRESENTABLE",
     "COMPAT_ADDITIONAL_PROPERTIES_TIGHTENED",
     "COMPAT_ENUM_ADDED",
     "COMPAT_ENUM_VALUE_REMOVED",
@@ -235,6 +242,15 @@ REPLY_TO_CONVENTION: Final = "reply_to.convention"
 TRACE_CONTEXT_FORMAT: Final = "trace_context.format"
 ERROR_CODE_INCONSISTENT: Final = "error_code.inconsistent"
 
+# CloudEvents 1.0 (envelopekit.cloudevents): an event carrying a BabelQueue or SOM envelope.
+CLOUDEVENTS_ATTRIBUTE_MISSING: Final = "cloudevents.attribute_missing"
+CLOUDEVENTS_ATTRIBUTE_INVALID: Final = "cloudevents.attribute_invalid"
+CLOUDEVENTS_ATTRIBUTE_NAME: Final = "cloudevents.attribute_name"
+CLOUDEVENTS_SPECVERSION_UNSUPPORTED: Final = "cloudevents.specversion_unsupported"
+CLOUDEVENTS_ATTRIBUTE_MISMATCH: Final = "cloudevents.attribute_mismatch"
+CLOUDEVENTS_DATA_UNSUPPORTED: Final = "cloudevents.data_unsupported"
+CLOUDEVENTS_UNREPRESENTABLE: Final = "cloudevents.unrepresentable"
+
 _NAMED_RULES: Final = (
     Rule(JSON_INVALID, "json", "The bytes are not one well-formed UTF-8 JSON document."),
     Rule(JSON_DUPLICATE_KEY, "json", "An object repeats a member name."),
@@ -411,6 +427,51 @@ _NAMED_RULES: Final = (
         "policy",
         "A Matrix error payload with `code` OK, or a `statusCode` other than the code's HTTP "
         "status (a warning).",
+    ),
+    Rule(
+        CLOUDEVENTS_ATTRIBUTE_MISSING,
+        "conformance",
+        "A CloudEvent without one of its required attributes `id`, `source`, `specversion`, "
+        "`type`.",
+    ),
+    Rule(
+        CLOUDEVENTS_ATTRIBUTE_INVALID,
+        "conformance",
+        "A CloudEvents attribute value its type refuses: empty, not a string, a control "
+        "character, a `source` that is not a URI-reference, a `dataschema` that is not an "
+        "absolute URI, a `time` that is not RFC 3339, a `traceparent` that is not W3C Trace "
+        "Context, a header value that is not percent-encoded UTF-8.",
+    ),
+    Rule(
+        CLOUDEVENTS_ATTRIBUTE_NAME,
+        "conformance",
+        "A CloudEvents attribute name that is not lowercase `a-z0-9` (at most 20 characters "
+        "when written), an extension named `data`, an attribute given twice, `datacontenttype` "
+        "as a binary-mode header, or AMQP `cloudEvents_` and `cloudEvents:` mixed in one message.",
+    ),
+    Rule(
+        CLOUDEVENTS_SPECVERSION_UNSUPPORTED,
+        "conformance",
+        "A CloudEvent whose `specversion` is not `1.0`.",
+    ),
+    Rule(
+        CLOUDEVENTS_ATTRIBUTE_MISMATCH,
+        "policy",
+        "A CloudEvents attribute that disagrees with the envelope its `data` carries (`id` and "
+        "`meta.id` or `message_id`, `type` and `job` or `message_type`, `time`, `subject`, "
+        "`dataschema`, `traceparent`, `correlationid`, `causationid`).",
+    ),
+    Rule(
+        CLOUDEVENTS_DATA_UNSUPPORTED,
+        "policy",
+        "A CloudEvent whose data cannot be an envelope: absent, not JSON (`datacontenttype`), "
+        "`data` and `data_base64` together, `data_base64` that is not base64.",
+    ),
+    Rule(
+        CLOUDEVENTS_UNREPRESENTABLE,
+        "policy",
+        "An envelope field its CloudEvents attribute cannot carry (a control character in a URN, "
+        "queue or topic; a `created_at` past 9999-12-31): the event is not produced.",
     ),
 )
 

@@ -109,6 +109,18 @@ TOOLING: Final[dict[str, str]] = {
     rules.COMPAT_REQUIRED_ADDED: "a verdict on a schema change, not on a message",
     rules.COMPAT_ADDITIONAL_PROPERTIES_TIGHTENED: "a verdict on a schema change, not on a message",
     rules.COMPAT_PROPERTY_REMOVED: "a verdict on a schema change, not on a message",
+    **dict.fromkeys(
+        (
+            rules.CLOUDEVENTS_ATTRIBUTE_MISSING,
+            rules.CLOUDEVENTS_ATTRIBUTE_INVALID,
+            rules.CLOUDEVENTS_ATTRIBUTE_NAME,
+            rules.CLOUDEVENTS_SPECVERSION_UNSUPPORTED,
+            rules.CLOUDEVENTS_ATTRIBUTE_MISMATCH,
+            rules.CLOUDEVENTS_DATA_UNSUPPORTED,
+            rules.CLOUDEVENTS_UNREPRESENTABLE,
+        ),
+        "`envelopekit.cloudevents`' verdict on a CloudEvent around a message, not on a message",
+    ),
 }
 """Named rules of the consumer toolkit and the schema tools: no message is judged by them."""
 NAMED_RULES["tooling"] = tuple(TOOLING)

@@ -1,0 +1,92 @@
+"""CloudEvents 1.0: a BabelQueue or SOM envelope as a CloudEvent and back, losslessly.
+
+```python
+from envelopekit.cloudevents import from_binary, to_binary
+
+message = to_binary(envelope, "kafka")           # ce_* headers, the envelope's JSON as value
+verdict = from_binary(message.headers, message.body, binding="kafka")
+assert verdict.envelope.to_json() == envelope.to_json()
+```
+
+The whole envelope is the event's ``data`` (``application/json``), exactly as its ``to_json()``
+writes it, so every field, unknown keys included, survives the round trip byte for byte. The
+attributes are derived from the envelope on the way out and checked against it on the way back.
+Structured mode is the JSON format (:func:`to_structured`, :func:`from_structured`); binary mode
+(:func:`to_binary`, :func:`from_binary`) puts the attributes in HTTP ``ce-`` headers
+(percent-encoded), Kafka ``ce_`` headers (UTF-8 bytes) or AMQP ``cloudEvents_`` (or
+``cloudEvents:``) application properties. :func:`from_message` tells the modes apart by the
+content type, as the bindings do. Nothing here imports the ``cloudevents`` SDK: events are plain
+bytes and mappings.
+
+The mapping:
+
+================  ========================================  ======================================
+attribute         BabelQueue                                SOM
+================  ========================================  ======================================
+``specversion``   ``1.0``                                   ``1.0``
+``id``            ``meta.id`` (a retry keeps it: the same   ``message_id``
+                  event, redelivered)
+``source``        ``source=``, else ``/babelqueue``         ``source=``, else
+                                                            ``/som/<system_type>/<system_id>``
+                                                            (``originating_system``)
+``type``          ``job`` (the URN)                         ``message_type``
+``time``          ``meta.created_at`` (Unix ms) as          ``timestamp``, as written
+                  RFC 3339 UTC, ms precision
+``subject``       ``meta.queue``                            ``topic``
+``datacontenttype`` ``application/json``                    ``application/json``
+``dataschema``    ``https://babelqueue.com/contracts/       ``https://storyobjectmodel.com/schema/
+                  message-envelope.schema.json``            1.0/envelope.schema.json``
+``traceparent``   ``traceparent=``, else the parent every   ``traceparent=`` only
+                  SDK derives from ``trace_id`` (ADR-0025)
+``tracestate``    ``tracestate=`` only                      ``tracestate=`` only
+``correlationid`` ``trace_id``                              ``correlation_id``
+``causationid``   (none)                                    ``causation_id``, when present
+``data``          the envelope                              the envelope
+================  ========================================  ======================================
+
+Everything else (``data``, ``attempts``, ``dead_letter`` and the rest of ``meta``; SOM's
+``payload``, ``_actors``, ``modification_header``, ``extensions``, ``@context``; unknown keys)
+rides in ``data`` only. ``traceparent``/``tracestate`` are the distributed-tracing extension,
+``correlationid``/``causationid`` the correlation extension.
+
+Reading checks the CloudEvents rules (required ``id``, ``source``, ``specversion``, ``type``;
+``specversion`` ``1.0``; ``source`` a URI-reference; ``dataschema`` a URI; ``time`` RFC 3339;
+Strings without control characters; names ``a-z0-9``; a JSON ``datacontenttype``), checks the
+envelope as :func:`envelopekit.check` does, then requires every attribute the envelope
+determines, when present, to agree with it (``time`` as an instant; ``traceparent`` of the
+envelope's trace). ``source`` is the producer's to choose and is not compared; an attribute
+another producer left out is not a disagreement. The verdict is a :class:`~envelopekit.Verdict`;
+bad input never raises. Writing refuses, with :class:`~envelopekit.ProducerError`, what an
+attribute cannot carry. The rule ids are ``cloudevents.*`` in :mod:`envelopekit.rules`.
+"""
+
+from __future__ import annotations
+
+from ._event import (
+    STRUCTURED_CONTENT_TYPE,
+    BinaryMessage,
+    Binding,
+    from_binary,
+    from_message,
+    from_structured,
+    to_attributes,
+    to_binary,
+    to_structured,
+)
+from ._mapping import BABELQUEUE_DATASCHEMA, DATACONTENTTYPE, SOM_DATASCHEMA, Envelope
+
+__all__ = [
+    "BABELQUEUE_DATASCHEMA",
+    "DATACONTENTTYPE",
+    "SOM_DATASCHEMA",
+    "STRUCTURED_CONTENT_TYPE",
+    "BinaryMessage",
+    "Binding",
+    "Envelope",
+    "from_binary",
+    "from_message",
+    "from_structured",
+    "to_attributes",
+    "to_binary",
+    "to_structured",
+]
