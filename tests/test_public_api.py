@@ -27,6 +27,7 @@ PACKAGES = [
     "envelopekit.matrix",
     "envelopekit.faststream",
     "envelopekit.testing",
+    "envelopekit.cloudevents",
 ]
 
 

@@ -34,7 +34,7 @@ def expected_lines(path: Path) -> set[int]:
 
 
 def test_there_are_expected_errors_for_both_checkers() -> None:
-    assert len(FILES) == 3
+    assert len(FILES) == 4
     assert all(expected_lines(path) for path in FILES)
 
 
