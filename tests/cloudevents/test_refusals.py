@@ -558,3 +558,13 @@ def test_wrong_arguments_are_programming_errors() -> None:
         from_binary({}, b"{}", binding="nats")  # type: ignore[call-overload]
     with pytest.raises(ValueError, match="spec"):
         from_structured(to_structured(BQ), spec="matrix")
+
+
+@pytest.mark.parametrize("setting", ["warn", "refuse"])
+def test_a_member_repeated_in_structured_data_follows_the_setting(setting: Any) -> None:
+    body = to_structured(BQ).replace(b'"attempts":0', b'"attempts":0,"attempts":0')
+    verdict = from_structured(body, settings=Settings(duplicate_keys=setting))
+    found = verdict.violations if setting == "refuse" else verdict.warnings
+    assert [(v.rule, v.pointer) for v in found] == [(rules.JSON_DUPLICATE_KEY, "/data/attempts")]
+    assert verdict.ok is (setting == "warn")
+    assert from_structured(body).ok

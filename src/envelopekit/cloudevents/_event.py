@@ -14,7 +14,7 @@ from pydantic_core import from_json
 
 from .. import rules
 from .._check import check
-from .._json import dumps, exceeds_depth
+from .._json import dumps, duplicate_keys, exceeds_depth
 from .._settings import Settings, get_settings
 from .._violations import Verdict, Violation, pointer, violation
 from ..babelqueue._envelope import BabelEnvelope
@@ -284,7 +284,7 @@ def from_structured(
         [(n, v, p) for n, v, p in members if n not in ("data", "data_base64")],
         "json",
         found,
-        lambda name: pointer(name),
+        pointer,
     )
     data: bytes | None = None
     base = ""
@@ -321,7 +321,13 @@ def from_structured(
             )
         )
     _json_content(attributes.get("datacontenttype"), "/datacontenttype", found)
-    return _verdict(attributes, data, base, spec, settings, found, lambda n: pointer(n))
+    noted: list[Violation] = []
+    if settings.duplicate_keys != "allow":
+        # The event is parsed once, so a member repeated in `data` is found here, not by the
+        # check of the envelope (which sees it re-encoded).
+        repeated = duplicate_keys(raw)
+        (found if settings.duplicate_keys == "refuse" else noted).extend(repeated)
+    return _verdict(attributes, data, base, spec, settings, found, pointer, noted)
 
 
 @overload
@@ -699,12 +705,13 @@ def _verdict(
     settings: Settings,
     found: list[Violation],
     at: Callable[[str], str],
+    noted: list[Violation] | None = None,
 ) -> Verdict[Any]:
     if spec not in ("auto", "babelqueue", "som"):
         raise ValueError(f"unknown spec {spec!r}; expected 'auto', 'babelqueue' or 'som'")
     named = SPEC_BY_DATASCHEMA.get(attributes.get("dataschema", ""))
     target = spec if spec != "auto" else (named or "auto")
-    warnings: list[Violation] = []
+    warnings: list[Violation] = list(noted or ())
     envelope: Any = None
     name: str = target
     if data is not None:
@@ -712,10 +719,10 @@ def _verdict(
         name = checked.spec
         if base:
             found += [replace(v, pointer=base + v.pointer) for v in checked.violations]
-            warnings = [replace(v, pointer=base + v.pointer) for v in checked.warnings]
+            warnings += [replace(v, pointer=base + v.pointer) for v in checked.warnings]
         else:
             found += checked.violations
-            warnings = list(checked.warnings)
+            warnings += checked.warnings
         envelope = checked.envelope
         if envelope is not None and not isinstance(envelope, (BabelEnvelope, SomEnvelope)):
             found.append(
