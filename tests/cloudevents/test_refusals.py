@@ -568,3 +568,27 @@ def test_a_member_repeated_in_structured_data_follows_the_setting(setting: Any) 
     assert [(v.rule, v.pointer) for v in found] == [(rules.JSON_DUPLICATE_KEY, "/data/attempts")]
     assert verdict.ok is (setting == "warn")
     assert from_structured(body).ok
+
+
+@pytest.mark.parametrize("token", [b"NaN", b"Infinity", b"-Infinity", b"1e400"])
+def test_a_non_finite_number_in_structured_data_is_refused(token: bytes) -> None:
+    body = to_structured(BQ).replace(b'"order_id":1042', b'"order_id":' + token)
+    verdict = from_structured(body)
+    assert [(v.rule, v.pointer) for v in verdict.violations] == [
+        (rules.NUMBER_NON_FINITE, "/data/data/order_id")
+    ]
+    message = to_binary(BQ, "http")
+    binary = from_binary(message.headers, message.body.replace(b"1042", token), binding="http")
+    assert binary.rules() == [rules.NUMBER_NON_FINITE]
+
+
+def test_integers_beyond_int64_in_babelqueue_data_are_kept() -> None:
+    wide = b'{"job":"urn:babel:x:y","trace_id":"7b3f9c2a-e41d-4f88-9b2a-1c0d5e6f7a8b",'
+    wide += b'"data":{"n":100000000000000000000},"meta":{"id":"f1e2d3c4-b5a6-4789-90ab-'
+    wide += b'cdef01234567","queue":"q","lang":"go","schema_version":1,"created_at":1749132727000},'
+    wide += b'"attempts":0}'
+    env = BabelEnvelope.model_validate_json(wide)
+    verdict = from_structured(to_structured(env))
+    assert verdict.envelope is not None
+    assert verdict.envelope.to_json() == env.to_json() == wide
+    assert [w.rule for w in verdict.warnings] == [rules.NUMBER_BEYOND_INT64]

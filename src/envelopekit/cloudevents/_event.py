@@ -14,7 +14,7 @@ from pydantic_core import from_json
 
 from .. import rules
 from .._check import check
-from .._json import dumps, duplicate_keys, exceeds_depth
+from .._json import dumps, duplicate_keys, exceeds_depth, needs_scan, scan_numbers
 from .._settings import Settings, get_settings
 from .._violations import Verdict, Violation, pointer, violation
 from ..babelqueue._envelope import BabelEnvelope
@@ -269,7 +269,7 @@ def from_structured(
             rules.MESSAGE_TOO_DEEP, "", f"The event nests deeper than {settings.max_depth + 1}."
         )
     try:
-        document = from_json(raw)
+        document = from_json(raw, allow_inf_nan=True)
     except ValueError as exc:
         return _refused(rules.JSON_INVALID, "", f"Invalid JSON: {exc}.")
     if not isinstance(document, dict):
@@ -311,7 +311,18 @@ def from_structured(
                 )
             )
     elif "data" in document:
-        data, base = _json_bytes(document["data"]), "/data"
+        value = document["data"]
+        # The parser reads NaN, Infinity and 1e400 as floats no encoder writes back: refused
+        # here as `check` refuses them in a message, before the envelope is re-encoded.
+        refused = (
+            scan_numbers(value, "/data", first_refusal=True, integers=False)[0]
+            if needs_scan(value)
+            else []
+        )
+        if refused:
+            found += refused
+        else:
+            data, base = _json_bytes(value), "/data"
     else:
         found.append(
             violation(
