@@ -11,12 +11,15 @@ import __future__
 import ast
 import importlib
 import inspect
+import pkgutil
 import re
 import types
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from envelopekit import _exports
 from tests.conftest import DATA
 
 PACKAGES = [
@@ -29,6 +32,8 @@ PACKAGES = [
     "envelopekit.testing",
     "envelopekit.cloudevents",
 ]
+# The packages (every one but the rule catalogue module) whose names envelopekit/_exports.py loads.
+EXPORTING = [name for name in PACKAGES if name != "envelopekit.rules"]
 
 
 def _public_names(module: types.ModuleType) -> set[str]:
@@ -179,14 +184,97 @@ def test_contract_signature(owner: str, method: str, parameters: str, returns: s
         assert base == returns or (base == "Self" and returns == owner), annotation
 
 
-def test_lazy_names_match_all() -> None:
-    import envelopekit
-    import envelopekit.babelqueue
+def _exports_block(name: str) -> list[ast.ImportFrom]:
+    # The package's `if TYPE_CHECKING:` block as a type checker reads it.
+    module = importlib.import_module(name)
+    assert module.__file__ is not None
+    tree = ast.parse(Path(module.__file__).read_text("utf-8"))
+    blocks = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.If)
+        and isinstance(node.test, ast.Name)
+        and node.test.id == "TYPE_CHECKING"
+    ]
+    assert len(blocks) == 1, name
+    statements = blocks[0].body
+    assert all(isinstance(one, ast.ImportFrom) and one.level >= 1 for one in statements)
+    return [one for one in statements if isinstance(one, ast.ImportFrom)]
 
-    assert set(envelopekit._LAZY) | {"__version__"} == set(envelopekit.__all__)
-    assert list(envelopekit.babelqueue._LAZY) == envelopekit.babelqueue.__all__
-    with pytest.raises(AttributeError):
-        envelopekit.babelqueue.Nothing  # noqa: B018
+
+@pytest.mark.parametrize("name", EXPORTING)
+def test_one_export_pattern(name: str) -> None:
+    # Each package writes each public name once, in its TYPE_CHECKING block, as `Name as Name`
+    # (what mypy and basedpyright read as a re-export); `__all__` and the lazy loader are read
+    # from that block, and the regular expressions that read it agree with Python's parser.
+    module = importlib.import_module(name)
+    written = {
+        alias.asname or alias.name: ("." * one.level + (one.module or ""), alias.name)
+        for one in _exports_block(name)
+        for alias in one.names
+    }
+    assert all(alias.asname == alias.name for one in _exports_block(name) for alias in one.names)
+    assert module.__file__ is not None
+    source = Path(module.__file__).read_text("utf-8")
+    assert _exports.exported(source, name) == written
+    extra = ["__version__"] if name == "envelopekit" else []
+    assert module.__all__ == [*written, *extra]
+    assert set(module.__all__) <= set(dir(module))
+    star: dict[str, Any] = {}
+    exec(f"from {name} import *", star)
+    assert set(star) - {"__builtins__"} == set(module.__all__)
+    with pytest.raises(AttributeError, match="has no attribute 'Nothing'"):
+        getattr(module, "Nothing")  # noqa: B009
+
+
+# The abstract bases the spec packages' models derive from: building blocks, not user API.
+BASES = {"WireModel", "SomModel", "SomOpenModel", "MxModel"}
+
+
+@pytest.mark.parametrize("name", EXPORTING)
+def test_every_model_is_exported_and_every_name_documented(name: str) -> None:
+    from envelopekit._model import WireModel
+
+    package = importlib.import_module(name)
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.ispkg or info.name == "__main__":
+            continue
+        module = importlib.import_module(f"{name}.{info.name}")
+        for attribute, value in vars(module).items():
+            if (
+                inspect.isclass(value)
+                and issubclass(value, WireModel)
+                and value.__module__ == module.__name__
+                and not attribute.startswith("_")
+                and value.__name__ == attribute  # not a parametrization (BabelEnvelope[Any])
+                and attribute not in BASES
+            ):
+                assert attribute in package.__all__, f"{module.__name__}.{attribute} not exported"
+    for attribute in package.__all__:
+        value = getattr(package, attribute)
+        if inspect.isclass(value) or inspect.isfunction(value):
+            assert inspect.getdoc(value), f"{name}.{attribute} has no docstring"
+
+
+def test_the_exports_reader_refuses_what_a_type_checker_would_not_export() -> None:
+    good = (
+        "if TYPE_CHECKING:\n"
+        "    from . import sub as sub\n"
+        "    from ._a import (\n        A as A,  # why\n\n        b as b,\n    )\n"
+        "else:\n"
+        "    from ._c import C as C\n"
+    )
+    assert _exports.exported(good, "p") == {
+        "sub": (".", "sub"),
+        "A": ("._a", "A"),
+        "b": ("._a", "b"),
+    }
+    with pytest.raises(ImportError, match="'A' is not written `Name as Name`"):
+        _exports.exported("if TYPE_CHECKING:\n    from ._a import A\n", "p")
+    with pytest.raises(ImportError, match="'A as B' is not written"):
+        _exports.exported("if TYPE_CHECKING:\n    from ._a import A as B\n", "p")
+    with pytest.raises(ImportError, match="no `if TYPE_CHECKING:` block"):
+        _exports.exported("from ._a import A as A\n", "p")
 
 
 def test_validating_babelqueue_does_not_load_the_toolkit() -> None:

@@ -15,86 +15,35 @@ nothing; the spec packages (:mod:`envelopekit.babelqueue`, :mod:`envelopekit.som
 
 from __future__ import annotations
 
-import importlib
 import logging
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from . import rules
-    from ._check import SPECS, check, detect
-    from ._compat import MISSING
-    from ._errors import (
-        DecryptError,
-        EnvelopekitError,
-        InvalidPayloadError,
-        ProducerError,
-        SchemaRegistryError,
-        SeenStoreUnavailable,
-        UnknownUrnError,
-    )
-    from ._schema import json_schema
-    from ._settings import Settings, get_settings
-    from ._violations import Verdict, Violation, violations
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0.dev0"
 
-__all__ = [
-    "MISSING",
-    "SPECS",
-    "DecryptError",
-    "EnvelopekitError",
-    "InvalidPayloadError",
-    "ProducerError",
-    "SchemaRegistryError",
-    "SeenStoreUnavailable",
-    "Settings",
-    "UnknownUrnError",
-    "Verdict",
-    "Violation",
-    "__version__",
-    "check",
-    "detect",
-    "get_settings",
-    "json_schema",
-    "rules",
-    "violations",
-]
+# The public names, each once (envelopekit/_exports.py: the pattern every package follows).
+if TYPE_CHECKING:
+    from . import rules as rules
+    from ._check import SPECS as SPECS
+    from ._check import check as check
+    from ._check import detect as detect
+    from ._compat import MISSING as MISSING
+    from ._errors import DecryptError as DecryptError
+    from ._errors import EnvelopekitError as EnvelopekitError
+    from ._errors import InvalidPayloadError as InvalidPayloadError
+    from ._errors import ProducerError as ProducerError
+    from ._errors import SchemaRegistryError as SchemaRegistryError
+    from ._errors import SeenStoreUnavailable as SeenStoreUnavailable
+    from ._errors import UnknownUrnError as UnknownUrnError
+    from ._schema import json_schema as json_schema
+    from ._settings import Settings as Settings
+    from ._settings import get_settings as get_settings
+    from ._violations import Verdict as Verdict
+    from ._violations import Violation as Violation
+    from ._violations import violations as violations
+else:
+    from ._exports import attach as _attach
 
-# name -> the module (relative to this package) that defines it.
-_LAZY: dict[str, str] = {
-    "MISSING": "._compat",
-    "SPECS": "._check",
-    "check": "._check",
-    "detect": "._check",
-    "EnvelopekitError": "._errors",
-    "ProducerError": "._errors",
-    "DecryptError": "._errors",
-    "InvalidPayloadError": "._errors",
-    "SchemaRegistryError": "._errors",
-    "SeenStoreUnavailable": "._errors",
-    "UnknownUrnError": "._errors",
-    "json_schema": "._schema",
-    "Settings": "._settings",
-    "get_settings": "._settings",
-    "Verdict": "._violations",
-    "Violation": "._violations",
-    "violations": "._violations",
-    "rules": ".rules",
-}
+    __all__, __getattr__, __dir__ = _attach(__name__, also=["__version__"])
 
 # A library logs; the application decides where that goes.
 logging.getLogger(__name__).addHandler(logging.NullHandler())
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    loaded = importlib.import_module(module, __name__)
-    value = loaded if name == "rules" else getattr(loaded, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))

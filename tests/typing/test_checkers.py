@@ -9,6 +9,7 @@ fails the test, so a typing regression fails the suite, not only ``make typechec
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import subprocess
@@ -38,10 +39,37 @@ def test_there_are_expected_errors_for_both_checkers() -> None:
     assert all(expected_lines(path) for path in FILES)
 
 
-def test_mypy_reports_exactly_the_marked_lines() -> None:
+# The packages that export names (envelopekit/_exports.py); every one of those names must be
+# visible to both checkers as what it is, and a name not exported must be an error.
+PACKAGES = [
+    "envelopekit",
+    "envelopekit.babelqueue",
+    "envelopekit.som",
+    "envelopekit.matrix",
+    "envelopekit.faststream",
+    "envelopekit.testing",
+]
+
+
+def exports_view(directory: Path) -> Path:
+    """A module touching every exported name of every package, then one name none exports."""
+    lines = ['"""Every public name, as a type checker sees it."""', ""]
+    lines += [f"import {package}" for package in PACKAGES]
+    lines += ["", "seen: list[object] = []"]
+    for package in PACKAGES:
+        names = importlib.import_module(package).__all__
+        assert names
+        lines += [f"seen.append({package}.{name})" for name in names]
+        lines.append(f"seen.append({package}.Nothing)  # type: ignore[attr-defined]")
+    path = directory / "exports_view.py"
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    return path
+
+
+def test_mypy_reports_exactly_the_marked_lines(tmp_path: Path) -> None:
     # The project's config: strict, the pydantic plugin, warn_unused_ignores.
     done = subprocess.run(
-        [str(BIN / "mypy"), *map(str, FILES)],
+        [str(BIN / "mypy"), *map(str, FILES), str(exports_view(tmp_path))],
         capture_output=True,
         cwd=ROOT,
         check=False,
@@ -99,14 +127,15 @@ def test_basedpyright_reports_exactly_the_marked_lines(tmp_path: Path) -> None:
         ),
         "utf-8",
     )
+    files = [*FILES, exports_view(tmp_path)]
     report = _basedpyright(
-        "--project", str(config), "--pythonpath", sys.executable, *map(str, FILES), cwd=tmp_path
+        "--project", str(config), "--pythonpath", sys.executable, *map(str, files), cwd=tmp_path
     )
-    found: dict[str, set[int]] = {path.name: set() for path in FILES}
+    found: dict[str, set[int]] = {path.name: set() for path in files}
     for diagnostic in report["generalDiagnostics"]:
         if diagnostic["severity"] == "error":
             found[Path(diagnostic["file"]).name].add(diagnostic["range"]["start"]["line"] + 1)
-    expected = {path.name: expected_lines(path) for path in FILES}
+    expected = {path.name: expected_lines(path) for path in files}
     assert found == expected
 
 

@@ -11,21 +11,22 @@ babelqueue_subscriber(broker, "orders", router, worker_id="worker-1")
 
 from __future__ import annotations
 
-from ._babelqueue import BabelQueueConsumer, babelqueue_subscriber
-from ._endpoint import RULES_HEADER, Broker, broker_kind
-from ._redis import BareFormat, processing_key
-from ._som_matrix import MatrixConsumer, SomConsumer, matrix_subscriber, som_subscriber
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "RULES_HEADER",
-    "BabelQueueConsumer",
-    "BareFormat",
-    "Broker",
-    "MatrixConsumer",
-    "SomConsumer",
-    "babelqueue_subscriber",
-    "broker_kind",
-    "matrix_subscriber",
-    "processing_key",
-    "som_subscriber",
-]
+# The public names, each once (envelopekit/_exports.py: the pattern every package follows).
+if TYPE_CHECKING:
+    from ._babelqueue import BabelQueueConsumer as BabelQueueConsumer
+    from ._babelqueue import babelqueue_subscriber as babelqueue_subscriber
+    from ._endpoint import RULES_HEADER as RULES_HEADER
+    from ._endpoint import Broker as Broker
+    from ._endpoint import broker_kind as broker_kind
+    from ._redis import BareFormat as BareFormat
+    from ._redis import processing_key as processing_key
+    from ._som_matrix import MatrixConsumer as MatrixConsumer
+    from ._som_matrix import SomConsumer as SomConsumer
+    from ._som_matrix import matrix_subscriber as matrix_subscriber
+    from ._som_matrix import som_subscriber as som_subscriber
+else:
+    from .._exports import attach as _attach
+
+    __all__, __getattr__, __dir__ = _attach(__name__)

@@ -16,48 +16,36 @@ The three models mirror the three JSON Schemas of the Matrix "Envelope schemas" 
 
 from __future__ import annotations
 
-from ._base import JsonData
-from ._classify import MESSAGE_ADAPTER, MxMessage, classify, message_kind
-from ._conventions import IdempotencyKey, Page, SuccessPayload, WriteArgs
-from ._error_payload import MxErrorCode, MxErrorPayload
-from ._lamport import LamportClock
-from ._ops import (
-    JOIN_OP,
-    REPLY_OP,
-    REPLY_PREFIX,
-    SYSTEM_OPS,
-    is_system_op,
-    op_problem,
-    reply_inbox,
-)
-from ._request import MxRequest
-from ._response import MxResponse
-from ._trace import SpanId, TraceId, is_span_id, is_trace_id
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "JOIN_OP",
-    "MESSAGE_ADAPTER",
-    "REPLY_OP",
-    "REPLY_PREFIX",
-    "SYSTEM_OPS",
-    "IdempotencyKey",
-    "JsonData",
-    "LamportClock",
-    "MxErrorCode",
-    "MxErrorPayload",
-    "MxMessage",
-    "MxRequest",
-    "MxResponse",
-    "Page",
-    "SpanId",
-    "SuccessPayload",
-    "TraceId",
-    "WriteArgs",
-    "classify",
-    "is_span_id",
-    "is_system_op",
-    "is_trace_id",
-    "message_kind",
-    "op_problem",
-    "reply_inbox",
-]
+# The public names, each once (envelopekit/_exports.py: the pattern every package follows).
+if TYPE_CHECKING:
+    from ._base import JsonData as JsonData
+    from ._classify import MESSAGE_ADAPTER as MESSAGE_ADAPTER
+    from ._classify import MxMessage as MxMessage
+    from ._classify import classify as classify
+    from ._classify import message_kind as message_kind
+    from ._conventions import IdempotencyKey as IdempotencyKey
+    from ._conventions import Page as Page
+    from ._conventions import SuccessPayload as SuccessPayload
+    from ._conventions import WriteArgs as WriteArgs
+    from ._error_payload import MxErrorCode as MxErrorCode
+    from ._error_payload import MxErrorPayload as MxErrorPayload
+    from ._lamport import LamportClock as LamportClock
+    from ._ops import JOIN_OP as JOIN_OP
+    from ._ops import REPLY_OP as REPLY_OP
+    from ._ops import REPLY_PREFIX as REPLY_PREFIX
+    from ._ops import SYSTEM_OPS as SYSTEM_OPS
+    from ._ops import is_system_op as is_system_op
+    from ._ops import op_problem as op_problem
+    from ._ops import reply_inbox as reply_inbox
+    from ._request import MxRequest as MxRequest
+    from ._response import MxResponse as MxResponse
+    from ._trace import SpanId as SpanId
+    from ._trace import TraceId as TraceId
+    from ._trace import is_span_id as is_span_id
+    from ._trace import is_trace_id as is_trace_id
+else:
+    from .._exports import attach as _attach
+
+    __all__, __getattr__, __dir__ = _attach(__name__)

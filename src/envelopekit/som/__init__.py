@@ -15,128 +15,74 @@ no SOM 1.0 schema is accepted with an :class:`UnvalidatedPayload` (warning
 
 from __future__ import annotations
 
-from ._delivery import DeliveryLocator, DeliveryMediaAvailable
-from ._envelope import (
-    SOM_VERSION,
-    ModificationHeader,
-    OriginatingSystem,
-    SomEnvelope,
-    SystemType,
-    VersionMode,
-)
-from ._link import LinkEvent, LinkMessageType, Withdrawal
-from ._payloads import (
-    FAMILY_BY_MESSAGE_TYPE,
-    KNOWN_MESSAGE_TYPES,
-    PAYLOAD_MODELS,
-    FamilyPayload,
-    SomPayload,
-    UnvalidatedPayload,
-)
-from ._sequence import StoryLedger, check_story
-from ._skill_warning import SkillWarning
-from ._story_context import (
-    TERMINAL_STORY_TYPES,
-    ActiveSkill,
-    Assertion,
-    AssertionTarget,
-    Asset,
-    AssetStatus,
-    AssetType,
-    AssetUsage,
-    AuthenticityCredential,
-    AuthorshipProvenance,
-    Collaboration,
-    ComplianceFlag,
-    ContentRef,
-    DeliverySpec,
-    EditorialGate,
-    EditorialSourceEntry,
-    GateBlock,
-    GovernmentApproval,
-    Lifecycle,
-    LifecyclePhase,
-    Locator,
-    MediaRange,
-    MediaRef,
-    PhaseOwner,
-    Premise,
-    Priority,
-    Relation,
-    ReviewState,
-    SkillsConfig,
-    StandardsClearance,
-    StoryContext,
-    StoryMeaning,
-    StoryTag,
-    StoryType,
-)
-from ._system_audit import AuditActor, AuditTarget, SystemAudit
-from ._telling import TellingEvent, TellingMessageType, Transform, TransformActor, TransformType
-from ._types import parse_date_time
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "FAMILY_BY_MESSAGE_TYPE",
-    "KNOWN_MESSAGE_TYPES",
-    "PAYLOAD_MODELS",
-    "SOM_VERSION",
-    "TERMINAL_STORY_TYPES",
-    "ActiveSkill",
-    "Assertion",
-    "AssertionTarget",
-    "Asset",
-    "AssetStatus",
-    "AssetType",
-    "AssetUsage",
-    "AuditActor",
-    "AuditTarget",
-    "AuthenticityCredential",
-    "AuthorshipProvenance",
-    "Collaboration",
-    "ComplianceFlag",
-    "ContentRef",
-    "DeliveryLocator",
-    "DeliveryMediaAvailable",
-    "DeliverySpec",
-    "EditorialGate",
-    "EditorialSourceEntry",
-    "FamilyPayload",
-    "GateBlock",
-    "GovernmentApproval",
-    "Lifecycle",
-    "LifecyclePhase",
-    "LinkEvent",
-    "LinkMessageType",
-    "Locator",
-    "MediaRange",
-    "MediaRef",
-    "ModificationHeader",
-    "OriginatingSystem",
-    "PhaseOwner",
-    "Premise",
-    "Priority",
-    "Relation",
-    "ReviewState",
-    "SkillWarning",
-    "SkillsConfig",
-    "SomEnvelope",
-    "SomPayload",
-    "StandardsClearance",
-    "StoryContext",
-    "StoryLedger",
-    "StoryMeaning",
-    "StoryTag",
-    "StoryType",
-    "SystemAudit",
-    "SystemType",
-    "TellingEvent",
-    "TellingMessageType",
-    "Transform",
-    "TransformActor",
-    "TransformType",
-    "UnvalidatedPayload",
-    "VersionMode",
-    "Withdrawal",
-    "check_story",
-    "parse_date_time",
-]
+# The public names, each once (envelopekit/_exports.py: the pattern every package follows).
+if TYPE_CHECKING:
+    from ._delivery import DeliveryLocator as DeliveryLocator
+    from ._delivery import DeliveryMediaAvailable as DeliveryMediaAvailable
+    from ._envelope import SOM_VERSION as SOM_VERSION
+    from ._envelope import ModificationHeader as ModificationHeader
+    from ._envelope import OriginatingSystem as OriginatingSystem
+    from ._envelope import SomEnvelope as SomEnvelope
+    from ._envelope import SystemType as SystemType
+    from ._envelope import VersionMode as VersionMode
+    from ._link import LinkEvent as LinkEvent
+    from ._link import LinkMessageType as LinkMessageType
+    from ._link import Withdrawal as Withdrawal
+    from ._payloads import FAMILY_BY_MESSAGE_TYPE as FAMILY_BY_MESSAGE_TYPE
+    from ._payloads import KNOWN_MESSAGE_TYPES as KNOWN_MESSAGE_TYPES
+    from ._payloads import PAYLOAD_MODELS as PAYLOAD_MODELS
+    from ._payloads import FamilyPayload as FamilyPayload
+    from ._payloads import SomPayload as SomPayload
+    from ._payloads import UnvalidatedPayload as UnvalidatedPayload
+    from ._sequence import StoryLedger as StoryLedger
+    from ._sequence import check_story as check_story
+    from ._skill_warning import SkillWarning as SkillWarning
+    from ._story_context import TERMINAL_STORY_TYPES as TERMINAL_STORY_TYPES
+    from ._story_context import ActiveSkill as ActiveSkill
+    from ._story_context import Assertion as Assertion
+    from ._story_context import AssertionTarget as AssertionTarget
+    from ._story_context import Asset as Asset
+    from ._story_context import AssetStatus as AssetStatus
+    from ._story_context import AssetType as AssetType
+    from ._story_context import AssetUsage as AssetUsage
+    from ._story_context import AuthenticityCredential as AuthenticityCredential
+    from ._story_context import AuthorshipProvenance as AuthorshipProvenance
+    from ._story_context import Collaboration as Collaboration
+    from ._story_context import ComplianceFlag as ComplianceFlag
+    from ._story_context import ContentRef as ContentRef
+    from ._story_context import DeliverySpec as DeliverySpec
+    from ._story_context import EditorialGate as EditorialGate
+    from ._story_context import EditorialSourceEntry as EditorialSourceEntry
+    from ._story_context import GateBlock as GateBlock
+    from ._story_context import GovernmentApproval as GovernmentApproval
+    from ._story_context import Lifecycle as Lifecycle
+    from ._story_context import LifecyclePhase as LifecyclePhase
+    from ._story_context import Locator as Locator
+    from ._story_context import MediaRange as MediaRange
+    from ._story_context import MediaRef as MediaRef
+    from ._story_context import PhaseOwner as PhaseOwner
+    from ._story_context import Premise as Premise
+    from ._story_context import Priority as Priority
+    from ._story_context import Relation as Relation
+    from ._story_context import ReviewState as ReviewState
+    from ._story_context import SkillsConfig as SkillsConfig
+    from ._story_context import StandardsClearance as StandardsClearance
+    from ._story_context import StoryContext as StoryContext
+    from ._story_context import StoryMeaning as StoryMeaning
+    from ._story_context import StoryTag as StoryTag
+    from ._story_context import StoryType as StoryType
+    from ._system_audit import AuditActor as AuditActor
+    from ._system_audit import AuditTarget as AuditTarget
+    from ._system_audit import SystemAudit as SystemAudit
+    from ._telling import TellingEvent as TellingEvent
+    from ._telling import TellingMessageType as TellingMessageType
+    from ._telling import Transform as Transform
+    from ._telling import TransformActor as TransformActor
+    from ._telling import TransformType as TransformType
+    from ._types import parse_date_time as parse_date_time
+else:
+    from .._exports import attach as _attach
+
+    __all__, __getattr__, __dir__ = _attach(__name__)

@@ -13,6 +13,8 @@ Needs the ``testing`` extra (``pip install 'envelopekit[testing]'``: hypothesis)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 try:
     import hypothesis  # noqa: F401  # pyright: ignore[reportUnusedImport]
 except ImportError as exc:  # pragma: no cover - exercised without the extra only
@@ -20,30 +22,20 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra onl
         "envelopekit.testing needs hypothesis: pip install 'envelopekit[testing]'"
     ) from exc
 
-from ._messages import (
-    NAMED_RULES,
-    TOOLING,
-    UNBREAKABLE,
-    UNBREAKABLE_KEYWORDS,
-    MatrixKind,
-    breakable_rules,
-    catalogued_rules,
-    invalid_messages,
-    unbreakable,
-    valid_documents,
-    valid_messages,
-)
+# The public names, each once (envelopekit/_exports.py: the pattern every package follows).
+if TYPE_CHECKING:
+    from ._messages import NAMED_RULES as NAMED_RULES
+    from ._messages import TOOLING as TOOLING
+    from ._messages import UNBREAKABLE as UNBREAKABLE
+    from ._messages import UNBREAKABLE_KEYWORDS as UNBREAKABLE_KEYWORDS
+    from ._messages import MatrixKind as MatrixKind
+    from ._messages import breakable_rules as breakable_rules
+    from ._messages import catalogued_rules as catalogued_rules
+    from ._messages import invalid_messages as invalid_messages
+    from ._messages import unbreakable as unbreakable
+    from ._messages import valid_documents as valid_documents
+    from ._messages import valid_messages as valid_messages
+else:
+    from .._exports import attach as _attach
 
-__all__ = [
-    "NAMED_RULES",
-    "TOOLING",
-    "UNBREAKABLE",
-    "UNBREAKABLE_KEYWORDS",
-    "MatrixKind",
-    "breakable_rules",
-    "catalogued_rules",
-    "invalid_messages",
-    "unbreakable",
-    "valid_documents",
-    "valid_messages",
-]
+    __all__, __getattr__, __dir__ = _attach(__name__)

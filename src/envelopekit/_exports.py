@@ -1,0 +1,97 @@
+"""The one export pattern of envelopekit's packages: each public name written once, loaded on use.
+
+A package's ``__init__`` lists its public names in one ``if TYPE_CHECKING:`` block of
+``from .module import Name as Name`` lines (the redundant alias is the typing spec's explicit
+re-export, which mypy and basedpyright read), and hands its runtime side to :func:`attach`::
+
+    if TYPE_CHECKING:
+        from ._check import check as check
+    else:
+        __all__, __getattr__, __dir__ = attach(__name__)
+
+:func:`attach` reads that same block from the package's source, so ``__all__``, the lazy
+``__getattr__`` (PEP 562: a name's module is imported on first use, as pydantic's own names are)
+and ``__dir__`` cannot drift from what the type checkers see. The hooks stay out of the type
+checkers' view, so a misspelt import is a type error rather than ``Any``. The block is read with
+two regular expressions, not :mod:`ast` (which would add more to ``import envelopekit`` than the
+whole package costs); ``tests/test_public_api.py`` checks the result against an :mod:`ast` parse.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+from collections.abc import Callable, Iterable
+from typing import Any
+
+# The block: `if TYPE_CHECKING:` at the module's top level and its indented (or blank) lines.
+_BLOCK = re.compile(r"^if TYPE_CHECKING:\n((?:[ \t]+\S.*\n|[ \t]*\n)+)", re.M)
+# One `from .module import ...` statement, its names on one line or in parentheses.
+_IMPORT = re.compile(r"from\s+(\.[\w.]*)\s+import\s+(\([^)]*\)|[^\n]*)")
+_ALIAS = re.compile(r"^(\w+)\s+as\s+(\w+)$")
+
+
+def exported(source: str, package: str) -> dict[str, tuple[str, str]]:
+    """Each public name of a package's ``TYPE_CHECKING`` block -> (its module, its attribute).
+
+    Raises:
+        ImportError: the block is missing, or a name is imported without ``as Name`` (a type
+            checker would take it for a private import).
+    """
+    block = _BLOCK.search(source)
+    if block is None:
+        raise ImportError(f"{package}: no `if TYPE_CHECKING:` block of exports")
+    names: dict[str, tuple[str, str]] = {}
+    for module, imported in _IMPORT.findall(re.sub(r"#[^\n]*", "", block.group(1))):
+        for item in imported.strip("() \n").split(","):
+            item = " ".join(item.split())
+            if not item:
+                continue
+            alias = _ALIAS.match(item)
+            if alias is None or alias.group(1) != alias.group(2):
+                raise ImportError(f"{package}: export {item!r} is not written `Name as Name`")
+            names[alias.group(2)] = (module, alias.group(1))
+    return names
+
+
+def attach(
+    package: str, also: Iterable[str] = ()
+) -> tuple[list[str], Callable[[str], Any], Callable[[], list[str]]]:
+    """``__all__``, ``__getattr__`` and ``__dir__`` for ``package``, from its exports block.
+
+    Args:
+        package: the package's ``__name__``; its ``__init__`` is being executed.
+        also: names the ``__init__`` itself defines that are public too (``__version__``).
+    """
+    module = sys.modules[package]
+    spec = module.__spec__
+    # `get_data` reads a source file and a zip member alike (SourceFileLoader, zipimporter).
+    loader: Any = None if spec is None else spec.loader
+    if loader is None or module.__file__ is None:
+        raise ImportError(f"{package}: its source is needed to read its exports")
+    table = exported(loader.get_data(module.__file__).decode("utf-8"), package)
+    names = [*table, *also]
+    namespace = vars(module)
+
+    def __getattr__(name: str) -> Any:
+        found = table.get(name)
+        if found is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        where, attribute = found
+        if where == ".":
+            value: Any = importlib.import_module(f".{attribute}", package)
+        else:
+            loaded = importlib.import_module(where, package)
+            try:
+                value = getattr(loaded, attribute)
+            except AttributeError:
+                # A submodule its package does not import (as `from m import sub` falls back).
+                value = importlib.import_module(f"{where}.{attribute}", package)
+        namespace[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(namespace) | set(names))
+
+    return names, __getattr__, __dir__
