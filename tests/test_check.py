@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import re
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ from envelopekit import rules
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import MxRequest, MxResponse
 from envelopekit.som import SomEnvelope
+from tests.conftest import DATA
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "messages"
 SINGLE = sorted(EXAMPLES.glob("*/*.json"))
@@ -221,3 +224,89 @@ def test_depth_counts_past_a_string_ending_in_an_escape() -> None:
     deep = "[" * 70 + "0" + "]" * 70
     raw = '{"job":"\\u001f","data":{},"zz":' + deep + "}"
     assert ek.check(raw.encode(), spec="babelqueue").rules() == ["message.too_deep"]
+
+
+# --- the spec registry (envelopekit._check.REGISTRY) ------------------------------------------
+
+
+def test_the_registry_is_the_list_of_specs() -> None:
+    from envelopekit import _check
+
+    assert typing.get_args(_check.SpecName) == tuple(_check.REGISTRY) == ek.SPECS
+    for name, entry in _check.REGISTRY.items():
+        spec = _check.spec_named(name)
+        assert type(spec).__module__ == f"{entry.package}._spec"
+        assert spec.name == name
+        assert spec.max_bytes == entry.max_bytes
+        # `validate` is written once, in Spec; a spec supplies how to read its messages.
+        assert type(spec).validate is _check.Spec.validate
+        assert (
+            entry.rule_schemas
+            == {
+                "babelqueue": rules.BABELQUEUE_SCHEMAS,
+                "som": rules.SOM_SCHEMAS,
+                "matrix": rules.MATRIX_SCHEMAS,
+            }[name]
+        )
+
+
+def test_each_spec_has_its_typed_overload() -> None:
+    from typing_extensions import get_overloads
+
+    from envelopekit import _check
+
+    said = [
+        re.sub(r"['\"]", "", inspect.signature(one).parameters["spec"].annotation)
+        for one in get_overloads(ek.check)
+    ]
+    assert said == [f"Literal[{name}]" for name in _check.REGISTRY] + ["str"]
+
+
+def test_detection_orders_come_from_the_entries() -> None:
+    from envelopekit import _check
+
+    # Signatures: the open specs' unmistakable marks, BabelQueue's first; then the shapes,
+    # the most particular first.
+    assert _check._SIGNATURES == ("babelqueue", "matrix")
+    assert _check._SHAPES == ("som", "matrix", "babelqueue")
+    assert _check.spec_named("matrix").looks_like({"op": "x"})
+    assert _check.spec_named("babelqueue").signature(
+        {"op": "x", "job": "urn:a:b", "meta": {"schema_version": 1}}
+    )
+
+
+def test_the_generated_schema_tables_come_from_the_entries() -> None:
+    import importlib
+
+    from envelopekit import _check, _schema
+
+    derived = {name: tuple(entry.schemas) for name, entry in _check.REGISTRY.items()}
+    assert derived == _schema.SCHEMA_NAMES
+    for entry in _check.REGISTRY.values():
+        package = importlib.import_module(entry.package)
+        for model in entry.schemas.values():
+            # Every generated schema's errors carry one of the spec's rule schemas.
+            assert getattr(package, model).__schema_name__ in entry.rule_schemas, model
+    # The spec's own file name (the rule ids' `<schema>`) reaches the same schema as ours.
+    assert ek.json_schema("babelqueue", "message-envelope") == ek.json_schema(
+        "babelqueue", "envelope"
+    )
+    with pytest.raises(ValueError, match="no schema babelqueue/payload-schema"):
+        ek.json_schema("babelqueue", "payload-schema")
+
+
+def test_the_validation_context_is_the_entry_s_settings_fields() -> None:
+    from envelopekit import _check
+
+    assert _check.REGISTRY["som"].context == ("som_version_mode",)
+    example = DATA / "som" / "examples" / "story-context" / "hurricane-beat6-envelope.json"
+    raw = orjson.dumps({**orjson.loads(example.read_bytes()), "som_version": "1.1.0"})
+    strict = ek.check(raw, spec="som", settings=ek.Settings(som_version_mode="strict"))
+    tolerant = ek.check(raw, spec="som", settings=ek.Settings(som_version_mode="tolerant"))
+    assert strict.rules() == [rules.SOM_VERSION_UNSUPPORTED_MINOR]
+    assert tolerant.ok
+    assert [w.rule for w in tolerant.warnings] == [rules.SOM_VERSION_UNSUPPORTED_MINOR]
+    # Alternating settings objects never hands one the other's context.
+    assert ek.check(raw, spec="som", settings=ek.Settings(som_version_mode="strict")).rules() == [
+        rules.SOM_VERSION_UNSUPPORTED_MINOR
+    ]

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import abc
 import importlib
-from collections.abc import Mapping
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, overload
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
+from pydantic import ValidationError
 from pydantic_core import from_json
+from typing_extensions import overload
 
 from . import rules
+from ._failfast import FULL_REPORT_BYTES
 from ._json import (
     OUT_OF_RANGE_STAND_IN,
     duplicate_keys,
@@ -18,30 +21,164 @@ from ._json import (
     without_long_integers,
 )
 from ._settings import Settings, get_settings
-from ._violations import Verdict, Violation, cap, violation
+from ._violations import Verdict, Violation, cap, violation, violations
 
 if TYPE_CHECKING:
     from .babelqueue import BabelEnvelope
     from .matrix import MxErrorPayload, MxRequest, MxResponse
     from .som import SomEnvelope
 
-__all__ = ["SPECS", "Raw", "Spec", "SpecName", "check", "detect", "spec_named"]
+__all__ = [
+    "REGISTRY",
+    "SPECS",
+    "Raw",
+    "Spec",
+    "SpecEntry",
+    "SpecName",
+    "check",
+    "detect",
+    "spec_named",
+]
 
 Raw = bytes | bytearray | memoryview | str
 SpecName = Literal["babelqueue", "som", "matrix"]
-SPECS: tuple[SpecName, ...] = ("babelqueue", "som", "matrix")
+"""The specs :func:`check` knows: the keys of :data:`REGISTRY` (a test holds the two equal)."""
+
+
+@dataclass(frozen=True)
+class SpecEntry:
+    """One spec, described once; everything else about the set of specs is derived from these.
+
+    A spec is a package (``envelopekit.<name>``) whose ``_spec`` module defines ``SPEC``, the
+    :class:`Spec` that reads its messages, and one entry here, which ``import envelopekit``
+    can read without importing the package.
+
+    Attributes:
+        package: the spec's package; ``<package>._spec.SPEC`` is imported on first use.
+        schemas: each generated JSON Schema's name (``json_schema(spec, name)``, the file
+            ``schemas/<spec>/<name>.schema.json``) -> the model's name in ``package``; the
+            first is the envelope's.
+        rule_schemas: the ``<schema>`` part of the spec's structural rule ids (its own schema
+            files' names, from :mod:`envelopekit.rules`).
+        shape_rank: the order in which ``spec="auto"`` tries each spec's shape test, the most
+            particular shape first.
+        signature_rank: the order in which the unmistakable signatures are tried, before any
+            shape; ``None`` for a spec with no signature.
+        context: the :class:`Settings` fields handed to the spec's validators as the
+            validation context (``info.context[field]``).
+        max_bytes: the spec's own size limit, on top of ``Settings.max_message_bytes``.
+    """
+
+    package: str
+    schemas: Mapping[str, str]
+    rule_schemas: tuple[str, ...]
+    shape_rank: int
+    signature_rank: int | None = None
+    context: tuple[str, ...] = ()
+    max_bytes: int | None = None
+
+
+REGISTRY: Final[Mapping[SpecName, SpecEntry]] = {
+    "babelqueue": SpecEntry(
+        package="envelopekit.babelqueue",
+        schemas={"envelope": "BabelEnvelope", "dead-letter": "DeadLetter"},
+        rule_schemas=rules.BABELQUEUE_SCHEMAS,
+        # Its signature first: a BabelQueue message may carry any extra key, even `op`; its
+        # shape last: `job`, `urn` or `meta` with `data` is the loosest of the three.
+        signature_rank=0,
+        shape_rank=2,
+    ),
+    "som": SpecEntry(
+        package="envelopekit.som",
+        schemas={
+            "envelope": "SomEnvelope",
+            "story-context": "StoryContext",
+            "telling-event": "TellingEvent",
+            "link-event": "LinkEvent",
+            "delivery-media-available": "DeliveryMediaAvailable",
+            "system-audit": "SystemAudit",
+            "skill-warning": "SkillWarning",
+        },
+        rule_schemas=rules.SOM_SCHEMAS,
+        shape_rank=0,
+        context=("som_version_mode",),
+        max_bytes=240_000,
+    ),
+    "matrix": SpecEntry(
+        package="envelopekit.matrix",
+        schemas={
+            "request": "MxRequest",
+            "response": "MxResponse",
+            "error-payload": "MxErrorPayload",
+        },
+        rule_schemas=rules.MATRIX_SCHEMAS,
+        # A reply or a bare error payload is an open object that may carry SOM's keys.
+        signature_rank=1,
+        shape_rank=1,
+    ),
+}
+"""Every spec, by name (:class:`SpecEntry`)."""
+
+SPECS: Final[tuple[SpecName, ...]] = tuple(REGISTRY)
+
+
+def _ranked(rank: Callable[[SpecEntry], int | None]) -> tuple[SpecName, ...]:
+    ranked: list[tuple[int, SpecName]] = [
+        (r, name) for name, entry in REGISTRY.items() if (r := rank(entry)) is not None
+    ]
+    return tuple(name for _, name in sorted(ranked))
+
+
+_SIGNATURES: Final = _ranked(lambda entry: entry.signature_rank)
+_SHAPES: Final = _ranked(lambda entry: entry.shape_rank)
 
 
 class Spec(abc.ABC):
-    """What ``check`` needs from one spec; each spec package defines one in ``_spec.py``."""
+    """How ``check`` reads one spec's messages; each spec package defines one in ``_spec.py``.
+
+    A subclass names its spec and supplies the two readers; :meth:`validate`, the same for
+    every spec, turns what they raise into violations and what they return into a verdict.
+    """
 
     name: ClassVar[SpecName]
-    max_bytes: ClassVar[int | None] = None
-    """The spec's own size limit, applied on top of ``Settings.max_message_bytes``."""
+    model: Any
+    """What the violation mapper resolves errors against (a model class or a union of them)."""
+
+    def __init__(self) -> None:
+        entry = REGISTRY[self.name]
+        self.max_bytes = entry.max_bytes
+        self._fields = entry.context
+        # The context of the settings last seen (Settings is frozen), as one pair so that a
+        # thread never reads one settings' context beside another's.
+        self._context: tuple[Settings | None, dict[str, Any] | None] = (None, None)
 
     @abc.abstractmethod
+    def read(self, raw: bytes | str, context: dict[str, Any] | None) -> Any:
+        """The envelope of a valid message.
+
+        Raises:
+            pydantic.ValidationError: for an invalid one.
+        """
+
+    def read_large(self, raw: bytes | str, context: dict[str, Any] | None) -> Any:
+        """:meth:`read` for a message over ``FULL_REPORT_BYTES``: one error per array at most."""
+        return self.read(raw, context)
+
     def validate(self, raw: bytes | str, settings: Settings) -> Verdict[Any]:
         """Validate one message already within the size and depth limits."""
+        large = len(raw) > FULL_REPORT_BYTES
+        context = None
+        if self._fields:
+            seen, context = self._context
+            if seen is not settings:
+                context = {field: getattr(settings, field) for field in self._fields}
+                self._context = (settings, context)
+        try:
+            envelope = (self.read_large if large else self.read)(raw, context)
+        except ValidationError as exc:
+            found = violations(exc, model=self.model, limit=settings.max_violations, partial=large)
+            return Verdict(self.name, None, found)
+        return Verdict(self.name, envelope, [], envelope.envelope_warnings())
 
     @abc.abstractmethod
     def looks_like(self, document: Mapping[str, Any]) -> bool:
@@ -50,18 +187,14 @@ class Spec(abc.ABC):
     def signature(self, document: Mapping[str, Any]) -> bool:
         """Whether the object carries this spec's unmistakable signature.
 
-        Checked before any :meth:`looks_like`: an open spec tolerates unknown keys, so its
-        messages may carry a key that another spec's shape test keys on.
+        Checked before any :meth:`looks_like` (in :attr:`SpecEntry.signature_rank` order): an
+        open spec tolerates unknown keys, so its messages may carry a key that another spec's
+        shape test keys on.
         """
         return False
 
 
 _LOADED: dict[str, Spec] = {}
-_MODULES: dict[str, str] = {
-    "babelqueue": "envelopekit.babelqueue._spec",
-    "som": "envelopekit.som._spec",
-    "matrix": "envelopekit.matrix._spec",
-}
 
 
 def spec_named(name: str) -> Spec:
@@ -72,10 +205,10 @@ def spec_named(name: str) -> Spec:
     """
     found = _LOADED.get(name)
     if found is None:
-        module = _MODULES.get(name)
-        if module is None:
+        entry = REGISTRY.get(name)  # type: ignore[call-overload]
+        if entry is None:
             raise ValueError(f"unknown spec {name!r}; expected one of {', '.join(SPECS)} or 'auto'")
-        found = _LOADED[name] = importlib.import_module(module).SPEC
+        found = _LOADED[name] = importlib.import_module(f"{entry.package}._spec").SPEC
     return found
 
 
@@ -83,12 +216,10 @@ def detect(document: Any) -> SpecName | None:
     """The spec whose shape a parsed JSON document has, or ``None``."""
     if not isinstance(document, dict):
         return None
-    # BabelQueue's signature first: a BabelQueue message may carry any extra, even `op`.
-    for name in ("babelqueue", "matrix", "som"):
+    for name in _SIGNATURES:
         if spec_named(name).signature(document):
             return name
-    names: tuple[SpecName, ...] = ("som", "matrix", "babelqueue")
-    for name in names:
+    for name in _SHAPES:
         if spec_named(name).looks_like(document):
             return name
     return None

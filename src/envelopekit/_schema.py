@@ -21,6 +21,7 @@ from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
+from ._check import REGISTRY
 from ._model import plain_text
 
 __all__ = [
@@ -41,26 +42,10 @@ BASE_ID: Final = "https://envelopekit.dev/schemas"
 Draft = Literal["2020-12", "07"]
 DRAFTS: Final[tuple[Draft, ...]] = ("2020-12", "07")
 
-# (spec, name) -> "module:attribute" of the model or TypeAdapter, imported on first use.
-_TARGETS: Final[dict[tuple[str, str], str]] = {
-    ("babelqueue", "envelope"): "envelopekit.babelqueue:BabelEnvelope",
-    ("babelqueue", "dead-letter"): "envelopekit.babelqueue:DeadLetter",
-    ("som", "envelope"): "envelopekit.som:SomEnvelope",
-    ("som", "story-context"): "envelopekit.som:StoryContext",
-    ("som", "telling-event"): "envelopekit.som:TellingEvent",
-    ("som", "link-event"): "envelopekit.som:LinkEvent",
-    ("som", "delivery-media-available"): "envelopekit.som:DeliveryMediaAvailable",
-    ("som", "system-audit"): "envelopekit.som:SystemAudit",
-    ("som", "skill-warning"): "envelopekit.som:SkillWarning",
-    ("matrix", "request"): "envelopekit.matrix:MxRequest",
-    ("matrix", "response"): "envelopekit.matrix:MxResponse",
-    ("matrix", "error-payload"): "envelopekit.matrix:MxErrorPayload",
+SCHEMA_NAMES: Final[dict[str, tuple[str, ...]]] = {
+    spec: tuple(entry.schemas) for spec, entry in REGISTRY.items()
 }
-
-SCHEMA_NAMES: Final[dict[str, tuple[str, ...]]] = {}
-for _spec, _name in _TARGETS:
-    SCHEMA_NAMES.setdefault(_spec, ())
-    SCHEMA_NAMES[_spec] += (_name,)
+"""Each spec's generated schemas, by name (from its registry entry, ``_check.REGISTRY``)."""
 
 
 def schema_id(spec: str, name: str, draft: Draft = "2020-12") -> str:
@@ -125,17 +110,25 @@ def _plain_text(node: Any) -> Any:
     return node
 
 
-# The spec's own schema-file names (the `<schema>` of rule ids) where they differ from ours.
-_ALIASES: Final[dict[tuple[str, str], str]] = {("babelqueue", "message-envelope"): "envelope"}
+def _resolve(spec: str, name: str) -> tuple[str, Any]:
+    """Our name of a generated schema, and its model (or TypeAdapter), from either name.
 
+    A name may be ours or the spec's: its own schema file's, as its rule ids spell it
+    (BabelQueue's ``message-envelope`` is our ``envelope``), which is the first of the spec's
+    models whose ``__schema_name__`` it is.
 
-def _target(spec: str, name: str) -> Any:
-    location = _TARGETS.get((spec, name))
-    if location is None:
-        known = ", ".join(f"{s}/{n}" for s, n in _TARGETS)
-        raise ValueError(f"no schema {spec}/{name}; known: {known}")
-    module, _, attribute = location.partition(":")
-    return getattr(importlib.import_module(module), attribute)
+    Raises:
+        ValueError: for a (spec, name) pair that has no schema.
+    """
+    entry = REGISTRY.get(spec)  # type: ignore[call-overload]
+    if entry is not None:
+        package = importlib.import_module(entry.package)
+        for ours, model in entry.schemas.items():
+            target = getattr(package, model)
+            if name in (ours, getattr(target, "__schema_name__", None)):
+                return ours, target
+    known = ", ".join(f"{s}/{n}" for s, names in SCHEMA_NAMES.items() for n in names)
+    raise ValueError(f"no schema {spec}/{name}; known: {known}")
 
 
 def json_schema(spec: str, name: str, *, draft: Draft = "2020-12") -> dict[str, Any]:
@@ -148,12 +141,11 @@ def json_schema(spec: str, name: str, *, draft: Draft = "2020-12") -> dict[str, 
     Raises:
         ValueError: for a (spec, name) pair that has no schema, or an unknown draft.
     """
-    name = _ALIASES.get((spec, name), name)
+    name, target = _resolve(spec, name)
     if draft == "07":
         return to_draft_07(json_schema(spec, name), schema_id(spec, name, "07"))
     if draft != "2020-12":
         raise ValueError(f"unknown draft {draft!r}; expected one of {', '.join(DRAFTS)}")
-    target = _target(spec, name)
     generator = type("Generator", (_Generator,), {"identity": schema_id(spec, name)})
     if isinstance(target, TypeAdapter):
         document: dict[str, Any] = target.json_schema(mode="validation", schema_generator=generator)

@@ -1,4 +1,4 @@
-"""The Matrix spec as :func:`envelopekit.check` sees it."""
+"""Matrix MxEnvelope as ``ek.check`` reads it (its registry entry: ``_check.REGISTRY``)."""
 
 from __future__ import annotations
 
@@ -6,17 +6,11 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any, ClassVar
 
-from pydantic import ValidationError
 from pydantic_core import SchemaValidator
 
 from .._check import Spec, SpecName
-from .._failfast import FULL_REPORT_BYTES, fail_fast_validator
-from .._settings import Settings
-from .._violations import Verdict, violations
+from .._failfast import fail_fast_validator
 from ._classify import MESSAGE_ADAPTER, MxMessage
-from ._error_payload import MxErrorPayload
-from ._request import MxRequest
-from ._response import MxResponse
 
 __all__ = ["SPEC", "MatrixSpec"]
 
@@ -25,21 +19,15 @@ class MatrixSpec(Spec):
     """Matrix MxEnvelope: requests, responses and error payloads, told apart by ``op``."""
 
     name: ClassVar[SpecName] = "matrix"
+    model = MxMessage
 
-    def validate(
-        self, raw: bytes | str, settings: Settings
-    ) -> Verdict[MxRequest | MxResponse | MxErrorPayload]:
-        """Classify and validate one document; lint warnings go into ``warnings``."""
-        large = len(raw) > FULL_REPORT_BYTES
-        try:
-            if large:
-                message = _fail_fast().validate_json(raw, by_name=False)
-            else:
-                message = MESSAGE_ADAPTER.validate_json(raw, by_name=False)
-        except ValidationError as exc:
-            found = violations(exc, model=MxMessage, limit=settings.max_violations, partial=large)
-            return Verdict(self.name, None, found)
-        return Verdict(self.name, message, [], message.envelope_warnings())
+    def read(self, raw: bytes | str, context: dict[str, Any] | None) -> Any:
+        """The request, response or error payload the document is (``MESSAGE_ADAPTER``)."""
+        return MESSAGE_ADAPTER.validate_json(raw, by_name=False)
+
+    def read_large(self, raw: bytes | str, context: dict[str, Any] | None) -> Any:
+        """:meth:`read`, failing fast."""
+        return _fail_fast().validate_json(raw, by_name=False)
 
     def signature(self, document: Mapping[str, Any]) -> bool:
         """A reply (a response whatever else it carries, §14.9) or a bare error payload.
