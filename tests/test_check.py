@@ -310,3 +310,50 @@ def test_the_validation_context_is_the_entry_s_settings_fields() -> None:
     assert ek.check(raw, spec="som", settings=ek.Settings(som_version_mode="strict")).rules() == [
         rules.SOM_VERSION_UNSUPPORTED_MINOR
     ]
+
+
+class _Sealed(ek.Verdict[Any]):
+    """A verdict that refuses any change once built: attributes and lists alike."""
+
+    def __init__(
+        self,
+        spec: str,
+        envelope: Any,
+        violations: list[ek.Violation] | None = None,
+        warnings: list[ek.Violation] | None = None,
+    ) -> None:
+        # Tuples, so an in-place change of a list (`violations[:0] = ...`) raises too.
+        super().__init__(spec, envelope, tuple(violations or ()), tuple(warnings or ()))  # type: ignore[arg-type]
+        object.__setattr__(self, "_sealed", True)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if getattr(self, "_sealed", False):
+            raise AttributeError(f"a verdict is read-only: {name} was set after it was built")
+        object.__setattr__(self, name, value)
+
+
+@pytest.mark.parametrize(
+    ("raw", "overrides"),
+    [
+        (DUPLICATED, {"duplicate_keys": "warn"}),
+        (DUPLICATED, {"duplicate_keys": "refuse"}),
+        (b'{"job": 1, "meta": 2, "data": 3, "x": {"a": 1, "a": 2}}', {"duplicate_keys": "refuse"}),
+        (b'{"job": "", "meta": {"schema_version": 1}, "a": 1, "b": 2}', {"max_violations": 1}),
+        (b'{"job": "urn:a:b", "data": {"n": 1' + b"0" * 5000 + b"}}", {}),
+        (b"{", {}),
+    ],
+    ids=["duplicates-warn", "duplicates-refuse", "refuse-invalid", "capped", "long-int", "json"],
+)
+def test_check_never_changes_a_verdict_once_built(
+    monkeypatch: pytest.MonkeyPatch, raw: bytes, overrides: dict[str, Any]
+) -> None:
+    from envelopekit import _check
+
+    settings = ek.Settings(**overrides)
+    expected = ek.check(raw, settings=settings)
+    monkeypatch.setattr(_check, "Verdict", _Sealed)
+    sealed = ek.check(raw, settings=settings)
+    assert type(sealed) is _Sealed
+    assert (sealed.spec, sealed.envelope) == (expected.spec, expected.envelope)
+    assert list(sealed.violations) == expected.violations
+    assert list(sealed.warnings) == expected.warnings

@@ -316,19 +316,26 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
         stand_in = _long_integers_replaced(encoded, verdict.violations[0].message)
         if stand_in is not None:
             verdict = _long_integers_named(target.validate(stand_in, settings), verdict)
+    # What check adds to the spec's verdict makes a new one: a Verdict is never changed.
     if settings.duplicate_keys != "allow":
         repeated = duplicate_keys(encoded)
         if repeated and settings.duplicate_keys == "refuse":
-            verdict.violations[:0] = repeated
-            verdict.envelope = None
+            verdict = Verdict(
+                verdict.spec, None, [*repeated, *verdict.violations], verdict.warnings
+            )
         elif repeated:
-            verdict.warnings[:0] = repeated
+            verdict = Verdict(
+                verdict.spec, verdict.envelope, verdict.violations, [*repeated, *verdict.warnings]
+            )
     if verdict.violations or verdict.warnings:
         limit = settings.max_violations
-        if len(verdict.violations) > limit:
-            verdict.violations = cap(verdict.violations, limit)
-        if len(verdict.warnings) > limit:
-            verdict.warnings = cap(verdict.warnings, limit)
+        if len(verdict.violations) > limit or len(verdict.warnings) > limit:
+            verdict = Verdict(
+                verdict.spec,
+                verdict.envelope,
+                cap(verdict.violations, limit),
+                cap(verdict.warnings, limit),
+            )
     return verdict
 
 
