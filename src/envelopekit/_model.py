@@ -57,6 +57,25 @@ class WireModel(BaseModel):
         plain_descriptions(handler.resolve_ref_schema(found))
         return found
 
+    def envelope_warnings(self) -> list[Violation]:
+        """What was accepted but noted about this message, with JSON pointers (never refused).
+
+        The one way every spec makes warnings: first what its validators noted while reading
+        the input, which the model cannot show afterwards (a dropped forbidden key, how an
+        integer was written; :func:`attach_warnings`), then what the model notes about its own
+        values when asked (:meth:`_notes`: a tolerated version, an unvalidated payload, a
+        lint), so a message that notes nothing pays for nothing at validation.
+        """
+        notes = self._notes()
+        private = self.__pydantic_private__
+        if private and _WARNINGS in private:
+            return [*private[_WARNINGS], *notes]
+        return notes
+
+    def _notes(self) -> list[Violation]:
+        """What the model notes about its own values; models with such warnings override it."""
+        return []
+
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
@@ -85,7 +104,7 @@ def plain_descriptions(schema: dict[str, Any]) -> None:
 
 
 def attach_warnings(model: BaseModel, found: list[Violation]) -> None:
-    """Keep what a validator noted on the instance, for ``envelope_warnings()``.
+    """Keep what a validator noted on the instance, for :meth:`WireModel.envelope_warnings`.
 
     Declaring a ``PrivateAttr`` would make pydantic initialise private state on every
     validation, a measurable share of a small message's parse; the private-state slot is

@@ -50,8 +50,10 @@ class BabelEnvelope(WireModel, Generic[DataT]):
 
     Consuming: ``BabelEnvelope.model_validate_json(raw)`` accepts ``urn`` as an inbound alias of
     ``job``, keeps unknown top-level and ``meta`` keys (re-emitted unchanged by :meth:`to_json`),
-    and drops the forbidden legacy keys with a warning (:meth:`envelope_warnings`). Parametrise
-    it, ``BabelEnvelope[OrderCreated]``, to validate ``data`` into your own model.
+    and drops the forbidden legacy keys with a warning (:meth:`envelope_warnings`, where its
+    validators also note integers beyond 2^53-1, ``data`` integers beyond int64 and a
+    ``created_at`` in seconds). Parametrise it, ``BabelEnvelope[OrderCreated]``, to validate
+    ``data`` into your own model.
 
     Producing: :meth:`create`, :meth:`child`, :meth:`retried`, :meth:`dead_lettered`. The model
     is frozen: ``meta`` and ``data`` are read-only by contract; only ``attempts`` changes, through
@@ -168,13 +170,6 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             attach_warnings(self, noted)
 
     # --- consuming ---------------------------------------------------------------------------
-
-    def envelope_warnings(self) -> list[Violation]:
-        """What was accepted but noted on input: dropped keys, numbers, ``created_at`` in seconds.
-
-        Numbers: integers beyond 2^53-1, and in ``data`` integers beyond int64.
-        """
-        return attached_warnings(self)
 
     def to_wire(self) -> dict[str, Any]:
         """The message as a JSON-ready dict: canonical keys in spec order, then unknown keys."""

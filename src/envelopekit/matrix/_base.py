@@ -155,7 +155,3 @@ class MxModel(WireModel, WireNames):
         unknown keys kept after the known ones in the order they arrived.
         """
         return dumps(self.model_dump(mode="json"))
-
-    def envelope_warnings(self) -> list[Violation]:
-        """What is accepted but noted about this message (lints), with pointers."""
-        return []

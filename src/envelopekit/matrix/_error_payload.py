@@ -162,8 +162,8 @@ class MxErrorPayload(MxModel):
                 plain_json(details, "/details")  # a non-JSON value, named at its member
             raise ProducerError.from_validation(exc, cls) from exc
 
-    def envelope_warnings(self) -> list[Violation]:
-        """Lints: a code that contradicts ``ok: false`` or its status, and unsafe integers."""
+    def _notes(self) -> list[Violation]:
+        """Lints for ``envelope_warnings``: a code contradicting ``ok: false`` or its status."""
         return self.warnings_at("")
 
     def warnings_at(self, base: str) -> list[Violation]:

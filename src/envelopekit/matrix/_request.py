@@ -371,8 +371,8 @@ class MxRequest(MxModel, Generic[ArgsT]):
             fields["parent_span_id"] = parent
         return fields
 
-    def envelope_warnings(self) -> list[Violation]:
-        """Lints: op naming, the correlationId/replyTo pair, trace ids, unsafe integers."""
+    def _notes(self) -> list[Violation]:
+        """Lints for ``envelope_warnings``: op naming, the reply pair, trace ids, integers."""
         found: list[Violation] = []
         problem = op_problem(self.op)
         if problem is not None:

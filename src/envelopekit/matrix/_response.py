@@ -97,8 +97,8 @@ class MxResponse(MxModel, Generic[ResultT]):
         """Whether the payload is an error payload."""
         return isinstance(self.payload, MxErrorPayload)
 
-    def envelope_warnings(self) -> list[Violation]:
-        """Lints: non-W3C trace ids, error-code inconsistencies, unsafe integers."""
+    def _notes(self) -> list[Violation]:
+        """Lints for ``envelope_warnings``: trace ids, error-code inconsistencies, integers."""
         found = trace_warnings(self.trace_id, self.span_id, self.parent_span_id)
         if self.lamport is not MISSING:
             found += unsafe_integer(self.lamport, "/lamport")

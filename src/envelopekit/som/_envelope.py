@@ -456,8 +456,8 @@ class SomEnvelope(SomModel):
             raise ValueError(f"the envelope carries {self.message_type!r}, not '{message_type}'")
         return self.payload
 
-    def envelope_warnings(self) -> list[Violation]:
-        """What was accepted but noted: an unvalidated payload, a tolerated 1.x version."""
+    def _notes(self) -> list[Violation]:
+        """For ``envelope_warnings``: a tolerated 1.x version, an unvalidated payload."""
         found: list[Violation] = []
         if self.som_version != SOM_VERSION:
             found.append(
