@@ -48,6 +48,7 @@ PACKAGES = [
     "envelopekit.matrix",
     "envelopekit.faststream",
     "envelopekit.testing",
+    "envelopekit.cloudevents",
 ]
 
 

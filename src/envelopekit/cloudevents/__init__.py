@@ -62,31 +62,24 @@ attribute cannot carry. The rule ids are ``cloudevents.*`` in :mod:`envelopekit.
 
 from __future__ import annotations
 
-from ._event import (
-    STRUCTURED_CONTENT_TYPE,
-    BinaryMessage,
-    Binding,
-    from_binary,
-    from_message,
-    from_structured,
-    to_attributes,
-    to_binary,
-    to_structured,
-)
-from ._mapping import BABELQUEUE_DATASCHEMA, DATACONTENTTYPE, SOM_DATASCHEMA, Envelope
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "BABELQUEUE_DATASCHEMA",
-    "DATACONTENTTYPE",
-    "SOM_DATASCHEMA",
-    "STRUCTURED_CONTENT_TYPE",
-    "BinaryMessage",
-    "Binding",
-    "Envelope",
-    "from_binary",
-    "from_message",
-    "from_structured",
-    "to_attributes",
-    "to_binary",
-    "to_structured",
-]
+# The public names, each once (envelopekit/_exports.py: the pattern every package follows).
+if TYPE_CHECKING:
+    from ._event import STRUCTURED_CONTENT_TYPE as STRUCTURED_CONTENT_TYPE
+    from ._event import BinaryMessage as BinaryMessage
+    from ._event import Binding as Binding
+    from ._event import from_binary as from_binary
+    from ._event import from_message as from_message
+    from ._event import from_structured as from_structured
+    from ._event import to_attributes as to_attributes
+    from ._event import to_binary as to_binary
+    from ._event import to_structured as to_structured
+    from ._mapping import BABELQUEUE_DATASCHEMA as BABELQUEUE_DATASCHEMA
+    from ._mapping import DATACONTENTTYPE as DATACONTENTTYPE
+    from ._mapping import SOM_DATASCHEMA as SOM_DATASCHEMA
+    from ._mapping import Envelope as Envelope
+else:
+    from .._exports import attach as _attach
+
+    __all__, __getattr__, __dir__ = _attach(__name__)
