@@ -6,6 +6,7 @@ from envelopekit.babelqueue import BabelEnvelope
 
 env = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1042})
 verdict = ek.check(env.to_json(), spec="babelqueue")
+assert verdict.ok and verdict.envelope == env
 ```
 
 Names here load on first use, as pydantic's own do, so ``import envelopekit`` costs almost

@@ -6,6 +6,7 @@ from envelopekit.babelqueue import BabelEnvelope
 env = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1042}, queue="orders")
 raw = env.to_json()                                   # what the six other SDKs read
 again = BabelEnvelope.model_validate_json(raw)        # at the consuming boundary
+assert again == env and again.meta.queue == "orders"
 ```
 
 Names here load on first use (as the top-level package's do), so validating messages does not

@@ -280,8 +280,14 @@ def idempotent(
     """Wrap ``handler`` so each ``meta.id`` runs it at most once successfully.
 
     ```python
+    from envelopekit.babelqueue import BabelEnvelope, InMemorySeenStore, idempotent
+
+    handled = []
     seen = InMemorySeenStore()
-    on_order = idempotent(seen, handle_order)   # on_order(envelope) -> "run" | "skip"
+    on_order = idempotent(seen, handled.append)   # on_order(envelope) -> "run" | "skip"
+    env = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1042})
+    assert on_order(env) == "run" and on_order(env.retried()) == "skip"  # the same meta.id
+    assert handled == [env]
     ```
 
     Args:

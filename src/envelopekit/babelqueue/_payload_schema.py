@@ -51,8 +51,13 @@ class PayloadSchemas:
     """Per-URN ``data`` schemas, from a mapping or a babelqueue-registry ``registry.json``.
 
     ```python
-    schemas = PayloadSchemas.from_registry("registry/registry.json")
-    schemas.check("urn:babel:orders:created", {"order_id": 0})   # [Violation(...minimum...)]
+    from envelopekit.babelqueue import PayloadSchemas
+
+    schemas = PayloadSchemas({"urn:babel:orders:created": {
+        "type": "object", "properties": {"order_id": {"type": "integer", "minimum": 1}},
+    }})  # or PayloadSchemas.from_registry("registry/registry.json")
+    found = schemas.check("urn:babel:orders:created", {"order_id": 0})
+    assert [(v.rule, v.pointer) for v in found] == [("payload-schema.minimum", "/data/order_id")]
     ```
     """
 

@@ -92,8 +92,14 @@ class RedisSeenStore:
     """:class:`~envelopekit.babelqueue.SeenStore` on a ``redis.Redis`` client.
 
     ```python
+    from datetime import timedelta
+    import redis
+    from envelopekit.babelqueue import RedisSeenStore, idempotent
+
+    url = "redis://127.0.0.1:6379/0"                 # no connection is made until a message
     store = RedisSeenStore(redis.Redis.from_url(url), lease=timedelta(seconds=30))
-    on_order = idempotent(store, handle_order)
+    on_order = idempotent(store, lambda env: None)
+    assert on_order.store is store
     ```
 
     Args:

@@ -5,11 +5,18 @@
 and writes a :class:`Kept` back to the dead-letter queue byte for byte:
 
 ```python
+from envelopekit.babelqueue import BabelEnvelope, Kept, Redriven, redrive
+
+failed = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1042}, queue="orders")
+body = failed.dead_lettered("failed", error="gateway timeout").to_json()
+sent = []
+publish, ack = (lambda queue, raw, headers=None: sent.append(queue)), (lambda: None)
 match redrive(body, to_queue=None, select=lambda env: env.job == "urn:babel:orders:created"):
     case Redriven(queue=queue, headers=headers) as done:
         publish(queue, done.body(), headers); ack()
     case Kept(raw=raw):
         publish("orders.dlq", raw); ack()           # never dropped
+assert sent == ["orders"]
 ```
 """
 

@@ -6,11 +6,20 @@ inside :func:`replay_scope`, where :func:`is_replay` is true and :func:`bypass_e
 skips what already happened once (the second charge, the duplicate email).
 
 ```python
-router.dispatch(body, queue="orders", replay=kafka.is_replay(record.headers()))
+from envelopekit.babelqueue import BabelEnvelope, Router, bypass_external_effects, kafka
 
-def charge(env: BabelEnvelope[Order]) -> None:
-    save(env.data)                                          # idempotent: always runs
-    bypass_external_effects(lambda: gateway.charge(env.data))  # skipped on a replay
+charged, saved = [], []
+router = Router()
+
+@router.on("urn:babel:orders:created")
+def charge(env: BabelEnvelope) -> None:
+    saved.append(env.data)                                   # idempotent: always runs
+    bypass_external_effects(lambda: charged.append(env.data))  # skipped on a replay
+
+record_headers = [("bq-replay-bypass", b"true")]
+body = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1042}).to_json()
+router.dispatch(body, queue="orders", replay=kafka.is_replay(record_headers))
+assert saved == [{"order_id": 1042}] and charged == []
 ```
 """
 

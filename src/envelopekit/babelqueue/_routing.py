@@ -5,17 +5,27 @@ Nothing here talks to a broker. :meth:`Router.route` turns one received message 
 :data:`Outcome`. The worker acts on either with an exhaustive ``match``:
 
 ```python
-match router.dispatch(body, queue="orders"):
-    case Done() | Delete():
-        ack()
-    case Release():
-        release()                                  # back on the queue, unchanged
-    case Retry(envelope=env):
-        publish("orders", env.to_json()); ack()    # attempts + 1
-    case DeadLetterDecision(envelope=env, queue=dlq):
-        publish(dlq, env.to_json()); ack()
-    case Reject(raw=raw):
-        publish("orders.dlq", raw); ack()          # not a v1 envelope: quarantined as is
+from envelopekit.babelqueue import (
+    BabelEnvelope, DeadLetterDecision, Delete, Done, Reject, Release, Retry, Router,
+)
+
+router = Router(unknown_urn="dead_letter")
+router.on("urn:babel:orders:created")(lambda env: None)
+sent = []
+publish, ack, release = (lambda queue, body: sent.append(queue)), (lambda: None), (lambda: None)
+for body in (BabelEnvelope.create("urn:babel:orders:created", {}).to_json(), b"{not json"):
+    match router.dispatch(body, queue="orders"):
+        case Done() | Delete():
+            ack()
+        case Release():
+            release()                                  # back on the queue, unchanged
+        case Retry(envelope=env):
+            publish("orders", env.to_json()); ack()    # attempts + 1
+        case DeadLetterDecision(envelope=env, queue=dlq):
+            publish(dlq, env.to_json()); ack()
+        case Reject(raw=raw):
+            publish("orders.dlq", raw); ack()          # not a v1 envelope: quarantined as is
+assert sent == ["orders.dlq"]
 ```
 """
 
@@ -240,10 +250,20 @@ class Router:
     """Maps URNs to handlers (and optionally ``data`` models) and decides each message's fate.
 
     ```python
+    from pydantic import BaseModel
+    from envelopekit.babelqueue import BabelEnvelope, Done, Router
+
+    class OrderCreated(BaseModel):
+        order_id: int
+
     router = Router(unknown_urn="dead_letter")
 
     @router.on("urn:babel:orders:created", OrderCreated)
-    def order_created(env: BabelEnvelope[OrderCreated]) -> None: ...
+    def order_created(env: BabelEnvelope[OrderCreated]) -> None:
+        assert env.data.order_id == 1042
+
+    body = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1042}).to_json()
+    assert isinstance(router.dispatch(body, queue="orders"), Done)
     ```
     """
 

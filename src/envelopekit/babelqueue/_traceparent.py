@@ -6,8 +6,14 @@ continues the producer's span when a valid header arrived, and otherwise falls b
 derived from ``trace_id`` (ADR-0025), so every hop of one ``trace_id`` shares one trace:
 
 ```python
+from envelopekit.babelqueue import BabelEnvelope, parent_of, write_traceparent
+
+envelope = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1042})
+span_id = "00f067aa0ba902b7"
 headers = write_traceparent({}, envelope, parent_id=span_id)   # producer, beside the body
-parent = parent_of(envelope, received_headers)                  # consumer: always a parent
+parent = parent_of(envelope, headers)                           # consumer: always a parent
+assert parent.parent_id == span_id
+assert parent_of(envelope, {}).trace_id == envelope.trace_id.replace("-", "")  # derived
 ```
 """
 

@@ -1,8 +1,10 @@
 """CloudEvents 1.0: a BabelQueue or SOM envelope as a CloudEvent and back, losslessly.
 
 ```python
+from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.cloudevents import from_binary, to_binary
 
+envelope = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1042})
 message = to_binary(envelope, "kafka")           # ce_* headers, the envelope's JSON as value
 verdict = from_binary(message.headers, message.body, binding="kafka")
 assert verdict.envelope.to_json() == envelope.to_json()

@@ -2,10 +2,13 @@
 
 ```python
 from faststream.redis import RedisBroker
-from envelopekit.faststream import babelqueue_subscriber
+from envelopekit.babelqueue import Router
+from envelopekit.faststream import BabelQueueConsumer, babelqueue_subscriber
 
-broker = RedisBroker("redis://127.0.0.1:6379")
-babelqueue_subscriber(broker, "orders", router, worker_id="worker-1")
+router = Router()
+broker = RedisBroker("redis://127.0.0.1:6379")   # connects when the app starts
+consumer = babelqueue_subscriber(broker, "orders", router, worker_id="worker-1")
+assert isinstance(consumer, BabelQueueConsumer)
 ```
 """
 

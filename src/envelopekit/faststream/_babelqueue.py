@@ -235,8 +235,17 @@ def babelqueue_subscriber(
     """Declare a subscriber on ``broker`` that consumes ``queue`` through ``router``.
 
     ```python
-    broker = RedisBroker(url)
-    babelqueue_subscriber(broker, "orders", router, seen=AsyncRedisSeenStore(client, lease=30))
+    import redis.asyncio
+    from faststream.redis import RedisBroker
+    from envelopekit.babelqueue import AsyncRedisSeenStore, Router
+    from envelopekit.faststream import babelqueue_subscriber
+
+    url = "redis://127.0.0.1:6379"
+    broker, client, router = RedisBroker(url), redis.asyncio.Redis.from_url(url), Router()
+    consumer = babelqueue_subscriber(
+        broker, "orders", router, seen=AsyncRedisSeenStore(client, lease=30)
+    )
+    assert consumer.router is router
     ```
 
     Args:

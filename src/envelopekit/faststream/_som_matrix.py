@@ -183,7 +183,15 @@ def som_subscriber(
     """Declare a SOM subscriber: ``handler(envelope, payload)`` with the payload's family model.
 
     ```python
-    som_subscriber(broker, "som.story.context", on_story, family=StoryContext)
+    from faststream.redis import RedisBroker
+    from envelopekit.faststream import SomConsumer, som_subscriber
+    from envelopekit.som import SomEnvelope, StoryContext
+
+    def on_story(envelope: SomEnvelope, story: StoryContext) -> None: ...
+
+    broker = RedisBroker("redis://127.0.0.1:6379")
+    consumer = som_subscriber(broker, "som.story.context", on_story, family=StoryContext)
+    assert isinstance(consumer, SomConsumer)
     ```
 
     Args:
@@ -221,7 +229,15 @@ def matrix_subscriber(
     """Declare a Matrix request handler: it returns ``req.reply(...)`` or ``req.fail(...)``.
 
     ```python
-    matrix_subscriber(broker, "fs", lambda req: req.reply({"ok": True}), request_model=...)
+    from faststream.redis import RedisBroker
+    from envelopekit.faststream import MatrixConsumer, matrix_subscriber
+    from envelopekit.matrix import MxRequest
+
+    broker = RedisBroker("redis://127.0.0.1:6379")
+    consumer = matrix_subscriber(
+        broker, "fs", lambda req: req.reply({"ok": True}), request_model=MxRequest
+    )
+    assert isinstance(consumer, MatrixConsumer)
     ```
 
     Args:

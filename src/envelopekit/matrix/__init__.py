@@ -8,6 +8,8 @@ wire = req.to_json()                      # send it; the reply goes to req.reply
 got = MxRequest.model_validate_json(wire)
 ok = got.reply({"ok": True, "count": 0, "items": []})
 err = got.fail(MxErrorCode.NOT_FOUND, "no such directory")   # statusCode 404
+assert ok.correlation_id == err.correlation_id == req.correlation_id
+assert err.payload.status_code == 404
 ```
 
 The three models mirror the three JSON Schemas of the Matrix "Envelope schemas" page;

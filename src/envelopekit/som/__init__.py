@@ -1,11 +1,17 @@
 """SOM 1.0: the Story Object Model envelope, its seven payload families, and story sequences.
 
 ```python
-from envelopekit.som import SomEnvelope, StoryContext
+from envelopekit.som import OriginatingSystem, SomEnvelope, StoryContext
 
+story = StoryContext(
+    story_id="s-1", slug="HURRICANE", headline="Hurricane nears the coast",
+    story_type="PLANNED", sequence_number=1, updated_at="2026-09-11T16:41:00Z",
+)
+system = OriginatingSystem(system_id="ncs-1", system_type="ncs")
+raw = SomEnvelope.create("story.context", story, originating_system=system).to_json()
 env = SomEnvelope.model_validate_json(raw)
-if isinstance(env.payload, StoryContext):
-    print(env.payload.headline)
+assert isinstance(env.payload, StoryContext)
+assert env.payload.headline == "Hurricane nears the coast"
 ```
 
 The payload model is chosen by the envelope's ``message_type`` alone; a ``message_type`` with

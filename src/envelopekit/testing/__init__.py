@@ -1,11 +1,16 @@
 """Hypothesis strategies for consumers' tests: valid messages, and messages breaking one rule.
 
 ```python
-from hypothesis import given
-from ..testing import invalid_messages, valid_messages
+from hypothesis import HealthCheck, given, settings
+import envelopekit as ek
+from envelopekit.testing import invalid_messages
 
-@given(invalid_messages("som", rule="story-context.enum"))
-def test_consumer_refuses(raw: bytes) -> None: ...
+@settings(max_examples=10, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(invalid_messages("babelqueue", rule="message-envelope.required"))
+def test_consumer_refuses(raw: bytes) -> None:
+    assert "message-envelope.required" in ek.check(raw, spec="babelqueue").rules()
+
+test_consumer_refuses()
 ```
 
 Needs the ``testing`` extra (``pip install 'envelopekit[testing]'``: hypothesis).

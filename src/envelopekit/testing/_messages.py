@@ -483,7 +483,11 @@ def invalid_messages(
     of that schema file carrying that keyword).
 
     ```python
-    invalid_messages("som", rule="story-context.enum")
+    from hypothesis import strategies as st
+    from envelopekit.testing import invalid_messages
+
+    strategy = invalid_messages("som", rule="story-context.enum")   # bytes breaking that rule
+    assert isinstance(strategy, st.SearchStrategy)
     ```
 
     Raises:

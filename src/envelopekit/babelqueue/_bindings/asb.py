@@ -1,10 +1,14 @@
 """Azure Service Bus (broker-bindings §4): message fields, ``DeliveryCount``, the typed gate.
 
 ```python
-sender.send_messages(ServiceBusMessage(env.to_json(), **asb.project(env)))
-# on receive:
-if (refused := asb.gate(msg.application_properties)) is None:
-    env = asb.reconcile(BabelEnvelope.model_validate_json(b"".join(msg.body)), msg.delivery_count)
+from envelopekit.babelqueue import BabelEnvelope, asb
+
+env = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1042})
+message = asb.project(env)  # sender.send_messages(ServiceBusMessage(env.to_json(), **message))
+# on receive: msg.application_properties, b"".join(msg.body), msg.delivery_count
+if (refused := asb.gate(message["application_properties"])) is None:
+    env = asb.reconcile(BabelEnvelope.model_validate_json(env.to_json()), 3)
+assert refused is None and env.attempts == 2  # a third delivery: two attempts were made
 ```
 """
 

@@ -1,10 +1,15 @@
 """Apache Kafka (broker-bindings §6): ``bq-*`` record headers, the authoritative ``bq-attempts``.
 
 ```python
-producer.produce(topic, env.to_json(), **kafka.project(env))
-# on poll:
-if (refused := kafka.gate(record.headers())) is None:
-    env = kafka.reconcile(BabelEnvelope.model_validate_json(record.value()), record.headers())
+from envelopekit.babelqueue import BabelEnvelope, kafka
+
+env = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1042})
+record = kafka.project(env)  # producer.produce(topic, env.to_json(), **record)
+# on poll: record.headers() and record.value()
+headers, value = record["headers"], env.to_json()
+if (refused := kafka.gate(headers)) is None:
+    env = kafka.reconcile(BabelEnvelope.model_validate_json(value), headers)
+assert refused is None and env.attempts == 0
 ```
 """
 

@@ -1,10 +1,14 @@
 """Apache Pulsar (broker-bindings §5): string properties, ``RedeliveryCount``, the gate.
 
 ```python
-producer.send(env.to_json(), properties=pulsar.project(env))
-# on receive:
-if (refused := pulsar.gate(msg.properties())) is None:
-    env = pulsar.reconcile(BabelEnvelope.model_validate_json(msg.data()), msg.redelivery_count())
+from envelopekit.babelqueue import BabelEnvelope, pulsar
+
+env = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1042})
+properties = pulsar.project(env)  # producer.send(env.to_json(), properties=properties)
+# on receive: msg.properties(), msg.data(), msg.redelivery_count()
+if (refused := pulsar.gate(properties)) is None:
+    env = pulsar.reconcile(BabelEnvelope.model_validate_json(env.to_json()), 2)
+assert refused is None and env.attempts == 2
 ```
 """
 

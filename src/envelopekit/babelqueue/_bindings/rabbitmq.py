@@ -1,8 +1,12 @@
 """RabbitMQ, AMQP 0-9-1 (broker-bindings §2): basic properties and typed ``x-*`` headers.
 
 ```python
-channel.basic_publish(exchange, routing_key, env.to_json(),
-                      pika.BasicProperties(**rabbitmq.project(env)))
+from envelopekit.babelqueue import BabelEnvelope, rabbitmq
+
+env = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1042})
+properties = rabbitmq.project(env)
+# channel.basic_publish(exchange, key, env.to_json(), pika.BasicProperties(**properties))
+assert properties["type"] == env.job and properties["headers"]["x-attempts"] == 0
 ```
 
 Consume-side ``attempts`` stay in the body (the runtime republishes with ``attempts + 1``); the

@@ -1,12 +1,19 @@
 """Amazon SQS (broker-bindings §3): ``MessageAttributes``, ``ApproximateReceiveCount``, the gate.
 
 ```python
-sqs_client.send_message(QueueUrl=url, MessageBody=env.to_json().decode(),
-                        MessageAttributes=sqs.project(env))
+from envelopekit.babelqueue import BabelEnvelope, sqs
+
+env = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1042})
+attributes = sqs.project(env)
+# sqs_client.send_message(QueueUrl=url, MessageBody=env.to_json().decode(),
+#                         MessageAttributes=attributes)
 # on receive (AttributeNames=["ApproximateReceiveCount"], MessageAttributeNames=["All"]):
+msg = {"Body": env.to_json().decode(), "MessageAttributes": attributes,
+       "Attributes": {"ApproximateReceiveCount": "1"}}
 if (refused := sqs.gate(msg.get("MessageAttributes"))) is None:
     env = sqs.reconcile(BabelEnvelope.model_validate_json(msg["Body"]),
                         msg["Attributes"].get("ApproximateReceiveCount"))
+assert refused is None and env.attempts == 0
 ```
 """
 
