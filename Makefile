@@ -67,6 +67,7 @@ fuzz: $(VENV)/.stamp-dev
 schemas: $(VENV)/.stamp-install
 	$(BIN)/envelopekit schema --out src/envelopekit/schemas
 	$(BIN)/envelopekit schema --draft 07 --out src/envelopekit/schemas/draft-07
+	$(BIN)/envelopekit asyncapi --out src/envelopekit/asyncapi
 
 format: $(VENV)/.stamp-dev
 	$(BIN)/ruff format .

@@ -24,6 +24,8 @@ __version__ = "0.1.0.dev0"
 # The public names, each once (envelopekit/_exports.py: the pattern every package follows).
 if TYPE_CHECKING:
     from . import rules as rules
+    from ._asyncapi import asyncapi_document as asyncapi_document
+    from ._asyncapi import write_asyncapi as write_asyncapi
     from ._check import SPECS as SPECS
     from ._check import check as check
     from ._check import detect as detect

@@ -21,7 +21,7 @@ from typing import IO, Any, Final
 
 import orjson
 
-from . import __version__, _cli_compat, _cli_redrive, rules
+from . import __version__, _cli_asyncapi, _cli_compat, _cli_redrive, rules
 from ._check import SPECS, check
 from ._cli_input import READINGS, InputError, Message, UsageError, display, messages, plan
 from ._settings import get_settings
@@ -326,6 +326,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _cli_redrive.add_parser(commands)
     _cli_compat.add_parser(commands)
+    _cli_asyncapi.add_parser(commands)
     return parser
 
 
@@ -349,6 +350,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _cli_redrive.run(args, sys.stdin.buffer, stdout, stderr)
             if args.command == "compat":
                 return _cli_compat.run(args, stdout, stderr)
+            if args.command == "asyncapi":
+                return _cli_asyncapi.run(args, stdout, stderr)
             return _schema(args, stdout, stderr)
         finally:
             _flush(stdout)

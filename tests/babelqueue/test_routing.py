@@ -57,6 +57,17 @@ def test_typed_model_routing() -> None:
     assert seen == [1042]
 
 
+def test_data_model_is_the_registered_model() -> None:
+    router = Router()
+    router.register(URN, lambda env: None, OrderCreated)
+    router.register("urn:babel:audit:ping", lambda env: None)
+    router.register("urn:babel:audit:list", lambda env: None, list[int])
+    assert router.data_model(URN) is OrderCreated
+    assert router.data_model("urn:babel:audit:ping") is None
+    assert router.data_model("urn:babel:audit:list") == list[int]
+    assert router.data_model("urn:babel:nobody:listens") is None
+
+
 def test_untyped_routing_gets_the_plain_object() -> None:
     router = Router()
     seen: list[dict[str, Any]] = []

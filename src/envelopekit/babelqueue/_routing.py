@@ -364,6 +364,14 @@ class Router:
         """Whether a handler is mapped to ``urn``."""
         return urn in self._routes
 
+    def data_model(self, urn: str) -> type[Any] | None:
+        """The ``data`` model ``urn`` was registered with; ``None`` when untyped or unknown."""
+        route = self._routes.get(urn)
+        if route is None or route.parse is None:
+            return None
+        model: type[Any] = route.parse.__pydantic_generic_metadata__["args"][0]
+        return model
+
     def lint(self) -> list[Violation]:
         """``urn.convention`` warnings for registered URNs off ``urn:babel:<context>:<event>``."""
         return [found for urn in self._routes for found in lint_urn(urn)]
