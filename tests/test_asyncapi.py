@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from jsonschema import Draft7Validator
+from pydantic import BaseModel
 from referencing import Registry
 from referencing.jsonschema import DRAFT7
 
@@ -323,6 +324,10 @@ def test_babelqueue_generic_channels_are_parameterised() -> None:
     assert suffixed["channels"]["queue-dead"]["address"] == "{queue}-dead"
 
 
+class Pair(BaseModel):
+    pair: tuple[int, str]  # prefixItems: no Draft-07 spelling in our converter
+
+
 def _order(**data: Any) -> dict[str, Any]:
     body = {"order_id": 7, "total_cents": 1250, "ship_to": {"city": "Lyon", "postcode": "69001"}}
     body.update(data)
@@ -381,6 +386,7 @@ def test_babelqueue_router_without_models_and_urns_alone() -> None:
         ({"queues": ["a", "a.dlq"]}, "two channels"),
         ({"queues": ["{a}"]}, "braces"),
         ({"urns": ["urn:a", "urn.a"]}, "two messages"),
+        ({"urns": {"urn:babel:pairs:made": Pair}}, "cannot be written in Draft-07"),
     ],
 )
 def test_babelqueue_options_are_checked(options: dict[str, Any], match: str | None) -> None:
