@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft7Validator
 from pydantic import BaseModel
 from referencing import Registry
@@ -395,6 +397,50 @@ def test_babelqueue_options_are_checked(options: dict[str, Any], match: str | No
         return
     with pytest.raises(ValueError, match=match):
         ek.asyncapi_document("babelqueue", **options)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"queues": "orders"},
+        {"urns": "urn:babel:a:b"},
+        {"ops": "fs.list"},
+        {"topics": {"som.x": "story.context"}},
+    ],
+    ids=["queues", "urns", "ops", "topics"],
+)
+def test_one_string_where_names_go_is_refused(options: dict[str, Any]) -> None:
+    spec = "som" if "topics" in options else "matrix" if "ops" in options else "babelqueue"
+    with pytest.raises(TypeError, match=r"not one string|not a string"):
+        ek.asyncapi_document(spec, **options)
+
+
+_NAMES = st.text(st.characters(codec="utf-8"), min_size=1, max_size=12)
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    urns=st.lists(_NAMES.filter(str.strip), min_size=1, max_size=3, unique=True),
+    queues=st.lists(
+        _NAMES.filter(lambda q: "{" not in q and "}" not in q), max_size=2, unique=True
+    ),
+)
+def test_any_urns_and_queues_give_a_valid_document_or_a_clear_refusal(
+    urns: list[str], queues: list[str]
+) -> None:
+    # Keys are sanitised and pointers escaped: `/`, `~`, spaces and non-ASCII in a name.
+    try:
+        document = ek.asyncapi_document("babelqueue", urns=urns, queues=queues)
+    except ValueError as exc:
+        assert "two " in str(exc)  # two names met on one key
+        return
+    assert _problems(document) == []
+    judge = Judge(document)
+    channel = next(iter(document["channels"]))
+    for urn in urns:
+        envelope = {**BabelEnvelope.create("urn:babel:a:b", {}).to_wire(), "job": urn}
+        matched = judge.matching(envelope, channel)
+        assert [document["components"]["messages"][key]["name"] for key in matched] == [urn]
 
 
 # --- SOM -------------------------------------------------------------------------------------

@@ -60,8 +60,9 @@ _TITLES: Final[dict[str, str]] = {
 }
 _SCHEMAS: Final = "#/components/schemas/"
 _DEFINITIONS: Final = "#/definitions/"
-# What AsyncAPI allows as a components key; every other character becomes "_".
-_KEY_UNSAFE: Final = re.compile(r"[^\w.\-]")
+# What AsyncAPI allows as a components key (ECMA-262's `\w` is ASCII; a `$ref` to a non-ASCII
+# key is no URI reference either); every other character becomes "_".
+_KEY_UNSAFE: Final = re.compile(r"[^\w.\-]", re.ASCII)
 
 JsonObject = dict[str, Any]
 
@@ -669,8 +670,12 @@ def asyncapi_document(
     others = [name for name, used in given.items() if used and name != spec]
     if others:
         raise ValueError(f"options of {', '.join(others)} given for a {spec} document")
-    if isinstance(queues, str):
-        raise TypeError("queues is a sequence of queue names, not one string")
+    for name, value in (("queues", queues), ("urns", urns), ("ops", ops)):
+        if isinstance(value, str):
+            raise TypeError(f"{name} is a collection of names, not one string")
+    for topic, types in (topics or {}).items():
+        if isinstance(types, str):
+            raise TypeError(f"topic {topic!r}: a collection of message_type values, not a string")
     if len(set(queues)) != len(queues):
         raise ValueError(f"a queue is given twice: {list(queues)}")
     document = _Document(spec, title, version)
