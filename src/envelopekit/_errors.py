@@ -115,16 +115,16 @@ class SeenStoreUnavailable(EnvelopekitError, ConnectionError):
     """A shared seen-store could not be reached: the id was not marked; do not ack the message.
 
     Attributes:
-        operation: ``seen``, ``claim``, ``remember``, ``release`` or ``forget``.
+        operation: ``seen``, ``claim``, ``renew``, ``remember``, ``release`` or ``forget``.
         message_id: the id the store was asked about.
     """
 
     def __init__(self, operation: str, message_id: str, cause: BaseException) -> None:
-        effect = (
-            "the handler ran but its id was not marked seen, so a redelivery runs it again"
-            if operation == "remember"
-            else "the handler was not run and the id was not marked seen"
-        )
+        effect = {
+            "remember": "the handler ran but its id was not marked seen, "
+            "so a redelivery runs it again",
+            "renew": "the claim may lapse while the handler runs",
+        }.get(operation, "the handler was not run and the id was not marked seen")
         super().__init__(
             f"The seen-store failed during {operation} of message {message_id!r} "
             f"({type(cause).__name__}: {cause}): {effect}; do not acknowledge the message."

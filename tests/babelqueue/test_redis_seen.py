@@ -202,6 +202,73 @@ def test_a_lapsed_lease_taken_by_another_is_not_released_by_the_first(
     assert isinstance(store.claim("m"), Lease)
 
 
+def test_a_claim_is_renewed_only_by_its_holder(client: redis.Redis) -> None:
+    store = RedisSeenStore(client, lease=0.3)
+    first = store.claim("m")
+    assert isinstance(first, Lease) and first.renew_every == pytest.approx(0.1)
+    client.pexpire("envelopekit:idempotency:claim:m", 50)
+    assert store.renew(first)  # back to the whole lease
+    assert 250 < client.pttl("envelopekit:idempotency:claim:m") <= 300
+    time.sleep(0.35)
+    second = store.claim("m")  # lapsed: taken by another
+    assert isinstance(second, Lease)
+    assert not store.renew(first)  # the first holder cannot take it back
+    assert store.claim("m") == "held"
+    assert RedisSeenStore(client).claim("n") == Lease("n", None)  # no lease: nothing to renew
+    assert not store.renew(Lease("n", None))
+
+
+def test_a_live_handler_keeps_its_claim_past_the_lease(client: redis.Redis) -> None:
+    """The lease bounds how long a dead worker's message waits, not how long a handler runs."""
+    env = _envelope()
+    started, finish = threading.Event(), threading.Event()
+
+    def slow(e: BabelEnvelope) -> None:
+        started.set()
+        finish.wait(10)
+
+    first = idempotent(RedisSeenStore(client, lease=0.6), slow)
+    second = idempotent(RedisSeenStore(client, lease=0.6), _boom)
+    effects: list[str] = []
+    worker = threading.Thread(target=lambda: effects.append(first(env)))
+    worker.start()
+    try:
+        assert started.wait(5)
+        for _ in range(4):  # 1.6 s in all: more than twice the lease
+            time.sleep(0.4)
+            assert second(env) == "held"
+    finally:
+        finish.set()
+        worker.join(5)
+    assert effects == ["run"] and second(env) == "skip"
+    assert list(client.scan_iter("*claim*")) == []  # no keeper outlives the handler
+
+
+def test_async_handler_keeps_its_claim_past_the_lease(redis_url: str) -> None:
+    async def scenario() -> list[str]:
+        async with redis.asyncio.Redis.from_url(redis_url) as aclient:
+            env = _envelope()
+
+            async def slow(e: BabelEnvelope) -> None:
+                await asyncio.sleep(1.6)  # more than twice the lease
+
+            async def other(e: BabelEnvelope) -> None:
+                raise AssertionError("must not run while the first holds it")
+
+            first = async_idempotent(AsyncRedisSeenStore(aclient, lease=0.6), slow)
+            second = async_idempotent(AsyncRedisSeenStore(aclient, lease=0.6), other)
+            running = asyncio.ensure_future(first(env))
+            effects: list[str] = []
+            for _ in range(3):
+                await asyncio.sleep(0.45)
+                effects.append(await second(env))
+            effects.append(await running)
+            effects.append(await second(env))
+            return effects
+
+    assert asyncio.run(scenario()) == ["held", "held", "held", "run", "skip"]
+
+
 def test_unreachable_redis_is_a_clear_error_and_nothing_is_run_or_marked() -> None:
     ran: list[object] = []
     for lease in (None, 5.0):

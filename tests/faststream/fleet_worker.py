@@ -58,7 +58,7 @@ async def run(url: str, worker: str, mode: str) -> None:
             pipe.hsetnx("fleet:completed", env.meta.id, f"{worker}:{env.attempts}")
             await pipe.execute()
 
-        store = AsyncRedisSeenStore(client, prefix="fleet:idem:", lease=1.0)
+        store = AsyncRedisSeenStore(client, prefix="fleet:idem:", lease=2.0)
         babelqueue_subscriber(broker, QUEUE, router, seen=store, worker_id=worker)
     else:
 

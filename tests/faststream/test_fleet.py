@@ -7,8 +7,10 @@ with SIGKILL mid-run and started again under the same id.
 
 The accounting at the end is exact: every distinct valid job completed once; every poison
 element dead-lettered once with its bytes; the queue, every processing list and every in-flight
-claim empty. A handler may run a second time only for the one job the killed worker was running
-(ADR-0022 is at-least-once execution): the test counts that, it does not hide it.
+claim empty. A handler may run a second time only for the message the killed worker held when it
+died, read from its processing list before its restart (ADR-0022 is at-least-once execution): the
+test counts that, it does not hide it. Every live worker renews its claim while its handler runs,
+so a slow machine makes no other job run twice.
 """
 
 from __future__ import annotations
@@ -130,6 +132,17 @@ def _settled(client: redis.Redis, poison: int, distinct: int) -> bool:
     )
 
 
+def _ids(elements: list[bytes]) -> set[str]:
+    """The ``meta.id`` of each element that is an envelope (poison has none)."""
+    found: set[str] = set()
+    for element in elements:
+        try:
+            found.add(orjson.loads(binding.reserve(element).body)["meta"]["id"])
+        except (orjson.JSONDecodeError, KeyError, TypeError):
+            continue
+    return found
+
+
 def _workers(url: str, log: IO[bytes]) -> Iterator[Worker]:
     for i in range(3):
         yield Worker(url, f"w{i}", log)
@@ -150,6 +163,9 @@ def test_fleet_loses_nothing_and_completes_each_job_once(redis_url: str) -> None
         _wait(lambda: client.hlen("fleet:runs") > DISTINCT // 4, "going", deadline)
         workers[1].stop(signal.SIGKILL)  # mid-run, whatever it holds
         killed_at = client.hlen("fleet:runs")
+        # What it held, before its restart moves it back: the only message it may have run
+        # part of (an effect written, the settle not), so the only one allowed an extra run.
+        interrupted = _ids(client.lrange(f"{QUEUE}:processing:w1", 0, -1))
         restarted = Worker(redis_url, "w1", log)
         stack.callback(restarted.stop)
         _wait(lambda: _settled(client, POISON, DISTINCT), "settled", deadline)
@@ -171,16 +187,22 @@ def test_fleet_loses_nothing_and_completes_each_job_once(redis_url: str) -> None
     assert seen == DISTINCT
     assert all(completed[i].endswith(":1") for i in flaky)
     assert all(completed[i].endswith(":0") for i in set(ids) - flaky)
-    # Each job succeeded once; only the job the killed worker was running may have run to
-    # success twice (killed after its effect, before its acknowledgement).
+    # Each job succeeded once; only the job the killed worker held may have run to success
+    # twice (killed after its effect, before its acknowledgement). A live worker keeps its
+    # claim however long its handler takes, so no other job ran twice, even on a slow machine.
     twice = {i for i in ids if successes.get(i) != 1}
     assert set(successes) == set(ids)
-    assert len(twice) <= 1 and all(successes[i] == 2 for i in twice), twice
+    assert twice <= interrupted and all(successes[i] == 2 for i in twice), (twice, interrupted)
     # A flaky job fails once, plus once for each duplicate copy delivered before its success
-    # was remembered (a raise leaves the id unmarked, so a redelivery runs again); every run
-    # is a failure or a success.
+    # was remembered (a raise leaves the id unmarked, so a redelivery runs again), plus once
+    # if the killed worker held it after counting a failure; every run is one or the other.
     assert set(failures) == flaky
-    assert all(1 <= failures[i] <= 1 + duplicated[i] + (i in twice) for i in flaky)
+    over = {
+        i: failures[i]
+        for i in flaky
+        if not 1 <= failures[i] <= 1 + duplicated[i] + (i in interrupted)
+    }
+    assert not over, (over, interrupted)
     assert all(runs[i] == failures.get(i, 0) + successes[i] for i in ids)
     # Every poison element dead-lettered once, with its bytes, and why.
     assert Counter(r.body for r in dlq) == Counter(poison)

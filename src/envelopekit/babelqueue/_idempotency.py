@@ -17,9 +17,11 @@ delivery whose id another worker is running right now is not run (effect ``held`
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import inspect
 import threading
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, Protocol, TypeVar, cast, runtime_checkable
 
@@ -70,10 +72,16 @@ class SeenStore(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Lease:
-    """An in-flight claim on ``message_id``; ``token`` is ``None`` when the store takes none."""
+    """An in-flight claim on ``message_id``; ``token`` is ``None`` when the store takes none.
+
+    ``renew_every`` (seconds) is set by a store that can renew the claim (``renew(lease)``): the
+    guards then renew it at that period while the handler runs, so a live handler keeps its
+    claim however long it takes, and only a dead worker's claim lapses.
+    """
 
     message_id: str
     token: str | None
+    renew_every: float | None = None
 
 
 @runtime_checkable
@@ -117,6 +125,70 @@ class AsyncClaimingSeenStore(AsyncSeenStore, Protocol):
     async def release(self, lease: Lease) -> None:
         """End ``lease`` without remembering the id (its handler failed)."""
         ...
+
+
+def _kept(renewal: Callable[[], object]) -> bool:
+    """Whether one renewal kept the claim; a store error counts as lost (it lapses by itself)."""
+    try:
+        return bool(renewal())
+    except Exception:
+        return False
+
+
+@contextlib.contextmanager
+def renewing(store: object, lease: Lease | None) -> Generator[None, None, None]:
+    """Renew ``lease`` from a thread while the block runs (a sync handler), if it can be."""
+    renew = getattr(store, "renew", None)
+    if lease is None or lease.token is None or lease.renew_every is None or renew is None:
+        yield
+        return
+    every = lease.renew_every
+    stop = threading.Event()
+
+    def keep() -> None:
+        while not stop.wait(every) and _kept(lambda: renew(lease)):
+            pass
+
+    keeper = threading.Thread(target=keep, name="envelopekit-lease", daemon=True)
+    keeper.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        keeper.join()
+
+
+@contextlib.asynccontextmanager
+async def async_renewing(store: object, lease: Lease | None) -> AsyncGenerator[None, None]:
+    """Renew ``lease`` from a task while the block runs (an async handler), if it can be.
+
+    The store's ``renew`` may be sync or async.
+    """
+    renew = getattr(store, "renew", None)
+    if lease is None or lease.token is None or lease.renew_every is None or renew is None:
+        yield
+        return
+    every = lease.renew_every
+
+    async def keep() -> None:
+        while True:
+            await asyncio.sleep(every)
+            try:
+                kept = renew(lease)
+                if inspect.isawaitable(kept):
+                    kept = await kept
+            except Exception:  # the claim lapses by itself; the handler goes on
+                return
+            if not kept:
+                return  # lost (lapsed and taken): nothing left to keep
+
+    keeper = asyncio.ensure_future(keep())
+    try:
+        yield
+    finally:
+        keeper.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await keeper
 
 
 class InMemorySeenStore:
@@ -208,7 +280,8 @@ class Idempotent(Generic[M]):
         if lease == "held":
             return "held"
         try:
-            self.handler(message)
+            with renewing(store, lease):
+                self.handler(message)
         except BaseException:
             # The claim lapses by itself: a failed release must not hide the handler's error.
             with contextlib.suppress(Exception):
@@ -252,7 +325,8 @@ class AsyncIdempotent(Generic[M]):
         if lease == "held":
             return "held"
         try:
-            await self.handler(message)
+            async with async_renewing(store, lease):
+                await self.handler(message)
         except BaseException:
             with contextlib.suppress(Exception):
                 await store.release(lease)

@@ -4,7 +4,9 @@ ADR-0022 as in :mod:`._idempotency`: an id is remembered only after its handler 
 ``<prefix>seen:<id>`` with an expiry. With a ``lease``, :meth:`RedisSeenStore.claim` also takes
 an in-flight claim ``<prefix>claim:<id>`` (``SET NX PX``, checked against the seen key in the
 same script), so two workers handed the same message at once do not both run it, while a worker
-that dies mid-handle leaves only a claim that lapses after ``lease``.
+that dies mid-handle leaves only a claim that lapses after ``lease``. A live handler's claim is
+renewed while it runs (:meth:`RedisSeenStore.renew`, three times per lease), so the lease bounds
+how long a dead worker's message waits, not how long a handler may take.
 
 Every Redis failure surfaces as :class:`SeenStoreUnavailable`: the guard then runs nothing and
 marks nothing, and the worker must not acknowledge the message.
@@ -49,6 +51,16 @@ return 0
 """
 
 
+# KEYS[1] = claim key; ARGV[1] = token, ARGV[2] = lease in ms. Only the holder extends its claim.
+_RENEW: Final = """
+if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
+return 0
+"""
+
+# A live handler renews its claim three times per lease, so one late renewal does not lose it.
+_RENEWALS_PER_LEASE: Final = 3
+
+
 def _ms(value: timedelta | float, name: str) -> int:
     seconds = value.total_seconds() if isinstance(value, timedelta) else float(value)
     millis = round(seconds * 1000)
@@ -78,14 +90,18 @@ class _Keys:
         lease = str(self.lease_ms or 0)
         return self.seen_key(message_id), self.claim_key(message_id), token, lease
 
-    @staticmethod
-    def verdict(reply: Any, message_id: str, token: str) -> Lease | Literal["seen", "held"]:
+    def verdict(self, reply: Any, message_id: str, token: str) -> Lease | Literal["seen", "held"]:
         answer = reply.decode() if isinstance(reply, bytes) else str(reply)
         if answer == "seen":
             return "seen"
         if answer == "held":
             return "held"
-        return Lease(message_id, token if answer == "claimed" else None)
+        if answer != "claimed" or self.lease_ms is None:
+            return Lease(message_id, None)
+        return Lease(message_id, token, self.lease_ms / 1000 / _RENEWALS_PER_LEASE)
+
+    def renew_args(self, lease: Lease) -> tuple[list[str], list[str]]:
+        return [self.claim_key(lease.message_id)], [lease.token or "", str(self.lease_ms or 0)]
 
 
 class RedisSeenStore:
@@ -107,8 +123,9 @@ class RedisSeenStore:
         prefix: prepended to every key (``<prefix>seen:<id>``, ``<prefix>claim:<id>``).
         ttl: how long a handled id is remembered (``None``: forever); a redelivery later than
             this runs again.
-        lease: with a value, :meth:`claim` takes an in-flight claim that lapses after it; choose
-            it longer than a handler ever runs. ``None``: no claim (ADR-0022 alone).
+        lease: with a value, :meth:`claim` takes an in-flight claim that lapses after it unless
+            renewed; the guards renew it while the handler runs, so it only bounds how long a
+            dead worker's message waits. ``None``: no claim (ADR-0022 alone).
     """
 
     def __init__(
@@ -123,6 +140,7 @@ class RedisSeenStore:
         self._keys = _Keys(prefix, ttl, lease)
         self._claim = client.register_script(_CLAIM)
         self._release = client.register_script(_RELEASE)
+        self._renew = client.register_script(_RENEW)
 
     @property
     def prefix(self) -> str:
@@ -184,6 +202,19 @@ class RedisSeenStore:
         except RedisError as exc:
             raise SeenStoreUnavailable("release", lease.message_id, exc) from exc
 
+    def renew(self, lease: Lease) -> bool:
+        """Extend ``lease`` by the configured lease; ``False`` when it is no longer this one's.
+
+        The guards call it while the handler runs (every :attr:`Lease.renew_every` seconds).
+        """
+        if lease.token is None:
+            return False
+        keys, args = self._keys.renew_args(lease)
+        try:
+            return bool(self._renew(keys=keys, args=args))
+        except RedisError as exc:
+            raise SeenStoreUnavailable("renew", lease.message_id, exc) from exc
+
 
 class AsyncRedisSeenStore:
     """The asyncio twin of :class:`RedisSeenStore`, on a ``redis.asyncio.Redis`` client.
@@ -204,6 +235,7 @@ class AsyncRedisSeenStore:
         self._keys = _Keys(prefix, ttl, lease)
         self._claim = client.register_script(_CLAIM)
         self._release = client.register_script(_RELEASE)
+        self._renew = client.register_script(_RENEW)
 
     @property
     def prefix(self) -> str:
@@ -258,3 +290,13 @@ class AsyncRedisSeenStore:
             await self._release(keys=[self._keys.claim_key(lease.message_id)], args=[lease.token])
         except RedisError as exc:
             raise SeenStoreUnavailable("release", lease.message_id, exc) from exc
+
+    async def renew(self, lease: Lease) -> bool:
+        """As :meth:`RedisSeenStore.renew`."""
+        if lease.token is None:
+            return False
+        keys, args = self._keys.renew_args(lease)
+        try:
+            return bool(await self._renew(keys=keys, args=args))
+        except RedisError as exc:
+            raise SeenStoreUnavailable("renew", lease.message_id, exc) from exc

@@ -46,6 +46,7 @@ from ..babelqueue import (
     replay_scope,
 )
 from ..babelqueue._bindings import redis as redis_binding
+from ..babelqueue._idempotency import async_renewing
 from ._endpoint import RULES_HEADER, Endpoint, maybe
 
 __all__ = ["BabelQueueConsumer", "babelqueue_subscriber"]
@@ -128,8 +129,10 @@ class BabelQueueConsumer:
                 return Release(decision.received, rules.IDEMPOTENCY_HELD, body), None
             lease = claimed
         try:
+            # The claim is renewed while the handler runs: only a dead worker's lapses.
             with replay_scope(decision.replay):  # also around an async handler's await
-                await maybe(decision.run())
+                async with async_renewing(self.seen, lease):
+                    await maybe(decision.run())
         except SeenStoreUnavailable:
             raise
         except Exception as exc:  # any handler failure is retried, never lost
