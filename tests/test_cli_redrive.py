@@ -6,12 +6,14 @@ import logging
 from pathlib import Path
 
 import orjson
+import pytest
 from babelqueue.redrive import redrive as official_redrive
 from babelqueue.transport import InMemoryTransport
 
 from envelopekit.babelqueue import BabelEnvelope
 from tests.conftest import DATA
 from tests.test_cli import run
+from tests.test_cli_input import shell
 
 logging.getLogger("babelqueue.codec").setLevel(logging.ERROR)
 
@@ -147,3 +149,10 @@ def test_usage_errors_exit_two(tmp_path: Path) -> None:
     assert missing.returncode == 2 and b"cannot read" in missing.stderr
     negative = run("redrive", feed, "--kept", str(tmp_path / "k"), "--max", "-1")
     assert negative.returncode == 2
+
+
+@pytest.mark.parametrize("feed", ["-", ""], ids=["dash", "default"])
+def test_closed_stdin_is_a_usage_error_not_a_traceback(feed: str) -> None:
+    done = shell(f'"$EK" redrive --kept /dev/null {feed} <&-')
+    assert done.returncode == 2
+    assert done.stderr == b"envelopekit redrive: standard input is closed\n"

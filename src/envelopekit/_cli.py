@@ -347,7 +347,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.command == "validate":
                 return _validate(args, stdout, stderr)
             if args.command == "redrive":
-                return _cli_redrive.run(args, sys.stdin.buffer, stdout, stderr)
+                stdin = sys.stdin.buffer if sys.stdin is not None else None
+                return _cli_redrive.run(args, stdin, stdout, stderr)
             if args.command == "compat":
                 return _cli_compat.run(args, stdout, stderr)
             if args.command == "asyncapi":

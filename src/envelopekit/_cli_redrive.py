@@ -116,9 +116,14 @@ def _time(text: str | None, flag: str) -> int | None:
     return int(moment.timestamp() * 1000)
 
 
-def _feed(entry: str, stdin: IO[bytes]) -> Iterator[tuple[str, bytes]]:
+def _feed(entry: str, stdin: IO[bytes] | None) -> Iterator[tuple[str, bytes]]:
     if entry == "-":
-        yield from _lines(stdin, "<stdin>")
+        if stdin is None:  # started with `<&-`
+            raise RedriveUsageError("standard input is closed")
+        try:
+            yield from _lines(stdin, "<stdin>")
+        except OSError as exc:
+            raise RedriveUsageError(f"cannot read <stdin>: {exc.strerror or exc}") from exc
         return
     path = Path(entry)
     try:
@@ -154,7 +159,9 @@ def _record(done: Redriven) -> bytes:
     )
 
 
-def run(args: argparse.Namespace, stdin: IO[bytes], stdout: IO[bytes], stderr: IO[str]) -> int:
+def run(
+    args: argparse.Namespace, stdin: IO[bytes] | None, stdout: IO[bytes], stderr: IO[str]
+) -> int:
     """Run ``redrive`` with parsed ``args``; returns the exit status."""
     try:
         return _run(args, stdin, stdout, stderr)
@@ -163,7 +170,9 @@ def run(args: argparse.Namespace, stdin: IO[bytes], stdout: IO[bytes], stderr: I
         return EXIT_USAGE
 
 
-def _run(args: argparse.Namespace, stdin: IO[bytes], stdout: IO[bytes], stderr: IO[str]) -> int:
+def _run(
+    args: argparse.Namespace, stdin: IO[bytes] | None, stdout: IO[bytes], stderr: IO[str]
+) -> int:
     if args.bypass and not args.records:
         raise RedriveUsageError(
             "--bypass stamps a transport header, which bare bodies cannot carry: add --records"
