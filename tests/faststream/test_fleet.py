@@ -45,7 +45,11 @@ POISON = TOTAL * 2 // 100
 DUPLICATES = TOTAL * 5 // 100
 DISTINCT = TOTAL - POISON - DUPLICATES
 OFFICIAL = 2_000
-DEADLINE_SECONDS = 240  # a hard stop for a hung fleet; a green run takes far less
+# A green run takes 60-120 s on an idle 2-core machine. A hung fleet is one that stops making
+# progress, so it fails after STALL_SECONDS without any; a slow machine only makes it wait
+# longer, up to DEADLINE_SECONDS in all.
+STALL_SECONDS = 60
+DEADLINE_SECONDS = 900
 
 
 class Worker:
@@ -114,12 +118,30 @@ def _inputs(url: str) -> tuple[list[bytes], list[str], set[str], Counter[str]]:
     return poison, ids, flaky, duplicated
 
 
-def _wait(done: Callable[[], bool], what: str, deadline: float) -> None:
-    while time.monotonic() < deadline:
-        if done():
-            return
+def _wait(
+    done: Callable[[], bool], progress: Callable[[], object], what: str, deadline: float
+) -> None:
+    """Wait for ``done``; fail when ``progress`` stands still STALL_SECONDS, or at ``deadline``."""
+    last, moved = progress(), time.monotonic()
+    while not done():
+        now = time.monotonic()
+        if now >= deadline:
+            raise AssertionError(f"the fleet did not get {what} within {DEADLINE_SECONDS} s")
+        current = progress()
+        if current != last:
+            last, moved = current, now
+        elif now - moved > STALL_SECONDS:
+            raise AssertionError(f"the fleet stopped short of {what}: stuck at {current}")
         time.sleep(0.05)
-    raise AssertionError(f"the fleet did not get {what} in time")
+
+
+def _progress(client: redis.Redis) -> tuple[int, int, int]:
+    """What moves while the fleet works: runs, completions, dead letters."""
+    return (
+        client.hlen("fleet:runs"),
+        client.hlen("fleet:completed"),
+        client.llen(f"{QUEUE}.dlq"),
+    )
 
 
 def _settled(client: redis.Redis, poison: int, distinct: int) -> bool:
@@ -160,7 +182,12 @@ def test_fleet_loses_nothing_and_completes_each_job_once(redis_url: str) -> None
         workers = list(_workers(redis_url, log))
         for worker in workers:
             stack.callback(worker.stop)
-        _wait(lambda: client.hlen("fleet:runs") > DISTINCT // 4, "going", deadline)
+        _wait(
+            lambda: client.hlen("fleet:runs") > DISTINCT // 4,
+            lambda: _progress(client),
+            "going",
+            deadline,
+        )
         workers[1].stop(signal.SIGKILL)  # mid-run, whatever it holds
         killed_at = client.hlen("fleet:runs")
         # What it held, before its restart moves it back: the only message it may have run
@@ -168,7 +195,12 @@ def test_fleet_loses_nothing_and_completes_each_job_once(redis_url: str) -> None
         interrupted = _ids(client.lrange(f"{QUEUE}:processing:w1", 0, -1))
         restarted = Worker(redis_url, "w1", log)
         stack.callback(restarted.stop)
-        _wait(lambda: _settled(client, POISON, DISTINCT), "settled", deadline)
+        _wait(
+            lambda: _settled(client, POISON, DISTINCT),
+            lambda: _progress(client),
+            "settled",
+            deadline,
+        )
         time.sleep(0.3)  # nothing arrives late: the state below is final
         assert _settled(client, POISON, DISTINCT)
         assert killed_at < DISTINCT  # the kill came mid-run
