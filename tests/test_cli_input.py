@@ -7,6 +7,7 @@ traceback; verdicts already computed are kept; memory stays flat on any line.
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import shutil
 import signal
@@ -22,6 +23,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import DATA
 
@@ -409,3 +412,43 @@ def test_empty_file_stdin_and_directory_alike(tmp_path: Path) -> None:
         assert done.returncode == 2
         assert done.stdout == b""
         assert done.stderr == f"envelopekit: no messages in {name}\n".encode()
+
+
+# --- NDJSON read in blocks, as line by line ---------------------------------------------------
+
+
+def _by_line(data: bytes, limit: int) -> list[tuple[str, bytes, int]]:
+    """The reading before blocks: ``_line`` to the end, each line a message or skipped."""
+    from envelopekit import _cli_input
+
+    stream = io.BytesIO(data)
+    found = []
+    number = 1
+    while (line := _cli_input._line(stream, limit, number)) is not None:
+        if line.body or line.size > limit:
+            # A too-large message's bytes are never validated: only its size is reported.
+            found.append((f"in:{number}", line.body if line.size <= limit else b"", line.size))
+        number += 1
+    return found
+
+
+_LINE_BYTES = st.sampled_from([b"{}", b" ", b"\r", b"\t", b"x", b"\x0b", b'{"a":1}', b"\n"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.lists(_LINE_BYTES, max_size=60).map(b"".join),
+    limit=st.integers(1, 12),
+    block=st.integers(1, 16),
+)
+def test_blocks_split_as_lines_are_read(data: bytes, limit: int, block: int) -> None:
+    from envelopekit import _cli_input
+
+    source = _cli_input.Input("in", None, True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_cli_input, "BLOCK", block)
+        read = list(_cli_input.messages([source], io.BytesIO(data), limit))
+    assert [(m.source, m.raw if m.size <= limit else b"", m.size) for m in read] == _by_line(
+        data, limit
+    )
+    assert all(len(m.raw) <= limit + 1 for m in read)
