@@ -180,14 +180,14 @@ def test_text_summary_counts_rules(tmp_path: Path) -> None:
 
 
 def test_the_fast_json_line_equals_the_full_one() -> None:
-    from envelopekit._cli import _json, _json_full
+    from envelopekit._cli import _json_full, json_of
     from envelopekit._cli_input import Message
 
     for path in sorted((ROOT / "examples" / "messages").glob("*/*.json")):
         raw = path.read_bytes()
         message = Message(f'{path}"é', raw, len(raw))
         verdict = ek.check(message.raw)
-        assert _json(message, verdict) == _json_full(message, verdict)
+        assert json_of(message, verdict) == _json_full(message, verdict)
 
 
 def test_the_readme_shows_what_make_demo_prints() -> None:

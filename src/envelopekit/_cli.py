@@ -2,9 +2,11 @@
 
 Inputs stream (``_cli_input``): a file, a stream (``-``, a FIFO, ``/dev/stdin``) or every
 message file below a directory, each read as NDJSON or as one JSON document by its content,
-gzip decompressed on the way. At most one message (the size limit plus one byte) is held in
-memory, so a multi-gigabyte input runs flat. An I/O error, a closed stream or Ctrl-C is a
-message and an exit status (2, or 130 for Ctrl-C, after the summary so far), never a traceback.
+gzip decompressed on the way. A block of NDJSON lines (256 KiB) and one message (the size limit
+plus one byte) at most are held in memory, so a multi-gigabyte input runs flat. ``--jobs N``
+(``_cli_jobs``) validates in N processes, the output byte for byte the one-process output. An
+I/O error, a closed stream or Ctrl-C is a message and an exit status (2, or 130 for Ctrl-C,
+after the summary so far), never a traceback.
 """
 
 from __future__ import annotations
@@ -23,7 +25,16 @@ import orjson
 
 from . import __version__, _cli_asyncapi, _cli_compat, _cli_redrive, rules
 from ._check import SPECS, check
-from ._cli_input import READINGS, InputError, Message, UsageError, display, messages, plan
+from ._cli_input import (
+    READINGS,
+    InputError,
+    Message,
+    UsageError,
+    chunks,
+    display,
+    messages,
+    plan,
+)
 from ._settings import get_settings
 from ._violations import Verdict, violation
 
@@ -112,6 +123,7 @@ class _Progress:
             )
             self._task = self._bar.add_task("validating", total=total)
             self._context = self._bar
+        self.drawn = self._bar is not None
 
     def __enter__(self) -> _Progress:
         self._context.__enter__()
@@ -137,7 +149,8 @@ class _Progress:
 # --- output ---------------------------------------------------------------------------------
 
 
-def _text(message: Message, verdict: Verdict[Any]) -> str:
+def text_of(message: Message, verdict: Verdict[Any]) -> str:
+    """A verdict as the text output shows it."""
     mark = "valid  " if verdict.ok else "INVALID"
     lines = [f"{mark} {message.source} ({verdict.spec})"]
     lines.extend(
@@ -149,7 +162,8 @@ def _text(message: Message, verdict: Verdict[Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _json(message: Message, verdict: Verdict[Any]) -> bytes:
+def json_of(message: Message, verdict: Verdict[Any]) -> bytes:
+    """A verdict as one line of ``--format json``."""
     if verdict.ok and not verdict.warnings:
         # The common line, without building and encoding a dict.
         return b'{"source":' + orjson.dumps(message.source) + _CLEAN[verdict.spec]
@@ -207,19 +221,37 @@ def _validate(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> i
     failure: UsageError | None = None
     interrupted = False
     total = sum(source.size for source in inputs)
-    with _Progress(total, enabled=stderr.isatty()) as progress:
+    progress = _Progress(total, enabled=stderr.isatty())
+    jobs_module = _cli_jobs()
+    jobs = args.jobs if args.jobs is not None else jobs_module.default_jobs()
+    pool = None
+    if jobs > 1:
+        pool = jobs_module.Pool(jobs, jobs_module.Judge(args.spec, settings, limit, as_json))
+        if progress.drawn:
+            pool.start()  # before the bar's thread: forking a threaded process is unsafe
+    with progress:
         try:
-            for message in messages(inputs, stdin, limit):
-                progress.advance(message.size + 1)
-                verdict = _verdict(message, args.spec, settings, limit)
-                summary.add(verdict)
-                pending.append(
-                    _json(message, verdict) if as_json else _text(message, verdict).encode("utf-8")
-                )
-                # One write per batch: a write per message costs more than validating it.
-                if len(pending) >= WRITE_BATCH:
-                    _write(stdout, b"".join(pending))
-                    pending.clear()
+            if pool is not None:
+
+                def emit(out: bytes, part: Summary) -> None:
+                    _write(stdout, out)
+                    jobs_module.merge(summary, part)
+
+                jobs_module.run(chunks(inputs, stdin, limit), pool, progress.advance, emit)
+            else:
+                for message in messages(inputs, stdin, limit):
+                    progress.advance(message.size + 1)
+                    verdict = verdict_for(message, args.spec, settings, limit)
+                    summary.add(verdict)
+                    pending.append(
+                        json_of(message, verdict)
+                        if as_json
+                        else text_of(message, verdict).encode("utf-8")
+                    )
+                    # One write per batch: a write per message costs more than validating it.
+                    if len(pending) >= WRITE_BATCH:
+                        _write(stdout, b"".join(pending))
+                        pending.clear()
         except InputError as exc:
             failure = exc  # what was read before it stands: its verdicts and the summary
         except KeyboardInterrupt:
@@ -239,7 +271,25 @@ def _validate(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> i
     return EXIT_INVALID if summary.invalid else EXIT_VALID
 
 
-def _verdict(message: Message, spec: str, settings: Any, limit: int) -> Verdict[Any]:
+def _cli_jobs() -> Any:
+    # Imported when used: it imports this module (the worker formats verdicts with it).
+    from . import _cli_jobs
+
+    return _cli_jobs
+
+
+def _jobs(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"not a number of processes (1 or more): {text!r}")
+    return jobs
+
+
+def verdict_for(message: Message, spec: str, settings: Any, limit: int) -> Verdict[Any]:
+    """The verdict on one message read by ``_cli_input``."""
     if message.size > limit:
         # Only the limit and one byte of it were read: the rest was skipped, never held.
         found = violation(rules.MESSAGE_TOO_LARGE, "", f"{message.size} bytes exceeds {limit}.")
@@ -307,6 +357,13 @@ def _parser() -> argparse.ArgumentParser:
         default="auto",
         help="json: each input is one document; ndjson: one message a line; auto (default): "
         "NDJSON when the first line is a whole JSON value and more lines follow",
+    )
+    validate.add_argument(
+        "--jobs",
+        type=_jobs,
+        metavar="N",
+        help="validate in N processes, verdicts still in input order (default: the cores "
+        "this process may use; 1: in this process only)",
     )
     validate.add_argument(
         "paths",

@@ -1,0 +1,281 @@
+"""``envelopekit validate --jobs N`` against ``--jobs 1``, the real executable as a subprocess.
+
+Every comparison runs the same inputs both ways and asks for the same bytes on stdout and
+stderr and the same exit status, while watching the process: the ``--jobs`` run must really
+have had its worker processes (a run that quietly stayed in one process would pass the
+comparison alone). Inputs are 1-3 MiB, so the work is split into many tasks across workers.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from contextlib import suppress
+from pathlib import Path
+
+import orjson
+import pytest
+
+ROOT = Path(__file__).parent.parent
+ENTRY = shutil.which("envelopekit", path=str(Path(sys.executable).parent)) or "envelopekit"
+EXAMPLES = ROOT / "examples" / "messages"
+# Compacted by the standard library, which keeps the example's NaN as it is.
+SAMPLES = [
+    json.dumps(json.loads(p.read_bytes()), separators=(",", ":")).encode()
+    for p in sorted(EXAMPLES.rglob("*.json"))
+]
+GOOD = orjson.dumps(orjson.loads((EXAMPLES / "babelqueue" / "order-created.json").read_bytes()))
+
+
+def env(**extra: str) -> dict[str, str]:
+    found = {k: v for k, v in os.environ.items() if not k.startswith("ENVELOPEKIT_")}
+    return {**found, **extra}
+
+
+def children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(x) for x in text.split()]
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def watched(
+    args: list[str], stdin: bytes = b"", **extra: str
+) -> tuple[subprocess.CompletedProcess[bytes], int]:
+    """Run the CLI; also the most worker processes it had at once (polled from /proc)."""
+    proc = subprocess.Popen(
+        [ENTRY, *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env=env(**extra),
+    )
+    most = 0
+
+    def watch() -> None:
+        nonlocal most
+        while proc.poll() is None:
+            most = max(most, len(children(proc.pid)))
+            time.sleep(0.005)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    out, err = proc.communicate(stdin, timeout=600)
+    watcher.join()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), most
+
+
+def same_both_ways(
+    args: list[str], stdin: bytes = b"", jobs: int = 2, **extra: str
+) -> subprocess.CompletedProcess[bytes]:
+    one, _ = watched(["validate", "--jobs", "1", *args], stdin, **extra)
+    many, workers = watched(["validate", "--jobs", str(jobs), *args], stdin, **extra)
+    assert b"Traceback" not in one.stderr, one.stderr.decode(errors="replace")
+    assert workers == jobs, f"--jobs {jobs} ran {workers} worker processes"
+    assert many.returncode == one.returncode
+    assert many.stderr == one.stderr
+    assert many.stdout == one.stdout
+    return many
+
+
+def mixed_lines(count: int) -> bytes:
+    """Every example message, and lines that are not messages: broken JSON, blank, CRLF,
+    a repeated member name, a number beyond 64 bits."""
+    extra = [
+        b"{broken",
+        b"",
+        b"   ",
+        GOOD + b"\r",
+        b'{"job":"x","job":"y"}',
+        b'{"n":1' + b"0" * 30 + b"}",
+    ]
+    pool = SAMPLES + extra
+    return b"".join(pool[i % len(pool)] + b"\n" for i in range(count))
+
+
+@pytest.fixture(scope="module")
+def feed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("jobs") / "feed.ndjson"
+    path.write_bytes(mixed_lines(3_000))
+    return path
+
+
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_a_mixed_feed_gives_the_same_output(feed: Path, output: str) -> None:
+    out = same_both_ways(["--format", output, str(feed)]).stdout
+    assert out.count(b"\n") > 3_000 * 0.9
+
+
+def test_three_jobs_and_a_spec_named(feed: Path) -> None:
+    same_both_ways(["--spec", "som", "--format", "json", str(feed)], jobs=3)
+
+
+def test_duplicate_keys_refused_the_same(feed: Path) -> None:
+    out = same_both_ways(["--duplicate-keys", "refuse", "--format", "json", str(feed)]).stdout
+    assert b"json.duplicate_key" in out
+
+
+def test_too_large_messages_in_blocks_and_across_them(tmp_path: Path) -> None:
+    # Under a 600-byte limit: lines of 2 KiB inside a block, and one of 600 KiB that runs past
+    # several blocks (read to the limit, the rest skipped).
+    lines = mixed_lines(2_000).split(b"\n")
+    lines[100] = b'{"x":"' + b"a" * 2048 + b'"}'
+    lines[1_000] = b'{"x":"' + b"b" * (600 * 1024) + b'"}'
+    path = tmp_path / "feed.ndjson"
+    path.write_bytes(b"\n".join(lines))
+    done = same_both_ways(["--format", "json", str(path)], ENVELOPEKIT_MAX_MESSAGE_BYTES="600")
+    out = done.stdout
+    verdicts = [orjson.loads(x) for x in out.splitlines()]
+    sources = {v["source"]: v for v in verdicts}
+    assert sources[f"{path}:1001"]["violations"][0]["message"] == "614408 bytes exceeds 600."
+    assert sources[f"{path}:101"]["violations"][0]["rule"] == "message.too_large"
+
+
+def test_files_a_directory_gzip_and_stdin_together(tmp_path: Path) -> None:
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(1_200):  # more than two tasks of single-message files
+        (folder / f"m{i:05}.json").write_bytes(SAMPLES[i % len(SAMPLES)])
+    packed = tmp_path / "feed.log.gz"
+    packed.write_bytes(gzip.compress(mixed_lines(1_000)))
+    done = same_both_ways(
+        ["--format", "json", str(folder), str(packed), "-"], stdin=mixed_lines(1_000)
+    )
+    sources = [orjson.loads(x)["source"] for x in done.stdout.splitlines()]
+    assert sources[0] == f"{folder}/m00000.json"
+    assert sources[-1].startswith("<stdin>:")
+
+
+def test_a_read_error_part_way_keeps_what_was_read(tmp_path: Path) -> None:
+    packed = gzip.compress(mixed_lines(4_000))
+    path = tmp_path / "cut.ndjson.gz"
+    path.write_bytes(packed[: len(packed) * 3 // 4])
+    done = same_both_ways(["--format", "json", str(path)])
+    assert done.returncode == 2
+    assert b"cannot read" in done.stderr
+    assert b"messages:" in done.stderr  # the summary of what stood
+
+
+def test_a_small_input_starts_no_worker() -> None:
+    done, workers = watched(["validate", "--jobs", "4", "-"], stdin=GOOD + b"\n" + GOOD + b"\n")
+    assert done.returncode == 0
+    assert workers == 0
+    assert b"2 messages: 2 valid" in done.stdout
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "two"])
+def test_jobs_must_be_a_positive_number(value: str) -> None:
+    done = subprocess.run(
+        [ENTRY, "validate", "--jobs", value, "-"], capture_output=True, env=env(), check=False
+    )
+    assert done.returncode == 2
+    assert b"--jobs: not a number of processes (1 or more)" in done.stderr
+
+
+# --- signals and failures while workers run -------------------------------------------------
+
+
+def wait_until(ready: Callable[[], bool], timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not ready():
+        assert time.monotonic() < deadline, "the child never got there"
+        time.sleep(0.02)
+
+
+def started(lines: bytes, **popen: object) -> tuple[subprocess.Popen[bytes], list[int]]:
+    """The CLI on a pipe it has read ``lines`` from, its two workers running."""
+    proc = subprocess.Popen(
+        [ENTRY, "validate", "--jobs", "2", "--spec", "babelqueue", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env(),
+        **popen,  # type: ignore[call-overload]
+    )
+    assert proc.stdin is not None
+    proc.stdin.write(lines)
+    proc.stdin.flush()
+    wait_until(lambda: len(children(proc.pid)) == 2)
+    return proc, children(proc.pid)
+
+
+def in_order(out: bytes) -> int:
+    """The verdict lines are the first ones of stdin, in order; how many there are."""
+    marks = [line for line in out.splitlines() if line[:7] in (b"valid  ", b"INVALID")]
+    assert marks == [
+        f"{'valid  ' if (i + 1) % 10 else 'INVALID'} <stdin>:{i + 1} (babelqueue)".encode()
+        for i in range(len(marks))
+    ]
+    return len(marks)
+
+
+BAD = GOOD.replace(b'"schema_version":1', b'"schema_version":2')
+FEED = b"".join((BAD if (i + 1) % 10 == 0 else GOOD) + b"\n" for i in range(6_000))
+
+
+@pytest.mark.parametrize("whom", ["main process", "process group"])
+def test_ctrl_c_with_workers_prints_the_summary_so_far(whom: str) -> None:
+    proc, workers = started(FEED, start_new_session=True)
+    # It has read what was written and waits for more on the pipe.
+    wait_until(lambda: "pipe" in Path(f"/proc/{proc.pid}/wchan").read_text())
+    if whom == "main process":
+        proc.send_signal(signal.SIGINT)
+    else:
+        os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert b"interrupted" in err
+    assert b"Traceback" not in err
+    shown = in_order(out)
+    valid = shown - shown // 10
+    assert f"{shown} messages: {valid} valid, {shown // 10} invalid".encode() in out
+    wait_until(lambda: not any(alive(pid) for pid in workers), timeout=30)
+
+
+def test_a_worker_that_dies_ends_the_run_with_status_2() -> None:
+    proc, workers = started(FEED)
+    os.kill(workers[0], signal.SIGKILL)
+    assert proc.stdin is not None
+    # More tasks, one of them for the dead worker (unless a result it owed was awaited first,
+    # and the run has already ended).
+    with suppress(BrokenPipeError):
+        proc.stdin.write(FEED)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, err
+    assert b"a validating process ended unexpectedly (killed by signal 9)" in err
+    assert b"Traceback" not in err
+    shown = in_order(out)
+    assert shown < 12_000
+    assert f"\n{shown} messages:".encode() in out
+    wait_until(lambda: not any(alive(pid) for pid in workers), timeout=30)
+
+
+def test_a_closed_reader_ends_the_run_quietly(feed: Path) -> None:
+    done = subprocess.run(
+        ["sh", "-c", f'"$EK" validate --jobs 2 "{feed}" | head -n 1'],
+        capture_output=True,
+        env=env(EK=ENTRY),
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0
+    assert len(done.stdout.splitlines()) == 1
+    assert b"Traceback" not in done.stderr
