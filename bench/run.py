@@ -514,7 +514,9 @@ def mixed_ndjson(path: Path, count: int) -> None:
             stream.write((bad_raw if i % 10 == 9 else good_raw) + b"\n")
 
 
-def cli_run(path: Path, *options: str, terminal: bool = False) -> tuple[float, int, float]:
+def cli_run(
+    path: Path, *options: str, terminal: bool = False, jobs: int = 1
+) -> tuple[float, int, float]:
     """Wall seconds, peak RSS (KiB) and CPU seconds of `envelopekit validate --format json`.
 
     With ``terminal`` the command's stderr is a pseudo-terminal (drained as it is written),
@@ -531,7 +533,7 @@ def cli_run(path: Path, *options: str, terminal: bool = False) -> tuple[float, i
     command = [
         sys.executable, "-c", script, "tty" if terminal else "-",
         sys.executable, "-m", "envelopekit", "validate", "--spec", "babelqueue",
-        "--format", "json", *options, str(path),
+        "--format", "json", "--jobs", str(jobs), *options, str(path),
     ]  # fmt: skip
     if not terminal:
         done = subprocess.run(command, check=True, capture_output=True, text=True)
@@ -587,6 +589,39 @@ def cli_pair(
     return summary(results[0]), summary(results[1])
 
 
+def job_counts() -> list[int]:
+    """1 and 2 jobs, and on a bigger machine every power of two up to its cores."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return [1, 2] + [n for n in (4, 8, 16, 32) if n <= (cores or 1)]
+
+
+def jobs_rounds(small: Path, large: Path, count: int, runs: int) -> dict[int, dict[str, float]]:
+    """``--jobs N`` for each count, each on both inputs, rounds alternating the order.
+
+    The steady rate is the extra messages of the large input over its extra wall seconds: the
+    start-up (interpreter, imports, workers) cancels out of it.
+    """
+    counts = job_counts()
+    found: dict[int, dict[Path, list[tuple[float, int, float]]]] = {
+        n: {small: [], large: []} for n in counts
+    }
+    for index in range(runs):
+        for jobs in counts if index % 2 == 0 else counts[::-1]:
+            for path in (small, large) if index % 2 == 0 else (large, small):
+                found[jobs][path].append(cli_run(path, jobs=jobs))
+    out: dict[int, dict[str, float]] = {}
+    for jobs, runs_of in found.items():
+        wall = {path: statistics.median(x[0] for x in done) for path, done in runs_of.items()}
+        out[jobs] = {
+            "wall": wall[large],
+            "cpu": statistics.median(x[2] for x in runs_of[large]),
+            "rss": max(x[1] for x in runs_of[large]),
+            "rate": count * 4 / wall[large],
+            "steady": count * 3 / (wall[large] - wall[small]),
+        }
+    return out
+
+
 def scale(count: int, runs: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder:
         small = Path(folder) / "small.ndjson"
@@ -600,7 +635,9 @@ def scale(count: int, runs: int) -> dict[str, Any]:
         allow, refuse = cli_pair(
             partial(cli_run, small), partial(cli_run, small, "--duplicate-keys", "refuse"), runs
         )
+        jobs = jobs_rounds(small, large, count, runs)
     return {
+        "jobs": jobs,
         "messages": count,
         "base": base,
         "large": large_run,
@@ -672,20 +709,63 @@ def report(comparisons: list[Comparison], imports: dict[str, float], cli: dict[s
         f"wall clock: {cli['bar']['wall']:.2f} s against {cli['plain']['wall']:.2f} s; "
         f"duplicate keys refused: {cli['refuse']['wall']:.2f} s against "
         f"{cli['allow']['wall']:.2f} s.",
+        "",
+        *jobs_report(cli["jobs"], count * 4),
     ]
     return "\n".join(lines) + "\n"
+
+
+def jobs_report(jobs: dict[int, dict[str, float]], count: int) -> list[str]:
+    one = jobs[1]
+    lines = [
+        f"`validate --jobs N` on {count:,} BabelQueue messages (1 in 10 invalid), wall clock; "
+        "steady: the extra messages of the large input over its extra seconds, start-up out:",
+        "",
+        "| jobs | wall | msg/s (start-up in) | steady msg/s | speed-up (steady) | CPU | peak RSS "
+        "(one process) |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for n, row in jobs.items():
+        lines.append(
+            f"| {n} | {row['wall']:.2f} s | {row['rate']:,.0f} | {row['steady']:,.0f} "
+            f"| {row['rate'] / one['rate']:.2f}x ({row['steady'] / one['steady']:.2f}x) "
+            f"| {row['cpu']:.2f} s | {row['rss'] / 1024:.1f} MiB |"
+        )
+    two = jobs[2]
+    speed_up = two["steady"] / one["steady"]
+    lines += [
+        "",
+        "| Target (issue 16) | this run | met |",
+        "|---|---|---|",
+        f"| `--jobs 2` ≥ 1.7x `--jobs 1` (steady; start-up in: {two['rate'] / one['rate']:.2f}x) "
+        f"| {speed_up:.2f}x | {'yes' if speed_up >= 1.7 else '**no**'} |",
+        f"| `--jobs 2` ≥ 180,000 msg/s (steady; start-up in: {two['rate']:,.0f}) "
+        f"| {two['steady']:,.0f} | {'yes' if two['steady'] >= 180_000 else '**no**'} |",
+    ]
+    return lines
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer rounds, smaller CLI run")
     parser.add_argument("--out", type=Path, help="also write the markdown report here")
+    parser.add_argument(
+        "--jobs-only", action="store_true", help="only the `validate --jobs N` table"
+    )
     args = parser.parse_args()
+    count = 20_000 if args.quick else 100_000
+    if args.jobs_only:
+        with tempfile.TemporaryDirectory() as folder:
+            small, large = Path(folder) / "small.ndjson", Path(folder) / "large.ndjson"
+            mixed_ndjson(small, count)
+            mixed_ndjson(large, count * 4)
+            print("\n".join(jobs_report(jobs_rounds(small, large, count, 3), count * 4)))
+        return 0
     rounds, budget = (5, 0.5) if args.quick else (9, 2.0)
     comparisons = micro(rounds, budget)
     runs = 5 if args.quick else 15
     imports = {name: import_time(name, runs) for name in ("pydantic", "envelopekit")}
-    cli = scale(20_000 if args.quick else 100_000, 3 if args.quick else 5)
+    cli = scale(count, 3 if args.quick else 5)
     text = report(comparisons, imports, cli)
     print(text)
     if args.out is not None:
