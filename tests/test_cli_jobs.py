@@ -23,6 +23,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 ROOT = Path(__file__).parent.parent
 ENTRY = shutil.which("envelopekit", path=str(Path(sys.executable).parent)) or "envelopekit"
@@ -279,3 +281,48 @@ def test_a_closed_reader_ends_the_run_quietly(feed: Path) -> None:
     assert done.returncode == 0
     assert len(done.stdout.splitlines()) == 1
     assert b"Traceback" not in done.stderr
+
+
+# --- a task judged in one go, as its messages one by one ----------------------------------------
+
+_JUDGED = [
+    GOOD,
+    BAD,
+    GOOD + b"\r",
+    b"",
+    b" \t",
+    b"{broken",
+    b'{"job":"x","job":"y"}',
+    *SAMPLES[::4],
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    lines=st.lists(st.sampled_from(_JUDGED), max_size=30),
+    limit=st.sampled_from([40, 400, 1 << 20]),
+    as_json=st.booleans(),
+    spec=st.sampled_from(["auto", "babelqueue", "som"]),
+)
+def test_a_block_is_judged_as_its_messages_one_by_one(
+    lines: list[bytes], limit: int, as_json: bool, spec: str
+) -> None:
+    from envelopekit._cli import Summary, json_of, text_of, verdict_for
+    from envelopekit._cli_input import Block
+    from envelopekit._cli_jobs import Judge
+    from envelopekit._settings import get_settings
+
+    block = Block('feeds/é "x".ndjson', 7, b"\n".join(lines) + b"\n")
+    config = get_settings()
+    out, summary = Judge(spec, config, limit, as_json)([block])
+    expected = Summary()
+    parts = []
+    for message in block.messages(limit):
+        verdict = verdict_for(message, spec, config, limit)
+        expected.add(verdict)
+        parts.append(
+            json_of(message, verdict) if as_json else text_of(message, verdict).encode("utf-8")
+        )
+    assert out == b"".join(parts)
+    assert summary == expected
+    assert list(summary.rules.items()) == list(expected.rules.items())

@@ -32,7 +32,6 @@ from ._cli_input import (
     UsageError,
     chunks,
     display,
-    messages,
     plan,
 )
 from ._settings import get_settings
@@ -45,7 +44,6 @@ EXIT_INVALID: Final = 1
 EXIT_USAGE: Final = 2
 EXIT_INTERRUPTED: Final = 130  # 128 + SIGINT, as a shell reports it
 
-WRITE_BATCH: Final = 256
 # Below this much input (a few thousand messages) a progress bar is noise.
 PROGRESS_MIN_BYTES: Final = 1024 * 1024
 # The bar moves in about this many steps over the input, each from 16 KiB to 1 MiB of it, and
@@ -166,7 +164,7 @@ def json_of(message: Message, verdict: Verdict[Any]) -> bytes:
     """A verdict as one line of ``--format json``."""
     if verdict.ok and not verdict.warnings:
         # The common line, without building and encoding a dict.
-        return b'{"source":' + orjson.dumps(message.source) + _CLEAN[verdict.spec]
+        return b'{"source":' + orjson.dumps(message.source) + CLEAN_LINES[verdict.spec]
     return _json_full(message, verdict)
 
 
@@ -185,7 +183,7 @@ def _json_full(message: Message, verdict: Verdict[Any]) -> bytes:
     )
 
 
-_CLEAN: Final[dict[str, bytes]] = {
+CLEAN_LINES: Final[dict[str, bytes]] = {
     spec: b',"ok":true,"spec":"' + spec.encode() + b'","violations":[],"warnings":[]}\n'
     for spec in SPECS
 }
@@ -217,46 +215,29 @@ def _validate(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> i
     limit = settings.max_message_bytes
     summary = Summary()
     as_json = args.format == "json"
-    pending: list[bytes] = []
     failure: UsageError | None = None
     interrupted = False
     total = sum(source.size for source in inputs)
     progress = _Progress(total, enabled=stderr.isatty())
     jobs_module = _cli_jobs()
     jobs = args.jobs if args.jobs is not None else jobs_module.default_jobs()
-    pool = None
-    if jobs > 1:
-        pool = jobs_module.Pool(jobs, jobs_module.Judge(args.spec, settings, limit, as_json))
-        if progress.drawn:
-            pool.start()  # before the bar's thread: forking a threaded process is unsafe
+    pool = jobs_module.Pool(jobs, jobs_module.Judge(args.spec, settings, limit, as_json))
+    if jobs > 1 and progress.drawn:
+        pool.start()  # before the bar's thread: forking a threaded process is unsafe
+
+    def emit(out: bytes, part: Summary) -> None:
+        # One write per task (a few hundred messages): a write per message costs more than
+        # validating it.
+        _write(stdout, out)
+        jobs_module.merge(summary, part)
+
     with progress:
         try:
-            if pool is not None:
-
-                def emit(out: bytes, part: Summary) -> None:
-                    _write(stdout, out)
-                    jobs_module.merge(summary, part)
-
-                jobs_module.run(chunks(inputs, stdin, limit), pool, progress.advance, emit)
-            else:
-                for message in messages(inputs, stdin, limit):
-                    progress.advance(message.size + 1)
-                    verdict = verdict_for(message, args.spec, settings, limit)
-                    summary.add(verdict)
-                    pending.append(
-                        json_of(message, verdict)
-                        if as_json
-                        else text_of(message, verdict).encode("utf-8")
-                    )
-                    # One write per batch: a write per message costs more than validating it.
-                    if len(pending) >= WRITE_BATCH:
-                        _write(stdout, b"".join(pending))
-                        pending.clear()
+            jobs_module.run(chunks(inputs, stdin, limit), pool, progress.advance, emit)
         except InputError as exc:
             failure = exc  # what was read before it stands: its verdicts and the summary
         except KeyboardInterrupt:
             interrupted = True
-    _write(stdout, b"".join(pending))
     if not summary.total and failure is None and not interrupted:
         raise UsageError(f"no messages in {', '.join(source.name for source in inputs)}")
     if as_json:
