@@ -50,6 +50,8 @@ TASK_ITEMS: Final = 512
 # Tasks in flight per worker: one being validated, one waiting behind it, one being sent.
 WINDOW: Final = 3
 STOP_SECONDS: Final = 5.0
+# Linux's default limit for a pipe's buffer (/proc/sys/fs/pipe-max-size) without privileges.
+PIPE_BYTES: Final = 1024 * 1024
 
 Item = Message | Block
 
@@ -191,6 +193,20 @@ class _Worker:
     results: Connection
 
 
+def _widen(conn: Connection) -> None:
+    """Make a pipe hold a few tasks (Linux; elsewhere, or past the system's limit, as it is).
+
+    With the default 64 KiB, a worker that finished a task ahead of its turn waited, unable to
+    write the result, until the main process read the task before it; and the main process
+    waited, part-way through writing a task, for the worker's reader thread to get the GIL.
+    """
+    if sys.platform == "linux":
+        import fcntl
+
+        with suppress(OSError):
+            fcntl.fcntl(conn.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+
+
 class Pool:
     """N workers, started on first need, fed tasks round-robin and read back in task order."""
 
@@ -236,6 +252,8 @@ class Pool:
                     name=f"envelopekit-validate-{len(self._workers) + 1}",
                     daemon=True,
                 )  # fmt: skip
+                for conn in (task_write, result_read):
+                    _widen(conn)
                 process.start()
                 task_read.close()
                 result_write.close()
