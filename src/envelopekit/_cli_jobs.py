@@ -164,23 +164,50 @@ def _work(
         conn.close()
     # Tasks are drained by a thread as they come, so the main process never blocks sending a
     # task while this process blocks sending it a result.
-    inbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+    inbox: queue.SimpleQueue[list[Item] | None] = queue.SimpleQueue()
 
     def receive() -> None:
         try:
-            while blob := tasks.recv_bytes():
-                inbox.put(blob)
+            while (task := _receive_task(tasks)) is not None:
+                inbox.put(task)
         except (EOFError, OSError):
             pass
         inbox.put(None)
 
     threading.Thread(target=receive, daemon=True).start()
     try:
-        while (blob := inbox.get()) is not None:
-            out, summary = judge(pickle.loads(blob))
-            results.send_bytes(pickle.dumps((out, summary), pickle.HIGHEST_PROTOCOL))
+        while (task := inbox.get()) is not None:
+            out, summary = judge(task)
+            # The output as it is (no pickle copy of it), then the counts.
+            results.send_bytes(out)
+            results.send_bytes(pickle.dumps(summary, pickle.HIGHEST_PROTOCOL))
     except (BrokenPipeError, ConnectionResetError):
         pass  # the main process went away: nobody is waiting for the rest
+
+
+def _send_task(conn: Connection, items: list[Item]) -> None:
+    """A task as a pickled list of its items, blocks without their bytes, then those bytes.
+
+    A block's bytes are most of a task: written from the block itself, not copied into a
+    pickle first (half the main process's own work per message).
+    """
+    manifest = [item._replace(data=b"") if isinstance(item, Block) else item for item in items]
+    conn.send_bytes(pickle.dumps(manifest, pickle.HIGHEST_PROTOCOL))
+    for item in items:
+        if isinstance(item, Block):
+            conn.send_bytes(item.data)
+
+
+def _receive_task(conn: Connection) -> list[Item] | None:
+    """The next task, or ``None`` for the empty message that stops the worker."""
+    head = conn.recv_bytes()
+    if not head:
+        return None
+    manifest: list[Item] = pickle.loads(head)
+    return [
+        item._replace(data=conn.recv_bytes()) if isinstance(item, Block) else item
+        for item in manifest
+    ]
 
 
 # --- the main process's side ------------------------------------------------------------------
@@ -273,7 +300,7 @@ class Pool:
             yield self._receive()
         worker = self._workers[self._sent % self.jobs]
         try:
-            worker.tasks.send_bytes(pickle.dumps(items, pickle.HIGHEST_PROTOCOL))
+            _send_task(worker.tasks, items)
         except OSError as exc:
             raise self._died(worker) from exc
         self._in_flight.append(self._sent)
@@ -288,12 +315,13 @@ class Pool:
         index = self._in_flight[0]
         worker = self._workers[index % self.jobs]
         try:
-            blob = worker.results.recv_bytes()
+            out = worker.results.recv_bytes()
+            counts = worker.results.recv_bytes()
         except (EOFError, OSError) as exc:
             raise self._died(worker) from exc
         self._in_flight.popleft()
-        result: tuple[bytes, Summary] = pickle.loads(blob)
-        return result
+        summary: Summary = pickle.loads(counts)
+        return out, summary
 
     def _died(self, worker: _Worker) -> WorkerError:
         worker.process.join(STOP_SECONDS)
