@@ -40,7 +40,18 @@ from ._cli_input import JSON_WHITESPACE, Block, InputError, Message
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
-__all__ = ["TASK_BYTES", "WINDOW", "Judge", "Pool", "WorkerError", "default_jobs", "run"]
+__all__ = [
+    "PIPE_BYTES",
+    "TASK_BYTES",
+    "TASK_ITEMS",
+    "WINDOW",
+    "Judge",
+    "Pool",
+    "WorkerError",
+    "default_jobs",
+    "merge",
+    "run",
+]
 
 # A task is about one input block: a few hundred messages, so the pipes, pickling and wake-ups
 # cost a few tens of microseconds per task, well under 1% of validating it.
