@@ -432,7 +432,11 @@ class _Interrupts:
         self._previous: Any = None
 
     def __enter__(self) -> _Interrupts:
-        if threading.current_thread() is threading.main_thread():
+        # Only over Python's own Ctrl-C: an ignored SIGINT (nohup, a shell's `&`) stays so.
+        if (
+            threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        ):
             self._previous = signal.signal(signal.SIGINT, self._handle)
         return self
 
