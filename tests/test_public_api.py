@@ -172,7 +172,15 @@ def test_contract_signature(owner: str, method: str, parameters: str, returns: s
         assert found.kind in (found.KEYWORD_ONLY, found.POSITIONAL_OR_KEYWORD), keyword.arg
         if keyword_default is not None:
             assert found.default == ast.literal_eval(keyword_default), keyword.arg
-    if written.args.kwarg is not None:
+    if written.args.kwarg is not None and written.args.kwarg.arg == "same_keywords":
+        # `**same_keywords`: each keyword of the owner's `create`, declared (so a misspelt one
+        # is a type error), not swallowed by a `**kwargs`.
+        created = inspect.signature(_owner(owner).create).parameters
+        wanted = {name for name, p in created.items() if p.kind is p.KEYWORD_ONLY}
+        declared = {p.name for p in params if p.kind is p.KEYWORD_ONLY}
+        assert wanted and wanted <= declared, sorted(wanted - declared)
+        assert not any(p.kind is p.VAR_KEYWORD for p in params), "**keywords"
+    elif written.args.kwarg is not None:
         assert any(p.kind is p.VAR_KEYWORD for p in params), "**keywords"
     if not open_ended and written.args.kwarg is None and owner != "ek":
         # Nothing else is required: whatever the contract does not name has a default.

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Final, Generic, TypeVar, Union
 
+import typing_extensions
 from pydantic import BaseModel, Discriminator, ValidationError
 from pydantic_core import ErrorDetails, PydanticCustomError
 from typing_extensions import LiteralString
@@ -220,13 +221,19 @@ def _label(member: Any) -> str:
 def _field_type(model: type[BaseModel], key: str) -> Any:
     for name, info in model.model_fields.items():
         if key in (name, info.alias, info.validation_alias):
+            annotation: Any = info.annotation
+            if isinstance(annotation, TypeVar):
+                # An unparametrised generic field (`SomEnvelope.payload`): validated as the
+                # type variable's default.
+                default = getattr(annotation, "__default__", None)
+                annotation = None if default is typing_extensions.NoDefault else default
             metadata = tuple(info.metadata)
             if info.discriminator is not None:
                 metadata += (info.discriminator,)
             if metadata:
-                args = (info.annotation, *metadata)
+                args = (annotation, *metadata)
                 return typing.Annotated[args]
-            return info.annotation
+            return annotation
     return None
 
 

@@ -58,6 +58,7 @@ __all__ = [
     "NUMBER_OUT_OF_RANGE",
     "NUMBER_UNSAFE_INTEGER",
     "OP_CONVENTION",
+    "PAYLOAD_FAMILY_UNEXPECTED",
     "PAYLOAD_MESSAGE_TYPE_MISMATCH",
     "PAYLOAD_UNVALIDATED",
     "REPLY_TO_CONVENTION",
@@ -223,6 +224,7 @@ SOM_VERSION_UNSUPPORTED_MAJOR: Final = "som_version.unsupported_major"
 SOM_VERSION_UNSUPPORTED_MINOR: Final = "som_version.unsupported_minor"
 PAYLOAD_MESSAGE_TYPE_MISMATCH: Final = "payload.message_type_mismatch"
 PAYLOAD_UNVALIDATED: Final = "payload.unvalidated"
+PAYLOAD_FAMILY_UNEXPECTED: Final = "payload.family_unexpected"
 MESSAGE_TYPE_UNKNOWN: Final = "message_type.unknown"
 
 # SOM story sequences (som.md section 10).
@@ -385,6 +387,11 @@ _NAMED_RULES: Final = (
         "A `message_type` with no SOM 1.0 schema: payload kept as sent (a warning).",
     ),
     Rule(MESSAGE_TYPE_UNKNOWN, "policy", "A `message_type` with no SOM 1.0 schema, refused."),
+    Rule(
+        PAYLOAD_FAMILY_UNEXPECTED,
+        "policy",
+        "A `message_type` selecting another family than the payload type of `SomEnvelope[X]`.",
+    ),
     Rule(STORY_ID_CHANGED, "sequence", "A snapshot in a story's sequence names another story."),
     Rule(
         SEQUENCE_NUMBER_NOT_INCREASING,

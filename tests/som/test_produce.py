@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, get_args
 from uuid import UUID
 
 import orjson
@@ -15,12 +16,20 @@ from pydantic import ValidationError
 import envelopekit as ek
 from envelopekit import ProducerError, Settings
 from envelopekit.som import (
+    KNOWN_MESSAGE_TYPES,
+    PAYLOAD_MODELS,
+    DeliveryMediaAvailable,
+    FamilyPayload,
+    KnownMessageType,
+    LinkEvent,
     OriginatingSystem,
     SkillWarning,
     SomEnvelope,
     StoryContext,
+    SystemAudit,
     TellingEvent,
     UnvalidatedPayload,
+    message_type_of,
 )
 from tests.som._corpus import DATA
 
@@ -150,8 +159,12 @@ def test_bad_producer_input_is_refused_before_sending(keywords: dict[str, Any], 
 
 @pytest.mark.parametrize("message_type", ["Story.Context", "1a", "a-b", "", "story context"])
 def test_a_bad_message_type_is_refused(message_type: str) -> None:
-    with pytest.raises(ProducerError, match="message_type"):
-        SomEnvelope.create(message_type, STORY, settings=SETTINGS)
+    for allow_unknown in (False, True):
+        with pytest.raises(ProducerError, match="message_type") as refused:
+            SomEnvelope.create(message_type, STORY, settings=SETTINGS, allow_unknown=allow_unknown)
+        assert ("envelope.pattern", "/message_type") in {
+            (v.rule, v.pointer) for v in refused.value.violations
+        }
 
 
 def test_an_invalid_payload_is_refused_with_its_rules() -> None:
@@ -163,18 +176,25 @@ def test_an_invalid_payload_is_refused_with_its_rules() -> None:
 def test_a_payload_model_of_another_family_is_refused() -> None:
     telling = TellingEvent.model_validate(TELLING)
     with pytest.raises(ProducerError, match="StoryContext"):
-        SomEnvelope.create("story.context", telling, settings=SETTINGS)
+        SomEnvelope.create("story.context", telling, settings=SETTINGS)  # type: ignore[call-overload]
     with pytest.raises(ProducerError, match="mismatch"):
         SomEnvelope.create("telling.ended", telling, settings=SETTINGS)
 
 
 def test_an_unknown_family_takes_a_mapping_or_unvalidated_payload() -> None:
-    env = SomEnvelope.create("asset.ingested", {"asset_id": "a1"}, settings=SETTINGS)
+    env = SomEnvelope.create(
+        "asset.ingested", {"asset_id": "a1"}, settings=SETTINGS, allow_unknown=True
+    )
     assert isinstance(env.payload, UnvalidatedPayload)
-    again = SomEnvelope.create("asset.ingested", env.payload, settings=SETTINGS)
+    again = SomEnvelope.create("asset.ingested", env.payload, settings=SETTINGS, allow_unknown=True)
     assert again.payload.root == {"asset_id": "a1"}  # type: ignore[union-attr]
     with pytest.raises(ProducerError):
-        SomEnvelope.create("asset.ingested", StoryContext.model_validate(STORY), settings=SETTINGS)
+        SomEnvelope.create(
+            "asset.ingested",
+            StoryContext.model_validate(STORY),
+            settings=SETTINGS,
+            allow_unknown=True,
+        )
 
 
 def test_follow_up_continues_the_lifecycle() -> None:
@@ -274,8 +294,11 @@ def test_an_unchanged_model_gives_the_same_message_as_its_mapping() -> None:
 
 @pytest.mark.parametrize("key", [1, None, ("com", "acme"), b"com.acme.x"])
 def test_an_extension_key_that_is_not_a_string_is_refused(key: Any) -> None:
-    with pytest.raises(ProducerError, match="extension keys"):
+    with pytest.raises(ProducerError, match="is not a string") as refused:
         SomEnvelope.create("story.context", STORY, settings=SETTINGS, extensions={key: 1})
+    assert [(v.rule, v.pointer) for v in refused.value.violations] == [
+        ("json.invalid", "/extensions")
+    ]
 
 
 @pytest.mark.parametrize(
@@ -301,7 +324,9 @@ def test_a_payload_value_that_is_not_json_is_refused_at_create() -> None:
     with pytest.raises(
         ProducerError, match=r"^/payload/when: a value of type datetime is not JSON"
     ):
-        SomEnvelope.create("asset.ingested", {"when": datetime.now()}, settings=SETTINGS)
+        SomEnvelope.create(
+            "asset.ingested", {"when": datetime.now()}, settings=SETTINGS, allow_unknown=True
+        )
     with pytest.raises(ProducerError, match=r"^/payload/slug: "):
         SomEnvelope.create("story.context", {**STORY, "slug": "caf\udce9"}, settings=SETTINGS)
     story = StoryContext.model_validate(STORY).model_copy(update={"headline": object()})
@@ -322,3 +347,151 @@ def test_tuples_and_mappings_are_json_arrays_and_objects() -> None:
     )
     assert env.extensions == {"com.acme.x": [1, {"a": [2.5, None]}]}
     assert ek.check(env.to_json(), spec="som").ok
+
+
+# --- typed producing ---------------------------------------------------------------------------
+
+FAMILY_EXAMPLES: dict[str, tuple[str, type[FamilyPayload]]] = {
+    "story.context": ("story-context/tags.json", StoryContext),
+    "telling.started": ("telling/started.json", TellingEvent),
+    "link.committed": ("link/committed.json", LinkEvent),
+    "delivery.media_available": ("delivery/media-available.json", DeliveryMediaAvailable),
+    "system.audit": ("system-audit/suppressed.json", SystemAudit),
+    "skill.warning.raised": ("skill-warning/raised.json", SkillWarning),
+}
+
+
+@pytest.mark.parametrize("message_type", FAMILY_EXAMPLES)
+def test_a_family_model_gives_its_message_type(message_type: str) -> None:
+    path, model = FAMILY_EXAMPLES[message_type]
+    payload = model.model_validate_json((DATA / "examples" / path).read_bytes())
+    assert message_type_of(payload) == message_type
+    env = SomEnvelope.create(payload=payload, settings=SETTINGS)
+    assert env.message_type == message_type
+    assert env.topic == f"som.{message_type}"
+    assert env.payload == payload
+    assert ek.check(env.to_json(), spec="som").ok
+    # The typed parser of that family takes the message back.
+    typed: type[SomEnvelope[Any]] = SomEnvelope[model]  # type: ignore[valid-type]
+    assert typed.model_validate_json(env.to_json()) == env
+
+
+def test_known_message_types_are_the_literal() -> None:
+    assert frozenset(get_args(KnownMessageType)) == KNOWN_MESSAGE_TYPES
+    assert set(PAYLOAD_MODELS) == KNOWN_MESSAGE_TYPES
+
+
+def test_an_unknown_message_type_is_refused_unless_allowed() -> None:
+    with pytest.raises(ProducerError, match=r"did you mean 'story\.context'") as refused:
+        SomEnvelope.create("story.contxt", STORY, settings=SETTINGS)  # type: ignore[call-overload]
+    assert [(v.rule, v.pointer) for v in refused.value.violations] == [
+        ("message_type.unknown", "/message_type")
+    ]
+    with pytest.raises(ProducerError, match=r"message_type\.unknown"):
+        SomEnvelope.create("asset.ingested", {"a": 1}, settings=SETTINGS, allow_unknown=False)
+    env = SomEnvelope.create("asset.ingested", {"a": 1}, settings=SETTINGS, allow_unknown=True)
+    assert env.payload == UnvalidatedPayload({"a": 1})
+    verdict = ek.check(env.to_json(), spec="som")
+    assert verdict.ok
+    assert [w.rule for w in verdict.warnings] == ["payload.unvalidated"]
+    # Allowing unknown families does not change a known one: still validated.
+    with pytest.raises(ProducerError, match="story-context"):
+        SomEnvelope.create("story.context", {"a": 1}, settings=SETTINGS, allow_unknown=True)
+
+
+def test_a_refusal_carries_its_violations() -> None:
+    bad = {**STORY, "headline": 5, "slug": 3}
+    with pytest.raises(ProducerError) as refused:
+        SomEnvelope.create("story.context", bad, settings=SETTINGS, message_id="nope")
+    found = {(v.rule, v.pointer) for v in refused.value.violations}
+    assert found == {
+        ("envelope.format.uuid", "/message_id"),
+        ("story-context.type", "/payload/headline"),
+        ("story-context.type", "/payload/slug"),
+    }
+    assert isinstance(refused.value.__cause__, ValidationError)
+    # The same rules and pointers check reports for the message a consumer would receive.
+    with pytest.raises(ProducerError) as without_system:
+        SomEnvelope.create("story.context", STORY)
+    assert [(v.rule, v.pointer) for v in without_system.value.violations] == [
+        ("envelope.required", "/originating_system")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("keywords", "rule", "pointer"),
+    [
+        ({"topic": "story.context"}, "envelope.pattern", "/topic"),
+        (
+            {"extensions": {"vendor_field": 1}},
+            "envelope.additionalProperties",
+            "/extensions/vendor_field",
+        ),
+        ({"timestamp": "2026-09-11T16:41:00"}, "envelope.format.date-time", "/timestamp"),
+        ({"timestamp": datetime(2026, 9, 11, 16, 41)}, "envelope.format.date-time", "/timestamp"),
+        ({"correlation_id": "c-1"}, "envelope.format.uuid", "/correlation_id"),
+        ({"causation_id": "c-1"}, "envelope.format.uuid", "/causation_id"),
+    ],
+)
+def test_every_content_refusal_names_its_rule(
+    keywords: dict[str, Any], rule: str, pointer: str
+) -> None:
+    with pytest.raises(ProducerError) as refused:
+        SomEnvelope.create("story.context", STORY, settings=SETTINGS, **keywords)
+    assert [(v.rule, v.pointer) for v in refused.value.violations] == [(rule, pointer)]
+
+
+def test_without_a_message_type_the_payload_must_be_a_family_model() -> None:
+    for payload in ({"a": 1}, UnvalidatedPayload({"a": 1}), None):
+        with pytest.raises(ProducerError, match="message_type") as refused:
+            SomEnvelope.create(payload=payload, settings=SETTINGS)  # type: ignore[call-overload]
+        assert [(v.rule, v.pointer) for v in refused.value.violations] == [
+            ("envelope.required", "/message_type")
+        ]
+    with pytest.raises(ProducerError) as no_payload:
+        SomEnvelope.create("story.context", settings=SETTINGS)  # type: ignore[call-overload]
+    assert [(v.rule, v.pointer) for v in no_payload.value.violations] == [
+        ("envelope.required", "/payload")
+    ]
+
+
+def test_follow_up_takes_explicit_keywords() -> None:
+    parameters = inspect.signature(SomEnvelope.follow_up).parameters
+    assert not any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+    created = inspect.signature(SomEnvelope.create).parameters
+    keywords = {name for name, p in created.items() if p.kind is p.KEYWORD_ONLY}
+    assert keywords == {name for name, p in parameters.items() if p.kind is p.KEYWORD_ONLY}
+    story = SomEnvelope.create(payload=StoryContext.model_validate(STORY), settings=SETTINGS)
+    with pytest.raises(TypeError, match="topik"):
+        story.follow_up("skill.warning.raised", WARNING, topik="som.x")  # type: ignore[call-overload]
+    # Given explicitly, the lifecycle ids are kept; otherwise they continue this message.
+    other = "0199a1c4-0000-7000-8000-000000000911"
+    moved = story.follow_up(
+        payload=SkillWarning.model_validate(WARNING), settings=SETTINGS, correlation_id=other
+    )
+    assert (moved.correlation_id, moved.causation_id) == (other, story.message_id)
+
+
+def test_a_typed_envelope_refuses_another_family() -> None:
+    story = SomEnvelope.create(payload=StoryContext.model_validate(STORY), settings=SETTINGS)
+    unknown = SomEnvelope.create("asset.ingested", {"a": 1}, settings=SETTINGS, allow_unknown=True)
+    for typed, raw in (
+        (SomEnvelope[TellingEvent], story.to_json()),
+        (SomEnvelope[StoryContext], unknown.to_json()),
+        (SomEnvelope[UnvalidatedPayload], story.to_json()),
+    ):
+        with pytest.raises(ValidationError) as refused:
+            typed.model_validate_json(raw)
+        assert [(v.rule, v.pointer) for v in ek.violations(refused.value, model=typed)] == [
+            ("payload.family_unexpected", "/payload")
+        ]
+    assert SomEnvelope[UnvalidatedPayload].model_validate_json(unknown.to_json()) == unknown
+    either = SomEnvelope[StoryContext | TellingEvent]
+    assert either.model_validate_json(story.to_json()) == story
+    # Producing through a typed class refuses the same way; following up from one does not.
+    with pytest.raises(ProducerError, match=r"payload\.family_unexpected"):
+        SomEnvelope[TellingEvent].create("story.context", STORY, settings=SETTINGS)
+    typed_story = SomEnvelope[StoryContext].create("story.context", STORY, settings=SETTINGS)
+    reply = typed_story.follow_up("skill.warning.raised", WARNING, settings=SETTINGS)
+    assert type(reply) is SomEnvelope
+    assert isinstance(reply.payload, SkillWarning)

@@ -13,16 +13,19 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
-from typing_extensions import assert_type
+from typing_extensions import Unpack, assert_type
 
 import envelopekit as ek
 from envelopekit._compat import MISSING
 from envelopekit.som import (
+    KNOWN_MESSAGE_TYPES,
     DeliveryMediaAvailable,
     FamilyPayload,
+    KnownMessageType,
     LifecyclePhase,
     LinkEvent,
     OriginatingSystem,
+    ProducingKeywords,
     SkillWarning,
     SomEnvelope,
     StoryContext,
@@ -52,8 +55,18 @@ def _telling() -> TellingEvent:
     return TellingEvent.model_validate_json((DATA / "telling/started.json").read_bytes())
 
 
+def _received(env: SomEnvelope) -> SomEnvelope:
+    """``env`` as a consumer parses it: typed by nothing but the envelope."""
+    return SomEnvelope.model_validate_json(env.to_json())
+
+
+def _runtime_message_type() -> str:
+    return "story.context"
+
+
 def test_the_payload_is_the_union_of_the_families() -> None:
-    env = SomEnvelope.create("story.context", _story(), originating_system=SYSTEM)
+    env = _received(SomEnvelope.create("story.context", _story(), originating_system=SYSTEM))
+    assert_type(env, SomEnvelope)
     assert_type(env.payload, FamilyPayload | UnvalidatedPayload)
     assert_type(env.message_type, str)
     assert_type(env.timestamp, str)
@@ -63,7 +76,7 @@ def test_the_payload_is_the_union_of_the_families() -> None:
 
 
 def test_isinstance_narrows_the_payload() -> None:
-    env = SomEnvelope.create("story.context", _story(), originating_system=SYSTEM)
+    env = _received(SomEnvelope.create("story.context", _story(), originating_system=SYSTEM))
     payload = env.payload
     if isinstance(payload, StoryContext):
         assert_type(payload.headline, str)
@@ -75,11 +88,14 @@ def test_isinstance_narrows_the_payload() -> None:
 
 def test_match_narrows_every_family() -> None:
     seen: list[str] = []
-    for env in (
+    envelopes: list[SomEnvelope] = [
         SomEnvelope.create("story.context", _story(), originating_system=SYSTEM),
         SomEnvelope.create("telling.started", _telling(), originating_system=SYSTEM),
-        SomEnvelope.create("asset.ingested", {"a": 1}, originating_system=SYSTEM),
-    ):
+        SomEnvelope.create(
+            "asset.ingested", {"a": 1}, originating_system=SYSTEM, allow_unknown=True
+        ),
+    ]
+    for env in envelopes:
         match env.payload:
             case StoryContext() as story:
                 seen.append(story.story_type)
@@ -95,7 +111,7 @@ def test_match_narrows_every_family() -> None:
 
 
 def test_payload_of_narrows_on_the_message_type_literal() -> None:
-    env = SomEnvelope.create("telling.started", _telling(), originating_system=SYSTEM)
+    env = _received(SomEnvelope.create("telling.started", _telling(), originating_system=SYSTEM))
     if env.message_type == "telling.started":
         telling = env.payload_of("telling.started")
         assert_type(telling, TellingEvent)
@@ -107,7 +123,7 @@ def test_payload_of_narrows_on_the_message_type_literal() -> None:
 
 
 def test_payload_as_returns_the_family_asked_for() -> None:
-    env = SomEnvelope.create("story.context", _story(), originating_system=SYSTEM)
+    env = _received(SomEnvelope.create("story.context", _story(), originating_system=SYSTEM))
     story = env.payload_as(StoryContext)
     assert_type(story, StoryContext)
     assert_type(story.assets, list[Any] | MISSING)  # type: ignore[assert-type]
@@ -158,3 +174,93 @@ def test_check_is_typed_for_som() -> None:
     assert_type(verdict, ek.Verdict[SomEnvelope])
     assert verdict.envelope is not None
     assert_type(verdict.envelope.payload, FamilyPayload | UnvalidatedPayload)
+
+
+def _warning() -> SkillWarning:
+    return SkillWarning.model_validate_json((DATA / "skill-warning/raised.json").read_bytes())
+
+
+def test_create_from_a_family_model_is_typed_by_it() -> None:
+    env = SomEnvelope.create(payload=_story(), originating_system=SYSTEM)
+    assert_type(env, SomEnvelope[StoryContext])
+    assert_type(env.payload, StoryContext)
+    assert_type(env.payload.headline, str)
+    assert env.message_type == "story.context"
+    telling = SomEnvelope.create(payload=_telling(), originating_system=SYSTEM)
+    assert_type(telling, SomEnvelope[TellingEvent])
+    assert_type(telling.payload.message_type, TellingMessageType)
+    # The literal types a mapping payload as well.
+    mapped = SomEnvelope.create("story.context", _story().model_dump(), originating_system=SYSTEM)
+    assert_type(mapped, SomEnvelope[StoryContext])
+    assert mapped == SomEnvelope.model_validate(mapped.model_dump())
+    link = SomEnvelope.create(
+        "link.committed",
+        LinkEvent.model_validate_json((DATA / "link/committed.json").read_bytes()),
+        originating_system=SYSTEM,
+    )
+    assert_type(link, SomEnvelope[LinkEvent])
+    # A typed envelope goes wherever a SomEnvelope does (the payload type is covariant).
+    plain: SomEnvelope = env
+    assert plain.is_validated
+    # A family model under another family's literal is a type error (and a ProducerError).
+    with pytest.raises(ek.ProducerError):
+        SomEnvelope.create("telling.started", _story(), originating_system=SYSTEM)  # type: ignore[call-overload]
+
+
+def test_typed_parsing() -> None:
+    raw = SomEnvelope.create(payload=_story(), originating_system=SYSTEM).to_json()
+    story = SomEnvelope[StoryContext].model_validate_json(raw)
+    assert_type(story, SomEnvelope[StoryContext])
+    assert_type(story.payload.sequence_number, int)
+    with pytest.raises(ValidationError):
+        SomEnvelope[TellingEvent].model_validate_json(raw)
+
+
+def test_message_types_are_a_literal() -> None:
+    known: KnownMessageType = "skill.warning.raised"
+    assert known in KNOWN_MESSAGE_TYPES
+    typo: KnownMessageType = "story.contxt"  # type: ignore[assignment]
+    assert typo not in KNOWN_MESSAGE_TYPES
+
+
+def test_an_unknown_message_type_needs_allow_unknown() -> None:
+    with pytest.raises(ek.ProducerError) as refused:
+        SomEnvelope.create("story.contxt", _story(), originating_system=SYSTEM)  # type: ignore[call-overload]
+    assert refused.value.violations[0].rule == "message_type.unknown"
+    unknown = SomEnvelope.create(
+        "asset.ingested", {"a": 1}, originating_system=SYSTEM, allow_unknown=True
+    )
+    assert_type(unknown, SomEnvelope)
+    # A message type known only at run time says which way it goes.
+    chosen = _runtime_message_type()
+    dynamic = SomEnvelope.create(chosen, _story(), originating_system=SYSTEM, allow_unknown=False)
+    assert_type(dynamic, SomEnvelope)
+    # Without `allow_unknown`, a `str` could be a typo: a type error (run time still checks).
+    assert SomEnvelope.create(chosen, _story(), originating_system=SYSTEM)  # type: ignore[call-overload]
+
+
+def test_follow_up_is_typed_and_its_keywords_checked() -> None:
+    env = SomEnvelope.create(payload=_story(), originating_system=SYSTEM)
+    reply = env.follow_up(payload=_warning(), originating_system=SYSTEM)
+    assert_type(reply, SomEnvelope[SkillWarning])
+    assert reply.causation_id == env.message_id
+    audit = env.follow_up(
+        "skill.warning.raised", _warning().model_dump(), originating_system=SYSTEM
+    )
+    assert_type(audit, SomEnvelope[SkillWarning])
+    with pytest.raises(TypeError):
+        env.follow_up(payload=_warning(), originating_sytem=SYSTEM)  # type: ignore[call-overload]
+    with pytest.raises(TypeError):
+        SomEnvelope.create(payload=_story(), correlation=env.correlation_id)  # type: ignore[call-overload]
+
+
+def _publish(**options: Unpack[ProducingKeywords]) -> SomEnvelope[StoryContext]:
+    return SomEnvelope.create(payload=_story(), **options)
+
+
+def test_producing_keywords_can_be_forwarded_typed() -> None:
+    env = _publish(originating_system=SYSTEM, topic="som.story.context.desk")
+    assert_type(env, SomEnvelope[StoryContext])
+    assert env.topic == "som.story.context.desk"
+    with pytest.raises(TypeError):
+        _publish(originating_system=SYSTEM, topik="som.x")  # type: ignore[call-arg]

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ._envelope import SOM_VERSION as SOM_VERSION
     from ._envelope import ModificationHeader as ModificationHeader
     from ._envelope import OriginatingSystem as OriginatingSystem
+    from ._envelope import ProducingKeywords as ProducingKeywords
     from ._envelope import SomEnvelope as SomEnvelope
     from ._envelope import SystemType as SystemType
     from ._envelope import VersionMode as VersionMode
@@ -40,8 +41,10 @@ if TYPE_CHECKING:
     from ._payloads import KNOWN_MESSAGE_TYPES as KNOWN_MESSAGE_TYPES
     from ._payloads import PAYLOAD_MODELS as PAYLOAD_MODELS
     from ._payloads import FamilyPayload as FamilyPayload
+    from ._payloads import KnownMessageType as KnownMessageType
     from ._payloads import SomPayload as SomPayload
     from ._payloads import UnvalidatedPayload as UnvalidatedPayload
+    from ._payloads import message_type_of as message_type_of
     from ._sequence import StoryLedger as StoryLedger
     from ._sequence import check_story as check_story
     from ._skill_warning import SkillWarning as SkillWarning

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import (
     Annotated,
     Any,
     ClassVar,
     Final,
+    Generic,
     Literal,
     TypeAlias,
-    TypeVar,
+    TypedDict,
     cast,
+    get_args,
+    get_origin,
     overload,
 )
 from uuid import UUID
@@ -22,7 +26,6 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
-    TypeAdapter,
     ValidationError,
     ValidationInfo,
     ValidatorFunctionWrapHandler,
@@ -31,7 +34,7 @@ from pydantic import (
 )
 from pydantic.config import ExtraValues
 from pydantic_core import PydanticCustomError, SchemaValidator, core_schema
-from typing_extensions import Self
+from typing_extensions import Self, TypeVar, Unpack
 
 from .. import rules
 from .._compat import MISSING
@@ -41,10 +44,10 @@ from .._ids import rfc3339, uuid7
 from .._json import dumps, plain_json
 from .._schema import ref_to
 from .._settings import Settings, get_settings
-from .._violations import Violation, violation, violations
+from .._violations import Violation, violation
 from ._delivery import DeliveryMediaAvailable
 from ._fast import dispatching_validator
-from ._link import LinkEvent
+from ._link import LinkEvent, LinkMessageType
 from ._payloads import (
     FAMILY_BY_MESSAGE_TYPE,
     PAYLOAD_MODELS,
@@ -52,12 +55,13 @@ from ._payloads import (
     SomPayload,
     UnvalidatedPayload,
     done_validating,
+    message_type_of,
     validating_as,
 )
 from ._skill_warning import SkillWarning
 from ._story_context import StoryContext
 from ._system_audit import SystemAudit
-from ._telling import TellingEvent
+from ._telling import TellingEvent, TellingMessageType
 from ._types import (
     MESSAGE_TYPE_PATTERN,
     SEMVER_PATTERN,
@@ -72,7 +76,6 @@ from ._types import (
     Str,
     StringOrObject,
     UuidStr,
-    is_extension_key,
     parse_date_time,
 )
 
@@ -80,6 +83,7 @@ __all__ = [
     "SOM_VERSION",
     "ModificationHeader",
     "OriginatingSystem",
+    "ProducingKeywords",
     "SomEnvelope",
     "SystemType",
     "VersionMode",
@@ -116,10 +120,20 @@ MessageType: TypeAlias = Annotated[
 Topic: TypeAlias = Annotated[str, StringConstraints(strict=True, pattern=TOPIC_PATTERN)]
 
 P = TypeVar("P", bound="FamilyPayload | UnvalidatedPayload")
+F = TypeVar("F", bound="FamilyPayload")
+PayloadT = TypeVar(
+    "PayloadT",
+    bound="FamilyPayload | UnvalidatedPayload",
+    # Unparametrised, the payload is the union `message_type` dispatches (the type checkers
+    # read it as `FamilyPayload | UnvalidatedPayload`); covariant, so a `SomEnvelope[Family]`
+    # goes wherever a `SomEnvelope` does.
+    default=SomPayload,
+    covariant=True,
+)
 
 _MESSAGE_TYPE_RE: Final = re.compile(r"\A[a-z][a-z0-9_.]*\Z")
-_uuid_adapter: Final = TypeAdapter(UuidStr)
-_date_time_adapter: Final = TypeAdapter(DateTimeStr)
+_FAMILIES: Final = tuple(dict.fromkeys(PAYLOAD_MODELS.values()))
+_DATE_TIME: Final = rules.structural("envelope", "format.date-time")
 # Families whose schema requires the payload to repeat the envelope's message_type.
 _OWN_TYPE_REQUIRED: Final = (TellingEvent, LinkEvent, DeliveryMediaAvailable)
 
@@ -160,6 +174,23 @@ class ModificationHeader(SomOpenModel):
     """A summary of the change, a string; SOM 1.0 does not define it further."""
     history: JsonArray | MISSING = MISSING
     """Version-tracking history: an array, items unconstrained (non-normatively at most 20)."""
+
+
+class ProducingKeywords(TypedDict, total=False):
+    """The keywords :meth:`SomEnvelope.create` and :meth:`SomEnvelope.follow_up` share.
+
+    What the type checkers read them as (a misspelt keyword is a type error); the methods
+    themselves declare each one, with the meanings :meth:`SomEnvelope.create` documents.
+    """
+
+    originating_system: OriginatingSystem | Mapping[str, Any] | None
+    correlation_id: str | UUID | None
+    causation_id: str | UUID | None
+    topic: str | None
+    timestamp: datetime | str | None
+    message_id: str | UUID | None
+    extensions: Mapping[str, Any] | None
+    settings: Settings | None
 
 
 def _context_value(info: ValidationInfo, key: str) -> Any:
@@ -218,12 +249,16 @@ def _message_type_is(condition: dict[str, Any]) -> dict[str, Any]:
     return {"properties": {"message_type": condition}, "required": ["message_type"]}
 
 
-class SomEnvelope(SomModel):
+class SomEnvelope(SomModel, Generic[PayloadT]):
     """A SOM 1.0 message: the envelope, with the payload its ``message_type`` selects.
 
     Parse with ``SomEnvelope.model_validate_json(raw)``; ``payload`` is then the family model
     (:class:`StoryContext`, :class:`TellingEvent`, ...) or, for a ``message_type`` with no
     SOM 1.0 schema, an :class:`UnvalidatedPayload` holding the JSON object as received.
+
+    ``SomEnvelope[StoryContext]`` is the envelope typed by its payload: what :meth:`create`
+    returns for a story, and a parser that also refuses a message whose ``message_type`` does
+    not select that family (``payload.family_unexpected``).
 
     Validation context (``model_validate_json(raw, context={...})``):
 
@@ -271,7 +306,7 @@ class SomEnvelope(SomModel):
     """On snapshot-style messages such as story.context"""
     actors: JsonObject | MISSING = Field(default=MISSING, alias="_actors")
     """Key-value map of short-key actor lookups"""
-    payload: SomPayload
+    payload: PayloadT
     """The message's content: a JSON object, validated by the schema ``message_type`` selects."""
     extensions: Extensions | MISSING = MISSING
     """Vendor fields, reverse-domain namespaced (com.{vendor}.*); consumers ignore-if-unknown"""
@@ -316,6 +351,8 @@ class SomEnvelope(SomModel):
         # `message_type` is declared (so validated) before `payload`; when it failed, the
         # payload is only checked to be an object, as the envelope schema does.
         message_type = info.data.get("message_type")
+        if cls is not SomEnvelope and isinstance(message_type, str):
+            _expect_family(cls, message_type)
         token = validating_as(message_type if isinstance(message_type, str) else "")
         try:
             return handler(value)
@@ -323,7 +360,7 @@ class SomEnvelope(SomModel):
             done_validating(token)
 
     @model_validator(mode="after")
-    def _payload_agrees(self, info: ValidationInfo) -> SomEnvelope:
+    def _payload_agrees(self, info: ValidationInfo) -> Self:
         payload = self.payload
         if isinstance(payload, UnvalidatedPayload):
             if _context_value(info, "unknown_message_type") == "refuse":
@@ -484,11 +521,74 @@ class SomEnvelope(SomModel):
         """Compact UTF-8 JSON: members in the schema's order, every value as it was parsed."""
         return dumps(self.model_dump(by_alias=True))
 
+    @overload
+    @classmethod
+    def create(
+        cls, message_type: None = None, *, payload: F, **keywords: Unpack[ProducingKeywords]
+    ) -> SomEnvelope[F]: ...
+    @overload
+    @classmethod
+    def create(
+        cls,
+        message_type: Literal["story.context"],
+        payload: StoryContext | Mapping[str, Any],
+        **keywords: Unpack[ProducingKeywords],
+    ) -> SomEnvelope[StoryContext]: ...
+    @overload
+    @classmethod
+    def create(
+        cls,
+        message_type: TellingMessageType,
+        payload: TellingEvent | Mapping[str, Any],
+        **keywords: Unpack[ProducingKeywords],
+    ) -> SomEnvelope[TellingEvent]: ...
+    @overload
+    @classmethod
+    def create(
+        cls,
+        message_type: LinkMessageType,
+        payload: LinkEvent | Mapping[str, Any],
+        **keywords: Unpack[ProducingKeywords],
+    ) -> SomEnvelope[LinkEvent]: ...
+    @overload
+    @classmethod
+    def create(
+        cls,
+        message_type: Literal["delivery.media_available"],
+        payload: DeliveryMediaAvailable | Mapping[str, Any],
+        **keywords: Unpack[ProducingKeywords],
+    ) -> SomEnvelope[DeliveryMediaAvailable]: ...
+    @overload
+    @classmethod
+    def create(
+        cls,
+        message_type: Literal["system.audit"],
+        payload: SystemAudit | Mapping[str, Any],
+        **keywords: Unpack[ProducingKeywords],
+    ) -> SomEnvelope[SystemAudit]: ...
+    @overload
+    @classmethod
+    def create(
+        cls,
+        message_type: Literal["skill.warning.raised"],
+        payload: SkillWarning | Mapping[str, Any],
+        **keywords: Unpack[ProducingKeywords],
+    ) -> SomEnvelope[SkillWarning]: ...
+    @overload
     @classmethod
     def create(
         cls,
         message_type: str,
         payload: FamilyPayload | UnvalidatedPayload | Mapping[str, Any],
+        *,
+        allow_unknown: bool,
+        **keywords: Unpack[ProducingKeywords],
+    ) -> SomEnvelope: ...
+    @classmethod
+    def create(
+        cls,
+        message_type: str | None = None,
+        payload: FamilyPayload | UnvalidatedPayload | Mapping[str, Any] | None = None,
         *,
         originating_system: OriginatingSystem | Mapping[str, Any] | None = None,
         correlation_id: str | UUID | None = None,
@@ -498,11 +598,18 @@ class SomEnvelope(SomModel):
         message_id: str | UUID | None = None,
         extensions: Mapping[str, Any] | None = None,
         settings: Settings | None = None,
-    ) -> SomEnvelope:
+        allow_unknown: bool = False,
+    ) -> SomEnvelope[Any]:
         """Produce a new SOM 1.0 message, checked before anything is sent.
+
+        ``SomEnvelope.create(payload=story)`` takes the ``message_type`` from the family model
+        and returns a ``SomEnvelope[StoryContext]``; so does ``create("story.context", ...)``
+        with a mapping payload.
 
         Args:
             message_type: the lower-case dotted type; it alone selects the payload schema.
+                One of the ten with a SOM 1.0 schema (:data:`KnownMessageType`), unless
+                ``allow_unknown``; taken from ``payload`` when that is a family model.
             payload: a family model, or a mapping validated against the family's schema (a
                 ``message_type`` member it requires is filled in from ``message_type``).
             originating_system: defaults to ``ENVELOPEKIT_SOM_SYSTEM_ID`` / ``_TYPE`` /
@@ -515,32 +622,43 @@ class SomEnvelope(SomModel):
             message_id: a new UUIDv7 when not given.
             extensions: vendor members, keys namespaced ``com.<vendor>.``.
             settings: the settings to take defaults from (the environment's when not given).
+            allow_unknown: produce a ``message_type`` SOM 1.0 has no schema for (its payload
+                a mapping or :class:`UnvalidatedPayload`, sent unvalidated). Consumers
+                tolerate unknown families, so one can be produced, but only deliberately:
+                without it, an unknown ``message_type`` (a typo such as ``story.contxt``) is
+                refused (``message_type.unknown``).
 
         Raises:
-            ProducerError: for anything that would make the message invalid.
+            ProducerError: for anything that would make the message invalid; its
+                ``violations`` name each rule and pointer, as :func:`envelopekit.check`
+                would for the message.
         """
         settings = settings if settings is not None else get_settings()
-        if not isinstance(message_type, str) or _MESSAGE_TYPE_RE.match(message_type) is None:
-            raise ProducerError(f"message_type '{message_type}' is not lower-case dotted")
-        chosen_topic = f"som.{message_type}" if topic is None else topic
-        if not isinstance(chosen_topic, str) or not chosen_topic.startswith("som."):
-            raise ProducerError(f"topic {chosen_topic!r} does not begin with 'som.'")
+        if message_type is None:
+            message_type = _inferred_message_type(payload)
+        if payload is None:
+            raise ProducerError.of(
+                [violation(_ENVELOPE_REQUIRED, "/payload", "'payload' is a required property")]
+            )
+        if (
+            not allow_unknown
+            and message_type not in PAYLOAD_MODELS
+            and _MESSAGE_TYPE_RE.match(message_type) is not None
+        ):
+            raise ProducerError.of([_unknown_message_type(message_type)])
         data: dict[str, Any] = {
             "som_version": SOM_VERSION,
-            "message_id": _uuid_text("message_id", message_id),
-            "correlation_id": _uuid_text("correlation_id", correlation_id),
+            "message_id": _uuid_text(message_id),
+            "correlation_id": _uuid_text(correlation_id),
         }
         if causation_id is not None:
-            data["causation_id"] = _uuid_text("causation_id", causation_id)
+            data["causation_id"] = _uuid_text(causation_id)
         data["message_type"] = message_type
         data["timestamp"] = _timestamp_text(timestamp)
         data["originating_system"] = _originating_system(originating_system, settings)
-        data["topic"] = chosen_topic
+        data["topic"] = f"som.{message_type}" if topic is None else topic
         data["payload"] = _payload_input(message_type, payload)
         if extensions is not None:
-            bad = [key for key in extensions if not _is_extension_key(key)]
-            if bad:
-                raise ProducerError(f"extension keys {bad!r} are not namespaced com.<vendor>.")
             data["extensions"] = extensions
         # Validation takes a model instance as it is, and `model_copy(update=...)` derives one
         # unvalidated: every model given (payload, originating_system, or one nested in a
@@ -549,27 +667,102 @@ class SomEnvelope(SomModel):
         try:
             return cls.model_validate(data, context={"som_version_mode": "strict"})
         except ValidationError as exc:
-            found = "; ".join(f"{v.rule} at {v.pointer or '/'}" for v in violations(exc, model=cls))
-            raise ProducerError(f"the message would be invalid: {found}") from exc
+            raise ProducerError.from_validation(exc, cls) from exc
 
+    @overload
+    def follow_up(
+        self, message_type: None = None, *, payload: F, **keywords: Unpack[ProducingKeywords]
+    ) -> SomEnvelope[F]: ...
+    @overload
+    def follow_up(
+        self,
+        message_type: Literal["story.context"],
+        payload: StoryContext | Mapping[str, Any],
+        **keywords: Unpack[ProducingKeywords],
+    ) -> SomEnvelope[StoryContext]: ...
+    @overload
+    def follow_up(
+        self,
+        message_type: TellingMessageType,
+        payload: TellingEvent | Mapping[str, Any],
+        **keywords: Unpack[ProducingKeywords],
+    ) -> SomEnvelope[TellingEvent]: ...
+    @overload
+    def follow_up(
+        self,
+        message_type: LinkMessageType,
+        payload: LinkEvent | Mapping[str, Any],
+        **keywords: Unpack[ProducingKeywords],
+    ) -> SomEnvelope[LinkEvent]: ...
+    @overload
+    def follow_up(
+        self,
+        message_type: Literal["delivery.media_available"],
+        payload: DeliveryMediaAvailable | Mapping[str, Any],
+        **keywords: Unpack[ProducingKeywords],
+    ) -> SomEnvelope[DeliveryMediaAvailable]: ...
+    @overload
+    def follow_up(
+        self,
+        message_type: Literal["system.audit"],
+        payload: SystemAudit | Mapping[str, Any],
+        **keywords: Unpack[ProducingKeywords],
+    ) -> SomEnvelope[SystemAudit]: ...
+    @overload
+    def follow_up(
+        self,
+        message_type: Literal["skill.warning.raised"],
+        payload: SkillWarning | Mapping[str, Any],
+        **keywords: Unpack[ProducingKeywords],
+    ) -> SomEnvelope[SkillWarning]: ...
+    @overload
     def follow_up(
         self,
         message_type: str,
         payload: FamilyPayload | UnvalidatedPayload | Mapping[str, Any],
-        **keywords: Any,
-    ) -> SomEnvelope:
-        """Produce a message caused by this one.
+        *,
+        allow_unknown: bool,
+        **keywords: Unpack[ProducingKeywords],
+    ) -> SomEnvelope: ...
+    def follow_up(
+        self,
+        message_type: str | None = None,
+        payload: FamilyPayload | UnvalidatedPayload | Mapping[str, Any] | None = None,
+        *,
+        originating_system: OriginatingSystem | Mapping[str, Any] | None = None,
+        correlation_id: str | UUID | None = None,
+        causation_id: str | UUID | None = None,
+        topic: str | None = None,
+        timestamp: datetime | str | None = None,
+        message_id: str | UUID | None = None,
+        extensions: Mapping[str, Any] | None = None,
+        settings: Settings | None = None,
+        allow_unknown: bool = False,
+    ) -> SomEnvelope[Any]:
+        """Produce a message caused by this one, typed as :meth:`create` types it.
 
-        Same ``correlation_id``, ``causation_id`` = this ``message_id``, a new ``message_id``;
-        other keywords as :meth:`create` (``originating_system`` is the settings', since
-        whoever publishes stamps it).
+        Same ``correlation_id``, ``causation_id`` = this ``message_id``, a new ``message_id``
+        (each unless given); the other keywords as :meth:`create` (``originating_system`` is
+        the settings', since whoever publishes stamps it).
 
         Raises:
             ProducerError: as :meth:`create`.
         """
-        keywords.setdefault("correlation_id", self.correlation_id)
-        keywords.setdefault("causation_id", self.message_id)
-        return type(self).create(message_type, payload, **keywords)
+        # The plain envelope produces: a `SomEnvelope[StoryContext]` is followed by any family.
+        create = cast("Callable[..., SomEnvelope[Any]]", _unparametrised(type(self)).create)
+        return create(
+            message_type,
+            payload,
+            originating_system=originating_system,
+            correlation_id=self.correlation_id if correlation_id is None else correlation_id,
+            causation_id=self.message_id if causation_id is None else causation_id,
+            topic=topic,
+            timestamp=timestamp,
+            message_id=message_id,
+            extensions=extensions,
+            settings=settings,
+            allow_unknown=allow_unknown,
+        )
 
 
 _FAST: list[SchemaValidator | None] = []
@@ -626,18 +819,105 @@ def validate_large(raw: bytes | str, context: Mapping[str, Any]) -> SomEnvelope:
     return model.validate_json(raw, context=context)  # type: ignore[no-any-return]
 
 
+def _unparametrised(cls: type[SomEnvelope[Any]]) -> type[SomEnvelope[Any]]:
+    origin = cls.__pydantic_generic_metadata__["origin"]
+    return cls if origin is None else cast("type[SomEnvelope[Any]]", origin)
+
+
+# A parametrised envelope class -> (the message types it takes, whether unknown ones too, the
+# payload types' names), or None when it takes every message type.
+_EXPECTED: dict[type, tuple[frozenset[str], bool, str] | None] = {}
+
+
+def _expect_family(cls: type[SomEnvelope[Any]], message_type: str) -> None:
+    """Refuse a ``message_type`` that does not select ``SomEnvelope[X]``'s payload type X."""
+    if cls not in _EXPECTED:
+        _EXPECTED[cls] = _expected_of(cls)
+    expected = _EXPECTED[cls]
+    if expected is None:
+        return
+    known, unknown, names = expected
+    if message_type in known or (unknown and message_type not in PAYLOAD_MODELS):
+        return
+    # At /payload: a field validator's pointer is its field's (message_type was valid).
+    family = PAYLOAD_MODELS.get(message_type, UnvalidatedPayload).__name__
+    raise PydanticCustomError(
+        rules.PAYLOAD_FAMILY_UNEXPECTED,
+        "message_type '{message_type}' selects {family}; this envelope takes {expected}",
+        {"message_type": message_type, "family": family, "expected": names},
+    )
+
+
+def _expected_of(cls: type[SomEnvelope[Any]]) -> tuple[frozenset[str], bool, str] | None:
+    args = cls.__pydantic_generic_metadata__["args"]
+    kinds = _payload_classes(args[0]) if args else None
+    if kinds is None:  # a subclass of the plain envelope, or a payload type we cannot read
+        return None
+    families: list[type] = [*dict.fromkeys(PAYLOAD_MODELS.values()), UnvalidatedPayload]
+    chosen = [family for family in families if any(issubclass(k, family) for k in kinds)]
+    if len(chosen) == len(families):
+        return None
+    known = frozenset(t for t, model in PAYLOAD_MODELS.items() if model in chosen)
+    names = " or ".join(kind.__name__ for kind in kinds)
+    return known, UnvalidatedPayload in chosen, names
+
+
+def _payload_classes(annotation: Any) -> list[type] | None:
+    """The classes a payload type argument names (through unions and ``Annotated``)."""
+    if get_origin(annotation) is Annotated:
+        return _payload_classes(get_args(annotation)[0])
+    if isinstance(annotation, type) and not get_args(annotation):
+        return [annotation]
+    members = get_args(annotation)
+    if not members:
+        return None
+    found: list[type] = []
+    for member in members:
+        classes = _payload_classes(member)
+        if classes is None:
+            return None
+        found += classes
+    return found
+
+
 # --- producing helpers -------------------------------------------------------------------------
 
+_ENVELOPE_REQUIRED: Final = rules.structural("envelope", "required")
 
-def _uuid_text(name: str, value: str | UUID | None) -> str:
+
+def _inferred_message_type(payload: object) -> str:
+    """The ``message_type`` of a family model given without one."""
+    if isinstance(payload, _FAMILIES):
+        return message_type_of(payload)
+    given = "no payload" if payload is None else f"a {type(payload).__name__} payload"
+    raise ProducerError.of(
+        [
+            violation(
+                _ENVELOPE_REQUIRED,
+                "/message_type",
+                f"'message_type' is a required property: pass it, or a family model as the "
+                f"payload to take it from (not {given})",
+            )
+        ]
+    )
+
+
+def _unknown_message_type(message_type: str) -> Violation:
+    close = difflib.get_close_matches(message_type, PAYLOAD_MODELS, n=1)
+    hint = f"did you mean '{close[0]}'? " if close else ""
+    return violation(
+        rules.MESSAGE_TYPE_UNKNOWN,
+        "/message_type",
+        f"message_type '{message_type}' has no SOM 1.0 schema: {hint}pass allow_unknown=True "
+        "to produce an unknown family deliberately",
+    )
+
+
+def _uuid_text(value: str | UUID | None) -> str:
+    # A string is checked by the model's validation, reported at its pointer.
     if value is None:
         return uuid7()
-    if isinstance(value, UUID):
-        return str(value)
-    try:
-        return _uuid_adapter.validate_python(value)
-    except ValidationError:
-        raise ProducerError(f"{name} '{value}' is not a UUID") from None
+    return str(value) if isinstance(value, UUID) else value
 
 
 def _timestamp_text(value: datetime | str | None) -> str:
@@ -647,11 +927,9 @@ def _timestamp_text(value: datetime | str | None) -> str:
         try:
             return rfc3339(value, digits=6)
         except ValueError as exc:
-            raise ProducerError(f"timestamp: {exc}") from None
-    try:
-        return _date_time_adapter.validate_python(value)
-    except ValidationError:
-        raise ProducerError(f"timestamp '{value}' is not an RFC 3339 date-time") from None
+            found = violation(_DATE_TIME, "/timestamp", f"timestamp {value.isoformat()}: {exc}")
+            raise ProducerError.of([found]) from None
+    return value
 
 
 def _originating_system(
@@ -660,7 +938,12 @@ def _originating_system(
     if given is not None:
         return given
     if settings.som_system_id is None:
-        raise ProducerError("no originating_system given and ENVELOPEKIT_SOM_SYSTEM_ID is not set")
+        found = violation(
+            _ENVELOPE_REQUIRED,
+            "/originating_system",
+            "no originating_system given and ENVELOPEKIT_SOM_SYSTEM_ID is not set",
+        )
+        raise ProducerError.of([found])
     system: dict[str, Any] = {
         "system_id": settings.som_system_id,
         "system_type": settings.som_system_type,
@@ -689,7 +972,3 @@ def _payload_input(
     if issubclass(family, _OWN_TYPE_REQUIRED) and "message_type" not in body:
         body["message_type"] = message_type
     return body
-
-
-def _is_extension_key(key: Any) -> bool:
-    return isinstance(key, str) and is_extension_key(key)

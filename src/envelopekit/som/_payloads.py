@@ -11,7 +11,7 @@ discriminator derives the tag from the payload model instance.
 from __future__ import annotations
 
 from contextvars import ContextVar
-from typing import Annotated, Any, Final, TypeAlias
+from typing import Annotated, Any, Final, Literal, TypeAlias
 
 from pydantic import ConfigDict, Discriminator, RootModel, Tag
 
@@ -28,8 +28,10 @@ __all__ = [
     "KNOWN_MESSAGE_TYPES",
     "PAYLOAD_MODELS",
     "FamilyPayload",
+    "KnownMessageType",
     "SomPayload",
     "UnvalidatedPayload",
+    "message_type_of",
 ]
 
 
@@ -56,6 +58,20 @@ FamilyPayload: TypeAlias = (
     StoryContext | TellingEvent | LinkEvent | DeliveryMediaAvailable | SystemAudit | SkillWarning
 )
 """A payload of one of the seven SOM 1.0 schemas' families."""
+
+KnownMessageType: TypeAlias = Literal[
+    "story.context",
+    "telling.started",
+    "telling.ended",
+    "telling.exposed",
+    "link.committed",
+    "link.gate_changed",
+    "link.withdrawn",
+    "delivery.media_available",
+    "system.audit",
+    "skill.warning.raised",
+]
+"""The ten ``message_type`` values with a SOM 1.0 payload schema (what the IDE completes)."""
 
 PAYLOAD_MODELS: Final[dict[str, type[FamilyPayload]]] = {
     "story.context": StoryContext,
@@ -90,6 +106,17 @@ _SINGLE_TYPE: Final[dict[type, str]] = {
 
 # The envelope's message_type while its payload is being validated; None otherwise.
 _validating: ContextVar[str | None] = ContextVar("envelopekit_som_message_type", default=None)
+
+
+def message_type_of(payload: FamilyPayload) -> str:
+    """The ``message_type`` a family payload model travels under.
+
+    Four families have one ``message_type`` each; a telling or link event names its own.
+    """
+    if isinstance(payload, (TellingEvent, LinkEvent)):
+        return payload.message_type
+    # isinstance, not the exact type: a subclass of a family model travels as its family.
+    return next(tag for kind, tag in _SINGLE_TYPE.items() if isinstance(payload, kind))
 
 
 def _payload_tag(value: Any) -> str:

@@ -74,6 +74,7 @@ NAMED_RULES: Final[dict[str, tuple[str, ...]]] = {
         rules.PAYLOAD_MESSAGE_TYPE_MISMATCH,
         rules.PAYLOAD_UNVALIDATED,
         rules.MESSAGE_TYPE_UNKNOWN,
+        rules.PAYLOAD_FAMILY_UNEXPECTED,
         rules.STORY_ID_CHANGED,
         rules.SEQUENCE_NUMBER_NOT_INCREASING,
         rules.SEQUENCE_NUMBER_GAP,
@@ -154,6 +155,10 @@ UNBREAKABLE: Final[dict[str, str]] = {
     rules.MESSAGE_TYPE_UNKNOWN: (
         "refused only when validated with the context `unknown_message_type='refuse'`; "
         "`check` keeps an unknown family with a warning"
+    ),
+    rules.PAYLOAD_FAMILY_UNEXPECTED: (
+        "refused only by a typed envelope (`SomEnvelope[StoryContext]`); `check` parses "
+        "with the plain `SomEnvelope`, which takes every family"
     ),
     rules.STORY_ID_CHANGED: _SEQUENCE,
     rules.SEQUENCE_NUMBER_NOT_INCREASING: _SEQUENCE,
