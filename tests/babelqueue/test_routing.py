@@ -333,3 +333,49 @@ def test_retry_and_dead_letter_reemit_integers_beyond_int64_exactly(
     assert dlq.startswith(NODE_HOP.replace(b'"attempts":1}', b'"attempts":3,'))
     assert b'"id":9223372036854776000,"total":100000000000000000000}' in dlq
     assert BabelEnvelope.model_validate_json(dlq).to_json() == dlq
+
+
+def test_a_typed_route_dispatches_its_urn_with_the_typed_envelope() -> None:
+    router = Router(unknown_urn="delete")
+    seen: list[int] = []
+    other: list[object] = []
+    orders = router.register(URN, lambda env: seen.append(env.data.order_id), OrderCreated)
+    router.register("urn:babel:nobody:listens", other.append)
+    assert (orders.urn, orders.model) == (URN, OrderCreated)
+    outcome = orders.dispatch(ORDER)
+    assert isinstance(outcome, Done)
+    assert type(outcome.envelope) is BabelEnvelope[OrderCreated]
+    assert outcome.envelope.data == OrderCreated(order_id=1042)
+    assert seen == [1042]
+    decision = orders.route(ORDER)
+    assert isinstance(decision, Handle)
+    assert decision.envelope == outcome.envelope
+    # Another URN is not this route's: the router's unknown-URN strategy, its handler not run.
+    assert isinstance(router.dispatch(unknown()), Done)
+    assert len(other) == 1
+    refused = orders.dispatch(unknown())
+    assert isinstance(refused, Delete)
+    assert refused.rule == rules.URN_UNKNOWN
+    assert len(other) == 1
+    # Failures settle as the router settles them.
+    failing = Router().register(URN, _raise, OrderCreated)
+    retried = failing.dispatch(ORDER)
+    assert isinstance(retried, Retry)
+    assert retried.envelope.attempts == 1
+    assert orders.dispatch(b"{}") == router.dispatch(b"{}")
+
+
+def _raise(env: BabelEnvelope[OrderCreated]) -> None:
+    raise RuntimeError(f"order {env.data.order_id}")
+
+
+def test_the_decorator_returns_the_handler_itself() -> None:
+    router = Router()
+
+    def order_created(env: BabelEnvelope[OrderCreated]) -> int:
+        return env.data.order_id
+
+    assert router.on(URN, OrderCreated)(order_created) is order_created
+    decision = router.route(ORDER)
+    assert isinstance(decision, Handle)
+    assert decision.run() == 1042

@@ -7,6 +7,7 @@ statement here is real code.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -120,3 +121,66 @@ def test_protect_leaves_the_model_and_unprotect_returns_to_it() -> None:
     done = redrive(env.dead_lettered("failed"))
     assert isinstance(done, Redriven)
     assert_type(done.body(), bytes)
+
+
+class Refund(BaseModel):
+    refund_id: str
+
+
+def test_router_on_checks_the_handler_against_the_model() -> None:
+    from envelopekit.babelqueue import Router
+
+    router = Router()
+
+    @router.on("urn:babel:orders:created", OrderCreated)
+    def order_created(env: BabelEnvelope[OrderCreated]) -> int:
+        return env.data.order_id
+
+    assert_type(order_created, Callable[[BabelEnvelope[OrderCreated]], int])
+
+    @router.on("urn:babel:orders:any")
+    def anything(env: BabelEnvelope) -> None:
+        assert_type(env.data, dict[str, Any])
+
+    def refunded(env: BabelEnvelope[Refund]) -> None: ...
+
+    # The wrong `data` type for the model is a type error, as with `register`.
+    router.on("urn:babel:orders:refunded", OrderCreated)(refunded)  # type: ignore[arg-type]
+    router.register("urn:babel:orders:refunded.v2", refunded, OrderCreated)  # type: ignore[arg-type]
+    router.on("urn:babel:orders:refunded.v3")(refunded)  # type: ignore[arg-type]
+    assert router.urns()[-3:] == [
+        "urn:babel:orders:refunded",
+        "urn:babel:orders:refunded.v2",
+        "urn:babel:orders:refunded.v3",
+    ]
+
+
+def test_a_typed_route_types_its_outcomes() -> None:
+    from envelopekit.babelqueue import Done, Handle, Route, Router
+
+    router = Router()
+    orders = router.register("urn:babel:orders:created", _charge, OrderCreated)
+    assert_type(orders, Route[OrderCreated])
+    body = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 7}).to_json()
+    decision = orders.route(body)
+    if isinstance(decision, Handle):
+        assert_type(decision.envelope, BabelEnvelope[OrderCreated])
+        assert_type(decision.envelope.data.order_id, int)
+    outcome = orders.dispatch(body)
+    assert isinstance(outcome, Done)
+    assert_type(outcome.envelope, BabelEnvelope[OrderCreated])
+    assert outcome.envelope.data.order_id == 7
+    # The router's own outcomes cannot know the URN statically.
+    anything = router.dispatch(body)
+    assert isinstance(anything, Done)
+    assert_type(anything.envelope, BabelEnvelope[Any])
+    plain = router.register("urn:babel:orders:noted", _note)
+    assert_type(plain, Route[dict[str, Any]])
+
+
+def _charge(env: BabelEnvelope[OrderCreated]) -> None:
+    assert env.data.order_id > 0
+
+
+def _note(env: BabelEnvelope) -> None:
+    assert env.data

@@ -78,6 +78,7 @@ if TYPE_CHECKING:
     from ._routing import Reject as Reject
     from ._routing import Release as Release
     from ._routing import Retry as Retry
+    from ._routing import Route as Route
     from ._routing import Router as Router
     from ._routing import UnknownUrnError as UnknownUrnError
     from ._routing import UnknownUrnStrategy as UnknownUrnStrategy

@@ -33,9 +33,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, TypeVar, get_args, overload
+from typing import Any, Final, Generic, Literal, cast, get_args, overload
 
 from pydantic import BaseModel, ValidationError
+from typing_extensions import TypeVar
 
 from .. import rules
 from .._errors import UnknownUrnError
@@ -62,13 +63,16 @@ __all__ = [
     "Reject",
     "Release",
     "Retry",
+    "Route",
     "Router",
     "UnknownUrnError",
     "UnknownUrnStrategy",
 ]
 
 M = TypeVar("M")
-F = TypeVar("F", bound=Callable[..., object])
+R = TypeVar("R")
+# The `data` type of a handled envelope: `Any` where the route is not known statically.
+D = TypeVar("D", default=Any)
 
 UnknownUrnStrategy = Literal["fail", "delete", "release", "dead_letter"]
 """What a consumer does with a URN no handler is mapped to (the same four in every SDK):
@@ -163,18 +167,19 @@ class Fail:
 
 
 @dataclass(frozen=True, slots=True)
-class Handle:
+class Handle(Generic[D]):
     """Run the handler mapped to the URN: :meth:`run`, and on a raise :meth:`failed`.
 
     ``envelope`` is the message as the handler receives it: ``BabelEnvelope[Model]`` when the
-    URN was registered with a model. ``received`` is the message as received, which a retry or
-    a dead-letter republishes: the model's reading of ``data`` (defaults added, unknown keys
-    left out, numbers coerced) is never written back. ``replay`` is whether the delivery
-    carried the ``bq-replay-bypass`` header: the handler then runs with :func:`is_replay` true.
+    URN was registered with a model (statically too, through a typed :class:`Route`).
+    ``received`` is the message as received, which a retry or a dead-letter republishes: the
+    model's reading of ``data`` (defaults added, unknown keys left out, numbers coerced) is
+    never written back. ``replay`` is whether the delivery carried the ``bq-replay-bypass``
+    header: the handler then runs with :func:`is_replay` true.
     """
 
-    envelope: BabelEnvelope[Any]
-    handler: Callable[[Any], object] = field(repr=False)
+    envelope: BabelEnvelope[D]
+    handler: Callable[[BabelEnvelope[D]], object] = field(repr=False)
     settlement: _Settlement = field(repr=False)
     received: BabelEnvelope[Any] = field(repr=False)
     replay: bool = False
@@ -222,20 +227,77 @@ class Reject:
 
 
 @dataclass(frozen=True, slots=True)
-class Done:
-    """The handler ran and returned: ack the message."""
+class Done(Generic[D]):
+    """The handler ran and returned: ack the message.
 
-    envelope: BabelEnvelope[Any]
+    ``envelope`` is the one the handler received (``BabelEnvelope[Model]`` for a typed route).
+    """
+
+    envelope: BabelEnvelope[D]
 
 
-Decision = Handle | Delete | Release | DeadLetterDecision | Fail | Reject
+Decision = Handle[Any] | Delete | Release | DeadLetterDecision | Fail | Reject
 """What :meth:`Router.route` decides for one message."""
 
-Outcome = Done | Delete | Release | Retry | DeadLetterDecision | Reject
+Outcome = Done[Any] | Delete | Release | Retry | DeadLetterDecision | Reject
 """What :meth:`Router.dispatch` leaves the worker to do for one message."""
 
 
 # --- the router --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Route(Generic[M]):
+    """One URN's registration, typed by its ``data`` model; :meth:`Router.register` returns it.
+
+    For a worker whose queue carries this URN alone, :meth:`route` and :meth:`dispatch` are the
+    router's, with the handled envelope typed (``Handle[Model]``, ``Done[Model]``, each holding
+    a ``BabelEnvelope[Model]``). A message of any other URN is not this route's, whatever the
+    router maps it to: it gets the router's ``unknown_urn`` strategy.
+
+    ```python
+    orders = router.register("urn:babel:orders:created", charge, OrderCreated)
+    match orders.dispatch(body, queue="orders"):
+        case Done(envelope=env):
+            print(env.data.order_id)  # env: BabelEnvelope[OrderCreated]
+        ...
+    ```
+    """
+
+    router: Router = field(repr=False)
+    urn: str
+    model: type[M] | None
+
+    def route(
+        self,
+        message: bytes | str | BabelEnvelope[Any],
+        *,
+        queue: str | None = None,
+        reconcile: Reconcile | None = None,
+        replay: bool = False,
+    ) -> Handle[M] | Delete | Release | DeadLetterDecision | Fail | Reject:
+        """:meth:`Router.route`, for a message of this route's URN."""
+        # A route is part of its router: it reaches the router's own steps.
+        decision = self.router._route(message, queue, reconcile, replay, self.urn)  # pyright: ignore[reportPrivateUsage]
+        # Only this URN reaches a Handle, and its envelope was parsed as BabelEnvelope[model].
+        return cast("Handle[M] | Delete | Release | DeadLetterDecision | Fail | Reject", decision)
+
+    def dispatch(
+        self,
+        message: bytes | str | BabelEnvelope[Any],
+        *,
+        queue: str | None = None,
+        reconcile: Reconcile | None = None,
+        replay: bool = False,
+    ) -> Done[M] | Delete | Release | Retry | DeadLetterDecision | Reject:
+        """:meth:`Router.dispatch`, for a message of this route's URN.
+
+        Raises:
+            SeenStoreUnavailable: as :meth:`Router.dispatch`.
+        """
+        decision = self.router._route(message, queue, reconcile, replay, self.urn)  # pyright: ignore[reportPrivateUsage]
+        outcome = self.router._settle(decision)  # pyright: ignore[reportPrivateUsage]
+        return cast("Done[M] | Delete | Release | Retry | DeadLetterDecision | Reject", outcome)
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,20 +370,21 @@ class Router:
     @overload
     def register(
         self, urn: str, handler: Callable[[BabelEnvelope[dict[str, Any]]], object]
-    ) -> None: ...
+    ) -> Route[dict[str, Any]]: ...
     @overload
     def register(
         self, urn: str, handler: Callable[[BabelEnvelope[M]], object], model: type[M]
-    ) -> None: ...
+    ) -> Route[M]: ...
     def register(
         self,
         urn: str,
         handler: Callable[[BabelEnvelope[Any]], object],
         model: type[Any] | None = None,
-    ) -> None:
+    ) -> Route[Any]:
         """Map ``urn`` to ``handler``; with ``model``, ``data`` is validated into that type.
 
-        The URN naming convention is not enforced here (see :meth:`lint`).
+        The URN naming convention is not enforced here (see :meth:`lint`). Returns the
+        :class:`Route`, typed by ``model``, for a worker whose queue carries this URN only.
 
         Raises:
             ValueError: when ``urn`` is blank or already registered, or ``model`` declares
@@ -334,15 +397,32 @@ class Router:
             raise ValueError(f"{urn!r} already has a handler")
         parse = BabelEnvelope[model] if model is not None else None  # type: ignore[valid-type]
         self._routes[urn] = _Route(handler, parse, self._sensitive_schema(urn, model))
+        return Route(self, urn, model)
 
     @overload
-    def on(self, urn: str) -> Callable[[F], F]: ...
+    def on(
+        self, urn: str
+    ) -> Callable[
+        [Callable[[BabelEnvelope[dict[str, Any]]], R]],
+        Callable[[BabelEnvelope[dict[str, Any]]], R],
+    ]: ...
     @overload
-    def on(self, urn: str, model: type[Any]) -> Callable[[F], F]: ...
-    def on(self, urn: str, model: type[Any] | None = None) -> Callable[[F], F]:
-        """Decorator form of :meth:`register`."""
+    def on(
+        self, urn: str, model: type[M]
+    ) -> Callable[[Callable[[BabelEnvelope[M]], R]], Callable[[BabelEnvelope[M]], R]]: ...
+    def on(
+        self, urn: str, model: type[Any] | None = None
+    ) -> Callable[[Callable[[BabelEnvelope[Any]], R]], Callable[[BabelEnvelope[Any]], R]]:
+        """Decorator form of :meth:`register`; the handler is returned unchanged.
 
-        def decorate(handler: F) -> F:
+        The handler is checked as :meth:`register` checks it: with ``model``, it must take a
+        ``BabelEnvelope[model]`` (a handler of another ``data`` type is a type error); without,
+        a ``BabelEnvelope`` of a JSON object.
+        """
+
+        def decorate(
+            handler: Callable[[BabelEnvelope[Any]], R],
+        ) -> Callable[[BabelEnvelope[Any]], R]:
             self._routes_add(urn, handler, model)
             return handler
 
@@ -399,6 +479,17 @@ class Router:
                 ``is_replay(native)``): the handler runs with :func:`is_replay` true, so
                 :func:`bypass_external_effects` skips what already happened once.
         """
+        return self._route(message, queue, reconcile, replay, None)
+
+    def _route(
+        self,
+        message: bytes | str | BabelEnvelope[Any],
+        queue: str | None,
+        reconcile: Reconcile | None,
+        replay: bool,
+        only: str | None,
+    ) -> Decision:
+        """:meth:`route`; with ``only``, a message of any other URN is an unknown one."""
         if isinstance(message, BabelEnvelope):
             envelope: BabelEnvelope[Any] = message
             raw = message.to_json()
@@ -411,7 +502,7 @@ class Router:
         if reconcile is not None:
             envelope = reconcile(envelope)
         settlement = self._settlement(envelope, queue)
-        found = self._routes.get(envelope.job)
+        found = self._routes.get(envelope.job) if only is None or envelope.job == only else None
         if found is None:
             return self._unknown(envelope, settlement, raw)
         schema = None if self.schemas is None else self.schemas.schema_for(envelope.job)
@@ -448,7 +539,10 @@ class Router:
             SeenStoreUnavailable: from an idempotency guard whose shared store is unreachable:
                 nothing ran and nothing was settled, so the message must not be acknowledged.
         """
-        decision = self.route(message, queue=queue, reconcile=reconcile, replay=replay)
+        return self._settle(self.route(message, queue=queue, reconcile=reconcile, replay=replay))
+
+    def _settle(self, decision: Decision) -> Outcome:
+        """Run a :class:`Handle` and settle a :class:`Fail`, as :meth:`dispatch` does."""
         if isinstance(decision, Handle):
             try:
                 decision.run()
