@@ -2,7 +2,9 @@
 
 A message the model accepts comes back 200 with the same JSON values ``to_json()`` writes (wire
 names, nothing added or dropped); one it refuses is a 422. The OpenAPI document has one
-component per model (no ``-Input``/``-Output`` split) and plain-text descriptions.
+component per model (no ``-Input``/``-Output`` split) and plain-text descriptions, and the SOM
+envelope in it is a union by ``message_type`` (one variant per known type, a ``discriminator``,
+the open unknown-family branch) that judges as the shipped ``if``/``then`` schema does.
 """
 
 # No `from __future__ import annotations`: the handlers' annotations are read at runtime.
@@ -11,6 +13,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import jsonschema_rs
 import pytest
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -21,10 +24,11 @@ from pydantic import BaseModel, ValidationError
 import envelopekit as ek
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse
-from envelopekit.som import SomEnvelope
+from envelopekit.som import KNOWN_MESSAGE_TYPES, PAYLOAD_MODELS, SomEnvelope
 from tests.babelqueue.conformance._manifest import ROOT as BQ_DATA
 from tests.matrix.test_cases import CASES as MATRIX_CASES
 from tests.matrix.test_cases import raw_of
+from tests.som import test_differential as som_diff
 from tests.som._corpus import negative_envelope, negative_files, positive_envelope, positive_files
 
 
@@ -190,3 +194,65 @@ def test_descriptions_are_plain_text() -> None:
     assert len(found) > 200
     marked = [f"{at}: {text[:80]}" for at, text in found if REST_MARKUP.search(text)]
     assert marked == []
+
+
+# --- the SOM envelope as a union by message_type -----------------------------------------------
+
+
+def _component(ref: str) -> dict[str, Any]:
+    assert ref.startswith("#/components/schemas/"), ref
+    found: dict[str, Any] = COMPONENTS[ref.rpartition("/")[2]]
+    return found
+
+
+def test_the_som_envelope_is_a_union_by_message_type() -> None:
+    envelope = COMPONENTS["SomEnvelope"]
+    assert set(envelope) == {"title", "description", "oneOf", "discriminator"}
+    discriminator = envelope["discriminator"]
+    assert discriminator["propertyName"] == "message_type"
+    mapping: dict[str, str] = discriminator["mapping"]
+    assert set(mapping) == set(KNOWN_MESSAGE_TYPES)
+    branches = [branch["$ref"] for branch in envelope["oneOf"]]
+    assert len(branches) == len(set(branches)) == len(KNOWN_MESSAGE_TYPES) + 1
+    for message_type, ref in mapping.items():
+        variant = _component(ref)
+        properties = variant["properties"]
+        assert properties["message_type"]["const"] == message_type
+        family = PAYLOAD_MODELS[message_type]
+        assert properties["payload"]["$ref"] == f"#/components/schemas/{family.__name__}"
+        assert variant["additionalProperties"] is False
+        assert "payload" in variant["required"] and "message_type" in variant["required"]
+    # The open branch: every other message_type, its payload any JSON object.
+    (unknown,) = set(branches) - set(mapping.values())
+    variant = _component(unknown)
+    assert set(variant["properties"]["message_type"]["not"]["enum"]) == set(KNOWN_MESSAGE_TYPES)
+    assert variant["properties"]["payload"]["$ref"].endswith("/UnvalidatedPayload")
+    assert _component(variant["properties"]["payload"]["$ref"])["type"] == "object"
+
+
+def test_the_shipped_schema_keeps_its_if_then_dispatch() -> None:
+    shipped = ek.json_schema("som", "envelope")
+    assert "oneOf" not in shipped and len(shipped["allOf"]) == len(KNOWN_MESSAGE_TYPES) + 1
+    assert not any(name.endswith("Envelope") for name in shipped["$defs"])
+
+
+def test_the_openapi_union_judges_as_the_shipped_schema() -> None:
+    # The component as OpenAPI tools read it (its references into components/schemas).
+    openapi = jsonschema_rs.validator_for(
+        {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$ref": "#/components/schemas/SomEnvelope",
+            "components": {"schemas": COMPONENTS},
+        },
+        validate_formats=True,
+    )
+    shipped = jsonschema_rs.validator_for(ek.json_schema("som", "envelope"), validate_formats=True)
+    documents = [positive_envelope(path) for path in positive_files()]
+    documents += [negative_envelope(path) for path in negative_files()]
+    documents += [mutation.document for mutation in som_diff.MUTATIONS[::2]]
+    verdicts = [(shipped.is_valid(d), openapi.is_valid(d)) for d in documents]
+    disagreements = [i for i, (old, new) in enumerate(verdicts) if old != new]
+    assert disagreements == []
+    # Both verdicts occur in numbers: agreement is not two schemas that accept everything.
+    accepted = sum(old for old, _ in verdicts)
+    assert accepted > 100 and len(verdicts) - accepted > 1000

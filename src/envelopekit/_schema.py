@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Iterable
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Final, Literal, cast
 
@@ -32,6 +33,7 @@ __all__ = [
     "json_schema",
     "ref_to",
     "schema_id",
+    "shipping",
     "to_draft_07",
     "write_schemas",
 ]
@@ -73,13 +75,32 @@ def ref_to(model: type[BaseModel], refs: Iterable[dict[str, Any]]) -> dict[str, 
     raise LookupError(f"no reference to {model.__name__}")
 
 
+# True while a shipped schema (`json_schema`, the files in `envelopekit/schemas/`) is generated.
+_SHIPPING: ContextVar[bool] = ContextVar("envelopekit_shipping_schema", default=False)
+
+
+def shipping() -> bool:
+    """Whether the JSON Schema being generated is a shipped one, not pydantic's own.
+
+    For a model whose pydantic JSON Schema (what FastAPI puts in OpenAPI) is written for code
+    generators, while the shipped one is written for the reference validators: the SOM
+    envelope is a discriminated ``oneOf`` in the first and an ``if``/``then`` dispatch in the
+    second, with the same verdicts.
+    """
+    return _SHIPPING.get()
+
+
 class _Generator(GenerateJsonSchema):
     """Pydantic's generator, stamped with the dialect and the schema's ``$id``."""
 
     identity: str = ""
 
     def generate(self, schema: CoreSchema, mode: JsonSchemaMode = "validation") -> JsonSchemaValue:
-        body = _plain_text(super().generate(schema, mode=mode))
+        token = _SHIPPING.set(True)
+        try:
+            body = _plain_text(super().generate(schema, mode=mode))
+        finally:
+            _SHIPPING.reset(token)
         return {"$schema": DIALECT, "$id": self.identity, **body}
 
     def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from datetime import datetime
 from typing import (
     Annotated,
@@ -23,8 +24,10 @@ from typing import (
 from uuid import UUID
 
 from pydantic import (
+    BaseModel,
     ConfigDict,
     Field,
+    GetJsonSchemaHandler,
     StringConstraints,
     ValidationError,
     ValidationInfo,
@@ -33,7 +36,8 @@ from pydantic import (
     model_validator,
 )
 from pydantic.config import ExtraValues
-from pydantic_core import PydanticCustomError, SchemaValidator, core_schema
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, PydanticCustomError, SchemaValidator, core_schema
 from typing_extensions import Self, TypeVar, Unpack
 
 from .. import rules
@@ -42,7 +46,7 @@ from .._errors import ProducerError
 from .._failfast import fail_fast_validator
 from .._ids import rfc3339, uuid7
 from .._json import dumps, plain_json
-from .._schema import ref_to
+from .._schema import ref_to, shipping
 from .._settings import Settings, get_settings
 from .._violations import Violation, violation
 from ._delivery import DeliveryMediaAvailable
@@ -249,6 +253,105 @@ def _message_type_is(condition: dict[str, Any]) -> dict[str, Any]:
     return {"properties": {"message_type": condition}, "required": ["message_type"]}
 
 
+def _as_tagged_union(envelope: dict[str, Any], handler: GetJsonSchemaHandler) -> None:
+    """Rewrite the envelope's ``if``/``then`` schema as a discriminated ``oneOf`` of variants.
+
+    Each ``if``/``then`` pair becomes one variant: the envelope with ``message_type`` held to
+    the condition and ``payload`` to the schema it selects. The conditions exclude each other
+    (nine ``const`` and the ``not`` ``enum`` of them), so exactly one variant takes a message
+    the ``if``/``then`` form accepts, and none one it refuses.
+    """
+    dispatch = envelope.pop("allOf", None)
+    if dispatch is None:  # already rewritten in this generation
+        return
+    properties = envelope["properties"]
+    payload = {k: v for k, v in properties["payload"].items() if k != "type"}
+    variants: list[JsonSchemaValue] = []
+    mapping: dict[str, str] = {}
+    for branch in dispatch:
+        condition = branch["if"]["properties"]["message_type"]
+        message_type = condition.get("const")
+        title = _variant_title(message_type)
+        variant = {
+            **envelope,
+            "title": title,
+            "description": (
+                f"A SOM 1.0 message of message_type {message_type}."
+                if message_type is not None
+                else "A SOM 1.0 message of a message_type with no SOM 1.0 schema: its payload "
+                "is a JSON object, unvalidated."
+            ),
+            "properties": {
+                **properties,
+                "message_type": {**properties["message_type"], **condition},
+                "payload": {**payload, **branch["then"]["properties"]["payload"]},
+            },
+        }
+        # Through a `definitions` schema: generated in full (its hook, its definition), where
+        # the handler called on the model's own schema would only inline it.
+        model = _variant_model(title).__pydantic_core_schema__
+        reference = model.get("ref")
+        assert reference is not None, "a model's core schema has a reference"
+        wrapped = core_schema.definitions_schema(
+            core_schema.definition_reference_schema(reference), [model]
+        )
+        token = _VARIANT.set(variant)
+        try:
+            ref = handler(wrapped)
+        finally:
+            _VARIANT.reset(token)
+        variants.append(ref)
+        if message_type is not None:
+            mapping[message_type] = ref["$ref"]
+    for key in ("type", "properties", "required", "additionalProperties"):
+        envelope.pop(key, None)
+    envelope["oneOf"] = variants
+    envelope["discriminator"] = {"propertyName": "message_type", "mapping": mapping}
+
+
+def _variant_title(message_type: str | None) -> str:
+    """``story.context`` -> ``SomStoryContextEnvelope``; ``None`` -> ``SomUnknownEnvelope``."""
+    words = re.split(r"[._]", message_type) if message_type is not None else ["unknown"]
+    return "Som" + "".join(word.capitalize() for word in words) + "Envelope"
+
+
+# The variant schema `_as_tagged_union` is registering, read by the variant model's hook.
+_VARIANT: ContextVar[JsonSchemaValue | None] = ContextVar("envelopekit_som_variant", default=None)
+_VARIANT_MODELS: dict[str, type[BaseModel]] = {}
+
+
+def _variant_model(title: str) -> type[BaseModel]:
+    """A model that only names one variant's definition (its JSON Schema is ``_VARIANT``'s).
+
+    A JSON Schema definition is registered by a core schema with a reference, and a model's is
+    one; validation never uses it.
+    """
+    if title not in _VARIANT_MODELS:
+
+        def variant_schema(
+            cls: type[BaseModel], schema: CoreSchema, handler: GetJsonSchemaHandler
+        ) -> JsonSchemaValue:
+            found = _VARIANT.get()
+            assert found is not None, "generated only inside _as_tagged_union"
+            ref = handler(schema)  # registers the definition, then holds the variant
+            definition = handler.resolve_ref_schema(ref)
+            definition.clear()
+            definition.update(found)
+            return ref
+
+        _VARIANT_MODELS[title] = type(
+            title,
+            (BaseModel,),
+            {
+                "__module__": __name__,
+                "__qualname__": title,
+                "__doc__": f"The {title} variant of SomEnvelope's JSON Schema.",
+                "__get_pydantic_json_schema__": classmethod(variant_schema),
+            },
+        )
+    return _VARIANT_MODELS[title]
+
+
 class SomEnvelope(SomModel, Generic[PayloadT]):
     """A SOM 1.0 message: the envelope, with the payload its ``message_type`` selects.
 
@@ -312,6 +415,23 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
     """Vendor fields, reverse-domain namespaced (com.{vendor}.*); consumers ignore-if-unknown"""
     context: StringOrObject | MISSING = Field(default=MISSING, alias="@context")
     """JSON-LD context — DEFERRED in v0.3 (decision #18); permitted for forward compatibility"""
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        """The envelope's JSON Schema; in pydantic's own (FastAPI's OpenAPI) a tagged union.
+
+        The shipped schemas (:func:`envelopekit.json_schema`) dispatch the payload with
+        ``if``/``then``, which the reference validators read but code generators cannot type.
+        Pydantic's JSON Schema says the same as a ``oneOf`` of one envelope per known
+        ``message_type`` (``SomStoryContextEnvelope`` ...), with an OpenAPI ``discriminator``
+        on ``message_type``, and ``SomUnknownEnvelope`` for every other ``message_type``.
+        """
+        found = super().__get_pydantic_json_schema__(schema, handler)
+        if cls is SomEnvelope and not shipping():
+            _as_tagged_union(handler.resolve_ref_schema(found), handler)
+        return found
 
     # --- validation --------------------------------------------------------------------------
 
