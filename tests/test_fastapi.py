@@ -24,12 +24,18 @@ from pydantic import BaseModel, ValidationError
 import envelopekit as ek
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse
-from envelopekit.som import KNOWN_MESSAGE_TYPES, PAYLOAD_MODELS, SomEnvelope
+from envelopekit.som import KNOWN_MESSAGE_TYPES, PAYLOAD_MODELS, SomEnvelope, StoryContext
 from tests.babelqueue.conformance._manifest import ROOT as BQ_DATA
 from tests.matrix.test_cases import CASES as MATRIX_CASES
 from tests.matrix.test_cases import raw_of
 from tests.som import test_differential as som_diff
-from tests.som._corpus import negative_envelope, negative_files, positive_envelope, positive_files
+from tests.som._corpus import (
+    label,
+    negative_envelope,
+    negative_files,
+    positive_envelope,
+    positive_files,
+)
 
 
 class OrderCreated(BaseModel):
@@ -256,3 +262,30 @@ def test_the_openapi_union_judges_as_the_shipped_schema() -> None:
     # Both verdicts occur in numbers: agreement is not two schemas that accept everything.
     accepted = sum(old for old, _ in verdicts)
     assert accepted > 100 and len(verdicts) - accepted > 1000
+
+
+def test_a_typed_som_envelope_is_a_body_of_its_family_only() -> None:
+    app = FastAPI()
+    typed = SomEnvelope[StoryContext]
+    app.post("/stories", response_model=typed)(_route(typed))
+    client = TestClient(app)
+    component = client.get("/openapi.json").json()["components"]["schemas"]
+    (name,) = [n for n in component if n.startswith("SomEnvelope")]
+    properties = component[name]["properties"]
+    assert properties["message_type"]["enum"] == ["story.context"]
+    assert properties["payload"]["$ref"] == "#/components/schemas/StoryContext"
+    stories = [
+        p for p in positive_files() if positive_envelope(p)["message_type"] == "story.context"
+    ]
+    others = [
+        p for p in positive_files() if positive_envelope(p)["message_type"] != "story.context"
+    ]
+    assert stories and others
+    for path in stories:
+        raw = _encode(positive_envelope(path))
+        response = client.post("/stories", content=raw, headers=JSON)
+        assert response.status_code == 200, response.text
+        assert response.json() == json.loads(raw)
+    for path in others:
+        response = client.post("/stories", content=_encode(positive_envelope(path)), headers=JSON)
+        assert response.status_code == 422, label(path)

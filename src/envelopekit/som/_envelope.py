@@ -212,7 +212,7 @@ _ENVELOPE_DESCRIPTION: Final = (
 )
 
 
-def _envelope_json_schema(schema: dict[str, Any]) -> None:
+def _envelope_json_schema(schema: dict[str, Any], cls: type[Any]) -> None:
     """What the envelope's validators enforce, in its generated JSON Schema.
 
     ``som_version`` is 1.0.0 (the default, strict mode). The payload is chosen by
@@ -227,6 +227,9 @@ def _envelope_json_schema(schema: dict[str, Any]) -> None:
     properties = schema["properties"]
     properties["som_version"]["const"] = SOM_VERSION
     payload = properties["payload"]
+    if "oneOf" not in payload:
+        _typed_envelope_json_schema(properties, cls)
+        return
     branches = payload.pop("oneOf")
     payload["type"] = "object"
     dispatch: list[dict[str, Any]] = []
@@ -247,6 +250,18 @@ def _envelope_json_schema(schema: dict[str, Any]) -> None:
         }
     )
     schema["allOf"] = dispatch
+
+
+def _typed_envelope_json_schema(properties: dict[str, Any], cls: type[Any]) -> None:
+    """``SomEnvelope[Family]``: the payload is that type; ``message_type`` one that selects it."""
+    expected = _expected_of(cls)
+    if expected is None:
+        return
+    known, unknown, _ = expected
+    if not unknown:
+        properties["message_type"]["enum"] = sorted(known)
+    elif not known:
+        properties["message_type"]["not"] = {"enum": sorted(PAYLOAD_MODELS)}
 
 
 def _message_type_is(condition: dict[str, Any]) -> dict[str, Any]:
