@@ -256,11 +256,21 @@ class Route(Generic[M]):
     router maps it to: it gets the router's ``unknown_urn`` strategy.
 
     ```python
+    from pydantic import BaseModel
+    from envelopekit.babelqueue import BabelEnvelope, Done, Router
+
+    class OrderCreated(BaseModel):
+        order_id: int
+
+    def charge(env: BabelEnvelope[OrderCreated]) -> None:
+        assert env.data.order_id > 0
+
+    router = Router()
     orders = router.register("urn:babel:orders:created", charge, OrderCreated)
-    match orders.dispatch(body, queue="orders"):
-        case Done(envelope=env):
-            print(env.data.order_id)  # env: BabelEnvelope[OrderCreated]
-        ...
+    body = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 7}).to_json()
+    outcome = orders.dispatch(body, queue="orders")
+    assert isinstance(outcome, Done)
+    assert outcome.envelope.data.order_id == 7  # envelope: BabelEnvelope[OrderCreated]
     ```
     """
 
