@@ -517,6 +517,58 @@ WRITE: list[tuple[str, str, str, Callable[[], object]]] = [
 ]
 
 
+WRITE += [
+    (
+        "extension-upper-case",
+        rules.CLOUDEVENTS_ATTRIBUTE_NAME,
+        "/comExample",
+        lambda: to_structured(BQ, extensions={"comExample": "x"}),
+    ),
+    (
+        "extension-longer-than-20",
+        rules.CLOUDEVENTS_ATTRIBUTE_NAME,
+        "/comexamplevendorattribute",
+        lambda: to_binary(BQ, extensions={"comexamplevendorattribute": "x"}),
+    ),
+    (
+        "extension-a-mapped-attribute",
+        rules.CLOUDEVENTS_ATTRIBUTE_NAME,
+        "/subject",
+        lambda: to_attributes(SOM, extensions={"subject": "x"}),
+    ),
+    (
+        "extension-data",
+        rules.CLOUDEVENTS_ATTRIBUTE_NAME,
+        "/data",
+        lambda: to_attributes(BQ, extensions={"data": "x"}),
+    ),
+    (
+        "extension-float",
+        rules.CLOUDEVENTS_ATTRIBUTE_INVALID,
+        "/comratio",
+        lambda: to_binary(BQ, "kafka", extensions={"comratio": 0.5}),  # type: ignore[call-overload]
+    ),
+    (
+        "extension-integer-beyond-int32",
+        rules.CLOUDEVENTS_ATTRIBUTE_INVALID,
+        "/comcount",
+        lambda: to_attributes(BQ, extensions={"comcount": 2**31}),
+    ),
+    (
+        "extension-control-character",
+        rules.CLOUDEVENTS_ATTRIBUTE_INVALID,
+        "/comnote",
+        lambda: to_attributes(BQ, extensions={"comnote": "a\u0000b"}),
+    ),
+    (
+        "extensions-not-a-mapping",
+        rules.CLOUDEVENTS_ATTRIBUTE_INVALID,
+        "",
+        lambda: to_attributes(BQ, extensions=[("a", "b")]),  # type: ignore[arg-type]
+    ),
+]
+
+
 @pytest.mark.parametrize(("name", "rule", "at", "write"), WRITE, ids=[c[0] for c in WRITE])
 def test_writing_refuses_what_cannot_be_expressed(
     name: str, rule: str, at: str, write: Callable[[], object]

@@ -164,3 +164,51 @@ def test_we_read_the_sdks_amqp_binary_event(name: str, spec: str, raw: bytes) ->
         content_type=content_type,
     )
     assert_read(verdict, env)
+
+
+EXTENSIONS: dict[str, str | int | bool] = {
+    "partitionkey": "order-1042",
+    "comcount": 7,
+    "comflag": True,
+}
+AS_STRINGS = {"partitionkey": "order-1042", "comcount": "7", "comflag": "true"}
+
+
+@pytest.mark.parametrize("mode", ["structured", "http", "kafka", "amqp"])
+def test_extensions_reach_the_sdk_typed_as_each_format_types_them(mode: str) -> None:
+    env = envelope(*VALID[0][1:])
+    if mode == "structured":
+        event = FORMAT.read(None, to_structured(env, extensions=EXTENSIONS))
+        expected: dict[str, Any] = EXTENSIONS
+    elif mode == "http":
+        message = to_binary(env, "http", extensions=EXTENSIONS)
+        event = http.from_binary(http.HTTPMessage(message.headers, message.body), FORMAT)
+        expected = AS_STRINGS  # header values are canonical strings
+    elif mode == "kafka":
+        record = to_binary(env, "kafka", extensions=EXTENSIONS)
+        event = kafka.from_binary(kafka.KafkaMessage(record.headers, None, record.body), FORMAT)
+        expected = AS_STRINGS
+    else:
+        frame = to_binary(env, "amqp", extensions=EXTENSIONS)
+        event = amqp.from_binary(
+            amqp.AMQPMessage({"content-type": frame.content_type}, frame.headers, frame.body),
+            FORMAT,
+        )
+        expected = EXTENSIONS  # AMQP booleans and longs
+    for name, value in expected.items():
+        assert event.get_extension(name) == value
+    assert event.get_data() == json.loads(env.to_json())
+
+
+@pytest.mark.parametrize("mode", ["structured", "http", "kafka", "amqp"])
+def test_we_read_an_event_with_extensions(mode: str) -> None:
+    env = envelope(*VALID[0][1:])
+    if mode == "structured":
+        verdict = from_structured(to_structured(env, extensions=EXTENSIONS))
+    else:
+        binding: Any = mode
+        message = to_binary(env, binding, extensions=EXTENSIONS)
+        verdict = from_binary(
+            message.headers, message.body, binding=binding, content_type=message.content_type
+        )
+    assert_read(verdict, env)

@@ -35,7 +35,10 @@ def test_the_binding_types_the_header_values() -> None:
     assert_type(kafka, BinaryMessage[bytes])
     assert_type(kafka.headers, dict[str, bytes])
     assert_type(kafka.body, bytes)
-    assert_type(to_attributes(ENV), dict[str, str])
+    assert_type(to_attributes(ENV), dict[str, str | int | bool])
+    to_attributes(ENV, extensions={"partitionkey": "k", "comcount": 1, "comflag": True})
+    with pytest.raises(ek.ProducerError):
+        to_attributes(ENV, extensions={"comratio": 0.5})  # type: ignore[dict-item]
     assert_type(to_structured(ENV), bytes)
     with pytest.raises(ValueError, match="binding"):
         to_binary(ENV, "nats")  # type: ignore[call-overload]

@@ -49,7 +49,8 @@ attribute         BabelQueue                                SOM
 Everything else (``data``, ``attempts``, ``dead_letter`` and the rest of ``meta``; SOM's
 ``payload``, ``_actors``, ``modification_header``, ``extensions``, ``@context``; unknown keys)
 rides in ``data`` only. ``traceparent``/``tracestate`` are the distributed-tracing extension,
-``correlationid``/``causationid`` the correlation extension.
+``correlationid``/``causationid`` the correlation extension; ``extensions=`` adds the caller's
+own (``partitionkey``, a vendor's routing attribute), which a reader ignores.
 
 Reading checks the CloudEvents rules (required ``id``, ``source``, ``specversion``, ``type``;
 ``specversion`` ``1.0``; ``source`` a URI-reference; ``dataschema`` a URI; ``time`` RFC 3339;
@@ -81,6 +82,7 @@ if TYPE_CHECKING:
     from ._mapping import DATACONTENTTYPE as DATACONTENTTYPE
     from ._mapping import SOM_DATASCHEMA as SOM_DATASCHEMA
     from ._mapping import Envelope as Envelope
+    from ._mapping import AttributeValue as AttributeValue
 else:
     from .._exports import attach as _attach
 

@@ -20,8 +20,15 @@ from .._violations import Verdict, Violation, pointer, violation
 from ..babelqueue._envelope import BabelEnvelope
 from ..babelqueue._traceparent import TraceParent
 from ..som._envelope import SomEnvelope
-from ._mapping import SPEC_BY_DATASCHEMA, Envelope, agreement, write_attributes
+from ._mapping import (
+    SPEC_BY_DATASCHEMA,
+    AttributeValue,
+    Envelope,
+    agreement,
+    write_attributes,
+)
 from ._types import (
+    INT32,
     SPECVERSION,
     bad_string,
     datetime_instant,
@@ -74,7 +81,6 @@ _NON_EMPTY: Final = frozenset(
         "tracestate",
     }
 )
-_INT32: Final = range(-(2**31), 2**31)
 _PREFIX: Final[dict[str, str]] = {"http": "ce-", "kafka": "ce_"}
 _AMQP_PREFIXES: Final = ("cloudEvents_", "cloudEvents:")
 _CONTENT_TYPE: Final = "content-type"
@@ -112,7 +118,8 @@ def to_attributes(
     source: str | None = None,
     traceparent: str | TraceParent | None = None,
     tracestate: str | None = None,
-) -> dict[str, str]:
+    extensions: Mapping[str, AttributeValue] | None = None,
+) -> dict[str, AttributeValue]:
     """The CloudEvents context attributes of ``envelope``, as canonical strings.
 
     Args:
@@ -122,6 +129,10 @@ def to_attributes(
         traceparent: the producing span (W3C Trace Context); for BabelQueue, the parent every
             SDK derives from ``trace_id`` when not given; for SOM, none when not given.
         tracestate: a W3C ``tracestate`` to carry with ``traceparent``.
+        extensions: more extension attributes (``partitionkey`` for a Kafka key, a vendor's
+            routing attribute): names ``a-z0-9``, at most 20 characters, none the mapping
+            writes itself; values a String, a Boolean or a 32-bit Integer. A reader of the
+            event ignores them.
 
     Raises:
         ProducerError: what cannot be expressed, each with its rule id and pointer:
@@ -131,7 +142,13 @@ def to_attributes(
         TypeError: for an ``envelope`` that is neither spec's model.
     """
     _spec_of(envelope)
-    return write_attributes(envelope, source=source, traceparent=traceparent, tracestate=tracestate)
+    return write_attributes(
+        envelope,
+        source=source,
+        traceparent=traceparent,
+        tracestate=tracestate,
+        extensions=extensions,
+    )
 
 
 def to_structured(
@@ -140,6 +157,7 @@ def to_structured(
     source: str | None = None,
     traceparent: str | TraceParent | None = None,
     tracestate: str | None = None,
+    extensions: Mapping[str, AttributeValue] | None = None,
 ) -> bytes:
     """The event in structured mode: ``application/cloudevents+json`` bytes.
 
@@ -147,7 +165,11 @@ def to_structured(
     embedded as they are. Arguments and errors as :func:`to_attributes`.
     """
     attributes = to_attributes(
-        envelope, source=source, traceparent=traceparent, tracestate=tracestate
+        envelope,
+        source=source,
+        traceparent=traceparent,
+        tracestate=tracestate,
+        extensions=extensions,
     )
     return dumps(attributes)[:-1] + b',"data":' + envelope.to_json() + b"}"
 
@@ -160,6 +182,7 @@ def to_binary(
     source: str | None = None,
     traceparent: str | TraceParent | None = None,
     tracestate: str | None = None,
+    extensions: Mapping[str, AttributeValue] | None = None,
     separator: Literal["_", ":"] = "_",
 ) -> BinaryMessage[bytes]: ...
 @overload
@@ -170,6 +193,7 @@ def to_binary(
     source: str | None = None,
     traceparent: str | TraceParent | None = None,
     tracestate: str | None = None,
+    extensions: Mapping[str, AttributeValue] | None = None,
     separator: Literal["_", ":"] = "_",
 ) -> BinaryMessage[str]: ...
 def to_binary(
@@ -179,6 +203,7 @@ def to_binary(
     source: str | None = None,
     traceparent: str | TraceParent | None = None,
     tracestate: str | None = None,
+    extensions: Mapping[str, AttributeValue] | None = None,
     separator: Literal["_", ":"] = "_",
 ) -> BinaryMessage[str] | BinaryMessage[bytes]:
     """The event in binary content mode for ``binding``.
@@ -191,6 +216,8 @@ def to_binary(
         source: as :func:`to_attributes`.
         traceparent: as :func:`to_attributes`.
         tracestate: as :func:`to_attributes`.
+        extensions: as :func:`to_attributes`; written as canonical strings in HTTP and Kafka
+            headers, as native values in AMQP.
         separator: AMQP only: ``"_"`` (``cloudEvents_``, which JMS 2.0 clients can select on,
             as the binding prefers) or ``":"`` (``cloudEvents:``).
 
@@ -203,21 +230,37 @@ def to_binary(
     if separator not in ("_", ":"):
         raise ValueError(f"unknown AMQP separator {separator!r}; expected '_' or ':'")
     attributes = to_attributes(
-        envelope, source=source, traceparent=traceparent, tracestate=tracestate
+        envelope,
+        source=source,
+        traceparent=traceparent,
+        tracestate=tracestate,
+        extensions=extensions,
     )
-    content_type = attributes.pop("datacontenttype")
+    content_type = str(attributes.pop("datacontenttype"))
     body = envelope.to_json()
     if binding == "kafka":
         kafka: dict[str, bytes] = {_CONTENT_TYPE: content_type.encode("utf-8")}
-        kafka.update((f"ce_{name}", value.encode("utf-8")) for name, value in attributes.items())
+        kafka.update(
+            (f"ce_{name}", _canonical(value).encode("utf-8")) for name, value in attributes.items()
+        )
         return BinaryMessage(kafka, body, content_type)
     if binding == "http":
         headers = {_CONTENT_TYPE: content_type}
-        headers.update((f"ce-{name}", http_encode(value)) for name, value in attributes.items())
+        headers.update(
+            (f"ce-{name}", http_encode(_canonical(value))) for name, value in attributes.items()
+        )
         return BinaryMessage(headers, body, content_type)
+    # AMQP has a native Boolean and a native long; a plain mapping's bool and int become them.
     prefix = f"cloudEvents{separator}"
-    properties = {f"{prefix}{name}": value for name, value in attributes.items()}
+    properties: dict[str, Any] = {f"{prefix}{name}": value for name, value in attributes.items()}
     return BinaryMessage(properties, body, content_type)
+
+
+def _canonical(value: AttributeValue) -> str:
+    """An attribute value's canonical string (spec.md, "Type System")."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -648,7 +691,7 @@ def _value(name: str, value: Any, form: str) -> Any:
         return _Invalid(f"an AMQP time is a timestamp or an RFC 3339 string, not {value!r}")
     if not isinstance(value, str):
         extension = name not in _CONTEXT and form in ("json", "amqp")
-        if extension and (isinstance(value, bool) or (isinstance(value, int) and value in _INT32)):
+        if extension and (isinstance(value, bool) or (isinstance(value, int) and value in INT32)):
             return value  # an extension's Boolean or Integer
         return _Invalid(f"must be a string, not {_shown(value)}")
     why = bad_string(value)

@@ -15,16 +15,19 @@ from urllib.parse import quote
 from .. import rules
 from .._compat import MISSING
 from .._errors import ProducerError
-from .._violations import Violation, violation
+from .._violations import Violation, pointer, violation
 from ..babelqueue._envelope import BabelEnvelope
 from ..babelqueue._traceparent import TraceParent, parent_of, trace_id_of
 from ..som._envelope import SomEnvelope
 from ._types import (
+    INT32,
     MAX_MILLIS,
+    MAX_NAME_LENGTH,
     Millis,
     bad_string,
     format_millis,
     instant_of,
+    is_attribute_name,
     is_uri_reference,
     to_millis,
 )
@@ -32,7 +35,9 @@ from ._types import (
 __all__ = [
     "BABELQUEUE_DATASCHEMA",
     "DATACONTENTTYPE",
+    "RESERVED",
     "SOM_DATASCHEMA",
+    "AttributeValue",
     "Derived",
     "Envelope",
     "EventSpec",
@@ -41,6 +46,8 @@ __all__ = [
     "write_attributes",
 ]
 
+AttributeValue = str | int | bool
+"""An attribute value as written: a canonical string, or an extension's Boolean or Integer."""
 Envelope = BabelEnvelope[Any] | SomEnvelope
 """What maps to a CloudEvent: a BabelQueue or a SOM envelope."""
 EventSpec = Literal["babelqueue", "som"]
@@ -51,6 +58,25 @@ BABELQUEUE_DATASCHEMA: Final = "https://babelqueue.com/contracts/message-envelop
 """``dataschema`` of a BabelQueue event: the ``$id`` of the official envelope schema."""
 SOM_DATASCHEMA: Final = "https://storyobjectmodel.com/schema/1.0/envelope.schema.json"
 """``dataschema`` of a SOM event: the ``$id`` of the official SOM 1.0 envelope schema."""
+RESERVED: Final = frozenset(
+    {
+        "specversion",
+        "id",
+        "source",
+        "type",
+        "datacontenttype",
+        "dataschema",
+        "subject",
+        "time",
+        "traceparent",
+        "tracestate",
+        "correlationid",
+        "causationid",
+        "data",
+    }
+)
+"""Names an ``extensions`` argument may not use: the attributes the mapping writes, and
+``data``."""
 SPEC_BY_DATASCHEMA: Final[dict[str, EventSpec]] = {
     BABELQUEUE_DATASCHEMA: "babelqueue",
     SOM_DATASCHEMA: "som",
@@ -134,18 +160,22 @@ def write_attributes(
     source: str | None,
     traceparent: str | TraceParent | None,
     tracestate: str | None,
-) -> dict[str, str]:
-    """The event's context attributes as canonical strings, ``specversion`` first.
+    extensions: Mapping[str, AttributeValue] | None = None,
+) -> dict[str, AttributeValue]:
+    """The event's attributes, ``specversion`` first, then the caller's ``extensions``.
+
+    Every value is a canonical string but for an extension's Boolean or Integer.
 
     Raises:
         ProducerError: ``cloudevents.unrepresentable`` for an envelope field its attribute
             cannot carry; ``cloudevents.attribute_invalid`` for a ``source``, ``traceparent``
             or ``tracestate`` argument that is not of its CloudEvents type;
             ``cloudevents.attribute_mismatch`` for a BabelQueue ``traceparent`` of another
-            trace than the envelope's ``trace_id``.
+            trace than the envelope's ``trace_id``; ``cloudevents.attribute_name`` or
+            ``cloudevents.attribute_invalid`` for an extension the spec does not allow.
     """
     found: list[Violation] = []
-    out: dict[str, str] = {"specversion": "1.0"}
+    out: dict[str, AttributeValue] = {"specversion": "1.0"}
     if isinstance(envelope, BabelEnvelope) and not 0 <= envelope.meta.created_at <= MAX_MILLIS:
         found.append(
             violation(
@@ -193,6 +223,7 @@ def write_attributes(
                     "tracestate goes with a traceparent, and there is none",
                 )
             )
+    chosen_extensions = _extensions(extensions or {}, found)
     if found:
         raise ProducerError.of(found)
     by_name = {item.name: item.value for item in attributes}
@@ -208,6 +239,49 @@ def write_attributes(
     for name in ("correlationid", "causationid"):
         if name in by_name:
             out[name] = by_name[name]
+    out.update(chosen_extensions)
+    return out
+
+
+def _extensions(given: object, found: list[Violation]) -> dict[str, AttributeValue]:
+    """The caller's extension attributes, each checked as the spec names and types them."""
+    # Typed as a mapping for type-checked callers; checked at run time for the others.
+    if not isinstance(given, Mapping):
+        found.append(
+            violation(rules.CLOUDEVENTS_ATTRIBUTE_INVALID, "", "extensions must be a mapping")
+        )
+        return {}
+    out: dict[str, AttributeValue] = {}
+    items: Any = given.items()
+    for name, value in items:
+        at = pointer(name) if isinstance(name, str) else ""
+        if not isinstance(name, str) or not is_attribute_name(name):
+            why = "lowercase letters a-z and digits 0-9 only"
+        elif len(name) > MAX_NAME_LENGTH:
+            why = f"at most {MAX_NAME_LENGTH} characters"
+        elif name in RESERVED:
+            why = "an attribute this mapping writes itself" if name != "data" else "reserved"
+        else:
+            why = None
+        if why is not None:
+            found.append(
+                violation(rules.CLOUDEVENTS_ATTRIBUTE_NAME, at, f"extension {name!r}: {why}")
+            )
+            continue
+        if (
+            isinstance(value, bool)
+            or (isinstance(value, int) and value in INT32)
+            or (isinstance(value, str) and bad_string(value) is None)
+        ):
+            out[name] = value
+        else:
+            found.append(
+                violation(
+                    rules.CLOUDEVENTS_ATTRIBUTE_INVALID,
+                    at,
+                    f"extension {name}: a String, a Boolean or a 32-bit Integer, not {value!r}",
+                )
+            )
     return out
 
 

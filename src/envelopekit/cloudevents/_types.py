@@ -16,6 +16,8 @@ from urllib.parse import quote, unquote_to_bytes
 from .._formats import DATE_TIME_PATTERN, URI_PATTERN
 
 __all__ = [
+    "INT32",
+    "MAX_NAME_LENGTH",
     "Instant",
     "Millis",
     "bad_string",
@@ -32,6 +34,11 @@ __all__ = [
 ]
 
 SPECVERSION: Final = "1.0"
+MAX_NAME_LENGTH: Final = 20
+"""Attribute names SHOULD NOT be longer (spec.md, "Attribute Naming Convention"): an extension
+is never written with a longer name; one is read."""
+INT32: Final = range(-(2**31), 2**31)
+"""The CloudEvents Integer: signed 32-bit."""
 
 _NAME: Final = re.compile(r"[a-z0-9]+")
 # CloudEvents String: no C0/C1 control characters, no surrogates, no noncharacters.
