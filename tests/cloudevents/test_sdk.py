@@ -212,3 +212,24 @@ def test_we_read_an_event_with_extensions(mode: str) -> None:
             message.headers, message.body, binding=binding, content_type=message.content_type
         )
     assert_read(verdict, env)
+
+
+@pytest.mark.parametrize("mode", ["structured", "http", "kafka", "amqp"])
+def test_the_verdict_gives_the_attributes_as_received(mode: str) -> None:
+    env = envelope(*VALID[-1][1:])  # a SOM envelope: no trace context of its own
+    parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+    options: dict[str, Any] = {"traceparent": parent, "source": "https://newsroom.example/cms"}
+    written = to_attributes(env, extensions=EXTENSIONS, **options)
+    if mode == "structured":
+        verdict = from_structured(to_structured(env, extensions=EXTENSIONS, **options))
+        expected: dict[str, Any] = dict(written)
+    else:
+        binding: Any = mode
+        message = to_binary(env, binding, extensions=EXTENSIONS, **options)
+        verdict = from_binary(
+            message.headers, message.body, binding=binding, content_type=message.content_type
+        )
+        expected = dict(written) if mode == "amqp" else {**written, **AS_STRINGS}
+    assert verdict.ok, verdict.violations
+    assert verdict.attributes == expected
+    assert verdict.attributes["traceparent"] == parent

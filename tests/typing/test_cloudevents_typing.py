@@ -15,6 +15,7 @@ import envelopekit as ek
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.cloudevents import (
     BinaryMessage,
+    EventVerdict,
     from_binary,
     from_message,
     from_structured,
@@ -48,15 +49,18 @@ def test_the_binding_types_the_header_values() -> None:
 
 def test_the_spec_types_the_envelope() -> None:
     body = to_structured(ENV)
-    assert_type(from_structured(body, spec="babelqueue"), ek.Verdict[BabelEnvelope[Any]])
-    assert_type(from_structured(body, spec="som"), ek.Verdict[SomEnvelope])
+    assert_type(from_structured(body, spec="babelqueue"), EventVerdict[BabelEnvelope[Any]])
+    assert_type(from_structured(body, spec="som"), EventVerdict[SomEnvelope])
     either = from_structured(body)
-    assert_type(either, ek.Verdict[BabelEnvelope[Any] | SomEnvelope])
+    assert_type(either, EventVerdict[BabelEnvelope[Any] | SomEnvelope])
     message = to_binary(ENV, "kafka")
     read = from_binary(message.headers, message.body, binding="kafka", spec="babelqueue")
-    assert_type(read, ek.Verdict[BabelEnvelope[Any]])
+    assert_type(read, EventVerdict[BabelEnvelope[Any]])
     assert read.envelope is not None
     assert_type(read.envelope.attempts, int)
+    assert_type(read.attributes, dict[str, Any])
+    verdict: ek.Verdict[BabelEnvelope[Any]] = read  # an EventVerdict is a Verdict
+    assert verdict.ok
     auto = from_message(message.headers, message.body, binding="kafka")
     assert auto.envelope is not None
     # A SOM envelope has no attempts: the spec must be named (or narrowed) first.

@@ -50,7 +50,7 @@ Everything else (``data``, ``attempts``, ``dead_letter`` and the rest of ``meta`
 ``payload``, ``_actors``, ``modification_header``, ``extensions``, ``@context``; unknown keys)
 rides in ``data`` only. ``traceparent``/``tracestate`` are the distributed-tracing extension,
 ``correlationid``/``causationid`` the correlation extension; ``extensions=`` adds the caller's
-own (``partitionkey``, a vendor's routing attribute), which a reader ignores.
+own (``partitionkey``, a vendor's routing attribute), which a reader gets back, uncompared.
 
 Reading checks the CloudEvents rules (required ``id``, ``source``, ``specversion``, ``type``;
 ``specversion`` ``1.0``; ``source`` a URI-reference; ``dataschema`` a URI; ``time`` RFC 3339;
@@ -58,9 +58,11 @@ Strings without control characters; names ``a-z0-9``; a JSON ``datacontenttype``
 envelope as :func:`envelopekit.check` does, then requires every attribute the envelope
 determines, when present, to agree with it (``time`` as an instant; ``traceparent`` of the
 envelope's trace). ``source`` is the producer's to choose and is not compared; an attribute
-another producer left out is not a disagreement. The verdict is a :class:`~envelopekit.Verdict`;
-bad input never raises. Writing refuses, with :class:`~envelopekit.ProducerError`, what an
-attribute cannot carry. The rule ids are ``cloudevents.*`` in :mod:`envelopekit.rules`.
+another producer left out is not a disagreement. The verdict is an :class:`EventVerdict`: a
+:class:`~envelopekit.Verdict` that also gives the attributes as received (the producer's
+``traceparent``, ``source``, extensions); bad input never raises. Writing refuses, with
+:class:`~envelopekit.ProducerError`, what an attribute cannot carry. The rule ids are
+``cloudevents.*`` in :mod:`envelopekit.rules`.
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ if TYPE_CHECKING:
     from ._event import STRUCTURED_CONTENT_TYPE as STRUCTURED_CONTENT_TYPE
     from ._event import BinaryMessage as BinaryMessage
     from ._event import Binding as Binding
+    from ._event import EventVerdict as EventVerdict
     from ._event import from_binary as from_binary
     from ._event import from_message as from_message
     from ._event import from_structured as from_structured
@@ -81,8 +84,8 @@ if TYPE_CHECKING:
     from ._mapping import BABELQUEUE_DATASCHEMA as BABELQUEUE_DATASCHEMA
     from ._mapping import DATACONTENTTYPE as DATACONTENTTYPE
     from ._mapping import SOM_DATASCHEMA as SOM_DATASCHEMA
-    from ._mapping import Envelope as Envelope
     from ._mapping import AttributeValue as AttributeValue
+    from ._mapping import Envelope as Envelope
 else:
     from .._exports import attach as _attach
 

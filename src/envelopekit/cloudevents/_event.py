@@ -6,10 +6,11 @@ import base64
 import binascii
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Final, Generic, Literal, TypeVar, overload
 
+from pydantic import BaseModel
 from pydantic_core import from_json
 
 from .. import rules
@@ -56,6 +57,7 @@ __all__ = [
 Binding = Literal["http", "kafka", "amqp"]
 """A protocol binding of binary content mode."""
 HeaderT = TypeVar("HeaderT", str, bytes)
+M = TypeVar("M", bound=BaseModel)
 HeaderValue = str | bytes | int | bool | datetime
 Headers = Mapping[str, Any] | Sequence[tuple[str, Any]]
 
@@ -89,6 +91,21 @@ _CONTENT_TYPE: Final = "content-type"
 _MAX_ATTRIBUTE_CHARS: Final = 65_536
 # A structured event carries the envelope (base64 makes it 4/3 larger) and its attributes.
 _ATTRIBUTE_ROOM: Final = 65_536
+
+
+@dataclass(slots=True)
+class EventVerdict(Verdict[M]):
+    """A verdict on a CloudEvent: an :class:`~envelopekit.Verdict`, and the event's attributes.
+
+    Read-only by contract, as every verdict.
+
+    Attributes:
+        attributes: each valid attribute read, by name, as received (percent-decoded; an
+            extension's Boolean or Integer as such; an AMQP ``time`` as its timestamp): the
+            producer's ``traceparent`` to continue its span, ``source``, ``partitionkey``...
+    """
+
+    attributes: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,8 +148,8 @@ def to_attributes(
         tracestate: a W3C ``tracestate`` to carry with ``traceparent``.
         extensions: more extension attributes (``partitionkey`` for a Kafka key, a vendor's
             routing attribute): names ``a-z0-9``, at most 20 characters, none the mapping
-            writes itself; values a String, a Boolean or a 32-bit Integer. A reader of the
-            event ignores them.
+            writes itself; values a String, a Boolean or a 32-bit Integer. A reader gets them
+            back in :attr:`EventVerdict.attributes`, uncompared.
 
     Raises:
         ProducerError: what cannot be expressed, each with its rule id and pointer:
@@ -269,22 +286,22 @@ def _canonical(value: AttributeValue) -> str:
 @overload
 def from_structured(
     body: bytes | str, *, spec: Literal["babelqueue"], settings: Settings | None = None
-) -> Verdict[BabelEnvelope[Any]]: ...
+) -> EventVerdict[BabelEnvelope[Any]]: ...
 @overload
 def from_structured(
     body: bytes | str, *, spec: Literal["som"], settings: Settings | None = None
-) -> Verdict[SomEnvelope]: ...
+) -> EventVerdict[SomEnvelope]: ...
 @overload
 def from_structured(
     body: bytes | str, *, spec: Literal["auto"] = "auto", settings: Settings | None = None
-) -> Verdict[BabelEnvelope[Any] | SomEnvelope]: ...
+) -> EventVerdict[BabelEnvelope[Any] | SomEnvelope]: ...
 @overload
 def from_structured(
     body: bytes | str, *, spec: str, settings: Settings | None = None
-) -> Verdict[Any]: ...
+) -> EventVerdict[Any]: ...
 def from_structured(
     body: bytes | str, *, spec: str = "auto", settings: Settings | None = None
-) -> Verdict[Any]:
+) -> EventVerdict[Any]:
     """Read a structured-mode event (``application/cloudevents+json``); never raises on input.
 
     The envelope is the event's ``data`` (or ``data_base64``), checked as
@@ -298,9 +315,9 @@ def from_structured(
         settings: limits and modes; the environment's when not given.
 
     Returns:
-        A :class:`~envelopekit.Verdict` whose ``envelope`` is the envelope when the event is
-        valid. Pointers are into the event: ``/id``, ``/data/meta/id``; inside ``data_base64``
-        they are the decoded envelope's own.
+        An :class:`EventVerdict` whose ``envelope`` is the envelope when the event is valid, and
+        whose ``attributes`` are the valid attributes as received. Pointers are into the event:
+        ``/id``, ``/data/meta/id``; inside ``data_base64`` they are the decoded envelope's own.
     """
     settings = settings if settings is not None else get_settings()
     raw = body.encode("utf-8", "surrogatepass") if isinstance(body, str) else bytes(body)
@@ -323,7 +340,7 @@ def from_structured(
         )
     found: list[Violation] = []
     members = [(name, value, pointer(name)) for name, value in document.items()]
-    attributes = _attributes(
+    attributes, received = _attributes(
         [(n, v, p) for n, v, p in members if n not in ("data", "data_base64")],
         "json",
         found,
@@ -381,7 +398,7 @@ def from_structured(
         # check of the envelope (which sees it re-encoded).
         repeated = duplicate_keys(raw)
         (found if settings.duplicate_keys == "refuse" else noted).extend(repeated)
-    return _verdict(attributes, data, base, spec, settings, found, pointer, noted)
+    return _verdict(attributes, received, data, base, spec, settings, found, pointer, noted)
 
 
 @overload
@@ -393,7 +410,7 @@ def from_binary(
     content_type: str | None = None,
     spec: Literal["babelqueue"],
     settings: Settings | None = None,
-) -> Verdict[BabelEnvelope[Any]]: ...
+) -> EventVerdict[BabelEnvelope[Any]]: ...
 @overload
 def from_binary(
     headers: Headers,
@@ -403,7 +420,7 @@ def from_binary(
     content_type: str | None = None,
     spec: Literal["som"],
     settings: Settings | None = None,
-) -> Verdict[SomEnvelope]: ...
+) -> EventVerdict[SomEnvelope]: ...
 @overload
 def from_binary(
     headers: Headers,
@@ -413,7 +430,7 @@ def from_binary(
     content_type: str | None = None,
     spec: Literal["auto"] = "auto",
     settings: Settings | None = None,
-) -> Verdict[BabelEnvelope[Any] | SomEnvelope]: ...
+) -> EventVerdict[BabelEnvelope[Any] | SomEnvelope]: ...
 @overload
 def from_binary(
     headers: Headers,
@@ -423,7 +440,7 @@ def from_binary(
     content_type: str | None = None,
     spec: str,
     settings: Settings | None = None,
-) -> Verdict[Any]: ...
+) -> EventVerdict[Any]: ...
 def from_binary(
     headers: Headers,
     body: bytes,
@@ -432,7 +449,7 @@ def from_binary(
     content_type: str | None = None,
     spec: str = "auto",
     settings: Settings | None = None,
-) -> Verdict[Any]:
+) -> EventVerdict[Any]:
     """Read a binary-mode event: attributes from headers, the envelope from the body.
 
     Args:
@@ -449,8 +466,8 @@ def from_binary(
         settings: as :func:`from_structured`.
 
     Returns:
-        A :class:`~envelopekit.Verdict`. Pointers name a header (``/ce-id``) or point into the
-        envelope (``/meta/id``).
+        An :class:`EventVerdict`, as :func:`from_structured`. Pointers name a header (``/ce-id``) or
+        point into the envelope (``/meta/id``).
 
     Raises:
         ValueError: for an unknown ``binding`` (a programming error, not bad input).
@@ -499,17 +516,24 @@ def from_binary(
                     f"{prefix}datacontenttype",
                 )
             )
-    attributes = _attributes(
+    attributes, received = _attributes(
         [item for item in chosen if item[0] != "datacontenttype"],
         binding,
         found,
         lambda name: pointer(prefix + name),
     )
     if content_type is not None and content_type is not _UNREADABLE:
-        attributes["datacontenttype"] = content_type
+        attributes["datacontenttype"] = received["datacontenttype"] = content_type
     _json_content(content_type, pointer(_CONTENT_TYPE), found)
     return _verdict(
-        attributes, bytes(body), "", spec, settings, found, lambda n: pointer(prefix + n)
+        attributes,
+        received,
+        bytes(body),
+        "",
+        spec,
+        settings,
+        found,
+        lambda n: pointer(prefix + n),
     )
 
 
@@ -522,7 +546,7 @@ def from_message(
     content_type: str | None = None,
     spec: Literal["babelqueue"],
     settings: Settings | None = None,
-) -> Verdict[BabelEnvelope[Any]]: ...
+) -> EventVerdict[BabelEnvelope[Any]]: ...
 @overload
 def from_message(
     headers: Headers,
@@ -532,7 +556,7 @@ def from_message(
     content_type: str | None = None,
     spec: Literal["som"],
     settings: Settings | None = None,
-) -> Verdict[SomEnvelope]: ...
+) -> EventVerdict[SomEnvelope]: ...
 @overload
 def from_message(
     headers: Headers,
@@ -542,7 +566,7 @@ def from_message(
     content_type: str | None = None,
     spec: Literal["auto"] = "auto",
     settings: Settings | None = None,
-) -> Verdict[BabelEnvelope[Any] | SomEnvelope]: ...
+) -> EventVerdict[BabelEnvelope[Any] | SomEnvelope]: ...
 @overload
 def from_message(
     headers: Headers,
@@ -552,7 +576,7 @@ def from_message(
     content_type: str | None = None,
     spec: str,
     settings: Settings | None = None,
-) -> Verdict[Any]: ...
+) -> EventVerdict[Any]: ...
 def from_message(
     headers: Headers,
     body: bytes,
@@ -561,7 +585,7 @@ def from_message(
     content_type: str | None = None,
     spec: str = "auto",
     settings: Settings | None = None,
-) -> Verdict[Any]:
+) -> EventVerdict[Any]:
     """Read an event in either mode, told apart as the bindings say: by the content type.
 
     A content type starting ``application/cloudevents`` is structured mode (read by
@@ -631,12 +655,14 @@ def _attributes(
     form: Literal["json", "http", "kafka", "amqp"],
     found: list[Violation],
     missing_at: Callable[[str], str],
-) -> dict[str, Any]:
-    """The valid attribute values by name (``time`` as an instant, ``traceparent`` parsed).
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The valid attributes by name, as compared and as received.
 
-    Each invalid one is reported in ``found`` and left out.
+    As compared, ``time`` is an instant and ``traceparent`` parsed. Each invalid one is
+    reported in ``found`` and left out of both.
     """
     out: dict[str, Any] = {}
+    received: dict[str, Any] = {}
     seen: set[str] = set()
     for name, value, at in items:
         if value is None and form in ("json", "amqp"):
@@ -663,6 +689,7 @@ def _attributes(
             found.append(violation(rule, at, f"{name}: {parsed.why}"))
             continue
         out[name] = parsed
+        received[name] = value
     found.extend(
         violation(
             rules.CLOUDEVENTS_ATTRIBUTE_MISSING,
@@ -672,7 +699,7 @@ def _attributes(
         for name in _REQUIRED
         if name not in seen
     )
-    return out
+    return out, received
 
 
 @dataclass(frozen=True, slots=True)
@@ -753,6 +780,7 @@ def _json_bytes(value: Any) -> bytes:
 
 def _verdict(
     attributes: dict[str, Any],
+    received: dict[str, Any],
     data: bytes | None,
     base: str,
     spec: str,
@@ -760,7 +788,7 @@ def _verdict(
     found: list[Violation],
     at: Callable[[str], str],
     noted: list[Violation] | None = None,
-) -> Verdict[Any]:
+) -> EventVerdict[Any]:
     if spec not in ("auto", "babelqueue", "som"):
         raise ValueError(f"unknown spec {spec!r}; expected 'auto', 'babelqueue' or 'som'")
     named = SPEC_BY_DATASCHEMA.get(attributes.get("dataschema", ""))
@@ -789,8 +817,8 @@ def _verdict(
             envelope = None
         if envelope is not None:
             found += agreement(envelope, attributes, at)
-    return Verdict(name, None if found else envelope, found, warnings)
+    return EventVerdict(name, None if found else envelope, found, warnings, received)
 
 
-def _refused(rule: str, at: str, message: str) -> Verdict[Any]:
-    return Verdict("auto", None, [violation(rule, at, message)])
+def _refused(rule: str, at: str, message: str) -> EventVerdict[Any]:
+    return EventVerdict("auto", None, [violation(rule, at, message)])
