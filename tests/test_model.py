@@ -37,6 +37,10 @@ def test_no_model_makes_warnings_its_own_way() -> None:
         assert cls.envelope_warnings is WireModel.envelope_warnings, cls.__qualname__
     overriding = {cls.__name__ for cls in models if "_notes" in vars(cls)}
     assert {"SomEnvelope", "MxRequest", "MxResponse", "MxErrorPayload"} <= overriding
+    # `check` asks a model only when it has something noted or notes of its own: `__notes__`
+    # must say so for every model, or a warning would go missing.
+    for cls in models:
+        assert cls.__notes__ == (cls._notes is not WireModel._notes), cls.__qualname__
 
 
 def test_what_validation_noted_comes_first_then_what_the_model_notes() -> None:

@@ -136,13 +136,19 @@ _SHAPES: Final = _ranked(lambda entry: entry.shape_rank)
 class Spec(abc.ABC):
     """How ``check`` reads one spec's messages; each spec package defines one in ``_spec.py``.
 
-    A subclass names its spec and supplies the two readers; :meth:`validate`, the same for
-    every spec, turns what they raise into violations and what they return into a verdict.
+    A subclass names its spec, its ``model`` and its two readers; :meth:`validate`, the same
+    for every spec, turns what they raise into violations and what they return into a verdict.
     """
 
     name: ClassVar[SpecName]
     model: Any
     """What the violation mapper resolves errors against (a model class or a union of them)."""
+    read: Callable[..., Any]
+    """``read(raw)``, or ``read(raw, context)`` when the spec's entry names a context: the
+    envelope of a valid message; raises ``pydantic.ValidationError`` for an invalid one. A
+    static callable, not a method: a spec's own validator, bound, costs no Python frame."""
+    read_large: Callable[..., Any]
+    """:attr:`read` for a message over ``FULL_REPORT_BYTES``: one error per array at most."""
 
     def __init__(self) -> None:
         entry = REGISTRY[self.name]
@@ -152,33 +158,27 @@ class Spec(abc.ABC):
         # thread never reads one settings' context beside another's.
         self._context: tuple[Settings | None, dict[str, Any] | None] = (None, None)
 
-    @abc.abstractmethod
-    def read(self, raw: bytes | str, context: dict[str, Any] | None) -> Any:
-        """The envelope of a valid message.
-
-        Raises:
-            pydantic.ValidationError: for an invalid one.
-        """
-
-    def read_large(self, raw: bytes | str, context: dict[str, Any] | None) -> Any:
-        """:meth:`read` for a message over ``FULL_REPORT_BYTES``: one error per array at most."""
-        return self.read(raw, context)
-
     def validate(self, raw: bytes | str, settings: Settings) -> Verdict[Any]:
         """Validate one message already within the size and depth limits."""
         large = len(raw) > FULL_REPORT_BYTES
-        context = None
-        if self._fields:
-            seen, context = self._context
-            if seen is not settings:
-                context = {field: getattr(settings, field) for field in self._fields}
-                self._context = (settings, context)
+        read = self.read_large if large else self.read
         try:
-            envelope = (self.read_large if large else self.read)(raw, context)
+            if self._fields:
+                seen, context = self._context
+                if seen is not settings:
+                    context = {field: getattr(settings, field) for field in self._fields}
+                    self._context = (settings, context)
+                envelope = read(raw, context)
+            else:
+                envelope = read(raw)
         except ValidationError as exc:
             found = violations(exc, model=self.model, limit=settings.max_violations, partial=large)
             return Verdict(self.name, None, found)
-        return Verdict(self.name, envelope, [], envelope.envelope_warnings())
+        # envelope_warnings() is how every model makes its warnings; a model with nothing noted
+        # while reading and no notes of its own (`__notes__`) is not asked: [] costs no call.
+        if envelope.__pydantic_private__ or envelope.__notes__:
+            return Verdict(self.name, envelope, [], envelope.envelope_warnings())
+        return Verdict(self.name, envelope, [])
 
     @abc.abstractmethod
     def looks_like(self, document: Mapping[str, Any]) -> bool:

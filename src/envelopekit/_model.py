@@ -47,6 +47,8 @@ class WireModel(BaseModel):
     __schema_name__: ClassVar[str] = ""
     __false_schema__: ClassVar[frozenset[str]] = frozenset()
     __field_rules__: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    __notes__: ClassVar[bool] = False
+    """Whether the model notes anything about its own values (it overrides :meth:`_notes`)."""
 
     @classmethod
     def __get_pydantic_json_schema__(
@@ -79,6 +81,7 @@ class WireModel(BaseModel):
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
+        cls.__notes__ = cls._notes is not WireModel._notes
         # Parametrised generics are titled "Name[Arg]"; the mapper strips the brackets.
         _REGISTRY.setdefault(cls.__name__.partition("[")[0], cls)
 

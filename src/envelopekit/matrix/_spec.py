@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
+from functools import cache, partial
 from typing import Any, ClassVar
 
 from pydantic_core import SchemaValidator
@@ -15,19 +15,24 @@ from ._classify import MESSAGE_ADAPTER, MxMessage
 __all__ = ["SPEC", "MatrixSpec"]
 
 
+@cache
+def _fail_fast() -> SchemaValidator:
+    return fail_fast_validator(MESSAGE_ADAPTER.core_schema)
+
+
+def _read_large(raw: bytes | str) -> Any:
+    return _fail_fast().validate_json(raw, by_name=False)
+
+
 class MatrixSpec(Spec):
     """Matrix MxEnvelope: requests, responses and error payloads, told apart by ``op``."""
 
     name: ClassVar[SpecName] = "matrix"
     model = MxMessage
 
-    def read(self, raw: bytes | str, context: dict[str, Any] | None) -> Any:
-        """The request, response or error payload the document is (``MESSAGE_ADAPTER``)."""
-        return MESSAGE_ADAPTER.validate_json(raw, by_name=False)
-
-    def read_large(self, raw: bytes | str, context: dict[str, Any] | None) -> Any:
-        """:meth:`read`, failing fast."""
-        return _fail_fast().validate_json(raw, by_name=False)
+    # The request, response or error payload the document is (MESSAGE_ADAPTER), by op.
+    read = staticmethod(partial(MESSAGE_ADAPTER.validate_json, by_name=False))
+    read_large = staticmethod(_read_large)
 
     def signature(self, document: Mapping[str, Any]) -> bool:
         """A reply (a response whatever else it carries, §14.9) or a bare error payload.
@@ -43,11 +48,6 @@ class MatrixSpec(Spec):
         if "op" in document:
             return True
         return document.get("ok") is False and "error" in document
-
-
-@cache
-def _fail_fast() -> SchemaValidator:
-    return fail_fast_validator(MESSAGE_ADAPTER.core_schema)
 
 
 SPEC = MatrixSpec()
