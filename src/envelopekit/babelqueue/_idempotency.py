@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
 import threading
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Mapping
@@ -127,6 +128,14 @@ class AsyncClaimingSeenStore(AsyncSeenStore, Protocol):
         ...
 
 
+def _renewal(store: object, lease: Lease | None) -> tuple[Callable[[], Any], float] | None:
+    """One renewal of ``lease`` and its period, when the store can renew it."""
+    renew = getattr(store, "renew", None)
+    if lease is None or lease.token is None or lease.renew_every is None or renew is None:
+        return None
+    return functools.partial(renew, lease), lease.renew_every
+
+
 def _kept(renewal: Callable[[], object]) -> bool:
     """Whether one renewal kept the claim; a store error counts as lost (it lapses by itself)."""
     try:
@@ -138,15 +147,15 @@ def _kept(renewal: Callable[[], object]) -> bool:
 @contextlib.contextmanager
 def renewing(store: object, lease: Lease | None) -> Generator[None, None, None]:
     """Renew ``lease`` from a thread while the block runs (a sync handler), if it can be."""
-    renew = getattr(store, "renew", None)
-    if lease is None or lease.token is None or lease.renew_every is None or renew is None:
+    found = _renewal(store, lease)
+    if found is None:
         yield
         return
-    every = lease.renew_every
+    renew, every = found
     stop = threading.Event()
 
     def keep() -> None:
-        while not stop.wait(every) and _kept(lambda: renew(lease)):
+        while not stop.wait(every) and _kept(renew):
             pass
 
     keeper = threading.Thread(target=keep, name="envelopekit-lease", daemon=True)
@@ -164,17 +173,17 @@ async def async_renewing(store: object, lease: Lease | None) -> AsyncGenerator[N
 
     The store's ``renew`` may be sync or async.
     """
-    renew = getattr(store, "renew", None)
-    if lease is None or lease.token is None or lease.renew_every is None or renew is None:
+    found = _renewal(store, lease)
+    if found is None:
         yield
         return
-    every = lease.renew_every
+    renew, every = found
 
     async def keep() -> None:
         while True:
             await asyncio.sleep(every)
             try:
-                kept = renew(lease)
+                kept = renew()
                 if inspect.isawaitable(kept):
                     kept = await kept
             except Exception:  # the claim lapses by itself; the handler goes on
