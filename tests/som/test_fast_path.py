@@ -18,7 +18,7 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from envelopekit.som import PAYLOAD_MODELS, SomEnvelope, UnvalidatedPayload
-from envelopekit.som._envelope import _fast_validator
+from envelopekit.som._envelope import FAST_PATH
 from tests.som._corpus import (
     label,
     negative_envelope,
@@ -150,7 +150,7 @@ def _outcome(validate: Any, raw: str | bytes, options: dict[str, Any]) -> Any:
 
 def test_the_fast_validator_is_built() -> None:
     """The speed path is on: built, and accepting valid messages itself."""
-    fast = _fast_validator()
+    fast = FAST_PATH.validator()
     assert fast is not None
     for path in positive_files():
         raw = json.dumps(positive_envelope(path))
@@ -160,7 +160,7 @@ def test_the_fast_validator_is_built() -> None:
 
 
 def test_the_fast_validator_hands_back_what_it_does_not_accept() -> None:
-    fast = _fast_validator()
+    fast = FAST_PATH.validator()
     assert fast is not None
     document = positive_envelope(positive_files()[0])
     unknown = {**document, "message_type": "asset.ingested", "topic": "som.asset"}
@@ -171,7 +171,7 @@ def test_the_fast_validator_hands_back_what_it_does_not_accept() -> None:
 
 
 def test_what_the_fast_validator_narrows_or_leaves_out_goes_to_the_model() -> None:
-    fast = _fast_validator()
+    fast = FAST_PATH.validator()
     assert fast is not None
     link = next(p for p in positive_files() if label(p) == "link/committed.json")
     document = positive_envelope(link)

@@ -27,13 +27,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ._delivery import DeliveryLocator as DeliveryLocator
     from ._delivery import DeliveryMediaAvailable as DeliveryMediaAvailable
-    from ._envelope import SOM_VERSION as SOM_VERSION
     from ._envelope import ModificationHeader as ModificationHeader
     from ._envelope import OriginatingSystem as OriginatingSystem
     from ._envelope import ProducingKeywords as ProducingKeywords
     from ._envelope import SomEnvelope as SomEnvelope
     from ._envelope import SystemType as SystemType
-    from ._envelope import VersionMode as VersionMode
     from ._link import LinkEvent as LinkEvent
     from ._link import LinkMessageType as LinkMessageType
     from ._link import Withdrawal as Withdrawal
@@ -91,6 +89,8 @@ if TYPE_CHECKING:
     from ._telling import TransformActor as TransformActor
     from ._telling import TransformType as TransformType
     from ._types import parse_date_time as parse_date_time
+    from ._version import SOM_VERSION as SOM_VERSION
+    from ._version import VersionMode as VersionMode
 else:
     from .._exports import attach as _attach
 

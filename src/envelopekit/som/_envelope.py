@@ -1,11 +1,13 @@
-"""The SOM 1.0 envelope (``envelope.schema.json``), its wire-version rule, and producing."""
+"""The SOM 1.0 envelope (``envelope.schema.json``): the model, its parts and its validators.
+
+Around it: the wire version (:mod:`._version`), producing (:mod:`._producing`), the typed
+envelope ``SomEnvelope[Family]`` (:mod:`._typed`), its JSON Schema (:mod:`._envelope_schema`)
+and the fast path of ``model_validate_json`` (:mod:`._fast`).
+"""
 
 from __future__ import annotations
 
-import difflib
-import re
 from collections.abc import Callable, Mapping
-from contextvars import ContextVar
 from datetime import datetime
 from typing import (
     Annotated,
@@ -17,14 +19,11 @@ from typing import (
     TypeAlias,
     TypedDict,
     cast,
-    get_args,
-    get_origin,
     overload,
 )
 from uuid import UUID
 
 from pydantic import (
-    BaseModel,
     ConfigDict,
     Field,
     GetJsonSchemaHandler,
@@ -37,20 +36,19 @@ from pydantic import (
 )
 from pydantic.config import ExtraValues
 from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import CoreSchema, PydanticCustomError, SchemaValidator, core_schema
+from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 from typing_extensions import Self, TypeVar, Unpack
 
 from .. import rules
 from .._compat import MISSING
 from .._errors import ProducerError
-from .._failfast import fail_fast_validator
-from .._ids import rfc3339, uuid7
-from .._json import dumps, plain_json
-from .._schema import ref_to, shipping
-from .._settings import Settings, get_settings
+from .._json import dumps
+from .._schema import shipping
+from .._settings import Settings
 from .._violations import Violation, violation
 from ._delivery import DeliveryMediaAvailable
-from ._fast import dispatching_validator
+from ._envelope_schema import as_tagged_union, envelope_json_schema
+from ._fast import FastPath
 from ._link import LinkEvent, LinkMessageType
 from ._payloads import (
     FAMILY_BY_MESSAGE_TYPE,
@@ -59,16 +57,16 @@ from ._payloads import (
     SomPayload,
     UnvalidatedPayload,
     done_validating,
-    message_type_of,
     validating_as,
 )
+from ._producing import wire_data
 from ._skill_warning import SkillWarning
 from ._story_context import StoryContext
 from ._system_audit import SystemAudit
 from ._telling import TellingEvent, TellingMessageType
+from ._typed import expect_family, unparametrised
 from ._types import (
     MESSAGE_TYPE_PATTERN,
-    SEMVER_PATTERN,
     TOPIC_PATTERN,
     DateTimeStr,
     Extensions,
@@ -82,19 +80,17 @@ from ._types import (
     UuidStr,
     parse_date_time,
 )
+from ._version import SOM_VERSION, SomVersion, supported_version
 
 __all__ = [
-    "SOM_VERSION",
+    "FAST_PATH",
     "ModificationHeader",
     "OriginatingSystem",
     "ProducingKeywords",
     "SomEnvelope",
     "SystemType",
-    "VersionMode",
+    "validate_large",
 ]
-
-SOM_VERSION: Final = "1.0.0"
-"""The wire version SOM 1.0 producers emit, and the only one the official tools accept."""
 
 SystemType: TypeAlias = Literal[
     "ncs",
@@ -114,10 +110,6 @@ SystemType: TypeAlias = Literal[
 ]
 """``originating_system.system_type``: the closed, lower-case 14-value enum."""
 
-VersionMode: TypeAlias = Literal["strict", "tolerant"]
-"""``strict``: only ``1.0.0`` (the official tools); ``tolerant``: any ``1.x.y`` (the bus)."""
-
-SomVersion: TypeAlias = Annotated[str, StringConstraints(strict=True, pattern=SEMVER_PATTERN)]
 MessageType: TypeAlias = Annotated[
     str, StringConstraints(strict=True, pattern=MESSAGE_TYPE_PATTERN)
 ]
@@ -134,12 +126,6 @@ PayloadT = TypeVar(
     default=SomPayload,
     covariant=True,
 )
-
-_MESSAGE_TYPE_RE: Final = re.compile(r"\A[a-z][a-z0-9_.]*\Z")
-_FAMILIES: Final = tuple(dict.fromkeys(PAYLOAD_MODELS.values()))
-_DATE_TIME: Final = rules.structural("envelope", "format.date-time")
-# Families whose schema requires the payload to repeat the envelope's message_type.
-_OWN_TYPE_REQUIRED: Final = (TellingEvent, LinkEvent, DeliveryMediaAvailable)
 
 
 class OriginatingSystem(SomModel):
@@ -204,169 +190,6 @@ def _context_value(info: ValidationInfo, key: str) -> Any:
     return None
 
 
-_ENVELOPE_DESCRIPTION: Final = (
-    "A SOM 1.0 message: the envelope, with the payload its `message_type` selects. "
-    "`message_type` is the only parsing discriminator: the payload of one of the ten types with "
-    "a SOM 1.0 schema must match that family's schema; any other `message_type` carries a JSON "
-    "object, unvalidated. `som_version` is 1.0.0."
-)
-
-
-def _envelope_json_schema(schema: dict[str, Any], cls: type[Any]) -> None:
-    """What the envelope's validators enforce, in its generated JSON Schema.
-
-    ``som_version`` is 1.0.0 (the default, strict mode). The payload is chosen by
-    ``message_type`` alone: one ``if``/``then`` per known type, whose ``then`` also holds the
-    payload's own ``message_type`` (where its family has one) to the envelope's; any other
-    ``message_type`` carries an object, unvalidated. A plain ``oneOf`` of the families and the
-    unknown-family object would refuse every valid known message (it matches both).
-
-    The class docstring documents the Python API; the schema gets the wire-level description.
-    """
-    schema["description"] = _ENVELOPE_DESCRIPTION
-    properties = schema["properties"]
-    properties["som_version"]["const"] = SOM_VERSION
-    payload = properties["payload"]
-    if "oneOf" not in payload:
-        _typed_envelope_json_schema(properties, cls)
-        return
-    branches = payload.pop("oneOf")
-    payload["type"] = "object"
-    dispatch: list[dict[str, Any]] = []
-    for message_type, model in PAYLOAD_MODELS.items():
-        family = ref_to(model, branches)
-        if "message_type" in model.model_fields:
-            family["properties"] = {"message_type": {"const": message_type}}
-        dispatch.append(
-            {
-                "if": _message_type_is({"const": message_type}),
-                "then": {"properties": {"payload": family}},
-            }
-        )
-    dispatch.append(
-        {
-            "if": _message_type_is({"not": {"enum": sorted(PAYLOAD_MODELS)}}),
-            "then": {"properties": {"payload": ref_to(UnvalidatedPayload, branches)}},
-        }
-    )
-    schema["allOf"] = dispatch
-
-
-def _typed_envelope_json_schema(properties: dict[str, Any], cls: type[Any]) -> None:
-    """``SomEnvelope[Family]``: the payload is that type; ``message_type`` one that selects it."""
-    expected = _expected_of(cls)
-    if expected is None:
-        return
-    known, unknown, _ = expected
-    if not unknown:
-        properties["message_type"]["enum"] = sorted(known)
-    elif not known:
-        properties["message_type"]["not"] = {"enum": sorted(PAYLOAD_MODELS)}
-
-
-def _message_type_is(condition: dict[str, Any]) -> dict[str, Any]:
-    return {"properties": {"message_type": condition}, "required": ["message_type"]}
-
-
-def _as_tagged_union(envelope: dict[str, Any], handler: GetJsonSchemaHandler) -> None:
-    """Rewrite the envelope's ``if``/``then`` schema as a discriminated ``oneOf`` of variants.
-
-    Each ``if``/``then`` pair becomes one variant: the envelope with ``message_type`` held to
-    the condition and ``payload`` to the schema it selects. The conditions exclude each other
-    (nine ``const`` and the ``not`` ``enum`` of them), so exactly one variant takes a message
-    the ``if``/``then`` form accepts, and none one it refuses.
-    """
-    dispatch = envelope.pop("allOf", None)
-    if dispatch is None:  # already rewritten in this generation
-        return
-    properties = envelope["properties"]
-    payload = {k: v for k, v in properties["payload"].items() if k != "type"}
-    variants: list[JsonSchemaValue] = []
-    mapping: dict[str, str] = {}
-    for branch in dispatch:
-        condition = branch["if"]["properties"]["message_type"]
-        message_type = condition.get("const")
-        title = _variant_title(message_type)
-        variant = {
-            **envelope,
-            "title": title,
-            "description": (
-                f"A SOM 1.0 message of message_type {message_type}."
-                if message_type is not None
-                else "A SOM 1.0 message of a message_type with no SOM 1.0 schema: its payload "
-                "is a JSON object, unvalidated."
-            ),
-            "properties": {
-                **properties,
-                "message_type": {**properties["message_type"], **condition},
-                "payload": {**payload, **branch["then"]["properties"]["payload"]},
-            },
-        }
-        # Through a `definitions` schema: generated in full (its hook, its definition), where
-        # the handler called on the model's own schema would only inline it.
-        model = _variant_model(title).__pydantic_core_schema__
-        reference = model.get("ref")
-        assert reference is not None, "a model's core schema has a reference"
-        wrapped = core_schema.definitions_schema(
-            core_schema.definition_reference_schema(reference), [model]
-        )
-        token = _VARIANT.set(variant)
-        try:
-            ref = handler(wrapped)
-        finally:
-            _VARIANT.reset(token)
-        variants.append(ref)
-        if message_type is not None:
-            mapping[message_type] = ref["$ref"]
-    for key in ("type", "properties", "required", "additionalProperties"):
-        envelope.pop(key, None)
-    envelope["oneOf"] = variants
-    envelope["discriminator"] = {"propertyName": "message_type", "mapping": mapping}
-
-
-def _variant_title(message_type: str | None) -> str:
-    """``story.context`` -> ``SomStoryContextEnvelope``; ``None`` -> ``SomUnknownEnvelope``."""
-    words = re.split(r"[._]", message_type) if message_type is not None else ["unknown"]
-    return "Som" + "".join(word.capitalize() for word in words) + "Envelope"
-
-
-# The variant schema `_as_tagged_union` is registering, read by the variant model's hook.
-_VARIANT: ContextVar[JsonSchemaValue | None] = ContextVar("envelopekit_som_variant", default=None)
-_VARIANT_MODELS: dict[str, type[BaseModel]] = {}
-
-
-def _variant_model(title: str) -> type[BaseModel]:
-    """A model that only names one variant's definition (its JSON Schema is ``_VARIANT``'s).
-
-    A JSON Schema definition is registered by a core schema with a reference, and a model's is
-    one; validation never uses it.
-    """
-    if title not in _VARIANT_MODELS:
-
-        def variant_schema(
-            cls: type[BaseModel], schema: CoreSchema, handler: GetJsonSchemaHandler
-        ) -> JsonSchemaValue:
-            found = _VARIANT.get()
-            assert found is not None, "generated only inside _as_tagged_union"
-            ref = handler(schema)  # registers the definition, then holds the variant
-            definition = handler.resolve_ref_schema(ref)
-            definition.clear()
-            definition.update(found)
-            return ref
-
-        _VARIANT_MODELS[title] = type(
-            title,
-            (BaseModel,),
-            {
-                "__module__": __name__,
-                "__qualname__": title,
-                "__doc__": f"The {title} variant of SomEnvelope's JSON Schema.",
-                "__get_pydantic_json_schema__": classmethod(variant_schema),
-            },
-        )
-    return _VARIANT_MODELS[title]
-
-
 class SomEnvelope(SomModel, Generic[PayloadT]):
     """A SOM 1.0 message: the envelope, with the payload its ``message_type`` selects.
 
@@ -389,7 +212,7 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
     ``context`` is ``@context``.
     """
 
-    model_config = ConfigDict(json_schema_extra=_envelope_json_schema)
+    model_config = ConfigDict(json_schema_extra=envelope_json_schema)
     __schema_name__: ClassVar[str] = "envelope"
     __false_schema__: ClassVar[frozenset[str]] = frozenset({"source", "signature"})
 
@@ -445,7 +268,7 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
         """
         found = super().__get_pydantic_json_schema__(schema, handler)
         if cls is SomEnvelope and not shipping():
-            _as_tagged_union(handler.resolve_ref_schema(found), handler)
+            as_tagged_union(handler.resolve_ref_schema(found), handler)
         return found
 
     # --- validation --------------------------------------------------------------------------
@@ -455,28 +278,7 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
     def _wire_version(cls, value: str, info: ValidationInfo) -> str:
         if value == SOM_VERSION:
             return value
-        # Compared as text: the pattern allows more digits than int() converts, and zeros lead.
-        major = value.partition(".")[0].lstrip("0")
-        if not major:
-            raise PydanticCustomError(
-                rules.SOM_VERSION_PRE_1_0,
-                "som_version {version} is pre-1.0 and not SOM 1.0 conformant",
-                {"version": value},
-            )
-        if major != "1":
-            raise PydanticCustomError(
-                rules.SOM_VERSION_UNSUPPORTED_MAJOR,
-                "som_version {version} is not SOM 1.x",
-                {"version": value},
-            )
-        mode = _context_value(info, "som_version_mode") or get_settings().som_version_mode
-        if mode == "tolerant":
-            return value
-        raise PydanticCustomError(
-            rules.SOM_VERSION_UNSUPPORTED_MINOR,
-            "som_version {version} is not 1.0.0 (accepted only in tolerant mode)",
-            {"version": value},
-        )
+        return supported_version(value, _context_value(info, "som_version_mode"))
 
     @field_validator("payload", mode="wrap")
     @classmethod
@@ -487,7 +289,7 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
         # payload is only checked to be an object, as the envelope schema does.
         message_type = info.data.get("message_type")
         if cls is not SomEnvelope and isinstance(message_type, str):
-            _expect_family(cls, message_type)
+            expect_family(cls, message_type)
         token = validating_as(message_type if isinstance(message_type, str) else "")
         try:
             return handler(value)
@@ -505,13 +307,15 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
                     {"message_type": self.message_type, "pointer": "/message_type"},
                 )
             return self
-        # A family without the field would send `getattr` through pydantic's slow miss path.
-        own = payload.__dict__.get("message_type", MISSING)
-        if own is not MISSING and own != self.message_type:
+        if not _own_type_agrees(self):
             raise PydanticCustomError(
                 rules.PAYLOAD_MESSAGE_TYPE_MISMATCH,
                 "The payload's message_type '{own}' disagrees with the envelope's '{envelope}'",
-                {"own": own, "envelope": self.message_type, "pointer": "/payload/message_type"},
+                {
+                    "own": payload.__dict__["message_type"],
+                    "envelope": self.message_type,
+                    "pointer": "/payload/message_type",
+                },
             )
         return self
 
@@ -534,21 +338,9 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
         """
         __tracebackhide__ = True
         if cls is SomEnvelope and by_alias is None and by_name is None:
-            fast = _FAST[0] if _FAST else _fast_validator()
-            if fast is not None:
-                try:
-                    # Keyword arguments cost a Rust call more than the check does.
-                    found = (
-                        fast.validate_json(json_data)
-                        if strict is None and extra is None and context is None
-                        else fast.validate_json(
-                            json_data, strict=strict, extra=extra, context=context
-                        )
-                    )
-                except ValidationError:  # not JSON: the model's validator reports it below
-                    found = None
-                if found is not None and _payload_agrees(found):
-                    return found  # type: ignore[no-any-return]
+            found = FAST_PATH.validate_json(json_data, strict, extra, context)
+            if found is not None:
+                return cast("Self", found)
         return super().model_validate_json(
             json_data,
             strict=strict,
@@ -768,37 +560,19 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
                 ``violations`` name each rule and pointer, as :func:`envelopekit.check`
                 would for the message.
         """
-        settings = settings if settings is not None else get_settings()
-        if message_type is None:
-            message_type = _inferred_message_type(payload)
-        if payload is None:
-            raise ProducerError.of(
-                [violation(_ENVELOPE_REQUIRED, "/payload", "'payload' is a required property")]
-            )
-        if (
-            not allow_unknown
-            and message_type not in PAYLOAD_MODELS
-            and _MESSAGE_TYPE_RE.match(message_type) is not None
-        ):
-            raise ProducerError.of([_unknown_message_type(message_type)])
-        data: dict[str, Any] = {
-            "som_version": SOM_VERSION,
-            "message_id": _uuid_text(message_id),
-            "correlation_id": _uuid_text(correlation_id),
-        }
-        if causation_id is not None:
-            data["causation_id"] = _uuid_text(causation_id)
-        data["message_type"] = message_type
-        data["timestamp"] = _timestamp_text(timestamp)
-        data["originating_system"] = _originating_system(originating_system, settings)
-        data["topic"] = f"som.{message_type}" if topic is None else topic
-        data["payload"] = _payload_input(message_type, payload)
-        if extensions is not None:
-            data["extensions"] = extensions
-        # Validation takes a model instance as it is, and `model_copy(update=...)` derives one
-        # unvalidated: every model given (payload, originating_system, or one nested in a
-        # mapping) is validated from what it would put on the wire, as a consumer will see it.
-        data = plain_json(data)
+        data = wire_data(
+            message_type,
+            payload,
+            allow_unknown=allow_unknown,
+            originating_system=originating_system,
+            correlation_id=correlation_id,
+            causation_id=causation_id,
+            topic=topic,
+            timestamp=timestamp,
+            message_id=message_id,
+            extensions=extensions,
+            settings=settings,
+        )
         try:
             return cls.model_validate(data, context={"som_version_mode": "strict"})
         except ValidationError as exc:
@@ -884,7 +658,7 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
             ProducerError: as :meth:`create`.
         """
         # The plain envelope produces: a `SomEnvelope[StoryContext]` is followed by any family.
-        create = cast("Callable[..., SomEnvelope[Any]]", _unparametrised(type(self)).create)
+        create = cast("Callable[..., SomEnvelope[Any]]", unparametrised(type(self)).create)
         return create(
             message_type,
             payload,
@@ -900,210 +674,31 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
         )
 
 
-_FAST: list[SchemaValidator | None] = []
-_FAIL_FAST: dict[str, SchemaValidator | None] = {}
+def _own_type_agrees(envelope: SomEnvelope[Any]) -> bool:
+    """Whether the payload's own ``message_type``, where its family has one, is the envelope's."""
+    # A family without the field would send `getattr` through pydantic's slow miss path.
+    own = envelope.payload.__dict__.get("message_type", MISSING)
+    return own is MISSING or own == envelope.message_type
 
 
-def _payload_agrees(found: SomEnvelope) -> bool:
-    # `_payload_agrees`, left out of the fast validator: cheaper checked on its result.
-    own = found.payload.__dict__.get("message_type", MISSING)
-    return own is MISSING or own == found.message_type
-
-
-def _fast_validator(*, fail_fast: bool = False) -> SchemaValidator | None:
-    """The Rust-dispatching validator of :mod:`._fast`, built on first use."""
-    if fail_fast or not _FAST:
-        validator = dispatching_validator(
-            SomEnvelope,
-            "payload",
-            "message_type",
-            PAYLOAD_MODELS,
-            # Only the current wire version takes the fast path: the others need the mode.
-            narrowed={"som_version": core_schema.literal_schema([SOM_VERSION])},
-            # Checked by the caller on the result; a Python hook costs more when Rust calls it.
-            dropped=["_payload_agrees"],
-            fail_fast=fail_fast,
-        )
-        if fail_fast:
-            return validator
-        _FAST.append(validator)
-    return _FAST[0]
+FAST_PATH: Final = FastPath(
+    SomEnvelope,
+    "payload",
+    "message_type",
+    PAYLOAD_MODELS,
+    # Only the current wire version takes the fast path: the others need the mode.
+    narrowed={"som_version": core_schema.literal_schema([SOM_VERSION])},
+    # Checked on the result (`_own_type_agrees`): a Python hook costs more when Rust calls it.
+    dropped=["_payload_agrees"],
+    agrees=_own_type_agrees,
+)
+"""``SomEnvelope.model_validate_json``'s fast path (:mod:`._fast`), built on first use."""
 
 
 def validate_large(raw: bytes | str, context: Mapping[str, Any]) -> SomEnvelope:
     """``SomEnvelope.model_validate_json`` for a large message, both validators failing fast.
 
-    The verdict is the model's; a refusal reports one failing item per array (``_failfast``).
-
     Raises:
         pydantic.ValidationError: when the message is not valid.
     """
-    if "fast" not in _FAIL_FAST:
-        _FAIL_FAST["fast"] = _fast_validator(fail_fast=True)
-        _FAIL_FAST["model"] = fail_fast_validator(SomEnvelope.__pydantic_core_schema__)
-    fast = _FAIL_FAST["fast"]
-    if fast is not None:
-        try:
-            found = fast.validate_json(raw, context=context)
-        except ValidationError:  # not JSON: the model's validator reports it below
-            found = None
-        if found is not None and _payload_agrees(found):
-            return found  # type: ignore[no-any-return]
-    model = _FAIL_FAST["model"]
-    assert model is not None
-    return model.validate_json(raw, context=context)  # type: ignore[no-any-return]
-
-
-def _unparametrised(cls: type[SomEnvelope[Any]]) -> type[SomEnvelope[Any]]:
-    origin = cls.__pydantic_generic_metadata__["origin"]
-    return cls if origin is None else cast("type[SomEnvelope[Any]]", origin)
-
-
-# A parametrised envelope class -> (the message types it takes, whether unknown ones too, the
-# payload types' names), or None when it takes every message type.
-_EXPECTED: dict[type, tuple[frozenset[str], bool, str] | None] = {}
-
-
-def _expect_family(cls: type[SomEnvelope[Any]], message_type: str) -> None:
-    """Refuse a ``message_type`` that does not select ``SomEnvelope[X]``'s payload type X."""
-    if cls not in _EXPECTED:
-        _EXPECTED[cls] = _expected_of(cls)
-    expected = _EXPECTED[cls]
-    if expected is None:
-        return
-    known, unknown, names = expected
-    if message_type in known or (unknown and message_type not in PAYLOAD_MODELS):
-        return
-    # At /payload: a field validator's pointer is its field's (message_type was valid).
-    family = PAYLOAD_MODELS.get(message_type, UnvalidatedPayload).__name__
-    raise PydanticCustomError(
-        rules.PAYLOAD_FAMILY_UNEXPECTED,
-        "message_type '{message_type}' selects {family}; this envelope takes {expected}",
-        {"message_type": message_type, "family": family, "expected": names},
-    )
-
-
-def _expected_of(cls: type[SomEnvelope[Any]]) -> tuple[frozenset[str], bool, str] | None:
-    args = cls.__pydantic_generic_metadata__["args"]
-    kinds = _payload_classes(args[0]) if args else None
-    if kinds is None:  # a subclass of the plain envelope, or a payload type we cannot read
-        return None
-    families: list[type] = [*dict.fromkeys(PAYLOAD_MODELS.values()), UnvalidatedPayload]
-    chosen = [family for family in families if any(issubclass(k, family) for k in kinds)]
-    if len(chosen) == len(families):
-        return None
-    known = frozenset(t for t, model in PAYLOAD_MODELS.items() if model in chosen)
-    names = " or ".join(kind.__name__ for kind in kinds)
-    return known, UnvalidatedPayload in chosen, names
-
-
-def _payload_classes(annotation: Any) -> list[type] | None:
-    """The classes a payload type argument names (through unions and ``Annotated``)."""
-    if get_origin(annotation) is Annotated:
-        return _payload_classes(get_args(annotation)[0])
-    if isinstance(annotation, type) and not get_args(annotation):
-        return [annotation]
-    members = get_args(annotation)
-    if not members:
-        return None
-    found: list[type] = []
-    for member in members:
-        classes = _payload_classes(member)
-        if classes is None:
-            return None
-        found += classes
-    return found
-
-
-# --- producing helpers -------------------------------------------------------------------------
-
-_ENVELOPE_REQUIRED: Final = rules.structural("envelope", "required")
-
-
-def _inferred_message_type(payload: object) -> str:
-    """The ``message_type`` of a family model given without one."""
-    if isinstance(payload, _FAMILIES):
-        return message_type_of(payload)
-    given = "no payload" if payload is None else f"a {type(payload).__name__} payload"
-    raise ProducerError.of(
-        [
-            violation(
-                _ENVELOPE_REQUIRED,
-                "/message_type",
-                f"'message_type' is a required property: pass it, or a family model as the "
-                f"payload to take it from (not {given})",
-            )
-        ]
-    )
-
-
-def _unknown_message_type(message_type: str) -> Violation:
-    close = difflib.get_close_matches(message_type, PAYLOAD_MODELS, n=1)
-    hint = f"did you mean '{close[0]}'? " if close else ""
-    return violation(
-        rules.MESSAGE_TYPE_UNKNOWN,
-        "/message_type",
-        f"message_type '{message_type}' has no SOM 1.0 schema: {hint}pass allow_unknown=True "
-        "to produce an unknown family deliberately",
-    )
-
-
-def _uuid_text(value: str | UUID | None) -> str:
-    # A string is checked by the model's validation, reported at its pointer.
-    if value is None:
-        return uuid7()
-    return str(value) if isinstance(value, UUID) else value
-
-
-def _timestamp_text(value: datetime | str | None) -> str:
-    if value is None:
-        return rfc3339(digits=6)
-    if isinstance(value, datetime):
-        try:
-            return rfc3339(value, digits=6)
-        except ValueError as exc:
-            found = violation(_DATE_TIME, "/timestamp", f"timestamp {value.isoformat()}: {exc}")
-            raise ProducerError.of([found]) from None
-    return value
-
-
-def _originating_system(
-    given: OriginatingSystem | Mapping[str, Any] | None, settings: Settings
-) -> OriginatingSystem | Mapping[str, Any]:
-    if given is not None:
-        return given
-    if settings.som_system_id is None:
-        found = violation(
-            _ENVELOPE_REQUIRED,
-            "/originating_system",
-            "no originating_system given and ENVELOPEKIT_SOM_SYSTEM_ID is not set",
-        )
-        raise ProducerError.of([found])
-    system: dict[str, Any] = {
-        "system_id": settings.som_system_id,
-        "system_type": settings.som_system_type,
-    }
-    if settings.som_system_name is not None:
-        system["system_name"] = settings.som_system_name
-    return system
-
-
-def _payload_input(
-    message_type: str, payload: FamilyPayload | UnvalidatedPayload | Mapping[str, Any]
-) -> Any:
-    family = PAYLOAD_MODELS.get(message_type)
-    if isinstance(payload, UnvalidatedPayload):
-        payload = payload.root
-    elif not isinstance(payload, Mapping):
-        if family is None or not isinstance(payload, family):
-            expected = family.__name__ if family is not None else "a mapping"
-            raise ProducerError(
-                f"'{message_type}' takes {expected}, not a {type(payload).__name__}"
-            )
-        return payload
-    if family is None:
-        return dict(payload)
-    body = dict(payload)
-    if issubclass(family, _OWN_TYPE_REQUIRED) and "message_type" not in body:
-        body["message_type"] = message_type
-    return body
+    return FAST_PATH.validate_large(raw, context)

@@ -23,15 +23,18 @@ checks on the result. Either way what it accepts, the model accepts with the sam
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
-from typing import Any, cast
+from collections.abc import Callable, Collection, Iterable, Mapping
+from typing import Any, Generic, TypeVar, cast
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
+from pydantic.config import ExtraValues
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
 
 from .._failfast import fail_fast_validator
 
-__all__: list[str] = []  # internal: used by ._envelope only
+__all__ = ["FastPath", "dispatching_validator"]  # internal: used by ._envelope only
+
+M = TypeVar("M", bound=BaseModel)
 
 # Schema nodes that wrap a model's schema without changing what a field is validated with.
 _FUNCTIONS = frozenset({"function-after", "function-before", "function-wrap"})
@@ -145,3 +148,94 @@ def dispatching_validator(
     )
     top = core_schema.definitions_schema(union, definitions) if definitions else union
     return fail_fast_validator(top, config) if fail_fast else SchemaValidator(top, config)
+
+
+class FastPath(Generic[M]):
+    """A model's fast path: a :func:`dispatching_validator` tried first, built on first use.
+
+    Whatever it does not accept (``None`` from :meth:`validate_json`) the caller validates with
+    the model's own validator, which then decides, and reports, exactly as without it.
+    """
+
+    def __init__(
+        self,
+        model: type[M],
+        field: str,
+        discriminator: str,
+        tags: Iterable[str],
+        *,
+        narrowed: Mapping[str, CoreSchema],
+        dropped: Collection[str],
+        agrees: Callable[[M], bool],
+    ) -> None:
+        """A fast path for ``model``, as :func:`dispatching_validator` takes its arguments.
+
+        Args:
+            model: the model; its own core schema is the starting point.
+            field: the field whose schema is a tagged union under a wrap validator.
+            discriminator: the input key whose value picks the union's choice.
+            tags: the values of ``discriminator`` the fast path takes.
+            narrowed: fields re-typed for the fast path only (see :func:`dispatching_validator`).
+            dropped: the model validators left out; ``agrees`` checks them on the result.
+            agrees: whether a result passes the ``dropped`` validators; one that does not goes
+                to the model's own validator, which reports it.
+        """
+        self._arguments = (model, field, discriminator, tuple(tags))
+        self._narrowed = narrowed
+        self._dropped = dropped
+        self._agrees = agrees
+        self._fast: list[SchemaValidator | None] = []
+        self._fail_fast: list[tuple[SchemaValidator | None, SchemaValidator]] = []
+
+    def validator(self, *, fail_fast: bool = False) -> SchemaValidator | None:
+        """A new fast validator (``None`` when the model's schema is not the expected shape)."""
+        return dispatching_validator(
+            *self._arguments, narrowed=self._narrowed, dropped=self._dropped, fail_fast=fail_fast
+        )
+
+    def validate_json(
+        self,
+        raw: str | bytes | bytearray,
+        strict: bool | None = None,
+        extra: ExtraValues | None = None,
+        context: Any | None = None,
+    ) -> M | None:
+        """The model ``raw`` validates to on the fast path, or ``None`` when it is not taken."""
+        if not self._fast:
+            self._fast.append(self.validator())
+        fast = self._fast[0]
+        if fast is None:
+            return None
+        try:
+            # Keyword arguments cost a Rust call more than the check does.
+            found: M | None = (
+                fast.validate_json(raw)
+                if strict is None and extra is None and context is None
+                else fast.validate_json(raw, strict=strict, extra=extra, context=context)
+            )
+        except ValidationError:  # not JSON: the model's validator reports it
+            return None
+        return found if found is not None and self._agrees(found) else None
+
+    def validate_large(self, raw: bytes | str, context: Mapping[str, Any]) -> M:
+        """``model_validate_json`` for a large message, both validators failing fast.
+
+        The verdict is the model's; a refusal reports one failing item per array
+        (``envelopekit._failfast``).
+
+        Raises:
+            pydantic.ValidationError: when the message is not valid.
+        """
+        if not self._fail_fast:
+            model = fail_fast_validator(self._arguments[0].__pydantic_core_schema__)
+            self._fail_fast.append((self.validator(fail_fast=True), model))
+        fast, model = self._fail_fast[0]
+        if fast is not None:
+            try:
+                found: M | None = fast.validate_json(raw, context=context)
+            except ValidationError:  # not JSON: the model's validator reports it below
+                found = None
+            if found is not None and self._agrees(found):
+                return found
+        found_by_model: M = model.validate_json(raw, context=context)
+        return found_by_model
