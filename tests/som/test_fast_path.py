@@ -1,4 +1,4 @@
-"""The SOM fast path (``som/_fast.py``) against the model's own validator.
+"""The SOM fast path (``som/_fast.py``, wired in ``som/_envelope.py``) against the model.
 
 ``SomEnvelope.model_validate_json`` first tries a validator that picks the payload's model in
 Rust, and falls back to the model's own validator for whatever it does not accept. The two
@@ -188,6 +188,34 @@ def test_what_the_fast_validator_narrows_or_leaves_out_goes_to_the_model() -> No
     assert tolerant.som_version == "1.0.1"
 
 
+class _Counting:
+    """The model's own validator, counting the messages it is asked to validate."""
+
+    def __init__(self, validator: Any) -> None:
+        self.validator = validator
+        self.calls = 0
+
+    def validate_json(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        return self.validator.validate_json(*args, **kwargs)
+
+
+def test_model_validate_json_takes_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A valid message never reaches the model's own validator; a refused one always does."""
+    own = _Counting(SomEnvelope.__pydantic_validator__)
+    monkeypatch.setattr(SomEnvelope, "__pydantic_validator__", own)
+    for path in positive_files():
+        env = SomEnvelope.model_validate_json(json.dumps(positive_envelope(path)))
+        assert isinstance(env.payload, PAYLOAD_MODELS[env.message_type]), label(path)
+    assert own.calls == 0
+    refused = 0
+    for path in negative_files():
+        with pytest.raises(ValidationError):
+            SomEnvelope.model_validate_json(json.dumps(negative_envelope(path)))
+        refused += 1
+    assert own.calls == refused > 0
+
+
 def test_the_corpus_is_large_and_varied() -> None:
     assert len(RAWS) > 1000
     assert sum(name.endswith("(message_type own then 7)") for name, _ in RAWS) > 50
@@ -198,7 +226,7 @@ def test_the_corpus_is_large_and_varied() -> None:
 @pytest.mark.parametrize("options", OPTIONS, ids=OPTION_IDS)
 def test_fast_path_and_model_validator_agree(options: dict[str, Any]) -> None:
     own = SomEnvelope.__pydantic_validator__.validate_json
-    accepted = 0
+    accepted = taken = 0
     disagreements: list[str] = []
     for name, raw in RAWS:
         expected = _outcome(own, raw, options)
@@ -206,5 +234,8 @@ def test_fast_path_and_model_validator_agree(options: dict[str, Any]) -> None:
         if found != expected:
             disagreements.append(f"{name}: fast={found[:2]} own={expected[:2]}")
         accepted += expected[0] == "accepted"
+        taken += FAST_PATH.validate_json(raw, **options) is not None
     assert disagreements == []
     assert accepted > 100
+    # The comparison covers the fast path's own results, not only the model's fallback.
+    assert taken > 100
