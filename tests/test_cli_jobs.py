@@ -326,3 +326,103 @@ def test_a_block_is_judged_as_its_messages_one_by_one(
     assert out == b"".join(parts)
     assert summary == expected
     assert list(summary.rules.items()) == list(expected.rules.items())
+
+
+# --- spans: a regular file's blocks by position, read by the process that validates them --------
+
+
+def _spans_of(path: Path, limit: int) -> list[object]:
+    from envelopekit._cli_input import Block, Span, chunks, plan
+
+    found: list[object] = []
+    for item in chunks(plan([str(path)], "ndjson", True), None, limit, spans=True):
+        assert not isinstance(item, Block), "a regular file's block came with its bytes"
+        found.extend(item.block().messages(limit) if isinstance(item, Span) else [item])
+    return found
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 9_000), min_size=1, max_size=40),
+    ending=st.sampled_from([b"\n", b"\r\n", b""]),
+    limit=st.sampled_from([100, 1_000, 5_000]),
+)
+def test_spans_hold_the_lines_blocks_hold(sizes: list[int], ending: bytes, limit: int) -> None:
+    import tempfile
+
+    from envelopekit import _cli_input
+    from envelopekit._cli_input import messages, plan
+
+    body = b"\n".join(b'{"x":"' + b"a" * n + b'"}' + ending.rstrip(b"\n") for n in sizes)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "feed.ndjson"
+        path.write_bytes(body + (b"\n" if ending.endswith(b"\n") else b""))
+        original = _cli_input.BLOCK
+        _cli_input.BLOCK = 4_096  # lines across blocks, and lines longer than a block
+        try:
+            spans = _spans_of(path, limit)
+            lines = list(messages(plan([str(path)], "ndjson", True), None, limit))
+        finally:
+            _cli_input.BLOCK = original
+    assert spans == lines
+
+
+def test_a_gzip_file_a_fifo_and_stdin_are_read_as_blocks(tmp_path: Path) -> None:
+    from envelopekit._cli_input import Span, chunks, plan
+
+    packed = tmp_path / "feed.ndjson.gz"
+    packed.write_bytes(gzip.compress(mixed_lines(50)))
+    fifo = tmp_path / "feed.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(mixed_lines(50)))
+    writer.start()
+    read = list(chunks(plan([str(packed), str(fifo)], "auto", True), None, 1 << 20, spans=True))
+    writer.join()
+    assert read
+    assert not any(isinstance(item, Span) for item in read)
+
+
+def _changed_span(tmp_path: Path, change: str) -> object:
+    from envelopekit._cli_input import Span, chunks, plan
+
+    path = tmp_path / "feed.ndjson"
+    path.write_bytes(FEED)
+    spans = [
+        item
+        for item in chunks(plan([str(path)], "auto", True), None, 1 << 20, spans=True)
+        if isinstance(item, Span)
+    ]
+    if change == "cut":
+        path.write_bytes(FEED[: len(FEED) // 2])
+    else:  # the path now names another file of the same bytes (the old one kept: a new inode)
+        path.rename(tmp_path / "old.ndjson")
+        path.write_bytes(FEED)
+    return spans[-1]
+
+
+@pytest.mark.parametrize("change", ["cut", "replaced"])
+def test_a_file_that_changes_under_the_run_is_an_input_error(tmp_path: Path, change: str) -> None:
+    from envelopekit._cli_input import InputChanged, Message, Span
+    from envelopekit._cli_jobs import Judge, Pool
+    from envelopekit._settings import get_settings
+
+    span = _changed_span(tmp_path, change)
+    assert isinstance(span, Span)
+    config = get_settings()
+    judge = Judge("babelqueue", config, config.max_message_bytes, True)
+    with pytest.raises(InputChanged, match="changed while it was read"):
+        judge([span])
+    # From a worker, the same error reaches the main process in the task's place.
+    pool = Pool(2, judge)
+    pool.start()
+    try:
+        good = Message(f"{span.name}:1", GOOD, len(GOOD))
+        assert list(pool.submit([good])) == []
+        assert list(pool.submit([span])) == []
+        results = pool.drain()
+        out, _ = next(results)
+        assert out.startswith(b'{"source":')
+        with pytest.raises(InputChanged, match="changed while it was read"):
+            next(results)
+    finally:
+        pool.close(finished=False)

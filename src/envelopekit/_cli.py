@@ -233,7 +233,9 @@ def _validate(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> i
 
     with progress:
         try:
-            jobs_module.run(chunks(inputs, stdin, limit), pool, progress.advance, emit)
+            # More than one job: regular files as spans, which the workers read themselves.
+            items = chunks(inputs, stdin, limit, spans=jobs > 1)
+            jobs_module.run(items, pool, progress.advance, emit)
         except InputError as exc:
             failure = exc  # what was read before it stands: its verdicts and the summary
         except KeyboardInterrupt:

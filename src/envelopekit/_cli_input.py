@@ -17,6 +17,9 @@ r"""What ``envelopekit validate`` reads: inputs checked up front, messages read 
 * Past the lines read to recognise it, NDJSON is read in blocks of whole lines (``chunks``), at
   most ``BLOCK`` bytes and the limit plus two more; a block is split into messages where it is
   validated, so ``validate --jobs N`` hands raw blocks to its processes, not a message at a time.
+  From a regular file (not gzip) ``chunks(..., spans=True)`` gives each block as a ``Span``
+  instead, where it lies in the file: the process that validates it reads it there itself, so
+  the reading process only finds the line ends and counts them (into one reused buffer).
 """
 
 from __future__ import annotations
@@ -38,9 +41,11 @@ __all__ = [
     "READINGS",
     "Block",
     "Input",
+    "InputChanged",
     "InputError",
     "Message",
     "Reading",
+    "Span",
     "UsageError",
     "chunks",
     "display",
@@ -67,6 +72,10 @@ class UsageError(Exception):
 
 class InputError(UsageError):
     """An input failed part-way: what was read before it stands."""
+
+
+class InputChanged(InputError):
+    """A regular file changed while it was read: nothing after it is validated."""
 
 
 class Message(NamedTuple):
@@ -106,6 +115,53 @@ class Block(NamedTuple):
             elif body := line.strip(JSON_WHITESPACE):
                 yield Message(f"{name}:{number}", body, size)
             number += 1
+
+
+class Span(NamedTuple):
+    """A ``Block`` by where it lies in a regular file: ``length`` bytes at ``offset``.
+
+    ``identity`` is the file's ``(st_dev, st_ino)`` as the reading process opened it, so that
+    the path read again names the same file.
+    """
+
+    name: str
+    number: int
+    path: Path
+    offset: int
+    length: int
+    identity: tuple[int, int]
+
+    def block(self) -> Block:
+        """The span's bytes, read from the file.
+
+        Raises:
+            InputChanged: when the path now names another file, or holds fewer bytes.
+        """
+        try:
+            with self.path.open("rb", buffering=0) as stream:
+                status = os.fstat(stream.fileno())
+                if (status.st_dev, status.st_ino) == self.identity:
+                    stream.seek(self.offset)
+                    data = _read_exactly(stream, self.length)
+                else:
+                    data = b""
+        except OSError as exc:
+            raise InputChanged(f"cannot read {self.name}: {_reason(exc)}") from exc
+        if len(data) != self.length:
+            raise InputChanged(f"cannot read {self.name}: it changed while it was read")
+        return Block(self.name, self.number, data)
+
+
+def _read_exactly(stream: IO[bytes], size: int) -> bytes:
+    data = stream.read(size)
+    if len(data) == size or not data:
+        return data
+    parts = [data]
+    size -= len(data)
+    while size and (more := stream.read(size)):  # a raw read may return less than asked
+        parts.append(more)
+        size -= len(more)
+    return b"".join(parts)
 
 
 @dataclass(frozen=True)
@@ -213,31 +269,36 @@ def messages(inputs: Iterable[Input], stdin: IO[bytes] | None, limit: int) -> It
         InputError: when an input cannot be opened or read part-way.
     """
     for item in chunks(inputs, stdin, limit):
-        if isinstance(item, Block):
-            yield from item.messages(limit)
-        else:
+        if isinstance(item, Message):
             yield item
+        else:
+            yield from (item if isinstance(item, Block) else item.block()).messages(limit)
 
 
 def chunks(
-    inputs: Iterable[Input], stdin: IO[bytes] | None, limit: int
-) -> Iterator[Message | Block]:
+    inputs: Iterable[Input], stdin: IO[bytes] | None, limit: int, *, spans: bool = False
+) -> Iterator[Message | Block | Span]:
     """What ``messages`` reads, NDJSON still in blocks of lines (``Block.messages`` splits one).
+
+    With ``spans``, the blocks of a regular file that is not gzip come as spans (``Span``): where
+    they lie, not their bytes (``Span.block`` reads them).
 
     Raises:
         InputError: when an input cannot be opened or read part-way.
     """
     for source in inputs:
-        yield from _input_chunks(source, stdin, limit)
+        yield from _input_chunks(source, stdin, limit, spans)
 
 
-def _input_chunks(source: Input, stdin: IO[bytes] | None, limit: int) -> Iterator[Message | Block]:
+def _input_chunks(
+    source: Input, stdin: IO[bytes] | None, limit: int, spans: bool
+) -> Iterator[Message | Block | Span]:
     try:
         if source.path is not None:
             with source.path.open("rb") as stream:
-                yield from _read(source, stream, limit)
+                yield from _read(source, stream, limit, spans)
         elif stdin is not None:
-            yield from _read(source, stdin, limit)
+            yield from _read(source, stdin, limit, False)
         else:
             raise InputError("standard input is closed")
     except (OSError, EOFError, zlib.error) as exc:
@@ -252,7 +313,9 @@ class _Line(NamedTuple):
     raw: bytes  # as read (at most limit + 2 bytes)
 
 
-def _read(source: Input, raw_stream: IO[bytes], limit: int) -> Iterator[Message | Block]:
+def _read(
+    source: Input, raw_stream: IO[bytes], limit: int, spans: bool
+) -> Iterator[Message | Block | Span]:
     stream = _decompressed(raw_stream)
     lines = source.lines
     seen: list[_Line] = []
@@ -262,7 +325,13 @@ def _read(source: Input, raw_stream: IO[bytes], limit: int) -> Iterator[Message 
         for line in seen:
             if line.body or line.size > limit:
                 yield Message(f"{source.name}:{line.number}", line.body, line.size)
-        yield from _blocks(stream, source.name, limit, len(seen) + 1)
+        start = len(seen) + 1
+        identity = _regular(stream) if spans and source.path is not None else None
+        if identity is not None and source.path is not None:
+            reader = cast(io.BufferedReader, stream)
+            yield from _spans(reader, source.name, source.path, identity, limit, start)
+        else:
+            yield from _blocks(stream, source.name, limit, start)
         return
     # One document: the lines read to decide, byte for byte, then the rest up to the limit.
     head = b"".join(line.raw for line in seen)
@@ -339,6 +408,57 @@ def _blocks(stream: IO[bytes], name: str, limit: int, start: int) -> Iterator[Me
         if oversized is not None:
             yield oversized._replace(source=f"{name}:{number}")
             number += 1
+
+
+def _regular(stream: IO[bytes]) -> tuple[int, int] | None:
+    """A plain regular file's ``(st_dev, st_ino)``; ``None`` for gzip, a FIFO, a device."""
+    if not isinstance(stream, io.BufferedReader):  # gzip, or a stream of the caller's
+        return None
+    try:
+        status = os.fstat(stream.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return None
+    return (status.st_dev, status.st_ino) if stat.S_ISREG(status.st_mode) else None
+
+
+def _spans(
+    stream: io.BufferedReader,
+    name: str,
+    path: Path,
+    identity: tuple[int, int],
+    limit: int,
+    start: int,
+) -> Iterator[Message | Span]:
+    """``_blocks`` of a regular file, as spans (``Span``): the same lines in the same blocks.
+
+    Each block is read into one buffer, reused, only to find its last line's end and count its
+    lines: no bytes object per block, and nothing of it to hand on.
+    """
+    buffer = bytearray(BLOCK)
+    view = memoryview(buffer)
+    number = start
+    offset = stream.tell()
+    while size := stream.readinto(view):
+        oversized: Message | None = None
+        length, lines = size, buffer.count(b"\n", 0, size)
+        if buffer[size - 1] != 0x0A:
+            cut = buffer.rfind(b"\n", 0, size) + 1
+            need = limit + 2 - (size - cut)
+            tail = stream.readline(need) if need > 0 else b""
+            if tail.endswith(b"\n") or len(tail) < need:
+                length += len(tail)  # the last line whole (or the input's end)
+                lines += tail.endswith(b"\n")
+            else:
+                body = (bytes(view[cut:size]) + tail)[: limit + 1]
+                oversized = Message("", body, size - cut + len(tail) + _skip_line(stream))
+                length = cut
+        if length:
+            yield Span(name, number, path, offset, length, identity)
+            number += lines
+        if oversized is not None:
+            yield oversized._replace(source=f"{name}:{number}")
+            number += 1
+        offset = stream.tell()
 
 
 def _skip_line(stream: IO[bytes]) -> int:

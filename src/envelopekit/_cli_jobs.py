@@ -2,13 +2,17 @@
 
 The main process reads (``_cli_input.chunks``: NDJSON in raw blocks of lines, other inputs a
 message at a time), packs what it read into tasks of about ``TASK_BYTES`` and hands task *i* to
-worker *i mod N* over a pipe of its own. A worker splits the blocks into messages, validates
-them and sends back the task's output, already formatted, and its counts. The main process
+worker *i mod N* over a pipe of its own. From a regular file a block goes as a ``Span`` (where
+its lines lie), and the worker reads it there itself: the main process only finds line ends
+and counts lines, and no input bytes cross a pipe. A worker splits the blocks into messages,
+validates them and sends back the task's output, already formatted, and its counts. The main process
 writes the results in task order, so the output is byte for byte the one-process output; at
 most ``WINDOW`` tasks per worker are in flight, so memory stays flat whatever the input.
 
 * ``--jobs 1`` runs the same tasks in the main process; small inputs (one task) are
   validated in-process whatever ``--jobs`` says: no worker is started for them.
+* A file that changes under the run (a span reads short, or its path names another file) ends
+  it as a dead worker does, with ``InputChanged``.
 * A worker that dies is noticed where its result is awaited (end of file on its pipe) or its
   next task sent (a broken pipe): the verdicts before its task stand, the summary is written
   and the run ends with exit status 2, never a hang.
@@ -35,7 +39,7 @@ import orjson
 
 from ._check import SPECS, check
 from ._cli import CLEAN_LINES, Summary, json_of, text_of, verdict_for
-from ._cli_input import JSON_WHITESPACE, Block, InputError, Message
+from ._cli_input import JSON_WHITESPACE, Block, InputChanged, InputError, Message, Span
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -64,7 +68,7 @@ STOP_SECONDS: Final = 5.0
 # Linux's default limit for a pipe's buffer (/proc/sys/fs/pipe-max-size) without privileges.
 PIPE_BYTES: Final = 1024 * 1024
 
-Item = Message | Block
+Item = Message | Block | Span
 
 
 class WorkerError(InputError):
@@ -93,10 +97,10 @@ class Judge:
         summary = Summary()
         out: list[bytes] = []
         for item in items:
-            if isinstance(item, Block):
-                self._block(item, summary, out)
-            else:
+            if isinstance(item, Message):
                 self._one(item, summary, out)
+            else:
+                self._block(item if isinstance(item, Block) else item.block(), summary, out)
         return b"".join(out), summary
 
     def _one(self, message: Message, summary: Summary, out: list[bytes]) -> None:
@@ -188,7 +192,12 @@ def _work(
     threading.Thread(target=receive, daemon=True).start()
     try:
         while (task := inbox.get()) is not None:
-            out, summary = judge(task)
+            try:
+                out, summary = judge(task)
+            except InputChanged as exc:
+                results.send_bytes(b"")
+                results.send_bytes(pickle.dumps(exc, pickle.HIGHEST_PROTOCOL))
+                continue
             # The output as it is (no pickle copy of it), then the counts.
             results.send_bytes(out)
             results.send_bytes(pickle.dumps(summary, pickle.HIGHEST_PROTOCOL))
@@ -331,7 +340,9 @@ class Pool:
         except (EOFError, OSError) as exc:
             raise self._died(worker) from exc
         self._in_flight.popleft()
-        summary: Summary = pickle.loads(counts)
+        summary: Summary | InputChanged = pickle.loads(counts)
+        if isinstance(summary, InputChanged):
+            raise summary
         return out, summary
 
     def _died(self, worker: _Worker) -> WorkerError:
@@ -378,6 +389,7 @@ def run(
     Raises:
         InputError: after the results of everything read before it were emitted.
         WorkerError: when a worker died, after the results before its task.
+        InputChanged: when a file changed under the run, after the results before its task.
         KeyboardInterrupt: after the results of everything read before it were emitted.
     """
     task: list[Item] = []
@@ -388,7 +400,13 @@ def run(
         try:
             with _Interrupts() as interrupts:
                 for item in items:
-                    length = len(item.data) if isinstance(item, Block) else item.size + 1
+                    length = (
+                        item.size + 1
+                        if isinstance(item, Message)
+                        else len(item.data)
+                        if isinstance(item, Block)
+                        else item.length
+                    )
                     advance(length)
                     task.append(item)
                     size += length
@@ -403,7 +421,7 @@ def run(
                                 emit(*ready)
                             waiting = None
                         task, size = [], 0
-        except WorkerError:
+        except (WorkerError, InputChanged):
             raise
         except (InputError, KeyboardInterrupt):
             # What was read before stands: validate it, then report what ended the reading
