@@ -190,6 +190,52 @@ def test_the_fast_json_line_equals_the_full_one() -> None:
         assert json_of(message, verdict) == _json_full(message, verdict)
 
 
+def test_a_verdict_line_writes_each_finding_as_its_to_dict() -> None:
+    from envelopekit import rules
+    from envelopekit._cli import json_of
+    from envelopekit._cli_input import Message
+    from envelopekit._violations import Verdict, violation
+
+    found = [
+        violation(rules.JSON_INVALID, "", 'bad é "quoted"'),
+        violation(rules.MESSAGE_TOO_LARGE, "/a~1b", "big"),
+    ]
+    noted = [violation(rules.NUMBER_BEYOND_INT64, "/data/0", "wide")]
+    for verdict in (Verdict("babelqueue", None, found, noted), Verdict("som", None, [], noted)):
+        message = Message('f "x":3', b"{}", 2)
+        expected = {
+            "source": message.source,
+            "ok": verdict.ok,
+            "spec": verdict.spec,
+            "violations": [v.to_dict() for v in verdict.violations],
+            "warnings": [w.to_dict() for w in verdict.warnings],
+        }
+        line = json_of(message, verdict)
+        assert line == orjson.dumps(expected) + b"\n"
+
+
+def test_the_summary_counts_each_rule_once_per_message_first_seen_first() -> None:
+    from collections import Counter
+
+    from envelopekit import rules
+    from envelopekit._cli import Summary
+    from envelopekit._violations import Verdict, violation
+
+    a, b, c = rules.JSON_INVALID, rules.MESSAGE_TOO_LARGE, rules.NUMBER_BEYOND_INT64
+    verdicts = [
+        Verdict("babelqueue", None, [violation(b, "", "x")]),
+        Verdict("babelqueue", None, [violation(a, "", "x"), violation(b, "", "y")] * 2),
+        Verdict("babelqueue", None, [], [violation(c, "", "w"), violation(c, "/1", "w")]),
+        Verdict("babelqueue", None, []),
+    ]
+    summary = Summary()
+    for verdict in verdicts:
+        summary.add(verdict)
+    assert (summary.valid, summary.invalid, summary.warned) == (2, 2, 1)
+    assert list(summary.rules.items()) == [(b, 2), (a, 1)]
+    assert summary.warnings == Counter({c: 1})
+
+
 def test_the_readme_shows_what_make_demo_prints() -> None:
     readme = (ROOT / "README.md").read_text("utf-8")
     shown = readme.split("<summary>Output of <code>make demo</code></summary>\n\n```text\n")[1]

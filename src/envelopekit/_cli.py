@@ -35,7 +35,7 @@ from ._cli_input import (
     plan,
 )
 from ._settings import get_settings
-from ._violations import Verdict, violation
+from ._violations import Verdict, Violation, violation
 
 __all__ = ["main"]
 
@@ -70,19 +70,31 @@ class Summary:
 
     def add(self, verdict: Verdict[Any]) -> None:
         """Count one verdict."""
-        if verdict.ok:
-            self.valid += 1
-        else:
+        # Counted by item, not Counter.update (an ABC isinstance test and a Python loop per
+        # call): the same counts, first seen first, at a third of the cost.
+        found = verdict.violations
+        if found:
             self.invalid += 1
-            self.rules.update(verdict.rules())
+            _count(self.rules, found)
+        else:
+            self.valid += 1
         if verdict.warnings:
             self.warned += 1
-            self.warnings.update(list(dict.fromkeys(w.rule for w in verdict.warnings)))
+            _count(self.warnings, verdict.warnings)
 
     @property
     def total(self) -> int:
         """How many messages were checked."""
         return self.valid + self.invalid
+
+
+def _count(counter: Counter[str], found: list[Violation]) -> None:
+    """Add one to each rule of ``found``, once per rule."""
+    if len(found) == 1:
+        counter[found[0].rule] += 1
+        return
+    for rule in dict.fromkeys([v.rule for v in found]):
+        counter[rule] += 1
 
 
 # --- progress -------------------------------------------------------------------------------
@@ -169,17 +181,16 @@ def json_of(message: Message, verdict: Verdict[Any]) -> bytes:
 
 
 def _json_full(message: Message, verdict: Verdict[Any]) -> bytes:
-    return (
-        orjson.dumps(
-            {
-                "source": message.source,
-                "ok": verdict.ok,
-                "spec": verdict.spec,
-                "violations": [v.to_dict() for v in verdict.violations],
-                "warnings": [w.to_dict() for w in verdict.warnings],
-            }
-        )
-        + b"\n"
+    # orjson writes a dataclass as its fields in order: a Violation is its to_dict() as it is.
+    return orjson.dumps(
+        {
+            "source": message.source,
+            "ok": not verdict.violations,
+            "spec": verdict.spec,
+            "violations": verdict.violations,
+            "warnings": verdict.warnings,
+        },
+        option=orjson.OPT_APPEND_NEWLINE,
     )
 
 
