@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test test-compat lint typecheck pytest bench fuzz schemas format clean
+.PHONY: demo test test-compat lint typecheck pytest bench bench-jobs fuzz schemas format clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,10 @@ bench: $(VENV)/.stamp-bench
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/hostile.py
 	$(BIN)/python bench/fleet.py
+
+# `validate --jobs N` alone (1, 2 and up to the cores): for a quiet machine, about 2 minutes.
+bench-jobs: $(VENV)/.stamp-bench
+	$(BIN)/python bench/run.py --jobs-only
 
 ## fuzz: the check and Router oracles under atheris, for long runs outside CI and `make test`
 ## (FUZZ_SECONDS, 600 by default; a crash is written as crash-<sha1>).

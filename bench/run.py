@@ -651,6 +651,16 @@ def scale(count: int, runs: int) -> dict[str, Any]:
     }
 
 
+def machine_load() -> str:
+    """The load average and CPU pressure (Linux), to print beside wall-clock numbers."""
+    one, five, fifteen = os.getloadavg()
+    text = f"load average {one:.2f} {five:.2f} {fifteen:.2f}"
+    with suppress(OSError):
+        pressure = Path("/proc/pressure/cpu").read_text().splitlines()[0]
+        text += f"; CPU pressure {pressure.split()[1]}"
+    return text
+
+
 def versions() -> dict[str, str]:
     names = ["envelopekit", "pydantic", "pydantic-core", "orjson", "jsonschema", "jsonschema-rs",
              "msgspec", "babelqueue"]  # fmt: skip
@@ -762,7 +772,13 @@ def main() -> int:
             small, large = Path(folder) / "small.ndjson", Path(folder) / "large.ndjson"
             mixed_ndjson(small, count)
             mixed_ndjson(large, count * 4)
-            print("\n".join(jobs_report(jobs_rounds(small, large, count, 3), count * 4)))
+            before, busy = machine_load(), os.getloadavg()[0] > 0.5
+            rounds_of = jobs_rounds(small, large, count, 3 if args.quick else 5)
+            after = machine_load()
+            print("\n".join(jobs_report(rounds_of, count * 4)))
+            print(f"\nBefore: {before}\nAfter:  {after}")
+            if busy:
+                print("(not a quiet machine: other processes shared the cores; read the ratio)")
         return 0
     rounds, budget = (5, 0.5) if args.quick else (9, 2.0)
     comparisons = micro(rounds, budget)
