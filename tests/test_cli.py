@@ -201,7 +201,11 @@ def test_a_verdict_line_writes_each_finding_as_its_to_dict() -> None:
         violation(rules.MESSAGE_TOO_LARGE, "/a~1b", "big"),
     ]
     noted = [violation(rules.NUMBER_BEYOND_INT64, "/data/0", "wide")]
-    for verdict in (Verdict("babelqueue", None, found, noted), Verdict("som", None, [], noted)):
+    verdicts: list[Verdict[Any]] = [
+        Verdict("babelqueue", None, found, noted),
+        Verdict("som", None, [], noted),
+    ]
+    for verdict in verdicts:
         message = Message('f "x":3', b"{}", 2)
         expected = {
             "source": message.source,
@@ -222,7 +226,7 @@ def test_the_summary_counts_each_rule_once_per_message_first_seen_first() -> Non
     from envelopekit._violations import Verdict, violation
 
     a, b, c = rules.JSON_INVALID, rules.MESSAGE_TOO_LARGE, rules.NUMBER_BEYOND_INT64
-    verdicts = [
+    verdicts: list[Verdict[Any]] = [
         Verdict("babelqueue", None, [violation(b, "", "x")]),
         Verdict("babelqueue", None, [violation(a, "", "x"), violation(b, "", "y")] * 2),
         Verdict("babelqueue", None, [], [violation(c, "", "w"), violation(c, "/1", "w")]),

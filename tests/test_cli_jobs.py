@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
+from unittest import mock
 
 import orjson
 import pytest
@@ -357,13 +358,10 @@ def test_spans_hold_the_lines_blocks_hold(sizes: list[int], ending: bytes, limit
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "feed.ndjson"
         path.write_bytes(body + (b"\n" if ending.endswith(b"\n") else b""))
-        original = _cli_input.BLOCK
-        _cli_input.BLOCK = 4_096  # lines across blocks, and lines longer than a block
-        try:
+        # Lines across blocks, and lines longer than a block.
+        with mock.patch.object(_cli_input, "BLOCK", 4_096):
             spans = _spans_of(path, limit)
             lines = list(messages(plan([str(path)], "ndjson", True), None, limit))
-        finally:
-            _cli_input.BLOCK = original
     assert spans == lines
 
 
