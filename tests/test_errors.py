@@ -227,6 +227,7 @@ def test_the_valid_counterparts_produce() -> None:
 CLI_INTERNAL = {
     "envelopekit._cli_input.UsageError",
     "envelopekit._cli_input.InputError",
+    "envelopekit._cli_input.InputChanged",
     "envelopekit._cli_jobs.WorkerError",
     "envelopekit._cli.OutputError",
     "envelopekit._cli_compat.CompatUsageError",
