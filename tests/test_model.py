@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import importlib
+import json
+from typing import Any
 
 import orjson
+import pytest
+from pydantic import ValidationError
 
 import envelopekit as ek
 from envelopekit import rules
 from envelopekit._check import REGISTRY
-from envelopekit._model import WireModel, attach_warnings
+from envelopekit._model import WireModel, attach_warnings, json_branch, refuse_lone_surrogates
 from envelopekit._violations import violation
-from envelopekit.matrix import MxRequest
+from envelopekit.babelqueue import BabelEnvelope
+from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse
 from envelopekit.som import SomEnvelope
 from tests.conftest import DATA
 
@@ -69,3 +74,85 @@ def test_check_reports_each_spec_s_warnings_through_the_one_method() -> None:
     assert [w.rule for w in lint.warnings] == [rules.OP_CONVENTION]
     assert lint.envelope is not None
     assert lint.warnings == lint.envelope.envelope_warnings()
+
+
+# --- Python-mode validation refuses what JSON cannot carry ---------------------------------------
+
+
+def _babel_document() -> dict[str, Any]:
+    raw = (
+        DATA.parent.parent / "examples" / "messages" / "babelqueue" / "order-created.json"
+    ).read_bytes()
+    document: dict[str, Any] = json.loads(raw)
+    return document
+
+
+def _refused(model: Any, document: object) -> list[tuple[str, str]] | None:
+    try:
+        model.model_validate(document)
+    except ValidationError as exc:
+        return [(v.rule, v.pointer) for v in ek.violations(exc, model=model)]
+    return None
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"a": "\ud800"},
+        {"\udfff": 1},
+        [1, [2, {"k": "x\udc80y"}]],
+        {"nested": {"deep": ["\ud83d"]}},
+    ],
+    ids=["value", "key", "in-arrays", "nested"],
+)
+def test_a_lone_surrogate_anywhere_is_json_invalid_at_the_root(data: object) -> None:
+    document = {**_babel_document(), "data": data}
+    assert _refused(BabelEnvelope, document) == [("json.invalid", "")]
+    assert _refused(BabelEnvelope, json.loads(json.dumps(document))) == [("json.invalid", "")]
+    # JSON validation of the same text says the same.
+    with pytest.raises(ValidationError) as caught:
+        BabelEnvelope.model_validate_json(json.dumps(document))
+    assert [(v.rule, v.pointer) for v in ek.violations(caught.value)] == [("json.invalid", "")]
+
+
+def test_a_lone_surrogate_beside_other_errors_is_only_json_invalid() -> None:
+    # JSON validation refuses the whole text before any member is read; so does the dict door.
+    document = {**_babel_document(), "attempts": -1, "unknown": "\ud800"}
+    assert _refused(BabelEnvelope, document) == [("json.invalid", "")]
+    request = json.loads(
+        (DATA.parent.parent / "examples/messages/matrix/request-join-tell.json").read_bytes()
+    )
+    assert _refused(MxRequest, {**request, "extra\udc80": 1}) == [("json.invalid", "")]
+
+
+def test_the_message_says_where_the_lone_surrogate_is() -> None:
+    document = {**_babel_document(), "data": {"a/b": [0, "\ud800"]}}
+    with pytest.raises(ValidationError) as caught:
+        BabelEnvelope.model_validate(document)
+    (found,) = ek.violations(caught.value)
+    assert "/data/a~1b/1" in found.message
+
+
+def test_what_orjson_refuses_but_is_unicode_text_is_not_json_invalid() -> None:
+    # An integer beyond 64 bits is read with a warning; the probe's fallback walk finds no
+    # lone surrogate in it, so the model decides as before.
+    document = {**_babel_document(), "data": {"big": 2**70, "text": "é ✓"}}
+    found = BabelEnvelope.model_validate(document)
+    assert [v.rule for v in found.envelope_warnings()] == ["number.beyond_int64"]
+
+
+def test_a_model_given_as_input_is_not_probed_again() -> None:
+    # model_validate(instance) returns the instance (pydantic does not revalidate it).
+    message = BabelEnvelope.model_validate(_babel_document())
+    assert BabelEnvelope.model_validate(message) is message
+
+
+def test_json_validation_runs_the_model_schema_itself() -> None:
+    # The Python-mode probe wraps each message model's schema; JSON mode never calls it.
+    for model in (BabelEnvelope, SomEnvelope, MxRequest, MxResponse, MxErrorPayload):
+        schema = model.__pydantic_core_schema__
+        if schema["type"] == "definitions":
+            schema = schema["schema"]
+        assert schema["type"] == "json-or-python", model
+        assert json_branch(schema) is schema["json_schema"]
+        assert schema["python_schema"]["function"]["function"] is refuse_lone_surrogates

@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from pydantic_core import CoreConfig, CoreSchema, SchemaValidator
 
-__all__ = ["FULL_REPORT_BYTES", "fail_fast_schema", "fail_fast_validator"]
+__all__ = ["FULL_REPORT_BYTES", "fail_fast_schema", "fail_fast_validator", "fresh_validator"]
 
 FULL_REPORT_BYTES: Final = 16_384
 """Messages up to this size are validated with every error reported."""
@@ -50,13 +50,24 @@ def fail_fast_validator(schema: CoreSchema, config: CoreConfig | None = None) ->
     """A validator of ``schema`` (a model's or adapter's core schema) that fails fast."""
     models: set[type] = set()
     copy = fail_fast_schema(schema, models)
-    # pydantic-core reuses a complete model's own validator for a nested model schema, which
-    # would ignore the copy below it: the models are marked incomplete while it is built.
+    return fresh_validator(copy, models, config)
+
+
+def fresh_validator(
+    schema: CoreSchema, models: set[type], config: CoreConfig | None = None
+) -> SchemaValidator:
+    """A validator of ``schema`` as written, the complete ``models`` in it built anew.
+
+    pydantic-core reuses a complete model's own validator for a nested model schema of that
+    class (when the class's validator is a bare model validator, as a message model's
+    ``json-or-python`` one is), which would ignore a rewritten copy below it: the models are
+    marked incomplete while it is built.
+    """
     marked = [model for model in models if model.__dict__.get("__pydantic_complete__")]
     try:
         for model in marked:
             model.__pydantic_complete__ = False  # type: ignore[attr-defined]
-        return SchemaValidator(copy, config)
+        return SchemaValidator(schema, config)
     finally:
         for model in marked:
             model.__pydantic_complete__ = True  # type: ignore[attr-defined]

@@ -7,9 +7,17 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Annotated, Any, ClassVar, Generic, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+)
 from pydantic import model_validator as _model_validator
-from pydantic_core import PydanticCustomError
+from pydantic_core import CoreSchema, PydanticCustomError
 from typing_extensions import Self, TypeVar
 
 from .. import rules
@@ -18,7 +26,7 @@ from .._errors import ProducerError
 from .._formats import UuidStr
 from .._ids import now_ms, uuid4
 from .._json import INT64_MAX, dumps, needs_scan, plain_json, scan_numbers
-from .._model import WireModel, attach_warnings, attached_warnings
+from .._model import WireModel, attach_warnings, attached_warnings, text_checked_schema
 from .._settings import Settings, get_settings
 from .._violations import Violation, as_pydantic_error, printable, violation, violations
 from ._dead_letter import DeadLetter, DeadLetterReason
@@ -88,6 +96,13 @@ class BabelEnvelope(WireModel, Generic[DataT]):
     """Why the message was dead-lettered; present only on a dead-letter queue."""
     urn: StrictStr | MISSING = Field(default=MISSING, exclude=True, repr=False)
     """The inbound alias of ``job``, as received; never emitted."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /
+    ) -> CoreSchema:
+        """The model's schema, refusing in Python mode the strings JSON cannot carry."""
+        return text_checked_schema(cls, source, handler)
 
     @_model_validator(mode="after")
     def _consume(self) -> Self:

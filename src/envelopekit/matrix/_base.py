@@ -9,15 +9,16 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    GetCoreSchemaHandler,
     JsonValue,
     PlainValidator,
     WithJsonSchema,
 )
-from pydantic_core import PydanticCustomError
+from pydantic_core import CoreSchema, PydanticCustomError
 
 from .. import rules
 from .._json import INT64_MAX, dumps, needs_scan, scan_numbers
-from .._model import WireModel
+from .._model import WireModel, text_checked_schema
 from .._settings import get_settings
 from .._violations import Violation, as_pydantic_error, violation
 
@@ -147,6 +148,13 @@ class MxModel(WireModel, WireNames):
     """Base of the three Matrix schema models: wire-name parsing and ``to_json``."""
 
     __schema_name__: ClassVar[str] = ""
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /
+    ) -> CoreSchema:
+        """The model's schema, refusing in Python mode the strings JSON cannot carry."""
+        return text_checked_schema(cls, source, handler)
 
     def to_json(self) -> bytes:
         """The envelope as compact UTF-8 JSON.

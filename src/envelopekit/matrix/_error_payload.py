@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Any, ClassVar, Final
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final
 
 from pydantic import ConfigDict, Field, Strict, ValidationError
 
@@ -108,8 +108,13 @@ class MxErrorPayload(MxModel):
 
     __schema_name__: ClassVar[str] = "error-payload"
     model_config = ConfigDict(extra="allow")
-    # pydantic's documented way to type the extras; the base declares them `dict[str, Any]`.
-    __pydantic_extra__: dict[str, JsonData] = Field(init=False)  # pyright: ignore[reportIncompatibleVariableOverride]
+    # pydantic's documented way to type the extras (the base declares them `dict[str, Any]`).
+    # The `Field(init=False)` that keeps them out of the checkers' `__init__` is for the checkers
+    # only: at run time pydantic would also store the extras under this name in `__dict__`.
+    if TYPE_CHECKING:
+        __pydantic_extra__: dict[str, JsonData] = Field(init=False)  # pyright: ignore[reportIncompatibleVariableOverride]
+    else:
+        __pydantic_extra__: dict[str, JsonData]
 
     ok: FalseConst
     """Always ``false``."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Generic, Literal, cast
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, cast
 
 from pydantic import ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeVar
@@ -57,8 +57,13 @@ class MxResponse(MxModel, Generic[ResultT]):
 
     __schema_name__: ClassVar[str] = "response"
     model_config = ConfigDict(extra="allow", json_schema_extra=_response_json_schema)
-    # pydantic's documented way to type the extras; the base declares them `dict[str, Any]`.
-    __pydantic_extra__: dict[str, JsonData] = Field(init=False)  # pyright: ignore[reportIncompatibleVariableOverride]
+    # pydantic's documented way to type the extras (the base declares them `dict[str, Any]`).
+    # The `Field(init=False)` that keeps them out of the checkers' `__init__` is for the checkers
+    # only: at run time pydantic would also store the extras under this name in `__dict__`.
+    if TYPE_CHECKING:
+        __pydantic_extra__: dict[str, JsonData] = Field(init=False)  # pyright: ignore[reportIncompatibleVariableOverride]
+    else:
+        __pydantic_extra__: dict[str, JsonData]
 
     op: Literal["$reply"]
     """Always ``"$reply"``."""

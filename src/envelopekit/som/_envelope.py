@@ -24,8 +24,10 @@ from typing import (
 from uuid import UUID
 
 from pydantic import (
+    BaseModel,
     ConfigDict,
     Field,
+    GetCoreSchemaHandler,
     GetJsonSchemaHandler,
     StringConstraints,
     ValidationError,
@@ -43,6 +45,7 @@ from .. import rules
 from .._compat import MISSING
 from .._errors import ProducerError
 from .._json import dumps
+from .._model import text_checked_schema
 from .._schema import shipping
 from .._settings import Settings
 from .._violations import Violation, violation
@@ -272,6 +275,13 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
         return found
 
     # --- validation --------------------------------------------------------------------------
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /
+    ) -> CoreSchema:
+        """The model's schema, refusing in Python mode the strings JSON cannot carry."""
+        return text_checked_schema(cls, source, handler)
 
     @field_validator("som_version")
     @classmethod

@@ -30,7 +30,8 @@ from pydantic import BaseModel, ValidationError
 from pydantic.config import ExtraValues
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
 
-from .._failfast import fail_fast_validator
+from .._failfast import fail_fast_validator, fresh_validator
+from .._model import json_branch
 
 __all__ = ["FastPath", "dispatching_validator"]  # internal: used by ._envelope only
 
@@ -120,6 +121,8 @@ def dispatching_validator(
     if schema.get("type") == "definitions":
         definitions = list(schema["definitions"])
         schema = schema["schema"]
+    # The fast path reads JSON: the branch of a message model's schema that JSON runs.
+    schema = dict(json_branch(cast("CoreSchema", schema)))
     if schema.get("type") == "definition-ref":
         return None
     choices = _field_choices(schema, field)
@@ -147,7 +150,9 @@ def dispatching_validator(
         core_schema.tagged_union_schema(by_tag, discriminator), default=None, on_error="default"
     )
     top = core_schema.definitions_schema(union, definitions) if definitions else union
-    return fail_fast_validator(top, config) if fail_fast else SchemaValidator(top, config)
+    if fail_fast:
+        return fail_fast_validator(top, config)
+    return fresh_validator(top, {model}, config)
 
 
 class FastPath(Generic[M]):
