@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
 from pydantic import ValidationError
 from pydantic_core import from_json
-from typing_extensions import overload
+from typing_extensions import TypeIs, overload
 
 from . import rules
 from ._failfast import FULL_REPORT_BYTES
@@ -37,6 +37,7 @@ __all__ = [
     "SpecName",
     "check",
     "detect",
+    "is_spec_name",
     "spec_named",
 ]
 
@@ -122,6 +123,11 @@ REGISTRY: Final[Mapping[SpecName, SpecEntry]] = {
 SPECS: Final[tuple[SpecName, ...]] = tuple(REGISTRY)
 
 
+def is_spec_name(name: str) -> TypeIs[SpecName]:
+    """Whether ``name`` is one of :data:`SPECS` (a key of :data:`REGISTRY`)."""
+    return name in REGISTRY
+
+
 def _ranked(rank: Callable[[SpecEntry], int | None]) -> tuple[SpecName, ...]:
     ranked: list[tuple[int, SpecName]] = [
         (r, name) for name, entry in REGISTRY.items() if (r := rank(entry)) is not None
@@ -205,10 +211,10 @@ def spec_named(name: str) -> Spec:
     """
     found = _LOADED.get(name)
     if found is None:
-        entry = REGISTRY.get(name)  # type: ignore[call-overload]
-        if entry is None:
+        if not is_spec_name(name):
             raise ValueError(f"unknown spec {name!r}; expected one of {', '.join(SPECS)} or 'auto'")
-        found = _LOADED[name] = importlib.import_module(f"{entry.package}._spec").SPEC
+        package = REGISTRY[name].package
+        found = _LOADED[name] = importlib.import_module(f"{package}._spec").SPEC
     return found
 
 

@@ -22,7 +22,7 @@ from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
-from ._check import REGISTRY
+from ._check import REGISTRY, is_spec_name
 from ._model import plain_text
 
 __all__ = [
@@ -141,8 +141,8 @@ def _resolve(spec: str, name: str) -> tuple[str, Any]:
     Raises:
         ValueError: for a (spec, name) pair that has no schema.
     """
-    entry = REGISTRY.get(spec)  # type: ignore[call-overload]
-    if entry is not None:
+    if is_spec_name(spec):
+        entry = REGISTRY[spec]
         package = importlib.import_module(entry.package)
         for ours, model in entry.schemas.items():
             target = getattr(package, model)
