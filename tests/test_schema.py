@@ -389,3 +389,18 @@ def test_a_schema_is_also_found_by_its_spec_file_name() -> None:
     assert ek.json_schema("babelqueue", "message-envelope") == ek.json_schema(
         "babelqueue", "envelope"
     )
+
+
+def test_a_schema_reports_under_its_models_schema_name() -> None:
+    from envelopekit._check import REGISTRY, SPECS
+
+    assert _schema.rule_schema("babelqueue", "envelope") == "message-envelope"
+    assert _schema.rule_schema("babelqueue", "message-envelope") == "message-envelope"
+    for spec in SPECS:
+        for name in _schema.SCHEMA_NAMES[spec]:
+            # One of the spec's own schema files, as its rule ids spell them.
+            assert _schema.rule_schema(spec, name) in REGISTRY[spec].rule_schemas, (spec, name)
+    with pytest.raises(ValueError, match="no schema som/nothing"):
+        _schema.rule_schema("som", "nothing")
+    with pytest.raises(ValueError, match="no schema asyncapi/envelope"):
+        _schema.rule_schema("asyncapi", "envelope")

@@ -14,6 +14,7 @@ import importlib
 import re
 from collections.abc import Iterable
 from contextvars import ContextVar
+from functools import cache
 from pathlib import Path
 from typing import Any, Final, Literal, cast
 
@@ -32,6 +33,7 @@ __all__ = [
     "Draft",
     "json_schema",
     "ref_to",
+    "rule_schema",
     "schema_id",
     "shipping",
     "to_draft_07",
@@ -150,6 +152,21 @@ def _resolve(spec: str, name: str) -> tuple[str, Any]:
                 return ours, target
     known = ", ".join(f"{s}/{n}" for s, names in SCHEMA_NAMES.items() for n in names)
     raise ValueError(f"no schema {spec}/{name}; known: {known}")
+
+
+@cache
+def rule_schema(spec: str, name: str) -> str:
+    """The ``<schema>`` of the rule ids a generated schema reports: its model's schema name.
+
+    The model's ``__schema_name__``, the spec's own schema file (BabelQueue's ``envelope`` is
+    ``message-envelope``).
+
+    Raises:
+        ValueError: for a (spec, name) pair that has no schema.
+    """
+    ours, target = _resolve(spec, name)
+    own = getattr(target, "__schema_name__", None)
+    return own if isinstance(own, str) else ours
 
 
 def json_schema(spec: str, name: str, *, draft: Draft = "2020-12") -> dict[str, Any]:

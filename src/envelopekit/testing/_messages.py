@@ -13,7 +13,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from .. import rules
 from .._check import SPECS, SpecName, spec_named
-from .._schema import json_schema
+from .._schema import SCHEMA_NAMES, json_schema, rule_schema
 from .._settings import get_settings
 from ._break import Change, Fill, changes, schema_names, sites
 from ._generate import Generator, merge
@@ -33,14 +33,6 @@ __all__ = [
 ]
 
 MatrixKind = Literal["request", "response", "error"]
-
-# The generated schema each spec's messages are drawn from, and the schema file (rule-id
-# prefix) of its root model.
-_ROOTS: Final[dict[str, dict[str, str]]] = {
-    "babelqueue": {"envelope": "message-envelope"},
-    "som": {"envelope": "envelope"},
-    "matrix": {"request": "request", "response": "response"},
-}
 
 NAMED_RULES: Final[dict[str, tuple[str, ...]]] = {
     "any": (
@@ -289,7 +281,7 @@ def _structural(spec: str) -> frozenset[str]:
     for name in _SCHEMA_FILES[spec]:
         document = json_schema(spec, name)
         title = document.get("title", "")
-        scope = schema_names(spec).get(title) or dict(_ROOTS[spec]).get(name, name)
+        scope = schema_names(spec).get(title) or rule_schema(spec, name)
         _keywords(document, scope, spec, document, found, set())
     return frozenset(found)
 
@@ -535,10 +527,10 @@ def _root(spec: str, document: Mapping[str, Any]) -> tuple[str, str, Any]:
     """The generated schema judging ``document``, its rule-id scope, and what keeps it so."""
     if spec == "matrix":
         if document.get("op") == "$reply":
-            return "response", "response", _REPLY
-        return "request", "request", {"not": _REPLY}
-    name = next(iter(_ROOTS[spec]))
-    return name, _ROOTS[spec][name], True
+            return "response", rule_schema(spec, "response"), _REPLY
+        return "request", rule_schema(spec, "request"), {"not": _REPLY}
+    name = SCHEMA_NAMES[spec][0]  # the envelope's
+    return name, rule_schema(spec, name), True
 
 
 def _broken(
