@@ -12,14 +12,14 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
 import envelopekit as ek
 from envelopekit import rules
 from envelopekit._failfast import FULL_REPORT_BYTES, fail_fast_validator
-from envelopekit._json import exceeds_depth, scan_numbers
+from envelopekit._json import exceeds_depth, more_brackets_than, scan_numbers
 from envelopekit._violations import MAX_MESSAGE_CHARS
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix._ops import DOMAIN_OP_PATTERN, op_problem
@@ -263,6 +263,71 @@ def test_the_depth_scan_crosses_its_chunks() -> None:
     raw = b"[" * 70_000 + b"]" * 70_000
     assert exceeds_depth(raw, 69_999) and not exceeds_depth(raw, 70_000)
     assert not exceeds_depth(b'["' + b"[" * 200_000 + b'"]', 64)
+
+
+class _NoRegex:
+    """Stands in for a module's compiled regex and records every text it is asked to read."""
+
+    def __init__(self, real: re.Pattern[Any]) -> None:
+        self.real = real
+        self.read: list[int] = []
+
+    def sub(self, repl: bytes, text: bytes) -> bytes:
+        self.read.append(len(text))
+        return self.real.sub(repl, text)
+
+    def fullmatch(self, text: str) -> re.Match[str] | None:
+        self.read.append(len(text))
+        return self.real.fullmatch(text)
+
+
+# A text of 16 KiB or more (where brackets are found one by one): a short piece repeated.
+_LARGE = st.binary(min_size=1, max_size=12).map(
+    lambda b: bytes(b'[]{}"\\ a'[x % 8] for x in b) * (20_000 // len(b) + 1)
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_LARGE, st.integers(1, 70))
+def test_the_bracket_bound_of_a_large_text_is_the_count(raw: bytes, limit: int) -> None:
+    assert len(raw) > 16_384
+    assert more_brackets_than(raw, limit) is (raw.count(b"{") + raw.count(b"[") > limit)
+
+
+@settings(max_examples=25, deadline=None)
+@given(_LARGE, st.integers(1, 70))
+def test_the_depth_scan_of_a_large_text_agrees_with_the_byte_loop(raw: bytes, limit: int) -> None:
+    assert exceeds_depth(raw, limit) is reference_depth(raw, limit)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b'"' + b"[{" * 400_000 + b'"', b'"' + b'[{\\n\\"\\\\' * 100_000 + b'"'],
+    ids=["plain", "with-escapes"],
+)
+def test_brackets_in_strings_are_skipped_without_the_regex(
+    data: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from envelopekit import _json
+
+    regex = _NoRegex(_json._STRING)
+    monkeypatch.setattr(_json, "_STRING", regex)
+    verdict = ek.check(bq(b'{"s":' + data + b"}"), "babelqueue")
+    assert verdict.ok, verdict.violations
+    assert regex.read == []
+
+
+def test_a_backslash_outside_strings_is_read_as_the_byte_loop_reads_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from envelopekit import _json
+
+    regex = _NoRegex(_json._STRING)
+    monkeypatch.setattr(_json, "_STRING", regex)
+    # Outside a string the byte loop ignores a backslash: `\"` opens a string there.
+    assert not exceeds_depth(b'[\\"[[[[["]', 2)
+    assert exceeds_depth(b"[\\\\[[[]]]", 2)
+    assert len(regex.read) == 2
 
 
 # --- messages quote a short prefix ------------------------------------------------------------
