@@ -15,6 +15,7 @@ from typing_extensions import TypeIs, overload
 from . import rules
 from ._failfast import FULL_REPORT_BYTES
 from ._json import (
+    COUNTED_BYTES,
     OUT_OF_RANGE_STAND_IN,
     duplicate_keys,
     exceeds_depth,
@@ -287,8 +288,11 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
     if size > limit:
         return _refused(name, rules.MESSAGE_TOO_LARGE, f"{size} bytes exceeds {limit}.")
     depth = settings.max_depth
-    # The bracket count bounds the depth: only a text with more brackets is scanned.
-    if encoded.count(b"{") + encoded.count(b"[") > depth and exceeds_depth(encoded, depth):
+    # The bracket count bounds the depth: only a text with more brackets is scanned (past
+    # COUNTED_BYTES, exceeds_depth finds the brackets one by one instead of counting them).
+    if (
+        size > COUNTED_BYTES or encoded.count(b"{") + encoded.count(b"[") > depth
+    ) and exceeds_depth(encoded, depth):
         return _refused(
             name, rules.MESSAGE_TOO_DEEP, f"The JSON nests deeper than {settings.max_depth}."
         )
