@@ -22,6 +22,7 @@ from envelopekit._failfast import FULL_REPORT_BYTES, fail_fast_validator
 from envelopekit._json import exceeds_depth, more_brackets_than, scan_numbers
 from envelopekit._violations import MAX_MESSAGE_CHARS
 from envelopekit.babelqueue import BabelEnvelope
+from envelopekit.matrix import _ops
 from envelopekit.matrix._ops import DOMAIN_OP_PATTERN, op_problem
 from envelopekit.som import SomEnvelope
 from envelopekit.som._story_context import Asset, StoryContext
@@ -348,6 +349,34 @@ def test_the_op_lint_reads_the_domain_pattern(op: str) -> None:
         assert op_problem(op) is None
     elif not op.startswith("$"):
         assert op_problem(op) is not None
+
+
+_OP_TEXT = st.text(alphabet="azAZ09.$\n_\u00e9\u212a", max_size=20)
+_OP_SEGMENTS = st.lists(st.text(alphabet="aZ0", min_size=0, max_size=4), min_size=1, max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_OP_TEXT, _OP_SEGMENTS.map(".".join)))
+def test_the_long_op_reader_is_the_domain_pattern(op: str) -> None:
+    follows = re.fullmatch(DOMAIN_OP_PATTERN, op) is not None
+    assert _ops._is_long_domain_op(op) is follows
+    # Past the pattern's length the same op, repeated, reads the same way as the pattern does.
+    long = (op + ".") * (300 // (len(op) + 1) + 1) + "x"
+    assert _ops._is_domain_op(long) is (re.fullmatch(DOMAIN_OP_PATTERN, long) is not None)
+
+
+@pytest.mark.parametrize(
+    ("op", "follows"),
+    [("a." * 600_000 + "A", False), ("a." * 600_000 + "a", True), ("$" + "a" * 10**6, True)],
+    ids=["off", "domain", "system"],
+)
+def test_a_long_op_is_never_read_by_a_regex_with_repeated_groups(
+    op: str, follows: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    domain = _NoRegex(_ops._DOMAIN_RE)
+    monkeypatch.setattr(_ops, "_DOMAIN_RE", domain)
+    assert (op_problem(op) is None) is follows
+    assert domain.read == []
 
 
 def test_every_message_is_cut_to_a_short_prefix() -> None:

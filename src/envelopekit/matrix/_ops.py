@@ -9,6 +9,7 @@ so an op off the convention is a warning (``op.convention``), never a violation.
 from __future__ import annotations
 
 import re
+import string
 from typing import Final
 
 __all__ = [
@@ -37,13 +38,56 @@ DOMAIN_OP_PATTERN: Final = r"^[a-z][a-z0-9]*(?:\.[a-z][A-Za-z0-9]*)+$"
 SYSTEM_OP_PATTERN: Final = r"^\$[a-z][A-Za-z0-9]*$"
 """``$<verb>``: a ``$`` and one camelCase verb."""
 
-# DOMAIN_OP_PATTERN without its repeated group, whose backtracking state Python's regex engine
-# keeps per repetition (75 MiB for a 1 MiB op): the same language as one character class
-# run and a search for a dot not followed by a lowercase letter.
-_DOMAIN_SHAPE_RE: Final = re.compile(r"[a-z][a-z0-9]*\.[a-z][A-Za-z0-9.]*")
-_BAD_DOT_RE: Final = re.compile(r"\.(?![a-z])")
+_DOMAIN_RE: Final = re.compile(DOMAIN_OP_PATTERN)
 _SYSTEM_RE: Final = re.compile(SYSTEM_OP_PATTERN)
 _PASCAL_RE: Final = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+# Past this length an op is read by byte methods, not by the patterns: Python's regex engine
+# keeps state per repetition of DOMAIN_OP_PATTERN's group (75 MiB for a 1 MiB op), and a
+# search for a dot not followed by a lowercase letter costs a match attempt per dot.
+_PATTERN_CHARS: Final = 256
+
+
+def _byte_classes() -> bytes:
+    """A ``bytes.translate`` table: each byte of a long op as its class.
+
+    A lowercase letter reads ``a``, an uppercase letter or a digit ``A``, a dot ``.``, and
+    anything else ``?``.
+    """
+    table = bytearray(b"?" * 256)
+    for letter in string.ascii_lowercase.encode():
+        table[letter] = ord("a")
+    for other in (string.ascii_uppercase + string.digits).encode():
+        table[other] = ord("A")
+    table[ord(".")] = ord(".")
+    return bytes(table)
+
+
+_CLASSES: Final = _byte_classes()
+
+
+def _is_long_domain_op(op: str) -> bool:
+    """``DOMAIN_OP_PATTERN``, read in a few passes of C over the op (any length)."""
+    if not op.isascii():
+        return False
+    classes = op.encode("ascii").translate(_CLASSES)
+    dot = classes.find(b".")
+    # The area: a lowercase letter, then lowercase letters and digits; then every dot is
+    # followed by a lowercase letter (no `..`, no `.A`, no `.0`, no trailing dot).
+    return (
+        dot > 0
+        and classes.startswith(b"a")
+        and classes.find(b"?") == -1
+        and op[:dot].islower()
+        and classes.rfind(b"..") == -1  # rfind: a simpler loop than find's, for two bytes
+        and classes.rfind(b".A") == -1
+        and not classes.endswith(b".")
+    )
+
+
+def _is_domain_op(op: str) -> bool:
+    if len(op) <= _PATTERN_CHARS:
+        return _DOMAIN_RE.fullmatch(op) is not None
+    return _is_long_domain_op(op)
 
 
 def is_system_op(op: str) -> bool:
@@ -54,10 +98,6 @@ def is_system_op(op: str) -> bool:
 def reply_inbox(correlation_id: str) -> str:
     """The conventional reply address for a correlation id: ``$replies.<cid>``."""
     return REPLY_PREFIX + correlation_id
-
-
-def _is_domain_op(op: str) -> bool:
-    return _DOMAIN_SHAPE_RE.fullmatch(op) is not None and _BAD_DOT_RE.search(op) is None
 
 
 def _short(op: str) -> str:
