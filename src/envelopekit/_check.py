@@ -156,6 +156,9 @@ class Spec(abc.ABC):
     static callable, not a method: a spec's own validator, bound, costs no Python frame."""
     read_large: Callable[..., Any]
     """:attr:`read` for a message over ``FULL_REPORT_BYTES``: one error per array at most."""
+    validate_large: Callable[[bytes | str, Settings], Verdict[Any]] | None = None
+    """A spec's own :meth:`validate` for a message over ``FULL_REPORT_BYTES``, if it has one
+    (Matrix's, which never has pydantic build an error per unknown key)."""
 
     def __init__(self) -> None:
         entry = REGISTRY[self.name]
@@ -168,6 +171,8 @@ class Spec(abc.ABC):
     def validate(self, raw: bytes | str, settings: Settings) -> Verdict[Any]:
         """Validate one message already within the size and depth limits."""
         large = len(raw) > FULL_REPORT_BYTES
+        if large and self.validate_large is not None:
+            return self.validate_large(raw, settings)
         read = self.read_large if large else self.read
         try:
             if self._fields:
