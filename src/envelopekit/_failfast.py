@@ -11,6 +11,8 @@ size, and the official validators report every error.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, Final
 
 from pydantic_core import CoreConfig, CoreSchema, SchemaValidator
@@ -21,35 +23,57 @@ FULL_REPORT_BYTES: Final = 16_384
 """Messages up to this size are validated with every error reported."""
 
 _ARRAYS: Final = frozenset({"list", "tuple", "set", "frozenset", "deque"})
+_NONE: Final[Mapping[type, CoreSchema]] = MappingProxyType({})
 
 
-def fail_fast_schema(node: Any, models: set[type] | None = None) -> Any:
+def fail_fast_schema(
+    node: Any, models: set[type] | None = None, open_models: Mapping[type, CoreSchema] = _NONE
+) -> Any:
     """A copy of the core schema ``node`` with ``fail_fast`` on every array schema.
 
     Only dicts and lists are copied; functions, classes and other values are shared. The
-    classes of the model schemas met are added to ``models``.
+    classes of the model schemas met are added to ``models``. A model in ``open_models`` keeps
+    its unknown keys (``extra="allow"``) instead of refusing each with an error, and each key
+    is validated by the schema it maps to (for the caller to note it).
     """
     if isinstance(node, dict):
         # `metadata` holds JSON Schema hooks and extras, never a validator.
         copy = {
-            key: value if key == "metadata" else fail_fast_schema(value, models)
+            key: value if key == "metadata" else fail_fast_schema(value, models, open_models)
             for key, value in node.items()
         }
         kind = copy.get("type")
         if isinstance(kind, str) and kind in _ARRAYS:
             copy["fail_fast"] = True
-        elif kind == "model" and models is not None and isinstance(copy.get("cls"), type):
-            models.add(copy["cls"])
+        elif kind == "model" and isinstance(copy.get("cls"), type):
+            if models is not None:
+                models.add(copy["cls"])
+            keys = open_models.get(copy["cls"])
+            if keys is not None and copy["schema"].get("type") == "model-fields":
+                copy["config"] = {**copy.get("config", {}), "extra_fields_behavior": "allow"}
+                copy["schema"] = {**copy["schema"], "extras_keys_schema": keys}
         return copy
     if isinstance(node, list):
-        return [fail_fast_schema(item, models) for item in node]
+        return [fail_fast_schema(item, models, open_models) for item in node]
     return node
 
 
-def fail_fast_validator(schema: CoreSchema, config: CoreConfig | None = None) -> SchemaValidator:
-    """A validator of ``schema`` (a model's or adapter's core schema) that fails fast."""
+def fail_fast_validator(
+    schema: CoreSchema,
+    config: CoreConfig | None = None,
+    open_models: Mapping[type, CoreSchema] = _NONE,
+) -> SchemaValidator:
+    """A validator of ``schema`` (a model's or adapter's core schema) that fails fast.
+
+    Args:
+        schema: the core schema to copy.
+        config: the validator's config.
+        open_models: models whose copies keep unknown keys in ``__pydantic_extra__``
+            instead of refusing each with its own error, each to the schema that validates
+            its unknown keys (the caller reports them).
+    """
     models: set[type] = set()
-    copy = fail_fast_schema(schema, models)
+    copy = fail_fast_schema(schema, models, open_models)
     return fresh_validator(copy, models, config)
 
 

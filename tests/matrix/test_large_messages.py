@@ -1,0 +1,156 @@
+"""A large Matrix message (over ``FULL_REPORT_BYTES``): read with the request open, same verdict.
+
+``check`` reads a Matrix message over 16 KiB with the fail-fast copy of the schema, and with
+the request open: its unknown keys are noted, never built as one pydantic error each. The
+verdict must be the one the closed fail-fast reading gives (and, for the mutation set, the one
+the all-errors reading of a small message gives): the same violations in the same order, the
+same count of what was left out, the same envelope.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+from pydantic_core import InitErrorDetails
+
+import envelopekit as ek
+from envelopekit import rules
+from envelopekit._failfast import FULL_REPORT_BYTES
+from envelopekit._violations import Violation, violations
+from envelopekit.matrix import _spec
+from envelopekit.matrix._classify import MESSAGE_ADAPTER, MxMessage
+from envelopekit.matrix._spec import SPEC
+from tests.matrix.test_differential import corpus
+
+LIMIT = 3  # a small cap, so that the mutation set crosses it
+
+
+def all_errors(raw: bytes, limit: int) -> tuple[Any, list[Violation]]:
+    """The small-message reading: every error, mapped up to ``limit``."""
+    try:
+        return MESSAGE_ADAPTER.validate_json(raw, by_name=False), []
+    except ValidationError as exc:
+        return None, violations(exc, model=MxMessage, limit=limit)
+
+
+def closed_fail_fast(raw: bytes, limit: int) -> tuple[Any, list[Violation]]:
+    """The large-message reading before this one: the closed request, fail-fast arrays."""
+    try:
+        return _spec._read_large(raw), []
+    except ValidationError as exc:
+        return None, violations(exc, model=MxMessage, limit=limit, partial=True)
+
+
+# Built once each: a Settings reads the environment.
+_SETTINGS = {limit: ek.Settings(max_violations=limit) for limit in (LIMIT, 100)}
+
+
+def open_reading(raw: bytes, limit: int) -> tuple[Any, list[Violation]]:
+    verdict = SPEC._validate_large(raw, _SETTINGS[limit])
+    return verdict.envelope, verdict.violations
+
+
+def with_unknown_keys(raw: bytes, count: int, rng: random.Random) -> bytes:
+    """``raw`` (an object) with ``count`` unknown keys spread among its members, one repeated."""
+    members = list(json.loads(raw).items())
+    for i in range(count):
+        members.insert(rng.randrange(len(members) + 1), (f"x{i}", rng.choice([0, "s", [1], {}])))
+    text = json.dumps(dict(members))
+    if count and rng.random() < 0.3:  # a repeated unknown key: reported once
+        text = text[:-1] + ', "x0": 1}'
+    return text.encode()
+
+
+@pytest.mark.parametrize("kind", ["request", "response", "error-payload"])
+def test_the_open_reading_is_the_closed_one_over_the_mutation_set(kind: str) -> None:
+    rng = random.Random(f"large:{kind}")
+    compared = 0
+    for text, doc in corpus(kind):
+        assert open_reading(text, 100) == closed_fail_fast(text, 100) == all_errors(text, 100)
+        if isinstance(doc, dict) and rng.random() < 0.3:
+            count = rng.choice([1, LIMIT - 1, LIMIT, LIMIT + 1, LIMIT + 2, 40])
+            widened = with_unknown_keys(text, count, rng)
+            expected = closed_fail_fast(widened, LIMIT)
+            assert open_reading(widened, LIMIT) == expected, widened
+            assert expected == all_errors(widened, LIMIT)
+            compared += 1
+    assert compared > 400
+
+
+def test_a_valid_large_request_is_the_closed_models_envelope() -> None:
+    raw = orjson.dumps({"op": "fs.write", "payload": {"data": "x" * (FULL_REPORT_BYTES * 2)}})
+    verdict = ek.check(raw, "matrix")
+    assert verdict.ok
+    assert verdict.envelope == MESSAGE_ADAPTER.validate_json(raw, by_name=False)
+    assert verdict.envelope.__pydantic_extra__ is None
+    assert verdict.envelope.to_json() == raw
+
+
+@pytest.mark.parametrize("bad_field", [False, True], ids=["keys-only", "and-a-bad-field"])
+def test_unknown_keys_past_the_cap_are_never_built_as_errors(
+    bad_field: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    keys = 20_000
+    members = b",".join(b'"k%05d":0' % i for i in range(keys))
+    lamport = b'"lamport":-1,' if bad_field else b""
+    raw = b'{"op":"fs.write",' + lamport + b'"payload":{},' + members + b"}"
+    assert len(raw) > FULL_REPORT_BYTES
+    built: list[int] = []
+
+    def counted(exc: ValidationError, **kwargs: Any) -> list[Violation]:
+        built.append(exc.error_count())
+        return violations(exc, **kwargs)
+
+    monkeypatch.setattr("envelopekit.matrix._spec.violations", counted)
+    verdict = ek.check(raw, "matrix")
+    # Every error pydantic built: the bad field's, and the keys the cap has room for.
+    assert sum(built) <= 100
+    assert len(verdict.violations) == 101
+    first = verdict.violations[0]
+    if bad_field:
+        assert (first.rule, first.pointer) == ("request.minimum", "/lamport")
+    assert verdict.violations[int(bad_field)].pointer == "/k00000"
+    assert {v.rule for v in verdict.violations[:-1]} <= {
+        "request.additionalProperties",
+        "request.minimum",
+    }
+    left = verdict.violations[-1]
+    assert left.rule == rules.VIOLATIONS_TRUNCATED
+    assert left.message.startswith(f"{keys + int(bad_field) - 100} more findings")
+
+
+# --- the merge of the other errors with the unknown keys, against the mapper itself -----------
+
+_OTHER = st.sampled_from(
+    [
+        ("missing", ("request", "op")),
+        ("missing", ("request", "payload")),
+        ("string_type", ("request", "iface")),
+        ("string_type", ("request", "from")),
+        ("missing", ("request", "payload", 0)),  # an array's item: the fail-fast notice
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_OTHER, max_size=6), st.integers(0, 8), st.integers(1, 6))
+def test_the_merge_is_what_the_mapper_makes_of_all_the_errors(
+    other: list[tuple[str, tuple[str | int, ...]]], keys: int, limit: int
+) -> None:
+    errors: list[InitErrorDetails] = [{"type": t, "loc": loc, "input": None} for t, loc in other]
+    unknown = [f"k{i}" for i in range(keys)]
+    extra: list[InitErrorDetails] = [
+        {"type": "extra_forbidden", "loc": ("request", key), "input": None} for key in unknown
+    ]
+    whole = ValidationError.from_exception_data("MxRequest", [*errors, *extra], "json")
+    expected = violations(whole, model=MxMessage, limit=limit, partial=True)
+    alone = ValidationError.from_exception_data("MxRequest", errors, "json")
+    found = violations(alone, model=MxMessage, limit=limit, partial=True)
+    assert _spec._with_unknown_keys(found, unknown, limit) == expected
