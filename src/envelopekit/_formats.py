@@ -2,22 +2,24 @@
 
 A format is a ``str`` constrained by a regular expression, so ``"7B3F…"`` is accepted and
 re-emitted exactly as sent, where pydantic's ``UUID`` or ``datetime`` types would rewrite it.
-The violation mapper knows these patterns and reports a mismatch as the JSON Schema ``format``
-keyword it stands for (``<schema>.format.uuid``), not as ``pattern``.
+Each type carries a :class:`Format` marker naming its keyword: the violation mapper reads it
+from the field's type, and reports a mismatch as that ``format`` keyword
+(``<schema>.format.uuid``), not as ``pattern``.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Final
+from dataclasses import dataclass
+from typing import Annotated, Final, Literal
 
 from pydantic import StringConstraints, WithJsonSchema
 
 __all__ = [
     "DATE_TIME_PATTERN",
-    "FORMAT_BY_PATTERN",
     "URI_PATTERN",
     "UUID_PATTERN",
     "DateTimeStr",
+    "Format",
     "UriStr",
     "UuidStr",
 ]
@@ -59,18 +61,24 @@ URI_PATTERN: Final = (
 non-ASCII, and ``%`` only as a percent-encoding. What ajv-formats' ``uri`` asserts in practice;
 the official Python toolchain asserts nothing for ``uri`` (som.md §1.3, §14)."""
 
-FORMAT_BY_PATTERN: Final[dict[str, str]] = {
-    UUID_PATTERN: "format.uuid",
-    DATE_TIME_PATTERN: "format.date-time",
-    URI_PATTERN: "format.uri",
-}
-"""Pattern -> the JSON Schema keyword a mismatch of it is reported as."""
+
+@dataclass(frozen=True, slots=True)
+class Format:
+    """The ``format`` keyword a pattern-checked string stands for, and what a mismatch says.
+
+    Metadata of the ``Annotated`` type only: pydantic ignores it, the violation mapper finds it
+    at the end of an error's location and reports ``string_pattern_mismatch`` as ``keyword``.
+    """
+
+    keyword: Literal["format.uuid", "format.date-time", "format.uri"]
+    message: str
 
 
 UuidStr = Annotated[
     str,
     StringConstraints(strict=True, pattern=UUID_PATTERN),
     WithJsonSchema({"type": "string", "format": "uuid", "pattern": UUID_PATTERN}),
+    Format("format.uuid", "Not a UUID in its 8-4-4-4-12 hexadecimal form."),
 ]
 """A UUID in its canonical text form, kept as sent."""
 
@@ -78,6 +86,10 @@ DateTimeStr = Annotated[
     str,
     StringConstraints(strict=True, pattern=DATE_TIME_PATTERN),
     WithJsonSchema({"type": "string", "format": "date-time", "pattern": DATE_TIME_PATTERN}),
+    Format(
+        "format.date-time",
+        "Not an RFC 3339 date-time on a real calendar day (YYYY-MM-DDThh:mm:ss[.f](Z|±hh:mm)).",
+    ),
 ]
 """An RFC 3339 date-time, kept as sent (``"…00.000000Z"`` stays byte for byte)."""
 
@@ -86,5 +98,6 @@ UriStr = Annotated[
     StringConstraints(strict=True, pattern=URI_PATTERN),
     # The schema says `format: uri` only: the pattern is this SDK's reading of the format.
     WithJsonSchema({"type": "string", "format": "uri"}),
+    Format("format.uri", "Not an absolute URI (scheme:…, ASCII, % only as a percent-encoding)."),
 ]
 """An RFC 3986 absolute URI, kept as sent."""

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import enum
 import types
 import typing
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any, Final, Generic, TypeVar, Union
+from typing import Any, Final, Generic, Literal, TypeVar, Union
 
 import typing_extensions
 from pydantic import BaseModel, Discriminator, ValidationError
@@ -16,9 +16,9 @@ from typing_extensions import LiteralString
 
 from . import rules
 from ._compat import MISSING
-from ._formats import FORMAT_BY_PATTERN
+from ._formats import Format
 from ._model import WireModel, model_named
-from .rules import Source
+from .rules import Keyword, NamedId, RaisedRule, Source
 
 __all__ = [
     "Verdict",
@@ -27,6 +27,7 @@ __all__ = [
     "cap",
     "pointer",
     "quote",
+    "rule_error",
     "truncated",
     "violation",
     "violations",
@@ -113,13 +114,56 @@ def violation(rule: str, pointer: str, message: str) -> Violation:
     return Violation(rule, pointer, message, rules.source_of(rule))
 
 
-def as_pydantic_error(found: Violation) -> PydanticCustomError:
-    """The error a validator raises so that the mapper reports ``found`` (rule and pointer)."""
+_POINTER: Final = "pointer"
+_ALSO: Final = "also"
+
+
+def rule_error(
+    rule: RaisedRule, message: str, *, pointer: str = "", also: tuple[Keyword, ...] = ()
+) -> PydanticCustomError:
+    """The error a validator raises to refuse a value: the rule it breaks, named where it is.
+
+    As pydantic names its own (``PydanticCustomError('ip_any_address', ...)``): the rule is
+    the error's type, so the mapper looks it up instead of working it out from the location.
+
+    Args:
+        rule: a JSON Schema keyword (the mapper adds the schema name of the model that failed:
+            ``required`` in a SOM telling event is ``telling-event.required``) or a named rule
+            id; both ``Literal`` types of :mod:`envelopekit.rules`, so a type checker refuses
+            any other text, and so does this function at run time.
+        message: what is wrong, in words (input quoted, never a template).
+        pointer: a JSON pointer below the validated value, when the finding is deeper (a model
+            validator pointing at one of its fields: ``"/exposure_end"``).
+        also: other keywords the same value fails at the same pointer (an ``anyOf`` with what
+            its branches refused), each reported as its own violation.
+
+    Raises:
+        ValueError: when ``rule`` or a keyword of ``also`` is not catalogued (a bug the type
+            checkers catch first).
+    """
+    if rule not in _RAISABLE or not _RAISABLE_KEYWORDS.issuperset(also):
+        raise ValueError(f"{rule!r} (also {also!r}) is not in the rule catalogue")
+    context: dict[str, object] = {}
+    if pointer:
+        context[_POINTER] = pointer
+    if also:
+        context[_ALSO] = also
     # pydantic renders the message in Rust, which refuses a lone surrogate (a Python string
     # from `json.loads` may hold one): escape it, or reading the error would raise.
+    return PydanticCustomError(literal(rule), literal(printable(message)), context or None)
+
+
+def as_pydantic_error(found: Violation) -> PydanticCustomError:
+    """:func:`rule_error` for a finding already made by :func:`violation` (a scan's result)."""
     return PydanticCustomError(
-        literal(found.rule), literal(printable(found.message)), {"pointer": found.pointer}
+        literal(found.rule),
+        literal(printable(found.message)),
+        {_POINTER: found.pointer} if found.pointer else None,
     )
+
+
+_RAISABLE_KEYWORDS: Final[frozenset[str]] = frozenset(typing.get_args(Keyword))
+_RAISABLE: Final[frozenset[str]] = _RAISABLE_KEYWORDS | frozenset(typing.get_args(NamedId))
 
 
 def literal(text: str) -> LiteralString:
@@ -142,9 +186,11 @@ def printable(text: str) -> str:
     return text
 
 
-# --- pydantic error type -> JSON Schema keyword --------------------------------------------------
+# --- what pydantic-core raises itself -> JSON Schema keyword ------------------------------------
 
-_KEYWORD_BY_ERROR_TYPE: dict[str, str] = {
+# The built-in errors name no rule of ours: each is the keyword of the constraint that raised
+# it. (Every error an envelopekit validator raises names its rule itself: `rule_error`.)
+_KEYWORD_BY_ERROR_TYPE: Final[dict[str, Keyword]] = {
     "missing": "required",
     "extra_forbidden": "additionalProperties",
     "enum": "enum",
@@ -159,35 +205,27 @@ _KEYWORD_BY_ERROR_TYPE: dict[str, str] = {
     "too_long": "maxItems",
     "union_tag_invalid": "oneOf",
     "union_tag_not_found": "oneOf",
+    "string_pattern_mismatch": "pattern",  # or the field's `Format` keyword
+    "literal_error": "const",  # or `enum`, when the field's `Literal` has several values
+    "int_from_float": "type",
+    "is_instance_of": "type",
 }
 
 
-_FORMAT_MESSAGES = {
-    "format.uuid": "Not a UUID in its 8-4-4-4-12 hexadecimal form.",
-    "format.date-time": (
-        "Not an RFC 3339 date-time on a real calendar day (YYYY-MM-DDThh:mm:ss[.f](Z|±hh:mm))."
-    ),
-    "format.uri": "Not an absolute URI (scheme:…, ASCII, % only as a percent-encoding).",
-}
-
-
-def _keyword(error: ErrorDetails) -> str:
-    kind = error["type"]
+def _builtin_keyword(kind: str) -> str:
     keyword = _KEYWORD_BY_ERROR_TYPE.get(kind)
     if keyword is not None:
         return keyword
-    if kind == "string_pattern_mismatch":
-        return FORMAT_BY_PATTERN.get(str(error.get("ctx", {}).get("pattern", "")), "pattern")
-    if kind == "literal_error":
-        # One expected value is a schema `const`; several are an `enum`.
-        expected = str(error.get("ctx", {}).get("expected", ""))
-        return "enum" if " or " in expected else "const"
-    if kind.endswith(("_type", "_parsing")) or kind in {"int_from_float", "is_instance_of"}:
+    if kind.endswith(("_type", "_parsing")):
         return "type"
-    return "invalid"
+    return rules.FALLBACK_KEYWORD
 
 
-# --- loc -> (innermost wire model, pointer) ----------------------------------------------------
+# --- loc -> (innermost wire model, pointer, the type at the end) --------------------------------
+#
+# pydantic reports where an error is as a path through its own schema, not the input: a union
+# member's label or tag is a segment, a bad dict key is [key, "[key]"]. The walk below is that
+# path through the types, compiled once per type into a `_Node` whose steps are dict lookups.
 
 
 def _union_members(tp: Any) -> tuple[Any, ...] | None:
@@ -237,115 +275,195 @@ def _field_type(model: type[BaseModel], key: str) -> Any:
     return None
 
 
-@lru_cache(maxsize=4096)
-def _resolve(
-    root: Any, loc: tuple[str | int, ...], own: bool = False
-) -> tuple[str, str, type | None]:
-    """Walk ``loc`` through the types under ``root``.
+_LEAF, _UNION, _MODEL, _ITEMS, _MAPPING = range(5)
 
-    Returns the schema name of the innermost wire model on the path, the pointer with the
-    union-member segments pydantic inserts removed, and that innermost model. With ``own``
-    (an error a model's own validator raised), a ``loc`` that ends at a wire model belongs to
-    that model, not to the one that declared the field holding it.
-    """
-    schema = getattr(root, "__schema_name__", "")
-    innermost: type | None = root if isinstance(root, type) else None
-    segments: list[str | int] = []
-    current: Any = root
-    index = 0
-    while index < len(loc):
-        segment = loc[index]
-        current, metadata = _strip_annotated(current)
-        members = _union_members(current)
+
+class _Node:
+    """One type on an error's path: how a location segment steps from it to the next type."""
+
+    __slots__ = ("_fields", "format", "kind", "literal", "model", "schema", "step", "string_enum")
+
+    def __init__(self, tp: Any) -> None:
+        inner, metadata = _strip_annotated(tp)
+        self.kind = _LEAF
+        self.model: type | None = None
+        self.schema = ""
+        self.step: Any = None  # a union's members by segment, or the item type's node
+        self._fields: dict[str, _Node] = {}
+        self.format: Format | None = next((m for m in metadata if isinstance(m, Format)), None)
+        # A `Literal` of one value is a schema `const`, of several an `enum`; an `enum` of
+        # strings sits next to `type: string` in every schema of the three specs.
+        self.literal: Keyword = "const"
+        self.string_enum = False
+        members = _union_members(inner)
+        origin = typing.get_origin(inner)
+        args = typing.get_args(inner)
         if members is not None:
+            self.kind = _UNION
             discriminated = any(isinstance(m, Discriminator) for m in metadata) or any(
                 _tag_of(m) is not None for m in members
             )
-            chosen = None
-            if isinstance(segment, str):
-                for member in members:
-                    if (discriminated and _tag_of(member) == segment) or _label(member) == segment:
-                        chosen = member
-                        break
+            by_segment: dict[str, Any] = {}
+            for member in members:
+                tag = _tag_of(member) if discriminated else None
+                if tag is not None:
+                    by_segment.setdefault(tag, member)
+                by_segment.setdefault(_label(member), member)
+            # Any other segment: a plain optional steps into its one member that is not None
+            # (or MISSING) without using the segment up.
+            rest = [m for m in members if m is not type(None) and m is not MISSING]
+            self.step = (by_segment, rest[0] if len(rest) == 1 else None)
+        elif isinstance(inner, type) and issubclass(inner, BaseModel):
+            self.kind = _MODEL
+            self.model = inner
+            if issubclass(inner, WireModel):
+                self.schema = inner.__schema_name__
+        elif origin in (list, tuple, set, frozenset, Sequence) and args:
+            self.kind = _ITEMS
+            self.step = args[0]
+        elif origin is dict and len(args) == 2:
+            self.kind = _MAPPING
+            self.step = args[1]
+        elif origin is Literal:
+            self.literal = "enum" if len(args) > 1 else "const"
+            self.string_enum = all(isinstance(arg, str) for arg in args)
+        elif isinstance(inner, type) and issubclass(inner, enum.Enum):
+            self.string_enum = all(isinstance(member.value, str) for member in inner)
+
+    def field(self, key: str | int) -> _Node:
+        """The node of a model's field ``key`` (wire or Python name); a leaf for an unknown key."""
+        found = self._fields.get(key) if type(key) is str else None
+        if found is None:
+            tp = None if self.model is None else _field_type(self.model, str(key))
+            if tp is None:
+                return _UNKNOWN
+            # Only the model's own fields are kept: an unknown key may be any input text.
+            found = self._fields[str(key)] = _node(tp)
+        return found
+
+
+_NODES: dict[Any, _Node] = {}
+_MAX_NODES: Final = 4096
+
+
+def _node(tp: Any) -> _Node:
+    try:
+        found = _NODES.get(tp)
+    except TypeError:  # an `Annotated` whose metadata is not hashable: its parent keeps it
+        return _Node(tp)
+    if found is None:
+        if len(_NODES) >= _MAX_NODES:
+            _NODES.clear()
+        found = _NODES[tp] = _Node(tp)
+    return found
+
+
+_UNKNOWN: Final = _Node(None)
+
+
+def _walk(root: _Node, loc: tuple[str | int, ...]) -> tuple[_Node | None, list[str | int], _Node]:
+    """Walk ``loc`` from ``root``: the innermost wire model, the pointer's segments, the end."""
+    innermost = root if root.model is not None else None
+    segments: list[str | int] = []
+    node = root
+    index = 0
+    while index < len(loc):
+        segment = loc[index]
+        kind = node.kind
+        if kind is _UNION:
+            by_segment, rest = node.step
+            chosen = by_segment.get(segment) if type(segment) is str else None
             if chosen is not None:
-                current = chosen
                 index += 1
-                continue
-            # A plain optional: descend into the one member that is not None (or MISSING).
-            non_none = [m for m in members if m is not type(None) and m is not MISSING]
-            current = non_none[0] if len(non_none) == 1 else None
+            node = _node(chosen if chosen is not None else rest)
             continue
-        if isinstance(current, type) and issubclass(current, BaseModel):
-            if issubclass(current, WireModel) and current.__schema_name__:
-                schema = current.__schema_name__
-                innermost = current
-            segments.append(segment)
-            current = _field_type(current, str(segment))
-            index += 1
-            continue
-        origin = typing.get_origin(current)
-        args = typing.get_args(current)
         segments.append(segment)
         index += 1
-        if origin in (list, tuple, set, frozenset, Sequence) and args:
-            current = args[0]
-        elif origin is dict and len(args) == 2:
+        if kind is _MODEL:
+            if node.schema:
+                innermost = node
+            node = node.field(segment)
+        elif kind is _ITEMS:
+            node = _node(node.step)
+        elif kind is _MAPPING:
             # pydantic reports a bad key as [key, "[key]"]: drop the second segment.
             if index < len(loc) and loc[index] == "[key]":
                 index += 1
-                current = None
+                node = _UNKNOWN
             else:
-                current = args[1]
+                node = _node(node.step)
         else:
-            current = None
-    terminal, _ = _strip_annotated(current)
-    if (
-        own
-        and isinstance(terminal, type)
-        and issubclass(terminal, WireModel)
-        and terminal.__schema_name__
-    ):
-        return terminal.__schema_name__, pointer(*segments), terminal
-    if not schema:
-        # A union root (a classifying TypeAdapter) whose error is on the chosen member itself,
-        # e.g. a top-level `model_type`: the member is the innermost model.
-        current, _ = _strip_annotated(current)
-        if isinstance(current, type) and issubclass(current, WireModel):
-            schema = current.__schema_name__
-            innermost = current
-    return schema, pointer(*segments), innermost
+            node = _UNKNOWN
+    return innermost, segments, node
 
 
-def _one(error: ErrorDetails, root: Any) -> Violation:
+def _leaf(node: _Node) -> _Node:
+    """The type of the value itself: a plain optional's (``DateTimeStr | MISSING``) member."""
+    while node.kind is _UNION and node.step[1] is not None:
+        node = _node(node.step[1])
+    return node
+
+
+def _where(root: _Node, loc: tuple[str | int, ...], own: bool) -> tuple[str, str, _Node, _Node]:
+    """The schema name, pointer, innermost model and the value's own node of an error at ``loc``.
+
+    With ``own`` (an error one of our validators raised), a ``loc`` that ends at a wire model
+    belongs to that model, not to the one that declared the field holding it. A union root (a
+    classifying ``TypeAdapter``) whose error is on the chosen member itself, e.g. a top-level
+    ``model_type``, has that member as its innermost model.
+    """
+    innermost, segments, end = _walk(root, loc)
+    if end.schema and (own or innermost is None or not innermost.schema):
+        innermost = end
+    if innermost is None:
+        innermost = _UNKNOWN
+    return innermost.schema or root.schema, pointer(*segments), innermost, _leaf(end)
+
+
+def _one(error: ErrorDetails, root: _Node) -> tuple[Violation, tuple[Keyword, ...]]:
     kind = error["type"]
-    loc = tuple(error["loc"])
-    message = error["msg"]
     if kind == "string_unicode":
         # A str input holding a lone surrogate: not Unicode text, so not JSON either.
-        return violation(rules.JSON_INVALID, "", f"Invalid JSON: {message}.")
+        return violation(rules.JSON_INVALID, "", f"Invalid JSON: {error['msg']}."), ()
     if kind == "json_invalid":
-        text = str(error.get("ctx", {}).get("error", message))
+        text = str(error.get("ctx", {}).get("error", error["msg"]))
         if "recursion limit" in text:
-            return violation(rules.MESSAGE_TOO_DEEP, "", f"The JSON nests too deeply: {text}.")
-        return violation(rules.JSON_INVALID, "", f"Invalid JSON: {text}.")
-    schema, ptr, innermost = _resolve(root, loc, kind in rules.KEYWORDS or kind in rules.NAMED)
-    extra = error.get("ctx", {}).get("pointer")
-    if isinstance(extra, str):
-        ptr += extra
-    if kind in rules.NAMED:
-        return violation(kind, ptr, message)
-    field_rules = getattr(innermost, "__field_rules__", {})
-    if loc and isinstance(loc[-1], str) and loc[-1] in field_rules and kind != "missing":
-        rule = field_rules[loc[-1]]
-        return violation(rule, ptr, f"{rules.NAMED[rule].summary} ({message})")
-    keyword = kind if kind in rules.KEYWORDS else _keyword(error)
-    if keyword in _FORMAT_MESSAGES and kind == "string_pattern_mismatch":
-        message = _FORMAT_MESSAGES[keyword]
-    false_keys: frozenset[str] = getattr(innermost, "__false_schema__", frozenset())
-    if keyword == "additionalProperties" and loc and loc[-1] in false_keys:
+            return violation(rules.MESSAGE_TOO_DEEP, "", f"The JSON nests too deeply: {text}."), ()
+        return violation(rules.JSON_INVALID, "", f"Invalid JSON: {text}."), ()
+    loc = tuple(error["loc"])
+    message = error["msg"]
+    ctx = error.get("ctx") or {}
+    own = kind in rules.KEYWORDS or kind in rules.NAMED
+    schema, ptr, innermost, end = _where(root, loc, own)
+    also: tuple[Keyword, ...] = ()
+    if own:
+        # Raised by `rule_error`: the error names its rule, the context its pointer and peers.
+        extra = ctx.get(_POINTER)
+        if extra:
+            ptr += extra
+        if kind in rules.NAMED:
+            return violation(kind, ptr, message), ()
+        also = ctx.get(_ALSO, ())
+        if kind != "enum" or "expected" not in ctx:
+            return violation(rules.structural(schema, kind), ptr, message), also
+        # pydantic-core's own error for an `Enum` field is called "enum" too.
+    key = loc[-1] if loc else None
+    model = innermost.model
+    field_rules: Mapping[str, str] = getattr(model, "__field_rules__", {})
+    if type(key) is str and key in field_rules and kind != "missing":
+        rule = field_rules[key]
+        return violation(rule, ptr, f"{rules.NAMED[rule].summary} ({message})"), ()
+    keyword = _builtin_keyword(kind)
+    if kind == "string_pattern_mismatch" and end.format is not None:
+        keyword, message = end.format.keyword, end.format.message
+    elif kind == "literal_error":
+        keyword = end.literal
+    if keyword == "enum" and end.string_enum and not isinstance(error.get("input"), str):
+        also = ("type",)
+    if keyword == "additionalProperties" and key in getattr(model, "__false_schema__", ()):
         keyword = "false_schema"
-        message = f"The key {loc[-1]!r} is not allowed in this schema version."
-    return violation(rules.structural(schema, keyword), ptr, message)
+        message = f"The key {key!r} is not allowed in this schema version."
+    return violation(rules.structural(schema, keyword), ptr, message), also
 
 
 def _is_root(root: Any) -> bool:
@@ -380,6 +498,7 @@ def violations(
     root = model if model is not None else model_named(exc.title)
     if root is None or not _is_root(root):
         raise TypeError(f"{exc.title!r} is not an envelopekit wire model; pass model=")
+    node = _node(root)
     seen: dict[tuple[str, str], Violation] = {}
     errors = exc.errors(include_url=False)
     mapped = 0
@@ -390,11 +509,11 @@ def violations(
         mapped += 1
         if partial and not in_array:
             in_array = any(type(segment) is int for segment in error["loc"])
-        found = _one(error, root)
+        found, also = _one(error, node)
         seen.setdefault((found.rule, found.pointer), found)
-        schema, dot, _ = found.rule.partition(".")
-        if dot and schema in rules.SCHEMAS:
-            for keyword in _also(error, found):
+        if also:
+            schema = found.rule.partition(".")[0]
+            for keyword in also:
                 other = violation(rules.structural(schema, keyword), found.pointer, found.message)
                 seen.setdefault((other.rule, other.pointer), other)
     found_list = list(seen.values())
@@ -463,27 +582,6 @@ def quote(value: object, limit: int = 40) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}... ({len(text)} characters)"
-
-
-def _also(error: ErrorDetails, found: Violation) -> list[str]:
-    """The other keywords an all-errors validator reports with ``found``, at the same pointer.
-
-    * A custom error may stand for several keywords at once, as a failed ``anyOf`` with what its
-      branches failed: ``ctx["also"]`` lists them, space-separated.
-    * A failed string ``enum`` given no string at all is ``type`` too: every string ``enum`` of
-      the three specs' schemas sits next to ``type: string``.
-    """
-    ctx = error.get("ctx", {})
-    also = ctx.get("also")
-    keywords = also.split() if isinstance(also, str) else []
-    if (
-        error["type"] in ("literal_error", "enum")
-        and found.rule.endswith(".enum")
-        and not isinstance(error.get("input"), str)
-        and str(ctx.get("expected", "")).startswith("'")
-    ):
-        keywords.append("type")
-    return keywords
 
 
 def sort_violations(found: Iterable[Violation]) -> list[Violation]:

@@ -9,13 +9,16 @@ One taxonomy serves the three specs, modelled on the SOM Managed Bus:
 * **Named ids** cover what no schema keyword says (:data:`NAMED`): each constant below is one,
   with the ``source`` a violation of it reports and a one-line meaning.
 
-Custom validators raise ``pydantic_core.PydanticCustomError`` whose error type is either a
-keyword from :data:`KEYWORDS` (the schema name is added from the model that failed) or a named id
-from :data:`NAMED`; nothing else reaches a :class:`~envelopekit.Violation`.
+Custom validators state the rule they refuse where they raise it, through one typed helper
+(``envelopekit._violations.rule_error``): a :data:`Keyword` (the schema name is added from the
+model that failed) or a :data:`NamedId`, both ``Literal`` types that mypy and basedpyright check
+at every raise site, so a misspelled rule is a type error; nothing else reaches a
+:class:`~envelopekit.Violation`.
 """
 
 from __future__ import annotations
 
+import typing
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -42,6 +45,7 @@ __all__ = [
     "DATA_DECRYPT_FAILED",
     "DATA_INVALID",
     "ERROR_CODE_INCONSISTENT",
+    "FALLBACK_KEYWORD",
     "FORBIDDEN_KEY",
     "HANDLER_FAILED",
     "IDEMPOTENCY_HELD",
@@ -84,6 +88,9 @@ __all__ = [
     "URN_MISSING",
     "URN_UNKNOWN",
     "VIOLATIONS_TRUNCATED",
+    "Keyword",
+    "NamedId",
+    "RaisedRule",
     "Rule",
     "Source",
     "is_rule",
@@ -100,7 +107,7 @@ a bus or SDK policy, or a rule across a sequence of messages."""
 class Rule:
     """A named rule: its stable id, where it comes from and what it means."""
 
-    id: str
+    id: NamedId
     source: Source
     summary: str
 
@@ -126,40 +133,44 @@ SCHEMAS: Final[frozenset[str]] = frozenset(SOM_SCHEMAS + BABELQUEUE_SCHEMAS + MA
 
 # --- JSON Schema keywords --------------------------------------------------------------------
 
-KEYWORDS: Final[frozenset[str]] = frozenset(
-    {
-        "required",
-        "additionalProperties",
-        "false_schema",
-        "type",
-        "enum",
-        "const",
-        "pattern",
-        "minimum",
-        "maximum",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "multipleOf",
-        "minLength",
-        "maxLength",
-        "minItems",
-        "maxItems",
-        "uniqueItems",
-        "minProperties",
-        "propertyNames",
-        "format.uuid",
-        "format.date-time",
-        "format.uri",
-        "anyOf",
-        "oneOf",
-        "not",
-        "if",
-        "dependentRequired",
-        # A validator that failed without a stable keyword: a bug in envelopekit, never
-        # expected on any input; kept so such a bug still yields a verdict, not a crash.
-        "invalid",
-    }
-)
+Keyword = Literal[
+    "required",
+    "additionalProperties",
+    "false_schema",
+    "type",
+    "enum",
+    "const",
+    "pattern",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "propertyNames",
+    "format.uuid",
+    "format.date-time",
+    "format.uri",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "dependentRequired",
+]
+"""A JSON Schema keyword a validator may raise (the ``<keyword>`` of a structural id)."""
+
+FALLBACK_KEYWORD: Final = "invalid"
+"""The keyword of an error no keyword names: a user's payload schema failing a keyword this
+catalogue does not list (``payload-schema.invalid``). No envelopekit model ever yields it: an
+error of theirs that maps to no catalogued rule is a bug, and ``tests/test_rule_identity.py``
+drives the corpora and mutation sets to prove none does."""
+
+KEYWORDS: Final[frozenset[str]] = frozenset((*typing.get_args(Keyword), FALLBACK_KEYWORD))
 """Every keyword a structural id may end with."""
 
 
@@ -252,6 +263,72 @@ CLOUDEVENTS_SPECVERSION_UNSUPPORTED: Final = "cloudevents.specversion_unsupporte
 CLOUDEVENTS_ATTRIBUTE_MISMATCH: Final = "cloudevents.attribute_mismatch"
 CLOUDEVENTS_DATA_UNSUPPORTED: Final = "cloudevents.data_unsupported"
 CLOUDEVENTS_UNREPRESENTABLE: Final = "cloudevents.unrepresentable"
+
+NamedId = Literal[
+    "json.invalid",
+    "json.duplicate_key",
+    "message.too_large",
+    "message.too_deep",
+    "number.non_finite",
+    "number.out_of_range",
+    "number.unsafe_integer",
+    "number.beyond_int64",
+    "spec.unrecognised",
+    "violations.truncated",
+    "urn.missing",
+    "urn.convention",
+    "schema_version.unsupported",
+    "forbidden_key",
+    "created_at.seconds",
+    "urn.unknown",
+    "handler.failed",
+    "attempts.at_maximum",
+    "data.invalid",
+    "idempotency.held",
+    "subscriber.unexpected",
+    "transport.schema_version_unsupported",
+    "data.decrypt_failed",
+    "compat.type_changed",
+    "compat.enum_added",
+    "compat.enum_value_removed",
+    "compat.min_length_tightened",
+    "compat.minimum_tightened",
+    "compat.required_added",
+    "compat.additional_properties_tightened",
+    "compat.property_removed",
+    "som_version.pre_1_0",
+    "som_version.unsupported_major",
+    "som_version.unsupported_minor",
+    "payload.message_type_mismatch",
+    "payload.unvalidated",
+    "payload.family_unexpected",
+    "message_type.unknown",
+    "story_id.changed",
+    "sequence_number.not_increasing",
+    "sequence_number.gap",
+    "updated_at.backwards",
+    "snapshot.members_missing",
+    "snapshot.assets_dropped",
+    "asset.type_changed",
+    "story_type.left_terminal",
+    "op.convention",
+    "reply.unpaired",
+    "reply_to.convention",
+    "trace_context.format",
+    "error_code.inconsistent",
+    "cloudevents.attribute_missing",
+    "cloudevents.attribute_invalid",
+    "cloudevents.attribute_name",
+    "cloudevents.specversion_unsupported",
+    "cloudevents.attribute_mismatch",
+    "cloudevents.data_unsupported",
+    "cloudevents.unrepresentable",
+]
+"""Every named rule id (pinned to :data:`NAMED` by ``tests/test_rule_identity.py``)."""
+
+RaisedRule = Keyword | NamedId
+"""What a validator raises (:func:`envelopekit._violations.rule_error`): a keyword, whose
+schema name the mapper adds from the model that failed, or a named id."""
 
 _NAMED_RULES: Final = (
     Rule(JSON_INVALID, "json", "The bytes are not one well-formed UTF-8 JSON document."),

@@ -17,7 +17,7 @@ from pydantic import (
     ValidationError,
 )
 from pydantic import model_validator as _model_validator
-from pydantic_core import CoreSchema, PydanticCustomError
+from pydantic_core import CoreSchema
 from typing_extensions import Self, TypeVar
 
 from .. import rules
@@ -28,7 +28,14 @@ from .._ids import now_ms, uuid4
 from .._json import INT64_MAX, dumps, needs_scan, plain_json, scan_numbers
 from .._model import WireModel, attach_warnings, attached_warnings, text_checked_schema
 from .._settings import Settings, get_settings
-from .._violations import Violation, as_pydantic_error, printable, violation, violations
+from .._violations import (
+    Violation,
+    as_pydantic_error,
+    printable,
+    rule_error,
+    violation,
+    violations,
+)
 from ._dead_letter import DeadLetter, DeadLetterReason
 from ._forbidden import FORBIDDEN_META_KEYS, FORBIDDEN_TOP_LEVEL_KEYS
 from ._meta import SCHEMA_VERSION, BabelMeta
@@ -111,10 +118,10 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         if not fields["job"].strip(ASCII_WHITESPACE):
             alias = fields["urn"]
             if alias is MISSING or is_blank(alias):
-                raise PydanticCustomError(
+                raise rule_error(
                     rules.URN_MISSING,
                     "The message has no identity: neither 'job' nor 'urn' is a non-blank string",
-                    {"pointer": "/job"},
+                    pointer="/job",
                 )
             # The frozen model is still under construction here (pyright reads an instance's
             # `__dict__` as the class's mapping proxy).

@@ -14,13 +14,13 @@ from pydantic import (
     PlainValidator,
     WithJsonSchema,
 )
-from pydantic_core import CoreSchema, PydanticCustomError
+from pydantic_core import CoreSchema
 
 from .. import rules
 from .._json import INT64_MAX, dumps, needs_scan, scan_numbers
 from .._model import WireModel, text_checked_schema
 from .._settings import get_settings
-from .._violations import Violation, as_pydantic_error, violation
+from .._violations import Violation, as_pydantic_error, quote, rule_error, violation
 
 __all__ = [
     "FalseConst",
@@ -53,13 +53,13 @@ JsonData = Annotated[JsonValue, AfterValidator(_json_numbers)]
 def _exactly_false(value: object) -> Literal[False]:
     if value is False:
         return False
-    raise PydanticCustomError("const", "Input should be false")
+    raise rule_error("const", "Input should be false")
 
 
 def _exactly_true(value: object) -> Literal[True]:
     if value is True:
         return True
-    raise PydanticCustomError("const", "Input should be true")
+    raise rule_error("const", "Input should be true")
 
 
 # pydantic matches a bool `Literal` by equality, even in strict mode, so `0` and `0.0` pass as
@@ -75,10 +75,8 @@ TrueConst = Annotated[Literal[True], PlainValidator(_exactly_true), WithJsonSche
 
 def _int64(value: int) -> int:
     if value > INT64_MAX:
-        raise PydanticCustomError(
-            rules.NUMBER_OUT_OF_RANGE,
-            "{value} does not fit a signed 64-bit integer",
-            {"value": value},
+        raise rule_error(
+            rules.NUMBER_OUT_OF_RANGE, f"{quote(value)} does not fit a signed 64-bit integer"
         )
     return value
 

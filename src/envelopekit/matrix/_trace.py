@@ -12,13 +12,12 @@ import re
 from typing import Annotated, Final
 
 from pydantic import AfterValidator, StringConstraints
-from pydantic_core import PydanticCustomError
 from typing_extensions import Never
 
 from .. import rules
 from .._errors import ProducerError
 from .._ids import span_id, trace_id
-from .._violations import Violation, violation
+from .._violations import Violation, rule_error, violation
 
 __all__ = [
     "SPAN_ID_PATTERN",
@@ -57,7 +56,7 @@ def is_span_id(value: str) -> bool:
 def _not_zero(value: str) -> str:
     # The Rust regex engine has no look-ahead, so "not all zeros" is a separate check.
     if not value.strip("0"):
-        raise PydanticCustomError("pattern", "an all-zero id is invalid in W3C Trace Context")
+        raise rule_error("pattern", "an all-zero id is invalid in W3C Trace Context")
     return value
 
 

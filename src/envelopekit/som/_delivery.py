@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import ClassVar, Literal
 
 from pydantic import ConfigDict, model_validator
-from pydantic_core import PydanticCustomError
 
 from .._compat import MISSING
+from .._violations import rule_error
 from ._types import DateTimeStr, Extensions, SomModel, Str, TamsSource, TimeRange, UuidStr
 
 __all__ = ["DeliveryLocator", "DeliveryMediaAvailable"]
@@ -70,7 +70,5 @@ class DeliveryMediaAvailable(_Delivery):
     @model_validator(mode="after")
     def _source_or_locator(self) -> DeliveryMediaAvailable:
         if self.source is MISSING and self.locator is MISSING:
-            raise PydanticCustomError(
-                "anyOf", "A delivery needs a source or a locator", {"also": "required"}
-            )
+            raise rule_error("anyOf", "A delivery needs a source or a locator", also=("required",))
         return self

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import ClassVar, Literal, TypeAlias
 
 from pydantic import ConfigDict, model_validator
-from pydantic_core import PydanticCustomError
 
 from .._compat import MISSING
+from .._violations import rule_error
 from ._types import DateTimeStr, Extensions, SomModel, Str, UuidStr
 
 __all__ = ["LinkEvent", "LinkMessageType", "Withdrawal"]
@@ -79,20 +79,18 @@ class LinkEvent(_Link):
         if self.message_type == "link.committed":
             for name in ("committed_by", "committed_at"):
                 if getattr(self, name) is MISSING:
-                    raise PydanticCustomError(
-                        "required",
-                        "link.committed requires {name}",
-                        {"name": name, "pointer": f"/{name}"},
+                    raise rule_error(
+                        "required", f"link.committed requires {name}", pointer=f"/{name}"
                     )
         if self.message_type == "link.withdrawn":
             if self.withdrawn is MISSING:
-                raise PydanticCustomError(
-                    "required", "link.withdrawn requires withdrawn", {"pointer": "/withdrawn"}
+                raise rule_error(
+                    "required", "link.withdrawn requires withdrawn", pointer="/withdrawn"
                 )
         elif self.withdrawn is not MISSING:
-            raise PydanticCustomError(
+            raise rule_error(
                 "not",
-                "Only link.withdrawn carries withdrawn (message_type is {kind})",
-                {"kind": self.message_type, "pointer": "/withdrawn"},
+                f"Only link.withdrawn carries withdrawn (message_type is {self.message_type})",
+                pointer="/withdrawn",
             )
         return self

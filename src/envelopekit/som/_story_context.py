@@ -15,10 +15,9 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic_core import PydanticCustomError
 
 from .._compat import MISSING
-from .._violations import literal
+from .._violations import rule_error
 from ._types import (
     Bool,
     DateTimeStr,
@@ -247,7 +246,7 @@ def _required_any(model: SomModel, branches: tuple[tuple[str, ...], ...], messag
     for branch in branches:
         if all(getattr(model, name) is not MISSING for name in branch):
             return
-    raise PydanticCustomError("anyOf", literal(message), {"also": "required"})
+    raise rule_error("anyOf", message, also=("required",))
 
 
 class MediaRange(_Story):
@@ -431,11 +430,7 @@ class AuthorshipProvenance(_Story):
         if self.author == "HUMAN":
             for name in ("model", "model_version"):
                 if getattr(self, name) is not MISSING:
-                    raise PydanticCustomError(
-                        "not",
-                        "A HUMAN author carries no {name}",
-                        {"name": name, "pointer": f"/{name}"},
-                    )
+                    raise rule_error("not", f"A HUMAN author carries no {name}", pointer=f"/{name}")
         return self
 
 
@@ -517,10 +512,10 @@ class Assertion(_Story):
     def _claim_shape(self) -> Assertion:
         for key in _CLAIM_KEYS[self.assertion_type]:
             if key not in self.claim:
-                raise PydanticCustomError(
+                raise rule_error(
                     "required",
-                    "A {kind} claim requires '{key}'",
-                    {"kind": self.assertion_type, "key": key, "pointer": f"/claim/{key}"},
+                    f"A {self.assertion_type} claim requires '{key}'",
+                    pointer=f"/claim/{key}",
                 )
         return self
 
@@ -731,9 +726,7 @@ def _unique_tags(tags: list[StoryTag]) -> list[StoryTag]:
     for index, tag in enumerate(tags):
         key = _tag_key(tag)
         if key in seen:
-            raise PydanticCustomError(
-                "uniqueItems", "tags[{index}] repeats an earlier tag", {"index": index}
-            )
+            raise rule_error("uniqueItems", f"tags[{index}] repeats an earlier tag")
         seen.add(key)
     return tags
 
@@ -945,12 +938,12 @@ class StoryContext(_Story):
         story_type = info.data.get("story_type")
         if story_type == "ACTIVE":
             if value is MISSING:
-                raise PydanticCustomError("required", "An ACTIVE story requires a lifecycle")
+                raise rule_error("required", "An ACTIVE story requires a lifecycle")
         elif value is not MISSING:
-            raise PydanticCustomError(
+            raise rule_error(
                 "not",
-                "Only an ACTIVE story carries a lifecycle (story_type is {story_type})",
-                {"story_type": story_type or "missing or invalid"},
+                "Only an ACTIVE story carries a lifecycle "
+                f"(story_type is {story_type or 'missing or invalid'})",
             )
         return value
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Annotated, ClassVar, Final, Literal, TypeAlias
 
 from pydantic import ConfigDict, PlainValidator, WithJsonSchema, model_validator
-from pydantic_core import PydanticCustomError
 
 from .._compat import MISSING
+from .._violations import rule_error
 from ._types import DateTimeStr, Extensions, JsonObject, SomModel, Str, UuidStr, vendor_enum
 
 __all__ = ["TellingEvent", "TellingMessageType", "Transform", "TransformActor", "TransformType"]
@@ -121,19 +121,13 @@ class TellingEvent(_Telling):
     def _exposure(self) -> TellingEvent:
         kind = self.message_type
         if kind in ("telling.started", "telling.exposed") and self.exposure_start is MISSING:
-            raise PydanticCustomError(
-                "required",
-                "{kind} requires exposure_start",
-                {"kind": kind, "pointer": "/exposure_start"},
+            raise rule_error(
+                "required", f"{kind} requires exposure_start", pointer="/exposure_start"
             )
         if kind in ("telling.ended", "telling.exposed") and self.exposure_end is MISSING:
-            raise PydanticCustomError(
-                "required",
-                "{kind} requires exposure_end",
-                {"kind": kind, "pointer": "/exposure_end"},
-            )
+            raise rule_error("required", f"{kind} requires exposure_end", pointer="/exposure_end")
         if kind == "telling.started" and self.exposure_end is not MISSING:
-            raise PydanticCustomError(
-                "not", "telling.started carries no exposure_end", {"pointer": "/exposure_end"}
+            raise rule_error(
+                "not", "telling.started carries no exposure_end", pointer="/exposure_end"
             )
         return self

@@ -37,7 +37,8 @@ from .. import rules
 from .._formats import DateTimeStr, UriStr, UuidStr
 from .._json import refuse_non_finite
 from .._model import WireModel
-from .._violations import literal
+from .._violations import rule_error
+from ..rules import Keyword
 
 __all__ = [
     "Bool",
@@ -111,7 +112,7 @@ Bool: TypeAlias = Annotated[bool, Strict()]
 
 
 def _non_finite(value: float) -> PydanticCustomError:
-    return PydanticCustomError(rules.NUMBER_NON_FINITE, literal(f"{value!r} is not a JSON number."))
+    return rule_error(rules.NUMBER_NON_FINITE, f"{value!r} is not a JSON number.")
 
 
 def _integer(value: Any) -> int:
@@ -125,7 +126,7 @@ def _integer(value: Any) -> int:
             return int(value)
         if value - value != 0.0:  # NaN or Infinity (inf - inf and nan - nan are nan)
             raise _non_finite(value)
-    raise PydanticCustomError("type", "Input should be an integer")
+    raise rule_error("type", "Input should be an integer")
 
 
 Integer: TypeAlias = Annotated[int, PlainValidator(_integer), WithJsonSchema({"type": "integer"})]
@@ -134,7 +135,7 @@ Integer: TypeAlias = Annotated[int, PlainValidator(_integer), WithJsonSchema({"t
 
 def _non_negative(value: int) -> int:
     if value < 0:
-        raise PydanticCustomError("minimum", "Input should be greater than or equal to 0")
+        raise rule_error("minimum", "Input should be greater than or equal to 0")
     return value
 
 
@@ -155,7 +156,7 @@ def _number(value: Any) -> float | int:
         if value - value != 0.0:  # NaN or Infinity (inf - inf and nan - nan are nan)
             raise _non_finite(value)
         return value  # type: ignore[no-any-return]
-    raise PydanticCustomError("type", "Input should be a number")
+    raise rule_error("type", "Input should be a number")
 
 
 Number: TypeAlias = Annotated[
@@ -167,9 +168,9 @@ Infinity (``number.non_finite``)."""
 
 def _unit(value: float | int) -> float | int:
     if value < 0:
-        raise PydanticCustomError("minimum", "Input should be greater than or equal to 0")
+        raise rule_error("minimum", "Input should be greater than or equal to 0")
     if value > 1:
-        raise PydanticCustomError("maximum", "Input should be less than or equal to 1")
+        raise rule_error("maximum", "Input should be less than or equal to 1")
     return value
 
 
@@ -208,8 +209,8 @@ TamsSource: TypeAlias = Annotated[str, StringConstraints(strict=True, pattern=TA
 # --- anyOf -------------------------------------------------------------------------------------
 
 
-def _any_of(message: str, also: str) -> PydanticCustomError:
-    return PydanticCustomError("anyOf", literal(message), {"also": also})
+def _any_of(message: str, *also: Keyword) -> PydanticCustomError:
+    return rule_error("anyOf", message, also=also)
 
 
 def vendor_enum(*values: str) -> Callable[[Any], str]:
@@ -222,13 +223,13 @@ def vendor_enum(*values: str) -> Callable[[Any], str]:
             raise _any_of("Input should be a string", "type")
         if value in allowed or _VENDOR_VALUE_RE.match(value):
             return value
-        raise _any_of(f"Input should be one of {listed}, or an x- vendor value", "enum pattern")
+        raise _any_of(f"Input should be one of {listed}, or an x- vendor value", "enum", "pattern")
 
     return check
 
 
 def _no_branch(value: Any) -> NoReturn:
-    raise PydanticCustomError("anyOf", "Input should match one of the anyOf branches")
+    raise rule_error("anyOf", "Input should match one of the anyOf branches")
 
 
 NoBranch: TypeAlias = SkipJsonSchema[Annotated[Never, PlainValidator(_no_branch), Tag("anyOf")]]
@@ -244,13 +245,15 @@ def _time_range(value: Any) -> str | list[str]:
     if type(value) is str:
         if _TIMERANGE_RE.match(value):
             return value
-        raise _any_of("Input should be a TAMS timerange or a list of them", "pattern type")
+        raise _any_of("Input should be a TAMS timerange or a list of them", "pattern", "type")
     if type(value) is list:
         items = cast("list[object]", value)
         if all(type(item) is str and _TIMERANGE_RE.match(item) for item in items):
             return cast("list[str]", items)
-        bad = "type pattern" if all(type(i) is str for i in items) else "type"
-        raise _any_of("Input should be a TAMS timerange or a list of them", bad)
+        bad: tuple[Keyword, ...] = (
+            ("type", "pattern") if all(type(i) is str for i in items) else ("type",)
+        )
+        raise _any_of("Input should be a TAMS timerange or a list of them", *bad)
     raise _any_of("Input should be a TAMS timerange or a list of them", "type")
 
 
@@ -299,10 +302,8 @@ JsonArray: TypeAlias = Annotated[list[Any], AfterValidator(refuse_non_finite)]
 def _extension_key(key: str) -> str:
     if _EXTENSION_KEY_RE.match(key) is None:
         # `additionalProperties: false` next to `patternProperties`: the schema's keyword.
-        raise PydanticCustomError(
-            "additionalProperties",
-            "Extension key '{key}' is not namespaced com.<vendor>.",
-            {"key": key},
+        raise rule_error(
+            "additionalProperties", f"Extension key '{key}' is not namespaced com.<vendor>."
         )
     return key
 
