@@ -35,7 +35,7 @@ def expected_lines(path: Path) -> set[int]:
 
 
 def test_there_are_expected_errors_for_both_checkers() -> None:
-    assert len(FILES) == 4
+    assert len(FILES) == 5
     assert all(expected_lines(path) for path in FILES)
 
 
