@@ -1,4 +1,9 @@
-"""Violations and verdicts, and the one mapping from a ``ValidationError`` to rule ids."""
+"""Violations, verdicts, the raise-site helper and the one mapping from pydantic errors.
+
+A validator refuses a value with :func:`rule_error`, naming its rule; :func:`violations` turns a
+``ValidationError`` into violations by looking that rule up, or, for an error pydantic-core
+raised itself, by a table and the type at the end of the error's location.
+"""
 
 from __future__ import annotations
 
@@ -281,15 +286,26 @@ _LEAF, _UNION, _MODEL, _ITEMS, _MAPPING = range(5)
 class _Node:
     """One type on an error's path: how a location segment steps from it to the next type."""
 
-    __slots__ = ("_fields", "format", "kind", "literal", "model", "schema", "step", "string_enum")
+    __slots__ = (
+        "_children",
+        "_fields",
+        "format",
+        "kind",
+        "literal",
+        "model",
+        "schema",
+        "step",
+        "string_enum",
+    )
 
     def __init__(self, tp: Any) -> None:
         inner, metadata = _strip_annotated(tp)
         self.kind = _LEAF
         self.model: type | None = None
         self.schema = ""
-        self.step: Any = None  # a union's members by segment, or the item type's node
+        self.step: Any = None  # a union's (members by segment, the rest), or the item type
         self._fields: dict[str, _Node] = {}
+        self._children: dict[int, _Node] = {}
         self.format: Format | None = next((m for m in metadata if isinstance(m, Format)), None)
         # A `Literal` of one value is a schema `const`, of several an `enum`; an `enum` of
         # strings sits next to `type: string` in every schema of the three specs.
@@ -341,6 +357,13 @@ class _Node:
             found = self._fields[str(key)] = _node(tp)
         return found
 
+    def child(self, tp: Any) -> _Node:
+        """The node of ``tp``, a type this node steps to (kept here: not every type hashes)."""
+        found = self._children.get(id(tp))
+        if found is None:
+            found = self._children[id(tp)] = _node(tp)
+        return found
+
 
 _NODES: dict[Any, _Node] = {}
 _MAX_NODES: Final = 4096
@@ -370,28 +393,28 @@ def _walk(root: _Node, loc: tuple[str | int, ...]) -> tuple[_Node | None, list[s
     while index < len(loc):
         segment = loc[index]
         kind = node.kind
-        if kind is _UNION:
+        if kind == _UNION:
             by_segment, rest = node.step
             chosen = by_segment.get(segment) if type(segment) is str else None
             if chosen is not None:
                 index += 1
-            node = _node(chosen if chosen is not None else rest)
+            node = node.child(chosen if chosen is not None else rest)
             continue
         segments.append(segment)
         index += 1
-        if kind is _MODEL:
+        if kind == _MODEL:
             if node.schema:
                 innermost = node
             node = node.field(segment)
-        elif kind is _ITEMS:
-            node = _node(node.step)
-        elif kind is _MAPPING:
+        elif kind == _ITEMS:
+            node = node.child(node.step)
+        elif kind == _MAPPING:
             # pydantic reports a bad key as [key, "[key]"]: drop the second segment.
             if index < len(loc) and loc[index] == "[key]":
                 index += 1
                 node = _UNKNOWN
             else:
-                node = _node(node.step)
+                node = node.child(node.step)
         else:
             node = _UNKNOWN
     return innermost, segments, node
@@ -399,8 +422,8 @@ def _walk(root: _Node, loc: tuple[str | int, ...]) -> tuple[_Node | None, list[s
 
 def _leaf(node: _Node) -> _Node:
     """The type of the value itself: a plain optional's (``DateTimeStr | MISSING``) member."""
-    while node.kind is _UNION and node.step[1] is not None:
-        node = _node(node.step[1])
+    while node.kind == _UNION and node.step[1] is not None:
+        node = node.child(node.step[1])
     return node
 
 
