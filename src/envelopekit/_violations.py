@@ -12,10 +12,12 @@ import types
 import typing
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Final, Generic, Literal, TypeVar, Union
 
 import typing_extensions
 from pydantic import BaseModel, Discriminator, ValidationError
+from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails, PydanticCustomError
 from typing_extensions import LiteralString
 
@@ -261,23 +263,21 @@ def _label(member: Any) -> str:
     return getattr(inner, "__name__", str(inner))
 
 
-def _field_type(model: type[BaseModel], key: str) -> Any:
-    for name, info in model.model_fields.items():
-        if key in (name, info.alias, info.validation_alias):
-            annotation: Any = info.annotation
-            if isinstance(annotation, TypeVar):
-                # An unparametrised generic field (`SomEnvelope.payload`): validated as the
-                # type variable's default.
-                default = getattr(annotation, "__default__", None)
-                annotation = None if default is typing_extensions.NoDefault else default
-            metadata = tuple(info.metadata)
-            if info.discriminator is not None:
-                metadata += (info.discriminator,)
-            if metadata:
-                args = (annotation, *metadata)
-                return typing.Annotated[args]
-            return annotation
-    return None
+def _field_type(info: FieldInfo) -> Any:
+    """A field's type as pydantic validates it: its annotation with the field's metadata."""
+    annotation: Any = info.annotation
+    if isinstance(annotation, TypeVar):
+        # An unparametrised generic field (`SomEnvelope.payload`): validated as the type
+        # variable's default.
+        default = getattr(annotation, "__default__", None)
+        annotation = None if default is typing_extensions.NoDefault else default
+    metadata = tuple(info.metadata)
+    if info.discriminator is not None:
+        metadata += (info.discriminator,)
+    if metadata:
+        args = (annotation, *metadata)
+        return typing.Annotated[args]
+    return annotation
 
 
 _LEAF, _UNION, _MODEL, _ITEMS, _MAPPING = range(5)
@@ -301,10 +301,10 @@ class _Node:
     def __init__(self, tp: Any) -> None:
         inner, metadata = _strip_annotated(tp)
         self.kind = _LEAF
-        self.model: type | None = None
+        self.model: type[BaseModel] | None = None
         self.schema = ""
         self.step: Any = None  # a union's (members by segment, the rest), or the item type
-        self._fields: dict[str, _Node] = {}
+        self._fields: dict[str, _Node] | None = None
         self._children: dict[int, _Node] = {}
         self.format: Format | None = next((m for m in metadata if isinstance(m, Format)), None)
         # A `Literal` of one value is a schema `const`, of several an `enum`; an `enum` of
@@ -348,14 +348,17 @@ class _Node:
 
     def field(self, key: str | int) -> _Node:
         """The node of a model's field ``key`` (wire or Python name); a leaf for an unknown key."""
-        found = self._fields.get(key) if type(key) is str else None
-        if found is None:
-            tp = None if self.model is None else _field_type(self.model, str(key))
-            if tp is None:
-                return _UNKNOWN
-            # Only the model's own fields are kept: an unknown key may be any input text.
-            found = self._fields[str(key)] = _node(tp)
-        return found
+        if self._fields is None:
+            # Every field's node under each name pydantic may report it by, once per model
+            # (the first field to claim a name keeps it); an unknown key stays a miss.
+            self._fields = {}
+            fields = {} if self.model is None else self.model.model_fields
+            for name, info in fields.items():
+                node = _node(_field_type(info))
+                for spelling in (name, info.alias, info.validation_alias):
+                    if isinstance(spelling, str):
+                        self._fields.setdefault(spelling, node)
+        return self._fields.get(key, _UNKNOWN) if type(key) is str else _UNKNOWN
 
     def child(self, tp: Any) -> _Node:
         """The node of ``tp``, a type this node steps to (kept here: not every type hashes)."""
@@ -427,6 +430,9 @@ def _leaf(node: _Node) -> _Node:
     return node
 
 
+# Errors repeat their locations across messages (a stream of one producer's mistake): the
+# answer per location is kept. A miss costs one walk, a dict step per segment.
+@lru_cache(maxsize=4096)
 def _where(root: _Node, loc: tuple[str | int, ...], own: bool) -> tuple[str, str, _Node, _Node]:
     """The schema name, pointer, innermost model and the value's own node of an error at ``loc``.
 
