@@ -15,14 +15,16 @@ import typing
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 import pytest
-from pydantic import ValidationError, field_validator
+from pydantic import StringConstraints, ValidationError, field_validator
 
 import envelopekit as ek
 from envelopekit import rules
 from envelopekit._check import SpecName
+from envelopekit._compat import MISSING
+from envelopekit._formats import UUID_PATTERN, UuidStr
 from envelopekit._model import WireModel
 from envelopekit._violations import rule_error, violations
 from envelopekit.babelqueue import BabelEnvelope
@@ -94,6 +96,30 @@ def test_the_raise_site_names_rule_pointer_and_peers(
 
 def _fell_back(found: list[ek.Violation]) -> bool:
     return any(v.rule.partition(".")[2] == rules.FALLBACK_KEYWORD for v in found)
+
+
+class _Typed(WireModel):
+    __schema_name__: ClassVar[str] = "response"
+
+    plain: Annotated[str, StringConstraints(strict=True, pattern=UUID_PATTERN)]
+    uuid: UuidStr | MISSING = MISSING
+    one: Literal["a"] | MISSING = MISSING
+    several: Literal["a", "b"] | MISSING = MISSING
+
+
+def test_builtin_errors_take_their_keyword_from_the_type_not_the_text() -> None:
+    # The same pattern text: a format only where the type carries the `Format` marker.
+    raw = b'{"plain":"x","uuid":"x","one":"b","several":1}'
+    with pytest.raises(ValidationError) as caught:
+        _Typed.model_validate_json(raw)
+    assert [(v.rule, v.pointer) for v in violations(caught.value, model=_Typed)] == [
+        ("response.pattern", "/plain"),
+        ("response.format.uuid", "/uuid"),
+        ("response.const", "/one"),
+        ("response.enum", "/several"),
+        # An `enum` of strings sits beside `type: string`: a number fails both.
+        ("response.type", "/several"),
+    ]
 
 
 # --- the corpora and their mutations ------------------------------------------------------------
