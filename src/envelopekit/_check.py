@@ -315,6 +315,8 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
                 return _refused(name, rules.MESSAGE_TOO_DEEP, f"The JSON nests too deeply: {exc}.")
             return _refused(name, rules.JSON_INVALID, f"Invalid JSON: {exc}.")
         found = detect(document)
+        # Validation builds its own tree: this one, held, would double the peak (bench/hostile).
+        del document
         if found is None:
             return _refused(
                 name,
