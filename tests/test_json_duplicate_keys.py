@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from envelopekit import rules
-from envelopekit._json import _may_repeat, duplicate_keys
+from envelopekit import _json, rules
+from envelopekit._json import _may_repeat, _unquoted, duplicate_keys
 
 # (text, the pointers of the repeated members)
 CASES: dict[str, tuple[bytes | str, list[str]]] = {
     "flat-distinct": (b'{"a":1,"b":2}', []),
     "flat-repeated": (b'{"a":1,"a":2}', ["/a"]),
+    "several-repeated": (b'{"b":1,"a":1,"b":2,"c":0,"a":2,"b":3}', ["/a", "/b"]),
     "colon-in-value": (b'{"a":"x:y:z","b":1}', []),
     "colon-in-value-repeated": (b'{"a":"x:y","a":1}', ["/a"]),
     "colon-in-key-repeated": (b'{"a:b":1,"a:b":2}', ["/a:b"]),
@@ -73,3 +79,34 @@ def test_pre_test_is_exact_where_orjson_reads(text: bytes | str) -> None:
         assert _may_repeat(text)  # not read: the exact scan decides
     else:
         assert _may_repeat(text) == _reference(text)
+
+
+@given(st.binary(max_size=40).map(lambda b: bytes(b'"":[{'[x % 5] for x in b)))
+def test_the_unquoted_skeleton_is_the_even_pieces(skeleton: bytes) -> None:
+    assert _unquoted(skeleton) == b"".join(skeleton.split(b'"')[::2])
+
+
+def _lines_run(call: Callable[[], object], module: str) -> int:
+    """How many lines of ``module`` run during ``call()`` (a measure of Python-level steps)."""
+    count = 0
+
+    def trace(frame: FrameType, event: str, arg: object) -> Any:
+        nonlocal count
+        if frame.f_code.co_filename != module:
+            return None
+        if event == "line":
+            count += 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        call()
+    finally:
+        sys.settrace(None)
+    return count
+
+
+def test_many_repeats_of_a_name_cost_no_python_step_each() -> None:
+    text = b'{"a":{' + b",".join([b'"k":0'] * 20_000) + b',"j":1,"j":2}}'
+    assert [v.pointer for v in duplicate_keys(text)] == ["/a/j", "/a/k"]
+    assert _lines_run(lambda: duplicate_keys(text), _json.__file__) < 200
