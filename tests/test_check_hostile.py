@@ -19,15 +19,17 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 import envelopekit as ek
+from envelopekit import _json as _json_module
 from envelopekit import rules
 from envelopekit._failfast import FULL_REPORT_BYTES, fail_fast_validator
 from envelopekit._json import exceeds_depth, more_brackets_than, scan_numbers
-from envelopekit._violations import MAX_MESSAGE_CHARS
+from envelopekit._violations import MAX_MESSAGE_CHARS, truncated
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import _ops
 from envelopekit.matrix._ops import DOMAIN_OP_PATTERN, op_problem
 from envelopekit.som import SomEnvelope
 from envelopekit.som._story_context import Asset, StoryContext
+from tests.test_json_duplicate_keys import _lines_run
 
 DATA = Path(__file__).parent / "data"
 BQ_HEAD = (
@@ -190,6 +192,47 @@ def test_a_bare_number_is_scanned_at_its_base() -> None:
 def test_number_pointers_escape_their_keys() -> None:
     errors, _ = scan_numbers({"a/b": {"c~d": [float("nan")]}}, "")
     assert [e.pointer for e in errors] == ["/a~1b/c~0d/0"]
+
+
+_EDGES = st.sampled_from(
+    [2**53 - 1, 2**53, -(2**53), 2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**64, 10**40, 7]
+)
+_NUMBERS: st.SearchStrategy[Any] = st.recursive(
+    st.one_of(
+        _EDGES,
+        st.sampled_from([float("nan"), float("inf"), 1.5, "s", True, None]),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=6), st.dictionaries(st.sampled_from("ab/~"), inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_NUMBERS, st.integers(0, 4), st.booleans(), st.booleans(), st.booleans())
+def test_the_scan_past_the_cap_counts_what_the_whole_scan_finds(
+    value: Any, cap: int, wide: bool, first: bool, integers: bool
+) -> None:
+    options: dict[str, Any] = {"wide_integers": wide, "first_refusal": first, "integers": integers}
+    errors, every = scan_numbers(value, "/d", **options)
+    capped_errors, capped = scan_numbers(value, "/d", max_warnings=cap, **options)
+    assert capped_errors == errors
+    if errors and first:
+        assert capped == every[:cap]  # returned at the first refusal, nothing counted
+    else:
+        left = len(every) - cap
+        assert capped == every[:cap] + ([truncated(left)] if left > 0 else [])
+
+
+def test_past_the_cap_an_integer_costs_seven_lines_of_python() -> None:
+    value = {"a": [2**64] * 5_000}
+    lines = _lines_run(
+        lambda: scan_numbers(value, "/d", wide_integers=True, first_refusal=True, max_warnings=10),
+        _json_module.__file__,
+    )
+    # Seven lines each past the cap (the loop that builds warnings runs ten).
+    assert lines < 8 * 5_000
 
 
 @pytest.mark.parametrize("digits", [4301, 5000, 100_000])

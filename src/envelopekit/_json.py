@@ -342,7 +342,11 @@ def scan_numbers(
             integers=integers,
             max_warnings=max_warnings,
         )
-        errors, warnings = ([replace(v, pointer=base) for v in part] for part in found)
+        # The count of what was left out points at the document, as everywhere.
+        errors, warnings = (
+            [v if v.rule == rules.VIOLATIONS_TRUNCATED else replace(v, pointer=base) for v in part]
+            for part in found
+        )
         return errors, warnings
     errors = []
     warnings = []
@@ -350,10 +354,40 @@ def scan_numbers(
     wide = _power_of_ten(_writable_digits()) if wide_integers else 0
     stack: list[_Node | None] = [None]
     values: list[Any] = [value]
+    full = False  # the warnings reached max_warnings: past it, one is only counted
+    low, high = (1 - wide, wide - 1) if wide_integers else (INT64_MIN, INT64_MAX)
     while stack:
         parent = stack.pop()
         node = values.pop()
-        items: Any = node.items() if type(node) is dict else enumerate(node)
+        if type(node) is dict:
+            items: Any = iter(node.items())
+        elif type(node) is _Rest:
+            items = node.items
+        else:
+            items = enumerate(node)
+        if full:
+            # The lean loop: an integer within the bounds is counted, never built.
+            for key, item in items:
+                kind = type(item)
+                if kind is int:
+                    if not integers or JS_SAFE_MAX >= item >= -JS_SAFE_MAX:
+                        continue
+                    if high >= item >= low:
+                        dropped += 1
+                        continue
+                    errors.append(_out_of_range(_pointer_of(parent, base) + _segment(key), item))
+                    if first_refusal:
+                        return errors, warnings
+                elif kind is float:
+                    if item - item != 0.0:
+                        at = _pointer_of(parent, base) + _segment(key)
+                        errors.append(_non_finite(at, item))
+                        if first_refusal:
+                            return errors, warnings
+                elif (kind is dict or kind is list) and item:
+                    stack.append((None, parent, _segment(key)))
+                    values.append(item)
+            continue
         for key, item in items:
             kind = type(item)
             if kind is str or kind is bool or item is None:
@@ -361,10 +395,7 @@ def scan_numbers(
             if kind is float:
                 if item - item == 0.0:
                     continue
-                at = _pointer_of(parent, base) + _segment(key)
-                errors.append(
-                    violation(rules.NUMBER_NON_FINITE, at, f"{item!r} is not a JSON number.")
-                )
+                errors.append(_non_finite(_pointer_of(parent, base) + _segment(key), item))
                 if first_refusal:
                     return errors, warnings
             elif kind is int:
@@ -372,14 +403,7 @@ def scan_numbers(
                     continue
                 beyond = not INT64_MAX >= item >= INT64_MIN
                 if beyond and not (wide_integers and abs(item) < wide):
-                    at = _pointer_of(parent, base) + _segment(key)
-                    errors.append(
-                        violation(
-                            rules.NUMBER_OUT_OF_RANGE,
-                            at,
-                            f"{quote(item)} does not fit a signed 64-bit integer.",
-                        )
-                    )
+                    errors.append(_out_of_range(_pointer_of(parent, base) + _segment(key), item))
                     if first_refusal:
                         return errors, warnings
                 elif max_warnings is not None and len(warnings) >= max_warnings:
@@ -401,12 +425,37 @@ def scan_numbers(
                             f"{item} is beyond 2^53-1: JavaScript consumers lose its exact value.",
                         )
                     )
+                if max_warnings is not None and len(warnings) >= max_warnings:
+                    # The rest of this node, then every node after it, takes the lean loop.
+                    full = True
+                    stack.append(parent)
+                    values.append(_Rest(items))
+                    break
             elif item:  # an empty container holds no number
                 stack.append((None, parent, _segment(key)))
                 values.append(item)
     if dropped:
         warnings.append(truncated(dropped))
     return errors, warnings
+
+
+class _Rest:
+    """What a node has left to scan (its live iterator) when the warnings reach their cap."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: Any) -> None:
+        self.items = items
+
+
+def _non_finite(at: str, item: float) -> Violation:
+    return violation(rules.NUMBER_NON_FINITE, at, f"{item!r} is not a JSON number.")
+
+
+def _out_of_range(at: str, item: int) -> Violation:
+    return violation(
+        rules.NUMBER_OUT_OF_RANGE, at, f"{quote(item)} does not fit a signed 64-bit integer."
+    )
 
 
 def _writable_digits() -> int:
