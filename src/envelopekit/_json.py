@@ -235,15 +235,21 @@ _NOT_COLON_OR_STRING: Final = bytes(range(256)).translate(None, b'":\\')
 def _unquoted(skeleton: bytes) -> bytes:
     """``skeleton`` outside its strings, where every quote opens or closes one (no escapes).
 
-    A skeleton keeps only a few kinds of byte, so most strings are two adjacent quotes: those
-    pairs go in one C pass. When no quote is left, no string held anything (the first string
-    holding a byte leaves its opening quote at the end of a run of odd length); else the even
-    pieces between quotes are the outside.
+    A text with few quotes is split on them. Past that, a skeleton keeps only a few kinds of
+    byte, so most strings are two adjacent quotes: those pairs go in one C pass. When no quote
+    is left, no string held anything (the first string holding a byte leaves its opening quote
+    at the end of a run of odd length); else the even pieces between quotes are the outside.
     """
+    head = skeleton.split(b'"', _FEW_QUOTES)
+    if len(head) <= _FEW_QUOTES:  # few quotes (a long string's brackets): all split already
+        return b"".join(head[::2])
     paired = skeleton.replace(b'""', b"")
     if paired.find(b'"') == -1:
         return paired
     return b"".join(skeleton.split(b'"')[::2])
+
+
+_FEW_QUOTES: Final = 64
 
 
 def needs_scan(value: Any) -> bool:
@@ -545,8 +551,9 @@ def _outside_strings(raw: bytes) -> bytes:
     """
     # `\\` pairs first, left to right as escapes pair; then `\"` is an escaped quote. Each
     # backslash is kept: one left outside the strings below shows that this reading of the
-    # text was not the byte loop's. (With no backslash, each replace only searches.)
-    text = raw.replace(b"\\\\", b"\\x").replace(b'\\"', b"\\x")
+    # text was not the byte loop's. (A memchr first: a replace searches at a byte a step.)
+    has_escapes = raw.find(b"\\") != -1
+    text = raw.replace(b"\\\\", b"\\x").replace(b'\\"', b"\\x") if has_escapes else raw
     outside = _unquoted(text.translate(None, _STRUCTURE_ONLY))
     if outside.find(b"\\") == -1:
         return outside
