@@ -424,3 +424,30 @@ def test_a_file_that_changes_under_the_run_is_an_input_error(tmp_path: Path, cha
             next(results)
     finally:
         pool.close(finished=False)
+
+
+def test_a_worker_held_up_gets_no_more_tasks_and_the_order_stands() -> None:
+    from envelopekit._cli_input import Message
+    from envelopekit._cli_jobs import Judge, Pool
+    from envelopekit._settings import get_settings
+
+    config = get_settings()
+    pool = Pool(2, Judge("babelqueue", config, config.max_message_bytes, True))
+    pool.start()
+    held = pool.owed[0][0]
+    os.kill(held, signal.SIGSTOP)
+    try:
+        results: list[bytes] = []
+        for i in range(5):
+            message = Message(f"m:{i}", GOOD, len(GOOD))
+            results.extend(out for out, _ in pool.submit([message]))
+            time.sleep(0.3)  # the running worker answers in well under that
+        # Round-robin would have given the held worker three of the five tasks.
+        assert pool.owed[0] == (held, 1)
+        assert results == []
+        os.kill(held, signal.SIGCONT)
+        results.extend(out for out, _ in pool.drain())
+    finally:
+        os.kill(held, signal.SIGCONT)
+        pool.close(finished=True)
+    assert [orjson.loads(out)["source"] for out in results] == [f"m:{i}" for i in range(5)]

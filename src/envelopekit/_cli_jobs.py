@@ -1,13 +1,14 @@
 """``envelopekit validate``: messages validated in N processes (``--jobs``), verdicts in order.
 
 The main process reads (``_cli_input.chunks``: NDJSON in raw blocks of lines, other inputs a
-message at a time), packs what it read into tasks of about ``TASK_BYTES`` and hands task *i* to
-worker *i mod N* over a pipe of its own. From a regular file a block goes as a ``Span`` (where
-its lines lie), and the worker reads it there itself: the main process only finds line ends
-and counts lines, and no input bytes cross a pipe. A worker splits the blocks into messages,
-validates them and sends back the task's output, already formatted, and its counts. The main process
-writes the results in task order, so the output is byte for byte the one-process output; at
-most ``WINDOW`` tasks per worker are in flight, so memory stays flat whatever the input.
+message at a time), packs what it read into tasks of about ``TASK_BYTES`` and hands each to
+the worker with the fewest results outstanding, over a pipe of its own. From a regular file a
+block goes as a ``Span`` (where its lines lie), and the worker reads it there itself: the main
+process only finds line ends and counts lines, and no input bytes cross a pipe. A worker
+splits the blocks into messages, validates them and sends back the task's output, already
+formatted, and its counts. The main process writes the results in task order, so the output
+is byte for byte the one-process output; at most ``WINDOW`` tasks per worker are in flight,
+so memory stays flat whatever the input.
 
 * ``--jobs 1`` runs the same tasks in the main process; small inputs (one task) are
   validated in-process whatever ``--jobs`` says: no worker is started for them.
@@ -32,8 +33,8 @@ import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import orjson
 
@@ -238,6 +239,9 @@ class _Worker:
     process: Any
     tasks: Connection
     results: Connection
+    # Tasks handed to it whose results are not read yet, in the order it answers them.
+    pending: deque[int] = field(default_factory=deque)
+    failed: WorkerError | None = None  # its pipe ended: raised when its task's turn comes
 
 
 def _widen(conn: Connection) -> None:
@@ -255,19 +259,32 @@ def _widen(conn: Connection) -> None:
 
 
 class Pool:
-    """N workers, started on first need, fed tasks round-robin and read back in task order."""
+    """N workers, started on first need, each task to the least busy; results in task order.
+
+    A task goes to the worker with the fewest results outstanding, counting the results it
+    has already written (read early, without waiting): a worker that the machine runs slower
+    gets fewer tasks, instead of holding the others to its pace. Results read ahead of their
+    turn wait here; at most ``WINDOW`` tasks per worker are in flight in all.
+    """
 
     def __init__(self, jobs: int, judge: Judge) -> None:
         self.jobs = jobs
         self.judge = judge
         self._workers: list[_Worker] = []
-        self._sent = 0  # tasks handed out so far; task i went to worker i % jobs
-        self._in_flight: deque[int] = deque()
+        self._sent = 0  # tasks handed out so far
+        self._in_flight: deque[int] = deque()  # tasks whose results are not emitted yet
+        self._owner: dict[int, _Worker] = {}
+        self._ready: dict[int, tuple[bytes, Summary | InputChanged]] = {}
 
     @property
     def started(self) -> bool:
         """Whether tasks can be handed out: the workers run, or there are none (one job)."""
         return self.jobs == 1 or bool(self._workers)
+
+    @property
+    def owed(self) -> list[tuple[int, int]]:
+        """Each worker's process id and how many results it owes (not read yet)."""
+        return [(w.process.pid, len(w.pending)) for w in self._workers]
 
     def start(self) -> None:
         """Start the workers (before any thread of this process, so forking is safe)."""
@@ -317,33 +334,57 @@ class Pool:
             yield self.judge(items)
             return
         if len(self._in_flight) >= WINDOW * self.jobs:
-            yield self._receive()
-        worker = self._workers[self._sent % self.jobs]
+            yield self._next()
+        self._collect(block=False)
+        while not (live := [w for w in self._workers if w.failed is None]):
+            yield self._next()  # ends raising the first failure, after the results before it
+        worker = min(live, key=lambda w: len(w.pending))
         try:
             _send_task(worker.tasks, items)
         except OSError as exc:
             raise self._died(worker) from exc
+        worker.pending.append(self._sent)
+        self._owner[self._sent] = worker
         self._in_flight.append(self._sent)
         self._sent += 1
 
     def drain(self) -> Iterator[tuple[bytes, Summary]]:
         """Every result still in flight, in task order."""
         while self._in_flight:
-            yield self._receive()
+            yield self._next()
 
-    def _receive(self) -> tuple[bytes, Summary]:
+    def _next(self) -> tuple[bytes, Summary]:
+        """The oldest task's result, reading whatever comes first until it is here."""
         index = self._in_flight[0]
-        worker = self._workers[index % self.jobs]
-        try:
-            out = worker.results.recv_bytes()
-            counts = worker.results.recv_bytes()
-        except (EOFError, OSError) as exc:
-            raise self._died(worker) from exc
+        while index not in self._ready:
+            failed = self._owner[index].failed
+            if failed is not None:
+                raise failed
+            self._collect(block=True)
         self._in_flight.popleft()
-        summary: Summary | InputChanged = pickle.loads(counts)
+        del self._owner[index]
+        out, summary = self._ready.pop(index)
         if isinstance(summary, InputChanged):
             raise summary
         return out, summary
+
+    def _collect(self, *, block: bool) -> None:
+        """Read each result already written (with ``block``, wait for one at least)."""
+        from multiprocessing.connection import wait
+
+        busy = {w.results: w for w in self._workers if w.pending and w.failed is None}
+        if not busy:
+            return
+        for conn in wait(list(busy), None if block else 0):
+            worker = busy[cast("Connection", conn)]
+            try:
+                out = worker.results.recv_bytes()
+                counts = worker.results.recv_bytes()
+            except (EOFError, OSError) as exc:
+                worker.failed = self._died(worker)
+                worker.failed.__cause__ = exc
+                continue
+            self._ready[worker.pending.popleft()] = (out, pickle.loads(counts))
 
     def _died(self, worker: _Worker) -> WorkerError:
         worker.process.join(STOP_SECONDS)
