@@ -10,6 +10,7 @@ drives the conformance corpora of the three specs and mutations of every valid d
 
 from __future__ import annotations
 
+import ast
 import json
 import typing
 from collections import Counter
@@ -49,6 +50,19 @@ def test_rule_error_refuses_an_uncatalogued_rule_at_run_time_too() -> None:
         rule_error(rules.FALLBACK_KEYWORD, "x")  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
     with pytest.raises(ValueError, match="not in the rule catalogue"):
         rule_error("anyOf", "x", also=("requierd",))  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
+
+
+def test_only_the_helper_constructs_a_pydantic_error() -> None:
+    """Every raise site goes through `rule_error` (or `as_pydantic_error` for a scan's finding)."""
+    package = Path(ek.__file__).parent
+    constructing = sorted(
+        str(path.relative_to(package))
+        for path in package.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text("utf-8")))
+        if isinstance(node, ast.Call)
+        and getattr(node.func, "id", getattr(node.func, "attr", None)) == "PydanticCustomError"
+    )
+    assert constructing == ["_violations.py", "_violations.py"]
 
 
 class _Probe(WireModel):

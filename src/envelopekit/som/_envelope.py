@@ -38,7 +38,7 @@ from pydantic import (
 )
 from pydantic.config import ExtraValues
 from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import CoreSchema, PydanticCustomError, core_schema
+from pydantic_core import CoreSchema, core_schema
 from typing_extensions import Self, TypeVar, Unpack
 
 from .. import rules
@@ -48,7 +48,7 @@ from .._json import dumps
 from .._model import text_checked_schema
 from .._schema import shipping
 from .._settings import Settings
-from .._violations import Violation, violation
+from .._violations import Violation, rule_error, violation
 from ._delivery import DeliveryMediaAvailable
 from ._envelope_schema import as_tagged_union, envelope_json_schema
 from ._fast import FastPath
@@ -311,21 +311,18 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
         payload = self.payload
         if isinstance(payload, UnvalidatedPayload):
             if _context_value(info, "unknown_message_type") == "refuse":
-                raise PydanticCustomError(
+                raise rule_error(
                     rules.MESSAGE_TYPE_UNKNOWN,
-                    "message_type '{message_type}' has no SOM 1.0 schema",
-                    {"message_type": self.message_type, "pointer": "/message_type"},
+                    f"message_type '{self.message_type}' has no SOM 1.0 schema",
+                    pointer="/message_type",
                 )
             return self
         if not _own_type_agrees(self):
-            raise PydanticCustomError(
+            raise rule_error(
                 rules.PAYLOAD_MESSAGE_TYPE_MISMATCH,
-                "The payload's message_type '{own}' disagrees with the envelope's '{envelope}'",
-                {
-                    "own": payload.__dict__["message_type"],
-                    "envelope": self.message_type,
-                    "pointer": "/payload/message_type",
-                },
+                f"The payload's message_type '{payload.__dict__['message_type']}' disagrees "
+                f"with the envelope's '{self.message_type}'",
+                pointer="/payload/message_type",
             )
         return self
 

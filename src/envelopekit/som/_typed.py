@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, cast, get_args, get_origin
 
-from pydantic_core import PydanticCustomError
-
 from .. import rules
+from .._violations import rule_error
 from ._payloads import PAYLOAD_MODELS, UnvalidatedPayload
 
 if TYPE_CHECKING:
@@ -42,10 +41,9 @@ def expect_family(cls: type[SomEnvelope[Any]], message_type: str) -> None:
         return
     # At /payload: a field validator's pointer is its field's (message_type was valid).
     family = PAYLOAD_MODELS.get(message_type, UnvalidatedPayload).__name__
-    raise PydanticCustomError(
+    raise rule_error(
         rules.PAYLOAD_FAMILY_UNEXPECTED,
-        "message_type '{message_type}' selects {family}; this envelope takes {expected}",
-        {"message_type": message_type, "family": family, "expected": names},
+        f"message_type '{message_type}' selects {family}; this envelope takes {names}",
     )
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Annotated, Final, Literal, TypeAlias
 
 from pydantic import StringConstraints
-from pydantic_core import PydanticCustomError
 
 from .. import rules
 from .._settings import get_settings
+from .._violations import rule_error
 from ._types import SEMVER_PATTERN
 
 __all__ = ["SOM_VERSION", "SomVersion", "VersionMode", "supported_version"]
@@ -38,21 +38,14 @@ def supported_version(value: str, mode: str | None) -> str:
     # Compared as text: the pattern allows more digits than int() converts, and zeros lead.
     major = value.partition(".")[0].lstrip("0")
     if not major:
-        raise PydanticCustomError(
-            rules.SOM_VERSION_PRE_1_0,
-            "som_version {version} is pre-1.0 and not SOM 1.0 conformant",
-            {"version": value},
+        raise rule_error(
+            rules.SOM_VERSION_PRE_1_0, f"som_version {value} is pre-1.0 and not SOM 1.0 conformant"
         )
     if major != "1":
-        raise PydanticCustomError(
-            rules.SOM_VERSION_UNSUPPORTED_MAJOR,
-            "som_version {version} is not SOM 1.x",
-            {"version": value},
-        )
+        raise rule_error(rules.SOM_VERSION_UNSUPPORTED_MAJOR, f"som_version {value} is not SOM 1.x")
     if (mode or get_settings().som_version_mode) == "tolerant":
         return value
-    raise PydanticCustomError(
+    raise rule_error(
         rules.SOM_VERSION_UNSUPPORTED_MINOR,
-        "som_version {version} is not 1.0.0 (accepted only in tolerant mode)",
-        {"version": value},
+        f"som_version {value} is not 1.0.0 (accepted only in tolerant mode)",
     )
