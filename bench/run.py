@@ -35,6 +35,8 @@ from pydantic import BaseModel, ConfigDict
 from pydantic_core import CoreSchema, SchemaValidator, core_schema, from_json
 
 import envelopekit as ek
+from envelopekit._failfast import fresh_validator
+from envelopekit._model import json_branch
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import MxRequest, MxResponse
 from envelopekit.som import SomEnvelope
@@ -272,12 +274,31 @@ def som_floor(message_type: str) -> SchemaValidator:
     definitions: list[CoreSchema] = []
     if schema.get("type") == "definitions":
         definitions, schema = list(schema["definitions"]), schema["schema"]
+    # The branch JSON validation runs (a message model's schema is json-or-python).
+    schema = dict(json_branch(cast("CoreSchema", schema)))
     choices = _field_choices(schema, "payload")
     assert choices is not None
     variant = _rewritten(schema, {"payload": choices[message_type]})
     assert variant is not None
     top = core_schema.definitions_schema(variant, definitions) if definitions else variant
-    return SchemaValidator(without_python(top))
+    floor = without_python(top)
+    # Built anew, not from each complete model's own validator (which has its Python hooks).
+    return fresh_validator(floor, _models_in(floor))
+
+
+def _models_in(node: Any) -> set[type]:
+    """The classes of the model schemas in the core schema ``node``."""
+    found: set[type] = set()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if item.get("type") == "model" and isinstance(item.get("cls"), type):
+                found.add(item["cls"])
+            stack.extend(value for key, value in item.items() if key != "metadata")
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
 
 
 # --- suites ---------------------------------------------------------------------------------
