@@ -36,7 +36,7 @@ from pydantic_core import CoreSchema, SchemaValidator, core_schema, from_json
 
 import envelopekit as ek
 from envelopekit._failfast import fresh_validator
-from envelopekit._model import json_branch
+from envelopekit._text import json_branch
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import MxRequest, MxResponse
 from envelopekit.som import SomEnvelope

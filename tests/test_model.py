@@ -13,7 +13,8 @@ from pydantic import ValidationError
 import envelopekit as ek
 from envelopekit import rules
 from envelopekit._check import REGISTRY
-from envelopekit._model import WireModel, attach_warnings, json_branch, refuse_lone_surrogates
+from envelopekit._model import WireModel, attach_warnings
+from envelopekit._text import json_branch, refuse_lone_surrogates
 from envelopekit._violations import violation
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse

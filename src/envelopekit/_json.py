@@ -27,7 +27,15 @@ from typing_extensions import Never
 
 from . import rules
 from ._errors import ProducerError
-from ._violations import Violation, as_pydantic_error, pointer, quote, truncated, violation
+from ._violations import (
+    Violation,
+    as_pydantic_error,
+    is_unicode,
+    pointer,
+    quote,
+    truncated,
+    violation,
+)
 
 __all__ = [
     "dumps",
@@ -120,11 +128,8 @@ def _refuse(at: str, problem: str) -> Never:
 
 
 def _check_text(text: str, at: str) -> None:
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            _refuse(at, f"{text!r} is not valid Unicode")
+    if not is_unicode(text):
+        _refuse(at, f"{text!r} is not valid Unicode")
 
 
 def loads(raw: bytes | bytearray | memoryview | str) -> Any:

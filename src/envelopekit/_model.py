@@ -7,23 +7,14 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-import orjson
-from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic import BaseModel, ConfigDict, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import CoreSchema, PydanticCustomError, core_schema
+from pydantic_core import CoreSchema
 
 if TYPE_CHECKING:
     from ._violations import Violation
 
-__all__ = [
-    "WireModel",
-    "attach_warnings",
-    "attached_warnings",
-    "json_branch",
-    "model_named",
-    "refuse_lone_surrogates",
-    "text_checked_schema",
-]
+__all__ = ["WireModel", "attach_warnings", "attached_warnings", "model_named"]
 
 _REGISTRY: dict[str, type[WireModel]] = {}
 _WARNINGS = "_envelopekit_warnings"
@@ -138,114 +129,3 @@ def attached_warnings(model: BaseModel) -> list[Violation]:
 def model_named(title: str) -> type[WireModel] | None:
     """The wire model whose ``ValidationError.title`` is ``title``, if it is one of ours."""
     return _REGISTRY.get(title.partition("[")[0])
-
-
-def text_checked_schema(
-    cls: type[BaseModel], source: type[BaseModel], handler: GetCoreSchemaHandler
-) -> CoreSchema:
-    r"""A message model's core schema that refuses, in Python mode, what JSON mode refuses.
-
-    ``json.loads`` decodes the escape ``"\ud800"`` into a ``str`` holding a lone surrogate,
-    which is not Unicode text: pydantic's JSON parser refuses the same bytes (``json.invalid``),
-    while its Python mode (``model_validate`` of a dict, a ``TypeAdapter``, FastAPI, FastStream)
-    would accept the decoded dict and fail only when the message is written. The message
-    models' ``__get_pydantic_core_schema__`` returns their schema as a ``json-or-python``
-    schema: JSON validation runs the model schema as it is; Python validation first probes the
-    input (:func:`refuse_lone_surrogates`). The model's ``ref`` moves to the wrapper, so a
-    nested use is still a ``$ref`` in the JSON Schema.
-    """
-    schema = handler(source)
-    if cls.__dict__.get("__pydantic_complete__"):
-        return schema  # a use of the finished model: its own schema is already wrapped
-    if schema["type"] == "definitions":
-        return {**schema, "schema": _text_checked(schema["schema"])}
-    return _text_checked(schema)
-
-
-def _text_checked(schema: CoreSchema) -> CoreSchema:
-    ref = schema.get("ref")
-    bare = cast("CoreSchema", {key: value for key, value in schema.items() if key != "ref"})
-    wrapped = core_schema.json_or_python_schema(
-        json_schema=bare,
-        python_schema=core_schema.no_info_before_validator_function(refuse_lone_surrogates, bare),
-    )
-    if ref is not None:
-        wrapped["ref"] = ref
-    return wrapped
-
-
-def json_branch(schema: CoreSchema) -> CoreSchema:
-    """The schema JSON validation runs: a :func:`text_checked_schema` unwrapped."""
-    if schema["type"] == "json-or-python":
-        inner: CoreSchema = schema["json_schema"]
-        return inner
-    return schema
-
-
-def refuse_lone_surrogates(value: object) -> object:
-    """``value`` (the input of Python validation), refused if a string in it is no Unicode text.
-
-    One orjson encode probes every string and key (orjson refuses a lone surrogate); only an
-    input it cannot encode is walked in Python, for the pointer and to tell a lone surrogate
-    from what else orjson refuses (an integer beyond 64 bits, a key that is not a string).
-
-    Raises:
-        PydanticCustomError: ``string_unicode``, which the violation mapper reports as
-            ``json.invalid`` at the root, as JSON validation reports the same message.
-    """
-    if isinstance(value, BaseModel):
-        return value  # an instance, not input: the model decides whether it revalidates it
-    try:
-        orjson.dumps(value, default=_members)
-    except orjson.JSONEncodeError:
-        at = _lone_surrogate_at(value)
-        if at is not None:
-            raise PydanticCustomError(
-                "string_unicode",
-                "a string or key at {at} holds a lone surrogate, which no JSON text can carry",
-                {"at": at or "/"},
-            ) from None
-    return value
-
-
-def _members(value: object) -> object:
-    # orjson's hook for what it cannot encode: a model's members (input may hold models).
-    if isinstance(value, BaseModel):
-        return (value.__dict__, value.__pydantic_extra__)
-    return None  # anything else holds no string of the input
-
-
-def _lone_surrogate_at(document: object) -> str | None:
-    """The pointer of the first string or key that is not Unicode text, if there is one."""
-    stack: list[tuple[object, str]] = [(document, "")]
-    while stack:
-        value, at = stack.pop()
-        if isinstance(value, str):
-            if not _is_unicode(value):
-                return at
-        elif isinstance(value, BaseModel):
-            members = {**value.__dict__, **(value.__pydantic_extra__ or {})}
-            stack.extend((item, f"{at}/{_escaped(name)}") for name, item in members.items())
-        elif isinstance(value, Mapping):
-            for key, item in cast("Mapping[object, object]", value).items():
-                if isinstance(key, str) and not _is_unicode(key):
-                    return at
-                stack.append((item, f"{at}/{_escaped(str(key))}"))
-        elif isinstance(value, (list, tuple)):
-            items = cast("list[object] | tuple[object, ...]", value)
-            stack.extend((item, f"{at}/{index}") for index, item in enumerate(items))
-    return None
-
-
-def _escaped(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
-
-
-def _is_unicode(text: str) -> bool:
-    if text.isascii():
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True

@@ -32,6 +32,7 @@ __all__ = [
     "Violation",
     "as_pydantic_error",
     "cap",
+    "is_unicode",
     "pointer",
     "quote",
     "rule_error",
@@ -184,13 +185,20 @@ def literal(text: str) -> LiteralString:
 
 def printable(text: str) -> str:
     """``text``, any lone surrogate in it (from a ``json.loads`` string) backslash-escaped."""
-    if text.isascii():
+    if is_unicode(text):
         return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def is_unicode(text: str) -> bool:
+    """Whether ``text`` is Unicode text, so JSON can carry it (no lone surrogate)."""
+    if text.isascii():
+        return True
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return text
+        return False
+    return True
 
 
 # --- what pydantic-core raises itself -> JSON Schema keyword ------------------------------------
@@ -470,6 +478,9 @@ def _one(error: ErrorDetails, root: _Node) -> tuple[Violation, tuple[Keyword, ..
         extra = ctx.get(_POINTER)
         if extra:
             ptr += extra
+        if kind == rules.JSON_INVALID:
+            # A verdict on the whole document wherever it was found, as the JSON parser gives.
+            return violation(kind, "", message), ()
         if kind in rules.NAMED:
             return violation(kind, ptr, message), ()
         also = ctx.get(_ALSO, ())

@@ -26,8 +26,9 @@ from .._errors import ProducerError
 from .._formats import UuidStr
 from .._ids import now_ms, uuid4
 from .._json import INT64_MAX, dumps, needs_scan, plain_json, scan_numbers
-from .._model import WireModel, attach_warnings, attached_warnings, text_checked_schema
+from .._model import WireModel, attach_warnings, attached_warnings
 from .._settings import Settings, get_settings
+from .._text import text_checked_schema
 from .._violations import (
     Violation,
     as_pydantic_error,

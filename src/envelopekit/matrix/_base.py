@@ -18,8 +18,9 @@ from pydantic_core import CoreSchema
 
 from .. import rules
 from .._json import INT64_MAX, dumps, needs_scan, scan_numbers
-from .._model import WireModel, text_checked_schema
+from .._model import WireModel
 from .._settings import get_settings
+from .._text import text_checked_schema
 from .._violations import Violation, as_pydantic_error, quote, rule_error, violation
 
 __all__ = [

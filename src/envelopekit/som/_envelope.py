@@ -45,9 +45,9 @@ from .. import rules
 from .._compat import MISSING
 from .._errors import ProducerError
 from .._json import dumps
-from .._model import text_checked_schema
 from .._schema import shipping
 from .._settings import Settings
+from .._text import text_checked_schema
 from .._violations import Violation, rule_error, violation
 from ._delivery import DeliveryMediaAvailable
 from ._envelope_schema import as_tagged_union, envelope_json_schema

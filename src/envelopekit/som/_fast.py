@@ -31,7 +31,7 @@ from pydantic.config import ExtraValues
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
 
 from .._failfast import fail_fast_validator, fresh_validator
-from .._model import json_branch
+from .._text import json_branch
 
 __all__ = ["FastPath", "dispatching_validator"]  # internal: used by ._envelope only
 
