@@ -656,6 +656,11 @@ def scale(count: int, runs: int) -> dict[str, Any]:
         # each pair of commands compared run against run, alternately.
         base, large_run = cli_pair(partial(cli_run, small), partial(cli_run, large), runs)
         plain, bar = cli_pair(partial(cli_run, small), partial(cli_run, small, terminal=True), runs)
+        # The same on the large input: the difference between the two sizes is the bar's cost
+        # per message, with rich's import (paid once, only on a terminal) cancelled out.
+        plain_large, bar_large = cli_pair(
+            partial(cli_run, large), partial(cli_run, large, terminal=True), runs
+        )
         allow, refuse = cli_pair(
             partial(cli_run, small), partial(cli_run, small, "--duplicate-keys", "refuse"), runs
         )
@@ -667,6 +672,8 @@ def scale(count: int, runs: int) -> dict[str, Any]:
         "large": large_run,
         "plain": plain,
         "bar": bar,
+        "plain_large": plain_large,
+        "bar_large": bar_large,
         "allow": allow,
         "refuse": refuse,
     }
@@ -731,6 +738,7 @@ def report(comparisons: list[Comparison], imports: dict[str, float], cli: dict[s
             cli["plain"],
             1.03,
         ),
+        steady_row(cli, 1.03),
         row("CLI --duplicate-keys refuse vs the default", cli["refuse"], cli["allow"], 1.5),
         "",
         f"CLI (`envelopekit validate --spec babelqueue --format json`, 1 in 10 invalid, "
@@ -747,6 +755,25 @@ def report(comparisons: list[Comparison], imports: dict[str, float], cli: dict[s
         *jobs_report(cli["jobs"], count * 4),
     ]
     return "\n".join(lines) + "\n"
+
+
+def steady_row(cli: dict[str, Any], limit: float) -> str:
+    """The progress bar's CPU per message: the large input's extra CPU over the small one's,
+    on a terminal against not, so the start-up (rich's import among it) cancels out."""
+    extra = cli["messages"] * 3
+
+    def per_message(run: str, key: str) -> float:
+        return (cli[f"{run}_large"][key] - cli[run][key]) / extra * 1e6
+
+    bar, plain = per_message("bar", "cpu"), per_message("plain", "cpu")
+    fastest = per_message("bar", "cpu_min") / per_message("plain", "cpu_min")
+    fixed = cli["bar"]["cpu"] - cli["plain"]["cpu"]
+    return (
+        f"| CLI progress bar, steady: CPU per message (start-up out; on the small input the "
+        f"terminal run's start-up, rich's import in it, costs {fixed * 1e3:+.0f} ms) "
+        f"| {bar:.2f} µs | {plain:.2f} µs | {bar / plain:.3f} | {fastest:.3f} | ≤ {limit}x "
+        f"| {'yes' if bar / plain <= limit else '**no**'} |"
+    )
 
 
 def jobs_report(jobs: dict[int, dict[str, float]], count: int) -> list[str]:
