@@ -24,18 +24,33 @@ checks on the result. Either way what it accepts, the model accepts with the sam
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Final, Generic, TypeVar, cast
 
+import orjson
 from pydantic import BaseModel, ValidationError
 from pydantic.config import ExtraValues
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
 
 from .._failfast import fail_fast_validator, fresh_validator
 from .._text import json_branch
+from ._twin import Twin
 
 __all__ = ["FastPath", "dispatching_validator"]  # internal: used by ._envelope only
 
 M = TypeVar("M", bound=BaseModel)
+
+# orjson refuses, instead of encoding, anything but the JSON types themselves.
+_PLAIN_DATA: Final = (
+    orjson.OPT_PASSTHROUGH_SUBCLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+)
+
+
+def _none(raw: str | bytes | bytearray) -> None:
+    """The fast path of a model whose schema is not the expected shape: never taken."""
+    return None
+
 
 # Schema nodes that wrap a model's schema without changing what a field is validated with.
 _FUNCTIONS = frozenset({"function-after", "function-before", "function-wrap"})
@@ -89,6 +104,31 @@ def _field_choices(node: dict[str, Any], field: str) -> dict[Any, Any] | None:
     return choices
 
 
+def _own_tag(node: dict[str, Any], field: str, tag: str) -> dict[str, Any] | None:
+    """A payload schema whose own ``field``, where it has one, can only be ``tag``.
+
+    ``None`` when the payload's ``field`` cannot be ``tag`` at all.
+    """
+    kind = node.get("type")
+    if kind in _WRAPPERS and kind != "model-fields":
+        inner = _own_tag(node["schema"], field, tag)
+        return None if inner is None else {**node, "schema": inner}
+    if kind != "model-fields" or field not in node["fields"]:
+        return node
+    member = node["fields"][field]
+    schema = member["schema"]
+    path: list[dict[str, Any]] = []
+    while schema.get("type") in ("default", "missing-sentinel"):
+        path.append(schema)
+        schema = schema["schema"]
+    if schema.get("type") != "literal" or tag not in schema["expected"]:
+        return None
+    narrowed: dict[str, Any] = dict(core_schema.literal_schema([tag]))
+    for outer in reversed(path):
+        narrowed = {**outer, "schema": narrowed}
+    return {**node, "fields": {**node["fields"], field: {**member, "schema": narrowed}}}
+
+
 def dispatching_validator(
     model: type[BaseModel],
     field: str,
@@ -101,6 +141,10 @@ def dispatching_validator(
 ) -> SchemaValidator | None:
     """A validator of ``model`` whose ``field`` is typed by the input's ``discriminator`` key.
 
+    The schema is the model's own with the Python hooks :mod:`._twin` reads replaced by Rust
+    schemas, and the choice's own ``discriminator`` member (where it has one) narrowed to the
+    tag, so that it agrees with the input's.
+
     Args:
         model: the model; its own core schema is the starting point.
         field: the field whose schema is a tagged union under a wrap validator.
@@ -108,8 +152,8 @@ def dispatching_validator(
         tags: the values of ``discriminator`` the fast path takes.
         narrowed: fields re-typed for the fast path only; each schema must accept a subset of
             what the field's own schema accepts, with the same result.
-        dropped: names of the model's own ``model_validator``s to leave out; the caller checks
-            their rules on the result.
+        dropped: names of the model's own ``model_validator``s to leave out; what they check
+            must be what the narrowing checks.
         fail_fast: stop each array at its first failing item (``envelopekit._failfast``).
 
     Returns:
@@ -136,11 +180,23 @@ def dispatching_validator(
         return None
     functions = [validators[name].func for name in dropped]
     config = node.get("config")
+    by_ref = {d.get("ref"): d for d in definitions}
+    # The choices' definitions are only ever reached through the field this replaces.
+    payloads = {c["schema_ref"] for c in choices.values() if c.get("type") == "definition-ref"}
+    twin = Twin()
+    base = twin.schema(cast("CoreSchema", schema))
     by_tag: dict[str, CoreSchema] = {}
     for tag in tags:
         if tag not in choices:
             return None
-        variant = _rewritten(schema, {**(narrowed or {}), field: choices[tag]}, functions)
+        choice = choices[tag]
+        if choice.get("type") == "definition-ref":
+            choice = by_ref[choice["schema_ref"]]
+        payload = _own_tag(dict(twin.schema(choice, tag)), discriminator, tag)
+        if payload is None:
+            return None
+        fields = {**(narrowed or {}), field: cast("CoreSchema", payload)}
+        variant = _rewritten(dict(base), fields, functions)
         if variant is None:
             return None
         by_tag[tag] = cast("CoreSchema", variant)
@@ -149,10 +205,11 @@ def dispatching_validator(
     union = core_schema.with_default_schema(
         core_schema.tagged_union_schema(by_tag, discriminator), default=None, on_error="default"
     )
-    top = core_schema.definitions_schema(union, definitions) if definitions else union
+    kept = [twin.definition(d) for d in definitions if d.get("ref") not in payloads]
+    top = core_schema.definitions_schema(union, [*kept, *twin.definitions])
     if fail_fast:
         return fail_fast_validator(top, config)
-    return fresh_validator(top, {model}, config)
+    return fresh_validator(top, {model} | twin.models, config)
 
 
 class FastPath(Generic[M]):
@@ -171,7 +228,6 @@ class FastPath(Generic[M]):
         *,
         narrowed: Mapping[str, CoreSchema],
         dropped: Collection[str],
-        agrees: Callable[[M], bool],
     ) -> None:
         """A fast path for ``model``, as :func:`dispatching_validator` takes its arguments.
 
@@ -181,16 +237,25 @@ class FastPath(Generic[M]):
             discriminator: the input key whose value picks the union's choice.
             tags: the values of ``discriminator`` the fast path takes.
             narrowed: fields re-typed for the fast path only (see :func:`dispatching_validator`).
-            dropped: the model validators left out; ``agrees`` checks them on the result.
-            agrees: whether a result passes the ``dropped`` validators; one that does not goes
-                to the model's own validator, which reports it.
+            dropped: the model validators left out (see :func:`dispatching_validator`).
         """
         self._arguments = (model, field, discriminator, tuple(tags))
         self._narrowed = narrowed
         self._dropped = dropped
-        self._agrees = agrees
         self._fast: list[SchemaValidator | None] = []
         self._fail_fast: list[tuple[SchemaValidator | None, SchemaValidator]] = []
+        self.parse: Callable[[str | bytes | bytearray], M | None] = self._first_parse
+        """``validate_json`` with no option: the fast validator's own bound method once built.
+
+        Raises ``ValidationError`` for input that is not JSON (for the model to report).
+        """
+
+    def _first_parse(self, raw: str | bytes | bytearray) -> M | None:
+        if not self._fast:
+            self._fast.append(self.validator())
+        fast = self._fast[0]
+        self.parse = _none if fast is None else fast.validate_json
+        return self.parse(raw)
 
     def validator(self, *, fail_fast: bool = False) -> SchemaValidator | None:
         """A new fast validator (``None`` when the model's schema is not the expected shape)."""
@@ -205,22 +270,50 @@ class FastPath(Generic[M]):
         extra: ExtraValues | None = None,
         context: Any | None = None,
     ) -> M | None:
-        """The model ``raw`` validates to on the fast path, or ``None`` when it is not taken."""
+        """The model ``raw`` validates to on the fast path, or ``None`` when it is not taken.
+
+        No hook left in the fast validator reads the context, so it is not passed on. Nor is
+        ``strict=False``: it would make the Rust schemas standing for Python hooks lax, where
+        the hooks are not; the schema's own strictness accepts a subset of what lax does.
+        """
+        try:
+            if strict is not True and extra is None:
+                return self.parse(raw)
+            if not self._fast:
+                self._fast.append(self.validator())
+            fast = self._fast[0]
+            if fast is None:
+                return None
+            found: M | None = fast.validate_json(raw, strict=strict or None, extra=extra)
+        except ValidationError:  # not JSON: the model's validator reports it
+            return None
+        return found
+
+    def validate_python(
+        self, value: dict[str, Any], strict: bool | None = None, extra: ExtraValues | None = None
+    ) -> M | None:
+        """``validate_json`` for a dict (``model_validate``), or ``None`` when not taken.
+
+        Taken only for plain JSON data: orjson must encode ``value`` as it is, which refuses a
+        lone surrogate (the model's own Python-mode probe, ``_text``), a subclass of a JSON
+        type (an enum member the hooks refuse and the Rust schemas would take), a model
+        instance, a date, an integer beyond 64 bits or a key that is not a string.
+        """
+        try:
+            orjson.dumps(value, option=_PLAIN_DATA)
+        except (orjson.JSONEncodeError, RecursionError):
+            return None
         if not self._fast:
             self._fast.append(self.validator())
         fast = self._fast[0]
         if fast is None:
             return None
-        try:
-            # Keyword arguments cost a Rust call more than the check does.
-            found: M | None = (
-                fast.validate_json(raw)
-                if strict is None and extra is None and context is None
-                else fast.validate_json(raw, strict=strict, extra=extra, context=context)
-            )
-        except ValidationError:  # not JSON: the model's validator reports it
-            return None
-        return found if found is not None and self._agrees(found) else None
+        found: M | None = (
+            fast.validate_python(value)
+            if strict is not True and extra is None
+            else fast.validate_python(value, strict=strict or None, extra=extra)
+        )
+        return found
 
     def validate_large(self, raw: bytes | str, context: Mapping[str, Any]) -> M:
         """``model_validate_json`` for a large message, both validators failing fast.
@@ -237,10 +330,10 @@ class FastPath(Generic[M]):
         fast, model = self._fail_fast[0]
         if fast is not None:
             try:
-                found: M | None = fast.validate_json(raw, context=context)
+                found: M | None = fast.validate_json(raw)
             except ValidationError:  # not JSON: the model's validator reports it below
                 found = None
-            if found is not None and self._agrees(found):
+            if found is not None:
                 return found
         found_by_model: M = model.validate_json(raw, context=context)
         return found_by_model

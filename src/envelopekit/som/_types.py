@@ -213,6 +213,10 @@ def _any_of(message: str, *also: Keyword) -> PydanticCustomError:
     return rule_error("anyOf", message, also=also)
 
 
+VENDOR_ENUMS: Final[dict[Callable[[Any], str], tuple[str, ...]]] = {}
+"""Each :func:`vendor_enum` validator, with its values (the fast path reads them, ``._twin``)."""
+
+
 def vendor_enum(*values: str) -> Callable[[Any], str]:
     """A validator for ``anyOf: [{enum: values}, {pattern: ^x-[a-z0-9_]+$}]``."""
     allowed = frozenset(values)
@@ -225,6 +229,7 @@ def vendor_enum(*values: str) -> Callable[[Any], str]:
             return value
         raise _any_of(f"Input should be one of {listed}, or an x- vendor value", "enum", "pattern")
 
+    VENDOR_ENUMS[check] = values
     return check
 
 

@@ -1,0 +1,457 @@
+"""The fast path's reading of the SOM models' Python hooks as Rust schemas.
+
+A Python hook costs far more than the check it makes once pydantic-core calls it: the call
+itself, the ``ValidationInfo``, the Python objects handed over. The SOM models need about
+twenty on the beat-6 story (JSON Schema ``integer`` and ``number``, vendor enums, ``anyOf``
+and ``if``/``then`` rules, NaN in free-form JSON), and they were most of what validating one
+cost over pydantic-core's own floor (``BENCHMARKS.md``).
+
+:func:`twin` rewrites a copy of a core schema for the fast path (:mod:`._fast`) with each hook
+this module knows replaced by core-schema constructs pydantic-core checks in Rust. Each
+replacement accepts a *subset* of what the hook accepts, with the same result; whatever it
+refuses goes to the model's own validator, which decides and reports exactly as without the
+fast path (so every rule id, pointer and message stays the model's). A hook with no entry
+here is kept, and still runs.
+
+* ``integer`` is a strict int (``7.0``, a float with a zero fraction, goes to the model);
+  ``number`` an int, else a finite float, so an int stays an int.
+* A vendor enum is one pattern, its values and the ``x-`` form as alternatives.
+* Free-form JSON (objects, arrays, an open model's unknown members) is a recursive schema of
+  the JSON types whose floats are finite.
+* ``anyOf`` of ``required`` is a union of the model with each branch's members required; a
+  conditional on a member's value (an ``if``/``then`` on a ``const``) a tagged union on that
+  member, each choice the model with what that value requires or refuses. On the payload of
+  a family with several message types, the envelope's own message type picks the choice.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, cast, get_args
+
+from pydantic import AfterValidator, PlainValidator
+from pydantic_core import CoreSchema, core_schema
+
+from .._json import refuse_non_finite
+from ._delivery import DeliveryMediaAvailable
+from ._link import LinkEvent
+from ._story_context import AuthorshipProvenance, MediaRange, MediaRef, StoryContext
+from ._telling import TellingEvent
+from ._types import (
+    EXTENSION_KEY_PATTERN,
+    TIMERANGE_PATTERN,
+    VENDOR_ENUMS,
+    VENDOR_VALUE_PATTERN,
+    ExtensionKey,
+    Integer,
+    NonNegativeInteger,
+    Number,
+    SomOpenModel,
+    StringOrObject,
+    TimeRange,
+    UnitNumber,
+)
+
+__all__ = ["Twin"]  # internal: used by ._fast only
+
+Node = dict[str, Any]
+
+
+def _hooks(alias: Any, kind: type[PlainValidator] | type[AfterValidator]) -> list[Any]:
+    """The functions of the ``kind`` validators a type alias carries (``Annotated`` metadata)."""
+    return [metadata.func for metadata in get_args(alias)[1:] if isinstance(metadata, kind)]
+
+
+def _unbound(function: Any) -> Any:
+    # A classmethod field validator is in the schema bound to its class.
+    return getattr(function, "__func__", function)
+
+
+(_integer,) = _hooks(Integer, PlainValidator)
+(_number,) = _hooks(Number, PlainValidator)
+(_time_range,) = _hooks(TimeRange, PlainValidator)
+(_string_or_object,) = _hooks(StringOrObject, PlainValidator)
+(_non_negative,) = _hooks(NonNegativeInteger, AfterValidator)
+(_unit,) = _hooks(UnitNumber, AfterValidator)
+(_extension_key,) = _hooks(ExtensionKey, AfterValidator)
+
+JSON_REF: Final = "envelopekit.som._twin.json"
+"""The ``ref`` of the recursive finite-JSON schema the fast validator defines."""
+
+_JSON: Final[CoreSchema] = core_schema.definition_reference_schema(JSON_REF)
+
+# Nothing validates against it: a member the rule refuses, present, fails in Rust.
+_NEVER: Final[CoreSchema] = core_schema.int_schema(strict=True, gt=0, lt=0)
+
+_STRICT_INT: Final = core_schema.int_schema(strict=True)
+_FINITE_FLOAT: Final = core_schema.float_schema(strict=True, allow_inf_nan=False)
+
+
+def json_definition() -> CoreSchema:
+    """Any JSON value with finite numbers: what ``refuse_non_finite`` lets through, in Rust.
+
+    Tried left to right, so an int stays an int (a strict float would take it too, and the
+    int is tried first).
+    """
+    return core_schema.union_schema(
+        [
+            core_schema.str_schema(strict=True),
+            # A choice that fails copies the input into its error: containers are tried early.
+            core_schema.dict_schema(core_schema.str_schema(strict=True), _JSON, strict=True),
+            _STRICT_INT,
+            core_schema.list_schema(_JSON, strict=True),
+            _FINITE_FLOAT,
+            core_schema.bool_schema(strict=True),
+            core_schema.none_schema(),
+        ],
+        mode="left_to_right",
+        ref=JSON_REF,
+    )
+
+
+def _number_schema(ge: int | None = None, le: int | None = None) -> CoreSchema:
+    return core_schema.union_schema(
+        [
+            core_schema.int_schema(strict=True, ge=ge, le=le),
+            core_schema.float_schema(strict=True, allow_inf_nan=False, ge=ge, le=le),
+        ],
+        mode="left_to_right",
+    )
+
+
+def _time_range_schema() -> CoreSchema:
+    one = core_schema.str_schema(strict=True, pattern=TIMERANGE_PATTERN)
+    return core_schema.union_schema(
+        [one, core_schema.list_schema(one, strict=True)], mode="left_to_right"
+    )
+
+
+def _vendor_schema(values: tuple[str, ...]) -> CoreSchema:
+    listed = "|".join(re.escape(value) for value in values)
+    vendor = VENDOR_VALUE_PATTERN.removeprefix("^").removesuffix("$")
+    return core_schema.str_schema(strict=True, pattern=f"^(?:{listed}|{vendor})$")
+
+
+# A plain validator -> the schema standing for it.
+_PLAIN: Final[dict[Callable[..., Any], CoreSchema]] = {
+    _integer: _STRICT_INT,
+    _number: _number_schema(),
+    _time_range: _time_range_schema(),
+    _string_or_object: core_schema.union_schema(
+        [
+            core_schema.str_schema(strict=True),
+            core_schema.dict_schema(core_schema.str_schema(strict=True), _JSON, strict=True),
+        ],
+        mode="left_to_right",
+    ),
+    **{check: _vendor_schema(values) for check, values in VENDOR_ENUMS.items()},
+}
+
+# An after-validator over the plain validator it is always stacked on -> the schema for both.
+_AFTER_PLAIN: Final[dict[Callable[..., Any], tuple[Callable[..., Any], CoreSchema]]] = {
+    _non_negative: (_integer, core_schema.int_schema(strict=True, ge=0)),
+    _unit: (_number, _number_schema(ge=0, le=1)),
+}
+
+
+def _free_form(node: Node) -> Node | None:
+    """A ``dict``/``list`` schema of ``any`` with finite JSON in place of ``any``."""
+    kind = node.get("type")
+    if kind == "dict" and node.get("values_schema", {"type": "any"}).get("type") == "any":
+        return {**node, "values_schema": _JSON}
+    if kind == "list" and node.get("items_schema", {"type": "any"}).get("type") == "any":
+        return {**node, "items_schema": _JSON}
+    return None
+
+
+def _keys_of_extensions(node: Node) -> Node | None:
+    """The ``str`` schema of extension keys with the key pattern, in Rust."""
+    if node.get("type") != "str" or "pattern" in node:
+        return None
+    return {**node, "pattern": EXTENSION_KEY_PATTERN}
+
+
+def _in_json(rust: Node, hook: Node) -> Node:
+    """``rust`` for JSON input, the hook itself (without its ``ref``) for Python input.
+
+    The readings of scalars and of free-form JSON hold for JSON only: in Python mode a strict
+    ``str``, ``int`` or ``float`` schema takes a subclass (an enum member), which the hooks
+    refuse or keep as it is.
+    """
+    python = {key: value for key, value in hook.items() if key != "ref"}
+    return cast(
+        "Node",
+        core_schema.json_or_python_schema(cast("CoreSchema", rust), cast("CoreSchema", python)),
+    )
+
+
+@dataclass(frozen=True)
+class Shape:
+    """One branch of a conditional rule: members the branch requires and members it refuses."""
+
+    required: tuple[str, ...] = ()
+    absent: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A model's conditional validator, read as a union of the model's shapes.
+
+    ``by`` names the member whose value picks the shape (a tagged union); ``"@message_type"``
+    is the envelope's message type, known when the payload schema is built for it. Without
+    ``by``, the shapes are ``anyOf`` branches tried in order.
+    """
+
+    shapes: Mapping[str, Shape]
+    by: str | None = None
+    field: str | None = None
+    """The member whose field validator the rule replaces (else it is a model validator)."""
+
+
+_ENVELOPE_TYPE: Final = "@message_type"
+
+_RULES: Final[dict[Callable[..., Any], Rule]] = {
+    # `_human_has_no_model`: a HUMAN author carries no model or model_version.
+    AuthorshipProvenance.__pydantic_decorators__.model_validators["_human_has_no_model"].func: Rule(
+        {"HUMAN": Shape(absent=("model", "model_version")), "MODEL": Shape()}, by="author"
+    ),
+    # `_source_or_locator` of each: anyOf [required ...].
+    MediaRef.__pydantic_decorators__.model_validators["_source_or_locator"].func: Rule(
+        {"source": Shape(required=("source",)), "locator": Shape(required=("locator",))}
+    ),
+    MediaRange.__pydantic_decorators__.model_validators["_source_or_locator"].func: Rule(
+        {
+            "source": Shape(required=("source", "time_range")),
+            "locator": Shape(required=("locator", "time_range")),
+        }
+    ),
+    DeliveryMediaAvailable.__pydantic_decorators__.model_validators["_source_or_locator"].func: (
+        Rule({"source": Shape(required=("source",)), "locator": Shape(required=("locator",))})
+    ),
+    # `_lifecycle_iff_active`: lifecycle present exactly when story_type is ACTIVE.
+    _unbound(
+        StoryContext.__pydantic_decorators__.field_validators["_lifecycle_iff_active"].func
+    ): Rule(
+        {
+            "ACTIVE": Shape(required=("lifecycle",)),
+            **{
+                kind: Shape(absent=("lifecycle",))
+                for kind in ("PLANNED", "KILLED", "SPIKED", "ARCHIVED", "ORPHAN")
+            },
+        },
+        by="story_type",
+        field="lifecycle",
+    ),
+    # `_exposure` and `_conditionals`: what each message type requires or refuses.
+    TellingEvent.__pydantic_decorators__.model_validators["_exposure"].func: Rule(
+        {
+            "telling.started": Shape(required=("exposure_start",), absent=("exposure_end",)),
+            "telling.ended": Shape(required=("exposure_end",)),
+            "telling.exposed": Shape(required=("exposure_start", "exposure_end")),
+        },
+        by=_ENVELOPE_TYPE,
+    ),
+    LinkEvent.__pydantic_decorators__.model_validators["_conditionals"].func: Rule(
+        {
+            "link.committed": Shape(
+                required=("committed_by", "committed_at"), absent=("withdrawn",)
+            ),
+            "link.gate_changed": Shape(absent=("withdrawn",)),
+            "link.withdrawn": Shape(required=("withdrawn",)),
+        },
+        by=_ENVELOPE_TYPE,
+    ),
+}
+
+
+_FUNCTIONS: Final = frozenset(
+    {"function-after", "function-before", "function-wrap", "function-plain"}
+)
+
+
+class Twin:
+    """A rewrite of one validator's schema: the definitions it adds, the models it meets.
+
+    Every ``ref`` below a definition's own is dropped (only definitions are referred to), so
+    that several rewritten copies of a model can stand in one schema.
+    """
+
+    def __init__(self) -> None:
+        self.definitions: list[CoreSchema] = [json_definition()]
+        self.models: set[type] = set()
+        self._shared: dict[tuple[int, Shape], CoreSchema] = {}
+
+    def definition(self, schema: CoreSchema) -> CoreSchema:
+        """A rewritten copy of a definition of the schema, its ``ref`` kept."""
+        found = self._node(cast("Node", schema), None)
+        ref = schema.get("ref")
+        return cast("CoreSchema", found if ref is None else {**found, "ref": ref})
+
+    def schema(self, schema: CoreSchema, message_type: str | None = None) -> CoreSchema:
+        """A rewritten copy of ``schema``; ``message_type`` is the envelope's, for a payload."""
+        return cast("CoreSchema", self._node(cast("Node", schema), message_type))
+
+    def _node(self, node: Node, message_type: str | None) -> Node:
+        kind = node.get("type")
+        if kind in _FUNCTIONS:
+            found = self._function(node, message_type)
+            if found is not None:
+                return found
+        copy = {key: value for key, value in node.items() if key != "ref"}
+        for key in _SCHEMA_KEYS:
+            if isinstance(copy.get(key), dict):
+                copy[key] = self._node(copy[key], message_type)
+        if kind == "model-fields":
+            copy["fields"] = {
+                name: {**field, "schema": self._node(field["schema"], message_type)}
+                for name, field in copy["fields"].items()
+            }
+        elif kind == "union":
+            copy["choices"] = [
+                (self._node(c[0], message_type), c[1])
+                if isinstance(c, tuple)
+                else self._node(c, message_type)
+                for c in copy["choices"]
+            ]
+        elif kind == "tagged-union":
+            copy["choices"] = {
+                tag: self._node(c, message_type) for tag, c in copy["choices"].items()
+            }
+        elif kind == "model":
+            return self._model(copy)
+        return copy
+
+    def _function(self, node: Node, message_type: str | None) -> Node | None:
+        function = _unbound(node["function"]["function"])
+        kind = node["type"]
+        if kind == "function-plain" and function in _PLAIN:
+            return _in_json(cast("Node", _PLAIN[function]), node)
+        if kind != "function-after":
+            return None
+        inner: Node = node["schema"]
+        if function in _AFTER_PLAIN:
+            under, schema = _AFTER_PLAIN[function]
+            if inner.get("type") == "function-plain" and inner["function"]["function"] is under:
+                return _in_json(cast("Node", schema), node)
+            return None
+        if function is _extension_key:
+            found = _keys_of_extensions(self._node(inner, message_type))
+            return None if found is None else found
+        if function is refuse_non_finite:
+            walked = self._node(inner, message_type)
+            free = _free_form(walked)
+            return None if free is None else _in_json(free, {**node, "schema": walked})
+        if function is _FINITE_EXTRAS and inner.get("type") == "model":
+            walked = self._node(inner, message_type)
+            extras = _open(walked)
+            return None if extras is None else _in_json(extras, {**node, "schema": walked})
+        rule = _RULES.get(function)
+        if rule is not None and rule.field is None and inner.get("type") == "model":
+            return self._apply(rule, self._node(inner, message_type), message_type)
+        return None
+
+    def _model(self, node: Node) -> Node:
+        """A model schema, children rewritten, with a field validator's rule read into it."""
+        if isinstance(node.get("cls"), type):
+            self.models.add(node["cls"])
+        fields_node: Node = node["schema"]
+        if fields_node.get("type") != "model-fields":
+            return node
+        for name, field in fields_node["fields"].items():
+            rule = _field_rule(field["schema"])
+            if rule is not None and rule.field == name:
+                stripped = _strip_function(field["schema"])
+                fields = {**fields_node["fields"], name: {**field, "schema": stripped}}
+                found = self._apply(rule, {**node, "schema": {**fields_node, "fields": fields}})
+                return node if found is None else found
+        return node
+
+    def _apply(self, rule: Rule, model: Node, message_type: str | None = None) -> Node | None:
+        """The union of ``model``'s shapes that stands for ``rule``, or ``None``."""
+        if rule.by == _ENVELOPE_TYPE:
+            shape = rule.shapes.get(message_type or "")
+            if shape is None:
+                return None
+            return _shaped(model, shape)
+        choices: dict[str, Any] = {}
+        uses = Counter(rule.shapes.values())
+        for tag, shape in rule.shapes.items():
+            shaped = _shaped(model, shape)
+            if shaped is None:
+                return None
+            choices[tag] = self._share(model, shape, shaped) if uses[shape] > 1 else shaped
+        if rule.by is None:
+            return cast(
+                "Node", core_schema.union_schema(list(choices.values()), mode="left_to_right")
+            )
+        return cast("Node", core_schema.tagged_union_schema(choices, rule.by))
+
+    def _share(self, model: Node, shape: Shape, shaped: Node) -> CoreSchema:
+        """One definition for a shape several tags choose (built once, not once per tag)."""
+        key = (id(model), shape)
+        if key not in self._shared:
+            ref = f"{JSON_REF}.shape{len(self.definitions)}"
+            self.definitions.append(cast("CoreSchema", {**shaped, "ref": ref}))
+            self._shared[key] = core_schema.definition_reference_schema(ref)
+        return self._shared[key]
+
+
+_SCHEMA_KEYS: Final = (
+    "schema",
+    "items_schema",
+    "keys_schema",
+    "values_schema",
+    "extras_schema",
+    "json_schema",
+    "python_schema",
+)
+
+
+def _field_rule(schema: Node) -> Rule | None:
+    if schema.get("type") == "default":
+        schema = schema["schema"]
+    if schema.get("type") == "function-after":
+        return _RULES.get(_unbound(schema["function"]["function"]))
+    return None
+
+
+def _open(model: Node) -> Node | None:
+    """An open model with its unknown members finite JSON (``_finite_extras``, in Rust)."""
+    fields: Node = model["schema"]
+    if fields.get("type") != "model-fields" or "extras_schema" in fields:
+        return None
+    return {**model, "schema": {**fields, "extras_schema": _JSON}}
+
+
+def _strip_function(schema: Node) -> Node:
+    """A field's schema without the function-after its field validator put in it."""
+    if schema.get("type") == "default":
+        inner = schema["schema"]
+        copy = {key: value for key, value in schema.items() if key != "validate_default"}
+        return {**copy, "schema": inner["schema"]}
+    return cast("Node", schema["schema"])
+
+
+def _shaped(model: Node, shape: Shape) -> Node | None:
+    """``model`` with the members of ``shape`` required or refused."""
+    fields_node: Node = model["schema"]
+    fields = dict(fields_node["fields"])
+    for name in (*shape.required, *shape.absent):
+        field = fields.get(name)
+        if field is None or field["schema"].get("type") != "default":
+            return None
+        default = field["schema"]
+        if name in shape.required:
+            fields[name] = {**field, "schema": default["schema"]}
+        else:
+            fields[name] = {
+                **field,
+                "schema": {"type": "default", "default": default["default"], "schema": _NEVER},
+            }
+    return {**model, "schema": {**fields_node, "fields": fields}}
+
+
+_FINITE_EXTRAS: Final = SomOpenModel.__pydantic_decorators__.model_validators["_finite_extras"].func

@@ -1,0 +1,343 @@
+"""The fast path's Rust reading of the SOM hooks (``som/_twin.py``) against the hooks.
+
+Each case changes a valid message right at the edge of one hook the fast path replaces by a
+Rust schema (a float-spelt integer, a bound, NaN in free-form JSON, a vendor value, an
+``anyOf`` or conditional branch), and the message must get the same outcome (same model, or
+the same errors) from ``model_validate_json`` and ``model_validate`` (fast path first) as from
+the model's own validator. The Python hooks the fast validator still calls on the corpus are
+listed: a hook whose Rust reading is lost shows up there.
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+import json
+import sys
+from collections.abc import Callable, Iterator
+from types import FrameType
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from envelopekit.som import SomEnvelope
+from envelopekit.som._envelope import FAST_PATH
+from tests.som._corpus import label, positive_envelope, positive_files
+from tests.som.test_fast_path import outcome
+
+_BY_LABEL = {label(p): p for p in positive_files()}
+
+
+def _document(name: str) -> dict[str, Any]:
+    return positive_envelope(_BY_LABEL[name])
+
+
+STORY = "story-context/hurricane-beat6-envelope.json"
+
+
+def _set(document: dict[str, Any], path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
+    changed = copy.deepcopy(document)
+    target: Any = changed
+    for part in path[:-1]:
+        target = target[part]
+    if value is _DELETE:
+        del target[path[-1]]
+    else:
+        target[path[-1]] = value
+    return changed
+
+
+_DELETE = object()
+
+ASSET = ("payload", "assets", 0)
+PROVENANCE = ("payload", "assets", 1, "provenance")
+CLAIM = ("payload", "assertions", 0, "claim")
+MEDIA_REF = (*ASSET, "media_refs", 0)
+
+# (name, base document, path, value)
+EDGES: list[tuple[str, str, tuple[str | int, ...], Any]] = [
+    # integer, number, bounds
+    ("integer as 7.0", STORY, ("payload", "sequence_number"), 7.0),
+    ("integer 7.5", STORY, ("payload", "sequence_number"), 7.5),
+    ("integer -1", STORY, ("payload", "sequence_number"), -1),
+    ("integer true", STORY, ("payload", "sequence_number"), True),
+    ("integer huge", STORY, ("payload", "sequence_number"), 10**30),
+    ("integer as string", STORY, ("payload", "sequence_number"), "7"),
+    ("header integer 7.0", STORY, ("modification_header", "story_version"), 7.0),
+    ("unit 1", STORY, (*PROVENANCE, "confidence"), 1),
+    ("unit 0", STORY, (*PROVENANCE, "confidence"), 0),
+    ("unit 1.0", STORY, (*PROVENANCE, "confidence"), 1.0),
+    ("unit 1.5", STORY, (*PROVENANCE, "confidence"), 1.5),
+    ("unit -0.1", STORY, (*PROVENANCE, "confidence"), -0.1),
+    ("unit false", STORY, (*PROVENANCE, "confidence"), False),
+    ("unit string", STORY, (*PROVENANCE, "confidence"), "0.5"),
+    ("number frame rate int", STORY, (*ASSET, "delivery_spec"), {"frame_rate": 25}),
+    ("number frame rate float", STORY, (*ASSET, "delivery_spec"), {"frame_rate": 29.97}),
+    ("number frame rate bool", STORY, (*ASSET, "delivery_spec"), {"frame_rate": True}),
+    # free-form JSON
+    ("claim nested", STORY, (*CLAIM, "value"), {"a": [1, 2.5, None, True, "x", {"b": []}]}),
+    ("claim 1e400", STORY, (*CLAIM, "value"), 1e400),
+    ("claim nan", STORY, (*CLAIM, "value"), float("nan")),
+    ("claim deep -inf", STORY, (*CLAIM, "value"), [{"a": [float("-inf")]}]),
+    ("claim 2.0", STORY, (*CLAIM, "value"), 2.0),
+    ("claim huge int", STORY, (*CLAIM, "value"), 10**40),
+    ("extensions nan", STORY, ("payload", "extensions", "com.nbcu.x"), float("nan")),
+    ("extensions bad key", STORY, ("payload", "extensions", "org.nbcu.x"), 1),
+    ("extensions key com.x", STORY, ("payload", "extensions", "com.x"), 1),
+    ("envelope extensions", STORY, ("extensions",), {"com.acme.a": {"b": 1.5}}),
+    ("envelope extensions inf", STORY, ("extensions",), {"com.acme.a": float("inf")}),
+    ("actors", STORY, ("_actors",), {"a": {"b": [1, "c"]}}),
+    ("actors nan", STORY, ("_actors",), {"a": float("nan")}),
+    ("context string", STORY, ("@context",), "https://schema.org"),
+    ("context object", STORY, ("@context",), {"@vocab": "https://schema.org/"}),
+    ("context object nan", STORY, ("@context",), {"x": float("nan")}),
+    ("context array", STORY, ("@context",), ["x"]),
+    ("story owner object", STORY, ("payload", "story_owner"), {"system": "ncs", "n": 2}),
+    ("open extras", STORY, ("modification_header", "x-extra"), {"a": 1}),
+    ("open extras nan", STORY, ("modification_header", "x-extra"), [float("nan")]),
+    ("delivery spec extras inf", STORY, (*ASSET, "delivery_spec"), {"bitrate": float("inf")}),
+    ("header history nan", STORY, ("modification_header", "history"), [float("nan")]),
+    # vendor enums
+    ("vendor value", STORY, (*ASSET, "asset_type"), "x-hologram"),
+    ("vendor value bad", STORY, (*ASSET, "asset_type"), "x-Hologram"),
+    ("vendor value lower", STORY, (*ASSET, "asset_type"), "video"),
+    ("vendor value prefix", STORY, (*ASSET, "asset_type"), "VIDEOS"),
+    ("vendor value newline", STORY, (*ASSET, "asset_type"), "VIDEO\n"),
+    ("vendor value x- newline", STORY, (*ASSET, "asset_type"), "x-a\n"),
+    ("vendor value int", STORY, (*ASSET, "asset_type"), 3),
+    ("source type vendor", STORY, ("payload", "editorial_source", 0, "source_type"), "x-tip"),
+    # time ranges
+    ("time range list", STORY, (*MEDIA_REF, "time_range"), ["[0:0_1:0)", "(2:0_)"]),
+    ("time range empty list", STORY, (*MEDIA_REF, "time_range"), []),
+    ("time range bad", STORY, (*MEDIA_REF, "time_range"), "0:0_1:0"),
+    ("time range list bad", STORY, (*MEDIA_REF, "time_range"), ["[0:0_1:0)", 3]),
+    ("time range number", STORY, (*MEDIA_REF, "time_range"), 3),
+    # anyOf of required
+    ("media ref locator", STORY, MEDIA_REF, {"locator": {"store": "s", "ref": "r"}}),
+    ("media ref both", STORY, (*MEDIA_REF, "locator"), {"store": "s", "ref": "r"}),
+    ("media ref neither", STORY, MEDIA_REF, {"label": "x"}),
+    ("media ref bad source", STORY, MEDIA_REF, {"source": "http://x", "locator": {"store": "s"}}),
+    (
+        "media range source",
+        STORY,
+        ("payload", "compliance", 0, "media_range"),
+        {"source": "tams://s/1", "time_range": "[0:0_1:0)"},
+    ),
+    (
+        "media range locator",
+        STORY,
+        ("payload", "compliance", 0, "media_range"),
+        {"locator": {"store": "s", "ref": "r"}, "time_range": "[0:0_1:0)"},
+    ),
+    (
+        "media range no time",
+        STORY,
+        ("payload", "compliance", 0, "media_range"),
+        {"source": "tams://s/1"},
+    ),
+    # conditionals on a member's value
+    ("human with model", STORY, (*PROVENANCE, "author"), "HUMAN"),
+    ("human without model", STORY, PROVENANCE, {"author": "HUMAN"}),
+    ("human with version", STORY, PROVENANCE, {"author": "HUMAN", "model_version": "1"}),
+    ("author missing", STORY, PROVENANCE, {"model": "m"}),
+    ("author lower", STORY, PROVENANCE, {"author": "human"}),
+    ("active without lifecycle", STORY, ("payload", "lifecycle"), _DELETE),
+    ("planned with lifecycle", STORY, ("payload", "story_type"), "PLANNED"),
+    ("story type bad", STORY, ("payload", "story_type"), "LIVE"),
+    ("story type missing", STORY, ("payload", "story_type"), _DELETE),
+    ("claim without value", STORY, (*CLAIM, "value"), _DELETE),
+]
+
+
+def _telling_and_link() -> Iterator[tuple[str, dict[str, Any]]]:
+    """The conditionals the envelope's message type picks, on each of the types."""
+    telling = _document("telling/started.json")
+    start = telling["payload"]["exposure_start"]
+    for kind in ("telling.started", "telling.ended", "telling.exposed"):
+        for present in ((), ("exposure_start",), ("exposure_end",), ("exposure_start", "end")):
+            payload = {k: v for k, v in telling["payload"].items() if k not in ("exposure_start",)}
+            payload["message_type"] = kind
+            for name in present:
+                payload["exposure_end" if name in ("exposure_end", "end") else name] = start
+            if "end" in present:
+                payload["exposure_start"] = start
+            document = {**telling, "message_type": kind, "topic": "som." + kind}
+            yield f"{kind} with {present}", {**document, "payload": payload}
+    link = _document("link/committed.json")
+    withdrawn = {"withdrawn_by": "p", "withdrawn_at": "2026-06-12T10:00:00Z"}
+    for kind in ("link.committed", "link.gate_changed", "link.withdrawn"):
+        for drop in ((), ("committed_by",), ("committed_at",)):
+            for with_withdrawn in (False, True):
+                payload = {k: v for k, v in link["payload"].items() if k not in drop}
+                payload["message_type"] = kind
+                if with_withdrawn:
+                    payload["withdrawn"] = withdrawn
+                document = {**link, "message_type": kind, "topic": "som." + kind}
+                yield (
+                    f"{kind} without {drop}, withdrawn {with_withdrawn}",
+                    {
+                        **document,
+                        "payload": payload,
+                    },
+                )
+    delivery = _document("delivery/media-available.json")
+    gone_members: list[tuple[str, ...]] = [(), ("source",), ("source", "locator")]
+    for gone in gone_members:
+        payload = {k: v for k, v in delivery["payload"].items() if k not in gone}
+        if gone == ("source",):
+            payload["locator"] = {"store": "s", "ref": "r"}
+        yield f"delivery without {gone}", {**delivery, "payload": payload}
+
+
+def _cases() -> list[tuple[str, dict[str, Any]]]:
+    found = [(name, _set(_document(base), path, value)) for name, base, path, value in EDGES]
+    return found + list(_telling_and_link())
+
+
+CASES = _cases()
+
+
+def _json(document: dict[str, Any]) -> str:
+    # `json.dumps` writes NaN, Infinity and 1e400 (inf) as the tokens pydantic's parser reads.
+    return json.dumps(document)
+
+
+def _same(found: Any, own: Callable[..., Any], value: Any, options: dict[str, Any]) -> bool:
+    # By repr: a NaN in an error's input is not equal to itself.
+    expected = outcome(own, value, options)
+    assert repr(found) == repr(expected), options
+    return True
+
+
+@pytest.mark.parametrize(("name", "document"), CASES, ids=[name for name, _ in CASES])
+def test_json_edges_agree_with_the_model(name: str, document: dict[str, Any]) -> None:
+    raw = _json(document)
+    own = SomEnvelope.__pydantic_validator__.validate_json
+    for options in ({}, {"strict": True}, {"strict": False}):
+        assert _same(outcome(SomEnvelope.model_validate_json, raw, options), own, raw, options)
+
+
+@pytest.mark.parametrize(("name", "document"), CASES, ids=[name for name, _ in CASES])
+def test_dict_edges_agree_with_the_model(name: str, document: dict[str, Any]) -> None:
+    own = SomEnvelope.__pydantic_validator__.validate_python
+    for options in ({}, {"strict": True}, {"strict": False}):
+        assert _same(outcome(SomEnvelope.model_validate, document, options), own, document, options)
+
+
+def test_the_edges_take_the_fast_path_where_valid() -> None:
+    """The cases are not all handed to the model: the Rust readings accept the valid ones."""
+    taken = accepted = 0
+    for _, document in CASES:
+        raw = _json(document)
+        try:
+            SomEnvelope.__pydantic_validator__.validate_json(raw)
+        except ValidationError:
+            assert FAST_PATH.validate_json(raw) is None
+            continue
+        accepted += 1
+        taken += FAST_PATH.validate_json(raw) is not None
+    # What the fast path leaves to the model on purpose: 7.0 and 1.0 spelt as floats.
+    assert accepted - taken <= 3
+    assert taken > 30
+
+
+class _Kind(str, enum.Enum):
+    VIDEO = "VIDEO"
+
+
+class _Number(int, enum.Enum):
+    SEVEN = 7
+
+
+class _Text(str):
+    pass
+
+
+class _Float(float):
+    pass
+
+
+PYTHON_ONLY: list[tuple[str, tuple[str | int, ...], Any]] = [
+    ("str enum vendor value", (*ASSET, "asset_type"), _Kind.VIDEO),
+    ("str subclass vendor value", (*ASSET, "asset_type"), _Text("VIDEO")),
+    ("str subclass plain string", ("payload", "headline"), _Text("headline")),
+    ("int enum integer", ("payload", "sequence_number"), _Number.SEVEN),
+    ("float subclass unit", (*PROVENANCE, "confidence"), _Float(0.5)),
+    ("tuple time range", (*MEDIA_REF, "time_range"), ("[0:0_1:0)",)),
+    ("tuple in a list member", (*ASSET, "derived_from"), ("a", "b")),
+    ("tuple in free-form", (*CLAIM, "value"), (1, 2)),
+    ("lone surrogate", ("payload", "headline"), "\ud800"),
+    ("lone surrogate key", (*CLAIM, "\udc00"), 1),
+    ("integer beyond 64 bits", ("payload", "sequence_number"), 2**70),
+    ("non-string key", (*CLAIM, 3), 1),
+    ("bytes", ("payload", "headline"), b"headline"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "path", "value"), PYTHON_ONLY, ids=[name for name, _, _ in PYTHON_ONLY]
+)
+def test_python_values_agree_with_the_model(
+    name: str, path: tuple[str | int, ...], value: Any
+) -> None:
+    """Values only Python data can hold: subclasses, tuples, what no JSON text carries."""
+    document = _set(_document(STORY), path, value)
+    own = SomEnvelope.__pydantic_validator__.validate_python
+    for options in ({}, {"strict": True}, {"strict": False}):
+        assert _same(outcome(SomEnvelope.model_validate, document, options), own, document, options)
+
+
+def test_model_instances_in_the_input_go_to_the_model() -> None:
+    envelope = SomEnvelope.model_validate_json(_json(_document(STORY)))
+    document = {**_document(STORY), "payload": envelope.payload}
+    assert FAST_PATH.validate_python(document) is None
+    assert SomEnvelope.model_validate(document).payload is envelope.payload
+
+
+# The hooks the fast path keeps (a Rust schema cannot keep a dict as sent and require keys,
+# nor compare list items): a new name here means a Rust reading was lost.
+KEPT_HOOKS = {"_claim_shape", "_unique_tags", "_tag_key"}
+
+
+def _python_calls(call: Callable[[], object]) -> set[str]:
+    names: set[str] = set()
+
+    def profile(frame: FrameType, event: str, arg: object) -> None:
+        if event == "call":
+            names.add(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return names - {"<lambda>"}
+
+
+@pytest.mark.parametrize("path", positive_files(), ids=label)
+def test_the_fast_validator_runs_almost_no_python(path: Any) -> None:
+    document = positive_envelope(path)
+    raw = _json(document)
+    fast = FAST_PATH.validator()
+    assert fast is not None
+    assert fast.validate_json(raw) is not None
+    assert _python_calls(lambda: fast.validate_json(raw)) <= KEPT_HOOKS
+    # Python input keeps the scalar and free-form hooks (see `_twin._in_json`), not the rest.
+    assert fast.validate_python(document) is not None
+    assert not _python_calls(lambda: fast.validate_python(document)) & STRUCTURAL_HOOKS
+
+
+STRUCTURAL_HOOKS = {
+    "_wire_version",
+    "_dispatch",
+    "_payload_tag",
+    "_payload_agrees",
+    "_own_type_agrees",
+    "_exposure",
+    "_conditionals",
+    "_source_or_locator",
+    "_human_has_no_model",
+    "_lifecycle_iff_active",
+    "_extension_key",
+}
