@@ -203,6 +203,17 @@ def _json(document: dict[str, Any]) -> str:
     return json.dumps(document)
 
 
+OPTIONS: list[dict[str, Any]] = [
+    {},
+    {"strict": True},
+    {"strict": False},
+    {"extra": "ignore"},
+    {"extra": "allow"},
+    {"strict": True, "extra": "forbid"},
+    {"context": {"som_version_mode": "tolerant", "unknown_message_type": "refuse"}},
+]
+
+
 def _same(found: Any, own: Callable[..., Any], value: Any, options: dict[str, Any]) -> bool:
     # By repr: a NaN in an error's input is not equal to itself.
     expected = outcome(own, value, options)
@@ -214,14 +225,14 @@ def _same(found: Any, own: Callable[..., Any], value: Any, options: dict[str, An
 def test_json_edges_agree_with_the_model(name: str, document: dict[str, Any]) -> None:
     raw = _json(document)
     own = SomEnvelope.__pydantic_validator__.validate_json
-    for options in ({}, {"strict": True}, {"strict": False}):
+    for options in OPTIONS:
         assert _same(outcome(SomEnvelope.model_validate_json, raw, options), own, raw, options)
 
 
 @pytest.mark.parametrize(("name", "document"), CASES, ids=[name for name, _ in CASES])
 def test_dict_edges_agree_with_the_model(name: str, document: dict[str, Any]) -> None:
     own = SomEnvelope.__pydantic_validator__.validate_python
-    for options in ({}, {"strict": True}, {"strict": False}):
+    for options in OPTIONS:
         assert _same(outcome(SomEnvelope.model_validate, document, options), own, document, options)
 
 
@@ -284,7 +295,7 @@ def test_python_values_agree_with_the_model(
     """Values only Python data can hold: subclasses, tuples, what no JSON text carries."""
     document = _set(_document(STORY), path, value)
     own = SomEnvelope.__pydantic_validator__.validate_python
-    for options in ({}, {"strict": True}, {"strict": False}):
+    for options in OPTIONS:
         assert _same(outcome(SomEnvelope.model_validate, document, options), own, document, options)
 
 
