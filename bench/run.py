@@ -760,10 +760,11 @@ def report(comparisons: list[Comparison], imports: dict[str, float], cli: dict[s
 def steady_row(cli: dict[str, Any], limit: float) -> str:
     """The progress bar's CPU per message: the large input's extra CPU over the small one's,
     on a terminal against not, so the start-up (rich's import among it) cancels out."""
-    extra = cli["messages"] * 3
+    extra: int = cli["messages"] * 3
 
     def per_message(run: str, key: str) -> float:
-        return (cli[f"{run}_large"][key] - cli[run][key]) / extra * 1e6
+        larger: float = cli[f"{run}_large"][key] - cli[run][key]
+        return larger / extra * 1e6
 
     bar, plain = per_message("bar", "cpu"), per_message("plain", "cpu")
     fastest = per_message("bar", "cpu_min") / per_message("plain", "cpu_min")
