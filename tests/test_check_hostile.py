@@ -164,6 +164,32 @@ def test_warnings_are_capped_too() -> None:
     assert {w.rule for w in verdict.warnings[:-1]} == {rules.NUMBER_UNSAFE_INTEGER}
 
 
+@pytest.mark.parametrize("cap", [1, 7, 150])
+def test_the_warning_scan_is_capped_by_the_settings_of_the_check(
+    cap: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The environment says 3; the call says otherwise, and the call wins (also above it).
+    monkeypatch.setenv("ENVELOPEKIT_MAX_VIOLATIONS", "3")
+    ek.get_settings.cache_clear()
+    raw = bq(b'{"a":[' + b",".join([b"9007199254740993"] * 250) + b"]}")
+    for spec in ("babelqueue", "auto"):
+        verdict = ek.check(raw, spec, settings=ek.Settings(max_violations=cap))
+        assert verdict.ok
+        assert len(verdict.warnings) == cap + 1
+        assert verdict.warnings[-1] == truncated(250 - cap)
+        assert [w.pointer for w in verdict.warnings[:-1]] == [f"/data/a/{i}" for i in range(cap)]
+    # Without settings the environment's cap applies, the model's reading too.
+    assert len(ek.check(raw, "babelqueue").warnings) == 4
+    assert len(BabelEnvelope.model_validate_json(raw).envelope_warnings()) == 4
+
+
+def test_the_warning_cap_reaches_the_model_as_its_validation_context() -> None:
+    raw = bq(b'{"a":[' + b",".join([b"9007199254740993"] * 20) + b"]}")
+    read = BabelEnvelope.model_validate_json(raw, context={"max_violations": 5})
+    assert read.envelope_warnings()[-1] == truncated(15)
+    assert len(read.envelope_warnings()) == 6
+
+
 # --- number scans -----------------------------------------------------------------------------
 
 

@@ -89,6 +89,8 @@ REGISTRY: Final[Mapping[SpecName, SpecEntry]] = {
         # shape last: `job`, `urn` or `meta` with `data` is the loosest of the three.
         signature_rank=0,
         shape_rank=2,
+        # The warning cap of the number scan: the check's own, not the environment's.
+        context=("max_violations",),
     ),
     "som": SpecEntry(
         package="envelopekit.som",

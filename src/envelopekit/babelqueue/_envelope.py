@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Annotated, Any, ClassVar, Generic, get_args
+from typing import Annotated, Any, ClassVar, Generic, cast, get_args
 
 from pydantic import (
     BaseModel,
@@ -15,6 +15,7 @@ from pydantic import (
     StrictInt,
     StrictStr,
     ValidationError,
+    ValidationInfo,
 )
 from pydantic import model_validator as _model_validator
 from pydantic_core import CoreSchema
@@ -71,6 +72,10 @@ class BabelEnvelope(WireModel, Generic[DataT]):
     ``created_at`` in seconds). Parametrise it, ``BabelEnvelope[OrderCreated]``, to validate
     ``data`` into your own model.
 
+    Validation context (``model_validate_json(raw, context={...})``): ``"max_violations"``,
+    the most warnings built (past it they are counted in one ``violations.truncated``);
+    defaults to ``Settings.max_violations``. ``ek.check`` passes its settings' value.
+
     Producing: :meth:`create`, :meth:`child`, :meth:`retried`, :meth:`dead_lettered`. The model
     is frozen: ``meta`` and ``data`` are read-only by contract; only ``attempts`` changes, through
     :meth:`retried`.
@@ -113,7 +118,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         return text_checked_schema(cls, source, handler)
 
     @_model_validator(mode="after")
-    def _consume(self) -> Self:
+    def _consume(self, info: ValidationInfo) -> Self:
         # Runs on every message parsed: plain dict reads, and the rare cases out of line.
         fields = self.__dict__
         if not fields["job"].strip(ASCII_WHITESPACE):
@@ -144,7 +149,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             or needs_scan(data)
             or meta.__dict__["created_at"] < _SECONDS_THRESHOLD
         ):
-            self._noted(data, extra, meta_extra, dead_extra)
+            self._noted(data, extra, meta_extra, dead_extra, info.context)
         return self
 
     def _noted(
@@ -153,6 +158,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         extra: dict[str, Any] | None,
         meta_extra: dict[str, Any] | None,
         dead_extra: dict[str, Any] | None,
+        context: object,
     ) -> None:
         """The rarer half of `_consume`: unknown or forbidden keys, numbers to report."""
         noted: list[Violation] = []
@@ -162,7 +168,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             _drop_forbidden(meta_extra, FORBIDDEN_META_KEYS, "/meta", noted)
         errors: list[Violation] = []
         parts = ((data, "/data"), (extra, ""), (meta_extra, "/meta"), (dead_extra, "/dead_letter"))
-        room = get_settings().max_violations
+        room = _warning_cap(context)
         for value, base in parts:
             if value and needs_scan(value):
                 # Decisions §6: a Go or Node hop writes doubles such as 1e20 as integer
@@ -412,6 +418,19 @@ class BabelEnvelope(WireModel, Generic[DataT]):
                 [replace(v, pointer="/dead_letter" + v.pointer) for v in found]
             ) from exc
         return self.model_copy(update={"dead_letter": block})
+
+
+def _warning_cap(context: object) -> int:
+    """The most warnings the number scan builds.
+
+    The validation context's ``max_violations`` (``check`` passes its own settings'), else the
+    environment's.
+    """
+    if type(context) is dict or isinstance(context, Mapping):
+        room = cast("Mapping[str, object]", context).get("max_violations")
+        if type(room) is int and room >= 1:
+            return room
+    return get_settings().max_violations
 
 
 def _drop_forbidden(
