@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
+from pydantic_core import from_json
 
 import envelopekit as ek
 from envelopekit import _json as _json_module
@@ -296,6 +297,105 @@ def test_a_long_integer_elsewhere_in_a_matrix_payload_is_found_too() -> None:
     assert [(v.rule, v.pointer) for v in verdict.violations] == [
         (rules.NUMBER_OUT_OF_RANGE, "/payload/x/1")
     ]
+
+
+_LONG = b"9" * 4301
+
+
+def _parser_error(raw: bytes) -> str:
+    try:
+        from_json(raw)
+    except ValueError as exc:
+        return str(exc)
+    return ""
+
+
+@pytest.mark.parametrize(
+    "head",
+    [b'{"a":', b"[1,\r\n -", b'["\\"x", ', b'{"\xc3\xa9":[', b"\n\n\t[[", b"", b"-"],
+    ids=["object", "second-line-minus", "after-escapes", "utf8-key", "third-line", "bare", "minus"],
+)
+@pytest.mark.parametrize("digits", [4301, 4302, 20_000])
+def test_the_parser_says_where_the_integer_it_refused_begins(head: bytes, digits: int) -> None:
+    # pydantic-core stops at the byte after the 4,301st digit: the finder's fast path relies on it.
+    raw = head + b"7" * digits + b"]"
+    error = _parser_error(raw)
+    assert "number out of range" in error
+    assert _json_module._refused_integer(raw, error) == len(head)
+
+
+# Pieces of text, JSON and not: the finder must replace what the regex over the whole text does.
+_PIECES = st.sampled_from(
+    [
+        *(_LONG, b"9" * 4300, b"9" * 70, b"-", b".", b"e-", b"E-", b"e", b"+", b'"', b"\\"),
+        *(b'\\"', b"\\\\", b"\n", b"a", b",", b"[", b"]", b'{"k":', b"}", b" ", b'"s"'),
+        b'"\\u0022"',
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=14))
+def test_the_long_integer_finder_replaces_what_the_regex_replaces(pieces: list[bytes]) -> None:
+    raw = b"".join(pieces)
+    expected = _json_module._by_regex(raw)
+    assert _json_module.without_long_integers(raw) == expected
+    assert _json_module.without_long_integers(raw, _parser_error(raw)) == expected
+    # A position that is not the parser's is never trusted.
+    assert _json_module.without_long_integers(raw, "at line 1 column 4400") == expected
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"a":' + _LONG + b"}",
+        b'{"s":["x","y\\"z"],"a":-' + _LONG + b',"b":[1.' + _LONG + b",2e+" + _LONG + b"]}",
+        b'{"a":' + _LONG + b',"s":"' + _LONG + b'","b":[' + _LONG + b"]}",
+        b'{"e":1e-' + _LONG + b',"a":' + _LONG + b"}",
+        b'{"a":' + _LONG + b',"e":1E-' + _LONG + b',"t":"\\\\"}',
+    ],
+    ids=["one", "after-strings", "string-between", "negative-exponent-before", "after"],
+)
+def test_the_long_integer_finder_agrees_with_the_regex_on_messages(data: bytes) -> None:
+    raw = bq(data)
+    expected = _json_module._by_regex(raw)
+    assert expected is not None
+    assert _json_module.without_long_integers(raw, _parser_error(raw)) == expected
+    assert _json_module.without_long_integers(raw) == expected
+
+
+def test_finding_a_long_integer_costs_no_python_step_per_string() -> None:
+    strings = b",".join([b'"s\\"%d"' % i for i in range(2_000)])
+    raw = bq(b'{"before":[' + strings + b'],"n":' + _LONG + b',"after":[' + strings + b"]}")
+    error = _parser_error(raw)
+    copy = _json_module.without_long_integers(raw, error)
+    assert copy == _json_module._by_regex(raw)
+    find = _json_module.without_long_integers
+    lines = _lines_run(lambda: find(raw, error), _json_module.__file__)
+    assert lines < 80  # the regex with a callback ran three lines a string (12,000 here)
+    verdict = ek.check(raw, "babelqueue")
+    assert [(v.rule, v.pointer) for v in verdict.violations] == [
+        (rules.NUMBER_OUT_OF_RANGE, "/data/n")
+    ]
+
+
+def test_a_long_integer_keeps_the_verdict_of_its_stand_in_copy() -> None:
+    # The copy is validated whole: its other findings and warnings are the verdict's.
+    raw = bq(b'{"n":' + _LONG + b',"m":[-' + _LONG + b'],"u":9007199254740993}')
+    for spec in ("babelqueue", "auto"):
+        verdict = ek.check(raw, spec)
+        assert [(v.rule, v.pointer) for v in verdict.violations] == [
+            (rules.NUMBER_OUT_OF_RANGE, "/data/n"),
+            (rules.NUMBER_OUT_OF_RANGE, "/data/m/0"),
+        ]
+        assert [(w.rule, w.pointer) for w in verdict.warnings] == [
+            (rules.NUMBER_UNSAFE_INTEGER, "/data/u")
+        ]
+        # A field that fails stops the model before its number rules, in the copy as anywhere.
+        bad_trace = ek.check(raw.replace(b"7b3f9c2a", b"not-uuid"), spec)
+        assert [(v.rule, v.pointer) for v in bad_trace.violations] == [
+            ("message-envelope.format.uuid", "/trace_id")
+        ]
 
 
 # --- the depth scan ---------------------------------------------------------------------------

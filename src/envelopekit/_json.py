@@ -495,14 +495,116 @@ def _segment(key: str | int) -> str:
 _STRING_OR_LONG_INTEGER: Final = re.compile(rb'"(?:[^"\\]|\\.)*"|(?<![0-9.eE+])(-?)[0-9]{4301,}')
 OUT_OF_RANGE_STAND_IN: Final = b"18446744073709551616"
 """2^64: what :func:`without_long_integers` writes for an integer too long to parse."""
+# Where pydantic-core's parser says it stopped: the byte after the 4,301st digit.
+_STOPPED_AT: Final = re.compile(r"at line ([0-9]+) column ([0-9]+)")
+_LONG_DIGIT_RUN: Final = re.compile(rb"[0-9]{%d}" % (_PARSER_MAX_DIGITS + 1))
+# Each digit becomes "0" and any other byte "x": a run of digits ends at the next "x" (a memchr).
+_DIGIT_OR_NOT: Final = bytes(b"0"[0] if b"0"[0] <= i <= b"9"[0] else b"x"[0] for i in range(256))
+# A `find` for a long needle pays for its preprocessing on every call: runs of digits are found
+# by a short one, then measured.
+_SOME_DIGITS: Final = b"0" * 64
+_NOT_QUOTE_OR_BACKSLASH: Final = bytes(range(256)).translate(None, b'"\\')
 
 
-def without_long_integers(raw: bytes) -> bytes | None:
+def without_long_integers(raw: bytes, error: str = "") -> bytes | None:
     """``raw`` with every integer of more than 4,300 digits replaced by 2^64, or ``None``.
 
     pydantic's parser refuses such an integer as ``json.invalid`` for the whole document;
-    validating this copy reports it where it is, as any integer beyond 64 bits.
+    validating this copy reports it where it is, as any integer beyond 64 bits. What is
+    replaced is what the regex ``_STRING_OR_LONG_INTEGER`` replaces reading left to right
+    (strings skipped; a run of digits not after ``.``, ``e``, ``E`` or ``+``), found by C passes.
+
+    Args:
+        raw: the JSON text.
+        error: the parser's message. It says where the integer it refused is, the first one:
+            the text before it holds no other (the parser would have stopped there) and is
+            not read again. Without it, or when it points at no such integer, the whole text
+            is read.
     """
+    first = _refused_integer(raw, error)
+    if first is None:
+        return _replaced(raw, raw.translate(_DIGIT_OR_NOT))
+    # The parser read 4,301 digits from `first`; what is left of the run is measured from there.
+    tail = raw[first + _PARSER_MAX_DIGITS + 1 :]
+    classes = tail.translate(_DIGIT_OR_NOT)
+    end = classes.find(b"x")
+    if end == -1:
+        end = len(tail)
+    rest = tail[end:]  # outside any string, after the integer
+    return raw[:first] + OUT_OF_RANGE_STAND_IN + (_replaced(rest, classes[end:]) or rest)
+
+
+def _refused_integer(raw: bytes, error: str) -> int | None:
+    """Where the run of digits the parser refused begins, if ``error`` says where it is.
+
+    pydantic-core stops at the byte after the 4,301st digit of the integer part, and says so
+    as ``at line L column C`` (C counting bytes from 1); a test holds it to that.
+    """
+    stopped = _STOPPED_AT.search(error)
+    if stopped is None:
+        return None
+    line, column = int(stopped[1]), int(stopped[2])
+    line_start = 0 if line == 1 else len(raw) - len(raw.split(b"\n", line - 1)[-1])
+    start = line_start + column - 1 - (_PARSER_MAX_DIGITS + 1)
+    # The run begins there (raw[-1:0], before the text, is empty) and holds the digits read.
+    if start < 0 or raw[start - 1 : start].isdigit() or not raw[start : start + 1].isdigit():
+        return None
+    if not raw[start + _PARSER_MAX_DIGITS : start + _PARSER_MAX_DIGITS + 1].isdigit():
+        return None
+    # Before it the text is JSON with no integer too long; the regex would still replace the
+    # digits of a negative exponent as long (`1e-000…1`), as it does anywhere.
+    for exponent in (b"e-", b"E-"):
+        at = raw.find(exponent, 0, start)
+        while at != -1:
+            if _LONG_DIGIT_RUN.match(raw, at + 2):
+                return None
+            at = raw.find(exponent, at + 2, start)
+    return start
+
+
+def _replaced(text: bytes, classes: bytes) -> bytes | None:
+    """``text`` (read from outside any string) with its long integers replaced, or ``None``.
+
+    ``classes`` is ``text`` translated by ``_DIGIT_OR_NOT``. A JSON text is read by C passes:
+    quotes counted for the strings, escaped backslashes and quotes neutralised first (as
+    :func:`_outside_strings` does). A text they do not read as the regex does (a backslash
+    outside strings or before a line break, a string left open: none of them JSON) is read by
+    the regex itself, a Python step per string.
+    """
+    at = classes.find(_SOME_DIGITS)
+    if at == -1:
+        return None
+    plain = text
+    if text.find(b"\\") != -1:
+        plain = text.replace(b"\\\\", b"\\x").replace(b'\\"', b"\\x")
+        skeleton = plain.translate(None, _NOT_QUOTE_OR_BACKSLASH)
+        if plain.find(b"\\\n") != -1 or _unquoted(skeleton).find(b"\\") != -1:
+            return _by_regex(text)
+    if plain.count(b'"') % 2:
+        return _by_regex(text)
+    pieces: list[bytes] = []
+    kept = counted = quotes = 0
+    while at != -1:
+        end = classes.find(b"x", at)
+        if end == -1:
+            end = len(text)
+        quotes += plain.count(b'"', counted, at)
+        counted = at
+        if end - at > _PARSER_MAX_DIGITS and not quotes % 2 and text[at - 1 : at] not in _AFTER:
+            pieces += (text[kept:at], OUT_OF_RANGE_STAND_IN)
+            kept = end
+        at = classes.find(_SOME_DIGITS, end)
+    if not pieces:
+        return None
+    pieces.append(text[kept:])
+    return b"".join(pieces)
+
+
+# What the digits of a fraction or an exponent follow (at the text's start: nothing, b"").
+_AFTER: Final = frozenset((b".", b"e", b"E", b"+"))
+
+
+def _by_regex(text: bytes) -> bytes | None:
     found = False
 
     def stand_in(match: re.Match[bytes]) -> bytes:
@@ -512,7 +614,7 @@ def without_long_integers(raw: bytes) -> bytes | None:
         found = True
         return match.group(1) + OUT_OF_RANGE_STAND_IN
 
-    copy = _STRING_OR_LONG_INTEGER.sub(stand_in, raw)
+    copy = _STRING_OR_LONG_INTEGER.sub(stand_in, text)
     return copy if found else None
 
 
