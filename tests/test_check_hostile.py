@@ -262,6 +262,16 @@ def test_past_the_cap_an_integer_costs_seven_lines_of_python() -> None:
     assert lines < 8 * 5_000
 
 
+def test_the_wide_bounds_are_made_once_per_int_str_limit() -> None:
+    # 10**4300 and its neighbours are 14,000-bit numbers: made once, not per scan.
+    scan_numbers({"a": 2**64}, "/d", wide_integers=True)
+    made = _json_module._wide_bounds.cache_info().misses
+    for _ in range(50):
+        _, warnings = scan_numbers({"a": 2**64}, "/d", wide_integers=True)
+        assert [w.rule for w in warnings] == [rules.NUMBER_BEYOND_INT64]
+    assert _json_module._wide_bounds.cache_info().misses == made
+
+
 @pytest.mark.parametrize("digits", [4301, 5000, 100_000])
 def test_an_integer_past_4300_digits_is_out_of_range_at_its_member(digits: int) -> None:
     raw = bq(b'{"n":-' + b"9" * digits + b"}")

@@ -362,11 +362,13 @@ def scan_numbers(
     errors = []
     warnings = []
     dropped = 0
-    wide = _power_of_ten(_writable_digits()) if wide_integers else 0
+    if wide_integers:
+        wide, low, high = _wide_bounds(_int_max_str_digits())
+    else:
+        wide, low, high = 0, INT64_MIN, INT64_MAX
     stack: list[_Node | None] = [None]
     values: list[Any] = [value]
     full = False  # the warnings reached max_warnings: past it, one is only counted
-    low, high = (1 - wide, wide - 1) if wide_integers else (INT64_MIN, INT64_MAX)
     while stack:
         parent = stack.pop()
         node = values.pop()
@@ -469,26 +471,30 @@ def _out_of_range(at: str, item: int) -> Violation:
     )
 
 
-def _writable_digits() -> int:
-    """The most digits an integer may have to be read from JSON and written back.
-
-    pydantic-core's parser reads at most 4300 digits, whatever Python's own limit on int-str
-    conversion (``sys.get_int_max_str_digits()``, 0 for none), which the encoder obeys.
-    """
-    # The limit arrived in 3.10.7 (CVE-2020-10735); an older 3.10 has none.
-    get_limit: Callable[[], int] = getattr(sys, "get_int_max_str_digits", lambda: 0)
-    limit = get_limit() or _PARSER_MAX_DIGITS
-    return min(limit, _PARSER_MAX_DIGITS)
+# The limit arrived in 3.10.7 (CVE-2020-10735); an older 3.10 has none (0, as for no limit).
+_int_max_str_digits: Final[Callable[[], int]] = getattr(sys, "get_int_max_str_digits", lambda: 0)
 
 
 @functools.lru_cache(maxsize=4)
-def _power_of_ten(digits: int) -> int:
-    power: int = 10**digits  # typeshed types int ** int as Any (a negative exponent is a float)
-    return power
+def _wide_bounds(str_digits: int) -> tuple[int, int, int]:
+    """``10**d`` and the bounds of a wide integer, for Python's int-str limit ``str_digits``.
+
+    ``d`` is the most digits an integer may have to be read from JSON and written back:
+    pydantic-core's parser reads at most 4300, whatever Python's own limit on int-str
+    conversion (``sys.get_int_max_str_digits()``, 0 for none), which the encoder obeys.
+    Cached: the bounds are numbers of 14,000 bits, which cost more to make than a scan of a
+    small payload.
+    """
+    digits = min(str_digits or _PARSER_MAX_DIGITS, _PARSER_MAX_DIGITS)
+    wide: int = 10**digits  # typeshed types int ** int as Any (a negative exponent is a float)
+    return wide, 1 - wide, wide - 1
 
 
 def _segment(key: str | int) -> str:
-    return f"/{key}" if type(key) is int else pointer(key)
+    if isinstance(key, str):
+        # `pointer(key)` inline (RFC 6901: `~` first), without its generator.
+        return "/" + key.replace("~", "~0").replace("/", "~1")
+    return f"/{key}"
 
 
 # A string, or an integer longer than Python converts from text (sys.int_info's 4,300 digits).
