@@ -311,8 +311,9 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
         except ValueError as exc:
             stand_in = _long_integers_replaced(encoded, str(exc))
             if stand_in is not None:
-                invalid = _refused(name, rules.JSON_INVALID, f"Invalid JSON: {exc}.")
-                return _long_integers_named(check(stand_in, spec, settings=settings), invalid)
+                named = _long_integers_named(check(stand_in, spec, settings=settings))
+                if named is not None:
+                    return named
             if "recursion limit" in str(exc):
                 return _refused(name, rules.MESSAGE_TOO_DEEP, f"The JSON nests too deeply: {exc}.")
             return _refused(name, rules.JSON_INVALID, f"Invalid JSON: {exc}.")
@@ -334,7 +335,9 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
     if verdict.violations and verdict.violations[0].rule == rules.JSON_INVALID:
         stand_in = _long_integers_replaced(encoded, verdict.violations[0].message)
         if stand_in is not None:
-            verdict = _long_integers_named(target.validate(stand_in, settings), verdict)
+            named = _long_integers_named(target.validate(stand_in, settings))
+            if named is not None:
+                verdict = named
     # What check adds to the spec's verdict makes a new one: a Verdict is never changed.
     if settings.duplicate_keys != "allow":
         repeated = duplicate_keys(encoded)
@@ -362,37 +365,34 @@ def _long_integers_replaced(raw: bytes, error: str) -> bytes | None:
     # pydantic's parser refuses an integer past Python's 4,300 digits for the whole document.
     if "number out of range" not in error:
         return None
-    return without_long_integers(raw)
+    return without_long_integers(raw, error)
 
 
-def _long_integers_named(stand_in: Verdict[Any], verdict: Verdict[Any]) -> Verdict[Any]:
+def _long_integers_named(stand_in: Verdict[Any]) -> Verdict[Any] | None:
     """The verdict on the stand-in copy, its findings naming the integers as they were.
 
     A stand-in that a spec reads with a warning (a wide integer in BabelQueue ``data``) is
-    still refused: the original is too long to be read or written back. When the copy shows
-    no trace of a stand-in, ``verdict`` (``json.invalid``) stands.
+    still refused: the original is too long to be read or written back. ``None`` when the
+    copy shows no trace of a stand-in (``json.invalid`` then stands).
     """
-    said = OUT_OF_RANGE_STAND_IN.decode()
-    too_long = "an integer of more than 4300 digits"
     found = [
-        replace(v, message=v.message.replace(said, too_long)) if said in v.message else v
+        replace(v, message=v.message.replace(_SAID, _TOO_LONG)) if _SAID in v.message else v
         for v in stand_in.violations
     ]
     warnings = []
     for warning in stand_in.warnings:
-        if warning.rule == rules.NUMBER_BEYOND_INT64 and said in warning.message:
-            found.append(
-                violation(
-                    rules.NUMBER_OUT_OF_RANGE,
-                    warning.pointer,
-                    f"{too_long[0].upper()}{too_long[1:]}: too long to read or write back.",
-                )
-            )
+        if warning.rule == rules.NUMBER_BEYOND_INT64 and _SAID in warning.message:
+            found.append(violation(rules.NUMBER_OUT_OF_RANGE, warning.pointer, _TOO_LONG_FINDING))
         else:
             warnings.append(warning)
     if not found:
-        return verdict
+        return None
     return Verdict(stand_in.spec, None, found, warnings)
+
+
+_SAID: Final = OUT_OF_RANGE_STAND_IN.decode()
+_TOO_LONG: Final = "an integer of more than 4300 digits"
+_TOO_LONG_FINDING: Final = f"{_TOO_LONG[0].upper()}{_TOO_LONG[1:]}: too long to read or write back."
 
 
 def _refused(name: str, rule: str, message: str) -> Verdict[Any]:
