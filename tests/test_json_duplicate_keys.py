@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tracemalloc
 from collections.abc import Callable
 from types import FrameType
 from typing import Any
@@ -84,6 +85,31 @@ def test_pre_test_is_exact_where_orjson_reads(text: bytes | str) -> None:
 @given(st.binary(max_size=40).map(lambda b: bytes(b'"":[{'[x % 5] for x in b)))
 def test_the_unquoted_skeleton_is_the_even_pieces(skeleton: bytes) -> None:
     assert _unquoted(skeleton) == b"".join(skeleton.split(b'"')[::2])
+
+
+# Past 64 quotes (the split of a few): mostly quotes, so that adjacent pairs abound.
+@given(st.binary(min_size=130, max_size=600).map(lambda b: bytes(b'""""":[{'[x % 8] for x in b)))
+def test_a_skeleton_of_many_quotes_is_the_even_pieces_too(skeleton: bytes) -> None:
+    assert skeleton.count(b'"') > 64
+    assert _unquoted(skeleton) == b"".join(skeleton.split(b'"')[::2])
+
+
+def _peak(call: Callable[[], object]) -> int:
+    tracemalloc.start()
+    try:
+        call()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_skeleton_of_many_empty_strings_is_not_split_on_each_quote() -> None:
+    # 1 MiB of one repeated key: 400,000 quotes, all but the head's in adjacent pairs. A split
+    # on each would make 400,000 pieces (17.8 MB); the pairs go first, the rest is split.
+    text = b'{"job":"urn:a:b","data":{' + b",".join([b'"k":0'] * 200_000) + b"}}"
+    skeleton = text.translate(None, _json._NOT_COLON_OR_STRING)
+    assert _unquoted(skeleton).count(b":") == 200_002
+    assert _peak(lambda: _unquoted(skeleton)) < 3 * len(skeleton)
 
 
 def _lines_run(call: Callable[[], object], module: str) -> int:

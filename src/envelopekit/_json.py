@@ -241,9 +241,10 @@ def _unquoted(skeleton: bytes) -> bytes:
     """``skeleton`` outside its strings, where every quote opens or closes one (no escapes).
 
     A text with few quotes is split on them. Past that, a skeleton keeps only a few kinds of
-    byte, so most strings are two adjacent quotes: those pairs go in one C pass. When no quote
-    is left, no string held anything (the first string holding a byte leaves its opening quote
-    at the end of a run of odd length); else the even pieces between quotes are the outside.
+    byte, so most strings are two adjacent quotes: those pairs go in one C pass. Dropping two
+    adjacent quotes keeps every other byte on its side (the empty piece between them goes, the
+    pieces around it join), so the even pieces of what is left are the outside: all of it when
+    no quote is left, else what a split of the (much shorter) rest gives.
     """
     head = skeleton.split(b'"', _FEW_QUOTES)
     if len(head) <= _FEW_QUOTES:  # few quotes (a long string's brackets): all split already
@@ -251,7 +252,7 @@ def _unquoted(skeleton: bytes) -> bytes:
     paired = skeleton.replace(b'""', b"")
     if paired.find(b'"') == -1:
         return paired
-    return b"".join(skeleton.split(b'"')[::2])
+    return b"".join(paired.split(b'"')[::2])
 
 
 _FEW_QUOTES: Final = 64
