@@ -6,9 +6,7 @@ size limit (speed is proven there, never by a timed assertion here).
 
 from __future__ import annotations
 
-import gc
 import re
-import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +28,7 @@ from envelopekit.matrix import _ops
 from envelopekit.matrix._ops import DOMAIN_OP_PATTERN, op_problem
 from envelopekit.som import SomEnvelope
 from envelopekit.som._story_context import Asset, StoryContext
-from tests.test_json_duplicate_keys import _lines_run
+from tests.test_json_duplicate_keys import _lines_run, _peak
 
 DATA = Path(__file__).parent / "data"
 BQ_HEAD = (
@@ -510,16 +508,6 @@ def test_a_backslash_outside_strings_is_read_as_the_byte_loop_reads_it(
     assert not exceeds_depth(b'[\\"[[[[["]', 2)
     assert exceeds_depth(b"[\\\\[[[]]]", 2)
     assert len(regex.read) == 2
-
-
-def _peak(call: Any) -> int:
-    gc.collect()
-    tracemalloc.start()
-    try:
-        call()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 @pytest.mark.parametrize("spec", ["babelqueue", "matrix"])
