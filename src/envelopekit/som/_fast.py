@@ -250,10 +250,14 @@ class FastPath(Generic[M]):
         Raises ``ValidationError`` for input that is not JSON (for the model to report).
         """
 
-    def _first_parse(self, raw: str | bytes | bytearray) -> M | None:
+    def _built(self) -> SchemaValidator | None:
+        # Built on first use, once: a list, so that the read needs no lock.
         if not self._fast:
             self._fast.append(self.validator())
-        fast = self._fast[0]
+        return self._fast[0]
+
+    def _first_parse(self, raw: str | bytes | bytearray) -> M | None:
+        fast = self._built()
         self.parse = _none if fast is None else fast.validate_json
         return self.parse(raw)
 
@@ -279,9 +283,7 @@ class FastPath(Generic[M]):
         try:
             if strict is not True and extra is None:
                 return self.parse(raw)
-            if not self._fast:
-                self._fast.append(self.validator())
-            fast = self._fast[0]
+            fast = self._built()
             if fast is None:
                 return None
             found: M | None = fast.validate_json(raw, strict=strict or None, extra=extra)
@@ -303,9 +305,7 @@ class FastPath(Generic[M]):
             orjson.dumps(value, option=_PLAIN_DATA)
         except (orjson.JSONEncodeError, RecursionError):
             return None
-        if not self._fast:
-            self._fast.append(self.validator())
-        fast = self._fast[0]
+        fast = self._built()
         if fast is None:
             return None
         found: M | None = (
