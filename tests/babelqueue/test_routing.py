@@ -250,6 +250,20 @@ def test_registration_errors() -> None:
     assert router.urns() == [URN] and router.handles(URN)
 
 
+def test_a_registered_urn_is_stripped_as_create_strips_it() -> None:
+    router = Router()
+    seen: list[str] = []
+    router.register(f" \t{URN}\n", lambda env: seen.append(env.job))
+    assert router.urns() == [URN] and router.handles(f" {URN} ")
+    env: BabelEnvelope = BabelEnvelope.create(f"  {URN}  ", {})
+    assert isinstance(router.dispatch(env), Done) and seen == [URN]
+    with pytest.raises(ValueError, match="already"):
+        router.register(f"{URN} ", lambda env: None)
+    # Only ASCII whitespace is blank: U+3000 is a character of the URN, as in the spec.
+    router.register("\u3000", lambda env: None)
+    assert router.handles("\u3000") and not router.handles("")
+
+
 def test_reconcile_runs_before_routing_and_reaches_typed_handlers() -> None:
     from envelopekit.babelqueue import sqs
 

@@ -48,7 +48,7 @@ from ._idempotency import SeenStoreUnavailable
 from ._payload_schema import InvalidPayloadError, SchemaProvider, check_payload
 from ._replay import replay_scope
 from ._sensitive import Cipher, DecryptError, payload_schema, sensitive_paths, unprotect
-from ._urn import lint_urn
+from ._urn import ASCII_WHITESPACE, is_blank, lint_urn
 
 __all__ = [
     "UNKNOWN_URN_STRATEGIES",
@@ -393,16 +393,19 @@ class Router:
     ) -> Route[Any]:
         """Map ``urn`` to ``handler``; with ``model``, ``data`` is validated into that type.
 
-        The URN naming convention is not enforced here (see :meth:`lint`). Returns the
-        :class:`Route`, typed by ``model``, for a worker whose queue carries this URN only.
+        Surrounding ASCII whitespace is stripped, as :meth:`BabelEnvelope.create` strips it
+        from the URN it writes. The URN naming convention is not enforced here (see
+        :meth:`lint`). Returns the :class:`Route`, typed by ``model``, for a worker whose queue
+        carries this URN only.
 
         Raises:
             ValueError: when ``urn`` is blank or already registered, or ``model`` declares
                 sensitive fields and the router has no ``cipher`` (their ciphertext would
                 otherwise be validated as if it were the cleartext).
         """
-        if not urn.strip():
+        if is_blank(urn):
             raise ValueError("cannot route a blank URN")
+        urn = urn.strip(ASCII_WHITESPACE)
         if urn in self._routes:
             raise ValueError(f"{urn!r} already has a handler")
         parse = BabelEnvelope[model] if model is not None else None  # type: ignore[valid-type]
@@ -451,12 +454,12 @@ class Router:
         return list(self._routes)
 
     def handles(self, urn: str) -> bool:
-        """Whether a handler is mapped to ``urn``."""
-        return urn in self._routes
+        """Whether a handler is mapped to ``urn`` (surrounding ASCII whitespace stripped)."""
+        return urn.strip(ASCII_WHITESPACE) in self._routes
 
     def data_model(self, urn: str) -> type[Any] | None:
         """The ``data`` model ``urn`` was registered with; ``None`` when untyped or unknown."""
-        route = self._routes.get(urn)
+        route = self._routes.get(urn.strip(ASCII_WHITESPACE))
         if route is None or route.parse is None:
             return None
         model: type[Any] = route.parse.__pydantic_generic_metadata__["args"][0]
