@@ -161,6 +161,19 @@ class Spec(abc.ABC):
     validate_large: Callable[[bytes | str, Settings], Verdict[Any]] | None = None
     """A spec's own :meth:`validate` for a message over ``FULL_REPORT_BYTES``, if it has one
     (Matrix's, which never has pydantic build an error per unknown key)."""
+    quick: Callable[[bytes], Any] | None = None
+    """A spec's quick reader, if it has one: ``quick(raw)`` is the envelope of a valid message
+    with nothing to note, nesting at most :attr:`quick_depth` deep, else ``None`` (it raises
+    ``pydantic.ValidationError`` for bytes that are not JSON). What it accepts, ``check``'s
+    verdict is known to be that envelope, ``ok`` with no warning, before any scan: ``check``
+    tries it first, in place of the depth scan and :meth:`validate`, where the settings allow
+    no finding on such a message (a depth limit of at least :attr:`quick_depth`, duplicate
+    keys allowed)."""
+    quick_depth: int = 0
+    """How deep a message :attr:`quick` takes nests, at most (the top-level value is 1)."""
+    quick_plan: tuple[Settings | None, Callable[[bytes], Any] | None, int] = (None, None, 0)
+    """The settings last seen, :attr:`quick` if they allow it, and the largest message it may
+    read under them (:meth:`planned`), as one tuple so that a thread never mixes two plans."""
 
     def __init__(self) -> None:
         entry = REGISTRY[self.name]
@@ -169,6 +182,25 @@ class Spec(abc.ABC):
         # The context of the settings last seen (Settings is frozen), as one pair so that a
         # thread never reads one settings' context beside another's.
         self._context: tuple[Settings | None, dict[str, Any] | None] = (None, None)
+
+    def planned(self, settings: Settings) -> tuple[Settings, Callable[[bytes], Any] | None, int]:
+        """:attr:`quick_plan` for ``settings``.
+
+        :attr:`quick` is allowed where no check it stands in for could find anything on a
+        message it accepts: a depth limit of at least :attr:`quick_depth`, duplicate keys
+        allowed, and a message within the size limits (the spec's and the settings') and
+        small enough for :meth:`validate` to report in full.
+        """
+        if (
+            self.quick is None
+            or settings.max_depth < self.quick_depth
+            or settings.duplicate_keys != "allow"
+        ):
+            return (settings, None, 0)
+        most = min(settings.max_message_bytes, FULL_REPORT_BYTES)
+        if self.max_bytes is not None:
+            most = min(most, self.max_bytes)
+        return (settings, self.quick, most)
 
     def validate(self, raw: bytes | str, settings: Settings) -> Verdict[Any]:
         """Validate one message already within the size and depth limits."""
@@ -280,6 +312,18 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
     target = None if spec == "auto" else _LOADED.get(spec) or spec_named(spec)
     if settings is None:
         settings = get_settings()
+    if target is not None and type(raw) is bytes:
+        # The spec's quick reader first, where these settings allow it (Spec.quick).
+        seen, quick, most = target.quick_plan
+        if seen is not settings:
+            seen, quick, most = target.quick_plan = target.planned(settings)
+        if quick is not None and len(raw) <= most:
+            try:
+                envelope = quick(raw)
+            except ValidationError:  # not JSON: the spec's validator reports it below
+                envelope = None
+            if envelope is not None:
+                return Verdict(target.name, envelope, [], [])
     if type(raw) is bytes:
         encoded = raw
     else:

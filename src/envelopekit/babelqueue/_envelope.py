@@ -145,10 +145,10 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             and by_alias is None
             and by_name is None
         ):
-            found = FAST_PATH.validate_python(cast("dict[str, Any]", obj))
+            found: Self | None = FAST_PATH.validate_python(cast("dict[str, Any]", obj))
             # What the fast path leaves to its caller: the numbers of Python data.
             if found is not None and not needs_scan(found.__dict__["data"]):
-                return cast("Self", found)
+                return found
         return super().model_validate(
             obj,
             strict=strict,
@@ -185,12 +185,13 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             and by_name is None
         ):
             # Inline, not read_json: a Python frame costs what a few rules do in Rust.
+            found: Self | None
             try:
                 found = FAST_PATH.parse(json_data)
             except ValidationError:  # not JSON: the model's validator reports it
                 found = None
             if found is not None:
-                return cast("Self", found)
+                return found
         return super().model_validate_json(
             json_data,
             strict=strict,
@@ -523,12 +524,13 @@ def read_json(raw: bytes | str, context: Mapping[str, Any] | None = None) -> Bab
     Raises:
         pydantic.ValidationError: when the message is not valid.
     """
+    found: BabelEnvelope | None
     try:
         found = FAST_PATH.parse(raw)
     except ValidationError:  # not JSON: the model's validator reports it
         found = None
     if found is not None:
-        return cast("BabelEnvelope", found)
+        return found
     envelope: BabelEnvelope = _validate_json(raw, context=context)
     return envelope
 

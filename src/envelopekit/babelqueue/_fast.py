@@ -39,7 +39,7 @@ from .._json import JS_SAFE_MAX
 from .._text import json_branch
 from ._urn import ASCII_WHITESPACE
 
-__all__ = ["SECONDS_THRESHOLD", "FastPath", "fast_schema"]  # internal: used by ._envelope only
+__all__ = ["DEPTH", "SECONDS_THRESHOLD", "FastPath", "fast_schema"]  # internal: used by ._envelope only
 
 SECONDS_THRESHOLD: Final = 100_000_000_000
 """Below 10^11 ms is before March 1973, but 10^11 s is the year 5138: almost surely seconds."""
@@ -54,8 +54,10 @@ _DEAD_LETTER_FIELDS: Final = frozenset(
 
 # No value passes it: an integer both above and below 0 (the schema of an unknown key).
 _NO_VALUE: Final = core_schema.int_schema(strict=True, gt=0, lt=0)
-_JSON_VALUE_REF: Final = "envelopekit.babelqueue._fast.json-value"
-_JSON_VALUE: Final = core_schema.definition_reference_schema(_JSON_VALUE_REF)
+
+DEPTH: Final = 32
+"""How deep a message the fast path takes nests, at most: the top-level object is depth 1,
+``data`` 2, and ``data`` holds at most ``DEPTH - 2`` levels of arrays and objects."""
 
 # orjson refuses, instead of encoding, anything but the JSON types themselves.
 _PLAIN_DATA: Final = (
@@ -65,32 +67,56 @@ _PLAIN_DATA: Final = (
 )
 
 
-def _json_value() -> CoreSchema:
-    """A JSON value whose numbers are within ±(2^53-1) (floats finite), as ``Any`` reads it.
+def _json_values(levels: int) -> tuple[CoreSchema, list[CoreSchema]]:
+    """A JSON value as ``Any`` reads it, its numbers within ±(2^53-1) (floats finite).
+
+    It nests at most ``levels`` arrays and objects: the schema is unrolled, one definition per
+    level (each referred to by name from the next, not copied into it), so a message the fast
+    path takes is proven within :data:`DEPTH`. Returns the value's schema and the definitions.
 
     Left to right: the first choice that accepts a value decides it (a JSON integer is tried
     as an integer before a float, which would take it too).
     """
+    scalars: list[CoreSchema] = [
+        core_schema.str_schema(strict=True),
+        core_schema.int_schema(strict=True, ge=-JS_SAFE_MAX, le=JS_SAFE_MAX),
+        core_schema.float_schema(
+            strict=True, allow_inf_nan=False, ge=-JS_SAFE_MAX, le=JS_SAFE_MAX
+        ),
+        core_schema.bool_schema(strict=True),
+    ]
+    definitions: list[CoreSchema] = []
+    value = _one_of(scalars)
+    for level in range(1, levels + 1):
+        ref = f"{__name__}.json-value-{level - 1}"
+        definitions.append(cast("CoreSchema", {**value, "ref": ref}))
+        inner = core_schema.definition_reference_schema(ref)
+        array = core_schema.list_schema(inner, strict=True, fail_fast=True)
+        value = _one_of([*scalars, _object_of(inner), array])
+    return value, definitions
+
+
+def _one_of(choices: list[CoreSchema]) -> CoreSchema:
     return core_schema.nullable_schema(
         core_schema.union_schema(
-            [
-                core_schema.str_schema(strict=True),
-                core_schema.int_schema(strict=True, ge=-JS_SAFE_MAX, le=JS_SAFE_MAX),
-                core_schema.float_schema(
-                    strict=True, allow_inf_nan=False, ge=-JS_SAFE_MAX, le=JS_SAFE_MAX
-                ),
-                core_schema.bool_schema(strict=True),
-                core_schema.dict_schema(
-                    core_schema.str_schema(strict=True), _JSON_VALUE, strict=True, fail_fast=True
-                ),
-                core_schema.list_schema(_JSON_VALUE, strict=True, fail_fast=True),
-            ],
+            choices,
             mode="left_to_right",
-            # One error for the value, not one per choice: the refusal is only ever dropped.
+            # One error for the value, not one per choice: a refusal is only ever dropped.
             custom_error_type="json_value",
-            custom_error_message="not a plain JSON value",
-        ),
-        ref=_JSON_VALUE_REF,
+            custom_error_message="not a plain JSON value within the fast path's bounds",
+        )
+    )
+
+
+def _object_of(value: CoreSchema) -> CoreSchema:
+    """A JSON object of ``value``s, as ``dict[str, Any]`` reads it.
+
+    A typed dict of unknown keys only, not a ``dict`` schema: pydantic-core names each
+    validator after its parts, and an unrolled level naming the one below twice (as an
+    object's and as an array's) would double the name's length per level.
+    """
+    return core_schema.typed_dict_schema(
+        {}, extra_behavior="allow", extras_schema=value, strict=True
     )
 
 
@@ -151,18 +177,16 @@ def fast_schema(
     # Required, and not blank: the `urn` alias is never needed.
     blank = "".join(f"\\x{ord(c):02x}" for c in ASCII_WHITESPACE)
     _retyped(fields, "job", core_schema.str_schema(strict=True, pattern=f"[^{blank}]"))
+    value, definitions = _json_values(DEPTH - 2)
     _retyped(
         fields,
         "data",
         core_schema.json_or_python_schema(
-            json_schema=core_schema.dict_schema(
-                core_schema.str_schema(strict=True), _JSON_VALUE, strict=True, fail_fast=True
-            ),
+            json_schema=_object_of(value),
             # Python data is scanned by the caller; `Any` keeps the very values given.
             python_schema=fields["data"]["schema"],
         ),
     )
-    definitions: list[CoreSchema] = [cast("CoreSchema", _json_value())]
     found: set[type] = set()
     for definition in schema["definitions"]:
         cls = definition.get("cls")
@@ -226,6 +250,14 @@ class FastPath:
         fast = self._built()
         self.parse = _none if fast is None else fast.validate_json
         return self.parse(raw)
+
+    def validator_json(self) -> Callable[[bytes], Any] | None:
+        """The fast validator's ``validate_json`` (what :attr:`parse` becomes), built now.
+
+        ``None`` when the model's schema is not the expected shape.
+        """
+        fast = self._built()
+        return None if fast is None else fast.validate_json
 
     def validate_python(self, value: dict[str, Any]) -> Any:
         """The envelope of a dict (``model_validate``), or ``None`` when not taken.

@@ -10,7 +10,8 @@ from pydantic_core import SchemaValidator
 
 from .._check import Spec, SpecName
 from .._failfast import fail_fast_validator
-from ._envelope import BabelEnvelope, read_json
+from ._envelope import FAST_PATH, BabelEnvelope, read_json
+from ._fast import DEPTH
 
 __all__ = ["SPEC"]
 
@@ -30,6 +31,13 @@ class _BabelQueue(Spec):
     # The fast path, then the model's own validator: what model_validate_json does.
     read = staticmethod(read_json)
     read_large = staticmethod(_read_large)
+    quick_depth = DEPTH
+
+    def __init__(self) -> None:
+        super().__init__()
+        # The fast validator's own method, built now (the spec is imported on first use): it
+        # takes only messages `_consume` notes nothing about, within DEPTH (._fast).
+        self.quick = FAST_PATH.validator_json()
 
     def signature(self, document: Mapping[str, Any]) -> bool:
         # An identity and a meta block with a schema version: no other spec's message has both.
