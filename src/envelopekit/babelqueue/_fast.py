@@ -39,7 +39,8 @@ from .._json import JS_SAFE_MAX
 from .._text import json_branch
 from ._urn import ASCII_WHITESPACE
 
-__all__ = ["DEPTH", "SECONDS_THRESHOLD", "FastPath", "fast_schema"]  # internal: used by ._envelope only
+# Internal: used by ._envelope, ._spec and the tests only.
+__all__ = ["DEPTH", "SECONDS_THRESHOLD", "FastPath", "fast_schema"]
 
 SECONDS_THRESHOLD: Final = 100_000_000_000
 """Below 10^11 ms is before March 1973, but 10^11 s is the year 5138: almost surely seconds."""
@@ -77,12 +78,10 @@ def _json_values(levels: int) -> tuple[CoreSchema, list[CoreSchema]]:
     Left to right: the first choice that accepts a value decides it (a JSON integer is tried
     as an integer before a float, which would take it too).
     """
-    scalars: list[CoreSchema] = [
+    scalars: list[CoreSchema | tuple[CoreSchema, str]] = [
         core_schema.str_schema(strict=True),
         core_schema.int_schema(strict=True, ge=-JS_SAFE_MAX, le=JS_SAFE_MAX),
-        core_schema.float_schema(
-            strict=True, allow_inf_nan=False, ge=-JS_SAFE_MAX, le=JS_SAFE_MAX
-        ),
+        core_schema.float_schema(strict=True, allow_inf_nan=False, ge=-JS_SAFE_MAX, le=JS_SAFE_MAX),
         core_schema.bool_schema(strict=True),
     ]
     definitions: list[CoreSchema] = []
@@ -96,7 +95,7 @@ def _json_values(levels: int) -> tuple[CoreSchema, list[CoreSchema]]:
     return value, definitions
 
 
-def _one_of(choices: list[CoreSchema]) -> CoreSchema:
+def _one_of(choices: list[CoreSchema | tuple[CoreSchema, str]]) -> CoreSchema:
     return core_schema.nullable_schema(
         core_schema.union_schema(
             choices,
@@ -132,7 +131,7 @@ def _model_fields(node: Mapping[str, Any], cls: type, names: frozenset[str]) -> 
         or node.get("cls") is not cls
         or not isinstance(inner, dict)
         or inner.get("type") != "model-fields"
-        or set(cast("dict[str, Any]", inner["fields"])) != names
+        or frozenset(cast("dict[str, Any]", inner["fields"])) != names
     ):
         raise LookupError(f"not the expected schema of {cls.__name__}")
     copy = {key: value for key, value in node.items() if key != "ref"}
