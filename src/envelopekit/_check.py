@@ -164,11 +164,13 @@ class Spec(abc.ABC):
     quick: Callable[[bytes], Any] | None = None
     """A spec's quick reader, if it has one: ``quick(raw)`` is the envelope of a valid message
     with nothing to note, nesting at most :attr:`quick_depth` deep, else ``None`` (it raises
-    ``pydantic.ValidationError`` for bytes that are not JSON). What it accepts, ``check``'s
+    ``pydantic.ValidationError`` for bytes that are not JSON). What it accepts, the spec's
     verdict is known to be that envelope, ``ok`` with no warning, before any scan: ``check``
     tries it first, in place of the depth scan and :meth:`validate`, where the settings allow
-    no finding on such a message (a depth limit of at least :attr:`quick_depth`, duplicate
-    keys allowed)."""
+    no other finding on such a message (a depth limit of at least :attr:`quick_depth`), then
+    adds what it adds to every verdict (duplicate keys). A spec with a quick reader need not
+    try the same fast path again in :attr:`read`: a message :attr:`quick` declines under
+    these settings, it would decline too."""
     quick_depth: int = 0
     """How deep a message :attr:`quick` takes nests, at most (the top-level value is 1)."""
     quick_plan: tuple[Settings | None, Callable[[bytes], Any] | None, int] = (None, None, 0)
@@ -187,15 +189,11 @@ class Spec(abc.ABC):
         """:attr:`quick_plan` for ``settings``.
 
         :attr:`quick` is allowed where no check it stands in for could find anything on a
-        message it accepts: a depth limit of at least :attr:`quick_depth`, duplicate keys
-        allowed, and a message within the size limits (the spec's and the settings') and
-        small enough for :meth:`validate` to report in full.
+        message it accepts: a depth limit of at least :attr:`quick_depth`, and a message
+        within the size limits (the spec's and the settings') and small enough for
+        :meth:`validate` to report in full.
         """
-        if (
-            self.quick is None
-            or settings.max_depth < self.quick_depth
-            or settings.duplicate_keys != "allow"
-        ):
+        if self.quick is None or settings.max_depth < self.quick_depth:
             return (settings, None, 0)
         most = min(settings.max_message_bytes, FULL_REPORT_BYTES)
         if self.max_bytes is not None:
@@ -312,18 +310,6 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
     target = None if spec == "auto" else _LOADED.get(spec) or spec_named(spec)
     if settings is None:
         settings = get_settings()
-    if target is not None and type(raw) is bytes:
-        # The spec's quick reader first, where these settings allow it (Spec.quick).
-        seen, quick, most = target.quick_plan
-        if seen is not settings:
-            seen, quick, most = target.quick_plan = target.planned(settings)
-        if quick is not None and len(raw) <= most:
-            try:
-                envelope = quick(raw)
-            except ValidationError:  # not JSON: the spec's validator reports it below
-                envelope = None
-            if envelope is not None:
-                return Verdict(target.name, envelope, [], [])
     if type(raw) is bytes:
         encoded = raw
     else:
@@ -331,6 +317,20 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
         # Validate the UTF-8 bytes: a str holding a lone surrogate becomes bytes that are not
         # UTF-8, which the parser refuses as json.invalid like any other undecodable input.
         encoded = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    if target is not None:
+        # The spec's quick reader first, where these settings allow it (Spec.quick).
+        seen, quick, most = target.quick_plan
+        if seen is not settings:
+            seen, quick, most = target.quick_plan = target.planned(settings)
+        if quick is not None and len(encoded) <= most:
+            try:
+                envelope = quick(encoded)
+            except ValidationError:  # not JSON: the spec's validator reports it below
+                envelope = None
+            if envelope is not None:
+                if settings.duplicate_keys == "allow":
+                    return Verdict(target.name, envelope, [], [])
+                return _completed(Verdict(target.name, envelope, [], []), encoded, settings)
     size = len(encoded)
     name = spec
     limit = settings.max_message_bytes
@@ -382,6 +382,11 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
             named = _long_integers_named(target.validate(stand_in, settings))
             if named is not None:
                 verdict = named
+    return _completed(verdict, encoded, settings)
+
+
+def _completed(verdict: Verdict[Any], encoded: bytes, settings: Settings) -> Verdict[Any]:
+    """The spec's verdict with what ``check`` adds: duplicate keys, the caps on findings."""
     # What check adds to the spec's verdict makes a new one: a Verdict is never changed.
     if settings.duplicate_keys != "allow":
         repeated = duplicate_keys(encoded)

@@ -45,7 +45,7 @@ from ._forbidden import FORBIDDEN_META_KEYS, FORBIDDEN_TOP_LEVEL_KEYS
 from ._meta import SCHEMA_VERSION, BabelMeta
 from ._urn import ASCII_WHITESPACE, is_blank
 
-__all__ = ["BabelEnvelope", "DataT", "read_json"]
+__all__ = ["BabelEnvelope", "DataT"]
 
 logger = logging.getLogger("envelopekit.babelqueue")
 
@@ -184,7 +184,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             and by_alias is None
             and by_name is None
         ):
-            # Inline, not read_json: a Python frame costs what a few rules do in Rust.
+            # Inline: a Python frame costs what a few rules do in Rust.
             found: Self | None
             try:
                 found = FAST_PATH.parse(json_data)
@@ -511,29 +511,6 @@ FAST_PATH: Final = FastPath(
     BabelEnvelope.__pydantic_decorators__.model_validators["_consume"].func,
 )
 """``BabelEnvelope``'s fast path (:mod:`._fast`), built on first use."""
-
-_validate_json = BabelEnvelope.__pydantic_validator__.validate_json
-
-
-def read_json(raw: bytes | str, context: Mapping[str, Any] | None = None) -> BabelEnvelope:
-    """``BabelEnvelope.model_validate_json(raw, context=context)``, for ``ek.check``.
-
-    The fast path first, then the model's own validator, called without the keyword
-    arguments ``model_validate_json`` passes on (a tenth of a microsecond on every message).
-
-    Raises:
-        pydantic.ValidationError: when the message is not valid.
-    """
-    found: BabelEnvelope | None
-    try:
-        found = FAST_PATH.parse(raw)
-    except ValidationError:  # not JSON: the model's validator reports it
-        found = None
-    if found is not None:
-        return found
-    envelope: BabelEnvelope = _validate_json(raw, context=context)
-    return envelope
-
 
 def _warning_cap(context: object) -> int:
     """The most warnings the number scan builds.
