@@ -512,6 +512,7 @@ FAST_PATH: Final = FastPath(
 )
 """``BabelEnvelope``'s fast path (:mod:`._fast`), built on first use."""
 
+
 def _warning_cap(context: object) -> int:
     """The most warnings the number scan builds.
 
