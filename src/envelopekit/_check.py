@@ -119,6 +119,8 @@ REGISTRY: Final[Mapping[SpecName, SpecEntry]] = {
         # A reply or a bare error payload is an open object that may carry SOM's keys.
         signature_rank=1,
         shape_rank=1,
+        # The cap of the number warnings envelope_warnings() builds: the check's own.
+        context=("max_violations",),
     ),
 }
 """Every spec, by name (:class:`SpecEntry`)."""

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+import weakref
+from collections.abc import Mapping
+from functools import partial
+from typing import Annotated, Any, ClassVar, Literal, cast
 
 from pydantic import (
     AfterValidator,
@@ -12,9 +15,12 @@ from pydantic import (
     GetCoreSchemaHandler,
     JsonValue,
     PlainValidator,
+    ValidationInfo,
     WithJsonSchema,
+    model_validator,
 )
 from pydantic_core import CoreSchema
+from typing_extensions import Self
 
 from .. import rules
 from .._json import INT64_MAX, dumps, needs_scan, scan_numbers
@@ -31,7 +37,9 @@ __all__ = [
     "TrueConst",
     "WireNames",
     "number_warnings",
+    "remember_warning_cap",
     "unsafe_integer",
+    "warning_cap",
 ]
 
 
@@ -88,11 +96,56 @@ LamportValue = Annotated[
 """A Lamport timestamp: a JSON integer, at least 0 (and within signed 64-bit)."""
 
 
-def number_warnings(value: Any, base: str) -> list[Violation]:
-    """The ``number.unsafe_integer`` warnings for the JSON data under ``value``."""
+def number_warnings(value: Any, base: str, max_warnings: int | None = None) -> list[Violation]:
+    """The ``number.unsafe_integer`` warnings for the JSON data under ``value``.
+
+    At most ``max_warnings`` of them (the environment's ``max_violations`` when not given),
+    the rest counted in one ``violations.truncated``.
+    """
     if not needs_scan(value):
         return []
-    return scan_numbers(value, base, max_warnings=get_settings().max_violations)[1]
+    room = get_settings().max_violations if max_warnings is None else max_warnings
+    return scan_numbers(value, base, max_warnings=room)[1]
+
+
+# The warning cap each model was validated with (its validation context's `max_violations`), by
+# id, while the model lives. Not on the model: pydantic compares private state in `==` (a model
+# read by `check` would differ from the same one read without a context) and a key in
+# `__dict__` fails the union serializers' check; an id table costs nothing to the model.
+_CAPS: dict[int, tuple[weakref.ReferenceType[Any], int]] = {}
+
+
+def _forget(key: int, ref: weakref.ReferenceType[Any]) -> None:
+    entry = _CAPS.get(key)
+    if entry is not None and entry[0] is ref:
+        del _CAPS[key]
+
+
+def remember_warning_cap(model: BaseModel, room: int) -> None:
+    """Keep ``room`` as the most warnings :func:`warning_cap` gives ``model``, while it lives."""
+    key = id(model)
+    _CAPS[key] = (weakref.ref(model, partial(_forget, key)), room)
+
+
+def context_cap(context: object) -> int | None:
+    """A validation context's ``max_violations`` (an int of at least 1), if it has one."""
+    if type(context) is dict or isinstance(context, Mapping):
+        room = cast("Mapping[str, object]", context).get("max_violations")
+        if type(room) is int and room >= 1:
+            return room
+    return None
+
+
+def warning_cap(model: BaseModel) -> int:
+    """The most number warnings ``model`` builds (the rest are counted).
+
+    Its validation context's ``max_violations`` (``check`` passes its settings'), else the
+    environment's.
+    """
+    entry = _CAPS.get(id(model))
+    if entry is not None and entry[0]() is model:
+        return entry[1]
+    return get_settings().max_violations
 
 
 def unsafe_integer(value: int, at: str) -> list[Violation]:
@@ -147,6 +200,17 @@ class MxModel(WireModel, WireNames):
     """Base of the three Matrix schema models: wire-name parsing and ``to_json``."""
 
     __schema_name__: ClassVar[str] = ""
+
+    @model_validator(mode="after")
+    def _context_cap(self, info: ValidationInfo) -> Self:
+        # The validation context's warning cap (``check`` passes its settings'), kept for the
+        # number warnings `envelope_warnings` builds later, when the context is gone.
+        context = info.context
+        if context is not None:
+            room = context_cap(context)
+            if room is not None:
+                remember_warning_cap(self, room)
+        return self
 
     @classmethod
     def __get_pydantic_core_schema__(

@@ -12,7 +12,7 @@ from .._compat import MISSING
 from .._errors import ProducerError
 from .._json import plain_json
 from .._violations import Violation, violation
-from ._base import FalseConst, JsonData, MxModel, number_warnings
+from ._base import FalseConst, JsonData, MxModel, number_warnings, warning_cap
 
 __all__ = ["MxErrorCode", "MxErrorPayload"]
 
@@ -101,6 +101,11 @@ class MxErrorPayload(MxModel):
     Open, as ``error-payload.json`` is written: unknown keys are kept (``model_extra``) and
     re-emitted after the known ones. ``details`` is any JSON value, ``null`` included.
 
+    Validation context (``model_validate_json(raw, context={...})``): ``"max_violations"``,
+    the most number warnings :meth:`envelope_warnings` builds for each part (past it they are
+    counted in one ``violations.truncated``); defaults to ``Settings.max_violations``.
+    ``ek.check`` passes its settings' value.
+
     Example:
         >>> MxErrorPayload.of(MxErrorCode.NOT_FOUND, "no such dir").to_json()
         b'{"ok":false,"error":"no such dir","code":"NOT_FOUND","statusCode":404}'
@@ -171,8 +176,13 @@ class MxErrorPayload(MxModel):
         """Lints for ``envelope_warnings``: a code contradicting ``ok: false`` or its status."""
         return self.warnings_at("")
 
-    def warnings_at(self, base: str) -> list[Violation]:
-        """The warnings of :meth:`envelope_warnings`, with pointers under ``base``."""
+    def warnings_at(self, base: str, max_warnings: int | None = None) -> list[Violation]:
+        """The warnings of :meth:`envelope_warnings`, with pointers under ``base``.
+
+        At most ``max_warnings`` number warnings in each part (``details``, the unknown keys);
+        by default the cap this payload was validated with.
+        """
+        room = warning_cap(self) if max_warnings is None else max_warnings
         found: list[Violation] = []
         if self.code is MxErrorCode.OK:
             found.append(
@@ -196,7 +206,7 @@ class MxErrorPayload(MxModel):
                 )
             )
         if self.details is not MISSING:
-            found += number_warnings(self.details, base + "/details")
+            found += number_warnings(self.details, base + "/details", room)
         if self.model_extra:
-            found += number_warnings(self.model_extra, base)
+            found += number_warnings(self.model_extra, base, room)
         return found

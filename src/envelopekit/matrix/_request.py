@@ -15,7 +15,14 @@ from .._ids import uuid7
 from .._json import plain_json
 from .._settings import Settings, get_settings
 from .._violations import Violation, violation, violations
-from ._base import JsonData, LamportValue, MxModel, number_warnings, unsafe_integer
+from ._base import (
+    JsonData,
+    LamportValue,
+    MxModel,
+    number_warnings,
+    unsafe_integer,
+    warning_cap,
+)
 from ._error_payload import MxErrorCode, MxErrorPayload
 from ._lamport import LamportClock
 from ._ops import REPLY_OP, op_problem, reply_inbox
@@ -75,6 +82,11 @@ class MxRequest(MxModel, Generic[ArgsT]):
     Closed, as ``request.json`` is written: an unknown top-level key is a violation
     (``request.additionalProperties``). ``payload`` is any JSON value by default; parametrise
     the class to type it, e.g. ``MxRequest[ExpandDirArgs]``.
+
+    Validation context (``model_validate_json(raw, context={...})``): ``"max_violations"``,
+    the most number warnings :meth:`envelope_warnings` builds for each part (past it they are
+    counted in one ``violations.truncated``); defaults to ``Settings.max_violations``.
+    ``ek.check`` passes its settings' value.
 
     Example:
         >>> req = MxRequest.create("fs.list", {"path": "/"}, expect_reply=True)
@@ -402,5 +414,5 @@ class MxRequest(MxModel, Generic[ArgsT]):
         found += trace_warnings(self.trace_id, self.span_id, self.parent_span_id)
         if self.lamport is not MISSING:
             found += unsafe_integer(self.lamport, "/lamport")
-        found += number_warnings(self.payload, "/payload")
+        found += number_warnings(self.payload, "/payload", warning_cap(self))
         return found

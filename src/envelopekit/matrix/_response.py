@@ -10,7 +10,14 @@ from typing_extensions import TypeVar
 from .._compat import MISSING
 from .._schema import ref_to
 from .._violations import Violation
-from ._base import JsonData, LamportValue, MxModel, number_warnings, unsafe_integer
+from ._base import (
+    JsonData,
+    LamportValue,
+    MxModel,
+    number_warnings,
+    unsafe_integer,
+    warning_cap,
+)
 from ._error_payload import MxErrorPayload
 from ._trace import trace_warnings
 
@@ -50,6 +57,11 @@ class MxResponse(MxModel, Generic[ResultT]):
     known ones. A payload whose ``ok`` is ``false`` is an :class:`MxErrorPayload` (validated
     against ``error-payload.json``); any other payload is the result type, ``ResultT`` (any
     JSON by default, or e.g. ``Page[Entry]``).
+
+    Validation context (``model_validate_json(raw, context={...})``): ``"max_violations"``,
+    the most number warnings :meth:`envelope_warnings` builds for each part (past it they are
+    counted in one ``violations.truncated``); defaults to ``Settings.max_violations``.
+    ``ek.check`` passes its settings' value.
 
     Build one with :meth:`MxRequest.reply` or :meth:`MxRequest.fail` rather than by hand:
     they echo ``correlationId``, continue the trace and tick the Lamport clock.
@@ -107,10 +119,11 @@ class MxResponse(MxModel, Generic[ResultT]):
         found = trace_warnings(self.trace_id, self.span_id, self.parent_span_id)
         if self.lamport is not MISSING:
             found += unsafe_integer(self.lamport, "/lamport")
+        room = warning_cap(self)
         if isinstance(self.payload, MxErrorPayload):
-            found += self.payload.warnings_at("/payload")
+            found += self.payload.warnings_at("/payload", room)
         else:
-            found += number_warnings(self.payload, "/payload")
+            found += number_warnings(self.payload, "/payload", room)
         if self.model_extra:
-            found += number_warnings(self.model_extra, "")
+            found += number_warnings(self.model_extra, "", room)
         return found

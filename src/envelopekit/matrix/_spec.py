@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache, partial
+from functools import cache
 from typing import Any, ClassVar, cast
 
 from pydantic import ValidationError, ValidationInfo
@@ -14,6 +14,7 @@ from .._check import Spec, SpecName
 from .._failfast import fail_fast_validator
 from .._settings import Settings
 from .._violations import Verdict, Violation, truncated, violations
+from ._base import remember_warning_cap
 from ._classify import MESSAGE_ADAPTER, MxMessage
 from ._request import MxRequest
 
@@ -42,8 +43,15 @@ def _tolerant() -> SchemaValidator:
     return fail_fast_validator(MESSAGE_ADAPTER.core_schema, open_models={MxRequest: keys})
 
 
-def _read_large(raw: bytes | str) -> Any:
-    return _fail_fast().validate_json(raw, by_name=False)
+_validate_json = MESSAGE_ADAPTER.validator.validate_json
+
+
+def _read(raw: bytes | str, context: dict[str, Any] | None = None) -> Any:
+    return _validate_json(raw, by_name=False, context=context)
+
+
+def _read_large(raw: bytes | str, context: dict[str, Any] | None = None) -> Any:
+    return _fail_fast().validate_json(raw, by_name=False, context=context)
 
 
 def _with_unknown_keys(found: list[Violation], unknown: list[str], limit: int) -> list[Violation]:
@@ -81,7 +89,7 @@ class MatrixSpec(Spec):
     model = MxMessage
 
     # The request, response or error payload the document is (MESSAGE_ADAPTER), by op.
-    read = staticmethod(partial(MESSAGE_ADAPTER.validate_json, by_name=False))
+    read = staticmethod(_read)
     read_large = staticmethod(_read_large)
 
     def __init__(self) -> None:
@@ -109,6 +117,8 @@ class MatrixSpec(Spec):
         if isinstance(envelope, MxRequest):
             # A closed model holds no extras (None); the open copy made an empty dict.
             object.__setattr__(envelope, "__pydantic_extra__", None)
+        # The context here is the list of unknown keys: the warning cap is kept by hand.
+        remember_warning_cap(envelope, limit)
         if envelope.__pydantic_private__ or envelope.__notes__:
             return Verdict(self.name, envelope, [], envelope.envelope_warnings())
         return Verdict(self.name, envelope, [])
