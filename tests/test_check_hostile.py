@@ -7,6 +7,8 @@ size limit (speed is proven there, never by a timed assertion here).
 from __future__ import annotations
 
 import re
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,13 @@ import envelopekit as ek
 from envelopekit import _json as _json_module
 from envelopekit import rules
 from envelopekit._failfast import FULL_REPORT_BYTES, fail_fast_validator
-from envelopekit._json import exceeds_depth, more_brackets_than, scan_numbers
+from envelopekit._json import (
+    PARSER_MAX_DIGITS,
+    exceeds_depth,
+    long_integer_digits,
+    more_brackets_than,
+    scan_numbers,
+)
 from envelopekit._violations import MAX_MESSAGE_CHARS, truncated
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import _ops
@@ -292,6 +300,49 @@ def test_an_integer_of_exactly_4300_digits_is_quoted_by_its_size() -> None:
     read = ek.check(bq(b'{"n":' + b"9" * 4300 + b"}"), "babelqueue")
     assert read.ok
     assert [w.message.startswith("an integer of 4300 digits") for w in read.warnings] == [True]
+
+
+@pytest.fixture
+def int_str_limit() -> Iterator[Callable[[int], None]]:
+    """Set Python's int-str limit for one test (``sys.set_int_max_str_digits``)."""
+    before = sys.get_int_max_str_digits()
+    yield sys.set_int_max_str_digits
+    sys.set_int_max_str_digits(before)
+
+
+@pytest.mark.parametrize("limit", [0, 640, 4300, 10_000])
+def test_the_parsers_own_limit_is_4300_digits_whatever_pythons(
+    limit: int, int_str_limit: Callable[[int], None]
+) -> None:
+    int_str_limit(limit)
+    assert from_json(b"[" + b"9" * PARSER_MAX_DIGITS + b"]") == [10**PARSER_MAX_DIGITS - 1]
+    with pytest.raises(ValueError, match="number out of range"):
+        from_json(b"[" + b"9" * (PARSER_MAX_DIGITS + 1) + b"]")
+
+
+@pytest.mark.parametrize(("limit", "said"), [(640, 640), (4300, 4300), (0, 4300), (10_000, 4300)])
+def test_a_long_integer_is_told_the_limit_in_force(
+    limit: int, said: int, int_str_limit: Callable[[int], None]
+) -> None:
+    # Past the parser's 4,300 digits, and (at 640) past Python's int-str limit but not the
+    # parser's: each refusal names the limit that applies, not a fixed 4300.
+    int_str_limit(limit)
+    assert long_integer_digits() == said
+    for digits in (5000, 700):
+        raw = bq(b'{"n":' + b"9" * digits + b"}")
+        verdict = ek.check(raw, "babelqueue")
+        if digits <= said:
+            assert verdict.ok  # read with a warning (Decisions §6)
+            continue
+        assert [(v.rule, v.pointer) for v in verdict.violations] == [
+            (rules.NUMBER_OUT_OF_RANGE, "/data/n")
+        ]
+        assert f"more than {said} digits" in verdict.violations[0].message or (
+            f"more than the {said} digits" in verdict.violations[0].message
+        )
+        assert "64-bit" not in verdict.violations[0].message
+    matrix = ek.check(b'{"op":"fs.write","payload":[' + b"9" * 5000 + b"]}", "matrix")
+    assert f"an integer of more than {said} digits" in matrix.violations[0].message
 
 
 def test_a_long_run_of_digits_in_a_string_is_left_alone() -> None:

@@ -19,6 +19,7 @@ from ._json import (
     OUT_OF_RANGE_STAND_IN,
     duplicate_keys,
     exceeds_depth,
+    long_integer_digits,
     without_long_integers,
 )
 from ._settings import Settings, get_settings
@@ -413,7 +414,7 @@ def _completed(verdict: Verdict[Any], encoded: bytes, settings: Settings) -> Ver
 
 
 def _long_integers_replaced(raw: bytes, error: str) -> bytes | None:
-    # pydantic's parser refuses an integer past Python's 4,300 digits for the whole document.
+    # pydantic's parser refuses an integer past its 4,300 digits for the whole document.
     if "number out of range" not in error:
         return None
     return without_long_integers(raw, error)
@@ -426,14 +427,17 @@ def _long_integers_named(stand_in: Verdict[Any]) -> Verdict[Any] | None:
     still refused: the original is too long to be read or written back. ``None`` when the
     copy shows no trace of a stand-in (``json.invalid`` then stands).
     """
+    # The limit as it is now: Python's int-str limit where it is below the parser's.
+    said = f"an integer of more than {long_integer_digits()} digits"
     found = [
-        replace(v, message=v.message.replace(_SAID, _TOO_LONG)) if _SAID in v.message else v
+        replace(v, message=v.message.replace(_SAID, said)) if _SAID in v.message else v
         for v in stand_in.violations
     ]
     warnings = []
     for warning in stand_in.warnings:
         if warning.rule == rules.NUMBER_BEYOND_INT64 and _SAID in warning.message:
-            found.append(violation(rules.NUMBER_OUT_OF_RANGE, warning.pointer, _TOO_LONG_FINDING))
+            finding = f"A{said[1:]}: too long to read or write back."
+            found.append(violation(rules.NUMBER_OUT_OF_RANGE, warning.pointer, finding))
         else:
             warnings.append(warning)
     if not found:
@@ -442,8 +446,6 @@ def _long_integers_named(stand_in: Verdict[Any]) -> Verdict[Any] | None:
 
 
 _SAID: Final = OUT_OF_RANGE_STAND_IN.decode()
-_TOO_LONG: Final = "an integer of more than 4300 digits"
-_TOO_LONG_FINDING: Final = f"{_TOO_LONG[0].upper()}{_TOO_LONG[1:]}: too long to read or write back."
 
 
 def _refused(name: str, rule: str, message: str) -> Verdict[Any]:

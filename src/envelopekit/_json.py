@@ -42,6 +42,7 @@ __all__ = [
     "duplicate_keys",
     "exceeds_depth",
     "loads",
+    "long_integer_digits",
     "more_brackets_than",
     "needs_scan",
     "plain_json",
@@ -53,8 +54,13 @@ __all__ = [
 INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1
 JS_SAFE_MAX: Final = 2**53 - 1
-# The most digits pydantic-core's JSON parser reads in an integer (its own limit, fixed).
-_PARSER_MAX_DIGITS: Final = 4300
+PARSER_MAX_DIGITS: Final = 4300
+"""The most digits pydantic-core's JSON parser reads in an integer.
+
+Its own limit, not Python's int-str limit (``sys.get_int_max_str_digits()``), which it ignores
+either way (a test holds both).
+"""
+_PARSER_MAX_DIGITS: Final = PARSER_MAX_DIGITS
 
 _stdlib_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 # A one-digit negative exponent ending a number; "e-" alone is common in UUIDs ("2e-9b4c").
@@ -389,7 +395,8 @@ def scan_numbers(
                     if high >= item >= low:
                         dropped += 1
                         continue
-                    errors.append(_out_of_range(_pointer_of(parent, base) + _segment(key), item))
+                    at = _pointer_of(parent, base) + _segment(key)
+                    errors.append(_too_long(at, item) if wide else _out_of_range(at, item))
                     if first_refusal:
                         return errors, warnings
                 elif kind is float:
@@ -417,7 +424,8 @@ def scan_numbers(
                     continue
                 beyond = not INT64_MAX >= item >= INT64_MIN
                 if beyond and not (wide_integers and abs(item) < wide):
-                    errors.append(_out_of_range(_pointer_of(parent, base) + _segment(key), item))
+                    at = _pointer_of(parent, base) + _segment(key)
+                    errors.append(_too_long(at, item) if wide else _out_of_range(at, item))
                     if first_refusal:
                         return errors, warnings
                 elif max_warnings is not None and len(warnings) >= max_warnings:
@@ -466,6 +474,26 @@ def _non_finite(at: str, item: float) -> Violation:
     return violation(rules.NUMBER_NON_FINITE, at, f"{item!r} is not a JSON number.")
 
 
+def long_integer_digits() -> int:
+    """The most digits an integer may have to be read from JSON and written back here.
+
+    The parser's :data:`PARSER_MAX_DIGITS`, or Python's int-str limit
+    (``sys.get_int_max_str_digits()``) where it is lower, as it is now.
+    """
+    return _wide_digits(_int_max_str_digits())
+
+
+def _too_long(at: str, item: int) -> Violation:
+    # Past the wide bounds: too long to write back, not merely beyond 64 bits.
+    digits = long_integer_digits()
+    return violation(
+        rules.NUMBER_OUT_OF_RANGE,
+        at,
+        f"{quote(item)}: more than the {digits} digits an integer may have to be read and "
+        "written back.",
+    )
+
+
 def _out_of_range(at: str, item: int) -> Violation:
     return violation(
         rules.NUMBER_OUT_OF_RANGE, at, f"{quote(item)} does not fit a signed 64-bit integer."
@@ -474,6 +502,11 @@ def _out_of_range(at: str, item: int) -> Violation:
 
 # The limit arrived in 3.10.7 (CVE-2020-10735); an older 3.10 has none (0, as for no limit).
 _int_max_str_digits: Final[Callable[[], int]] = getattr(sys, "get_int_max_str_digits", lambda: 0)
+
+
+def _wide_digits(str_digits: int) -> int:
+    # Python's limit (0 for none) where it is below the parser's.
+    return min(str_digits or _PARSER_MAX_DIGITS, _PARSER_MAX_DIGITS)
 
 
 @functools.lru_cache(maxsize=4)
@@ -486,8 +519,9 @@ def _wide_bounds(str_digits: int) -> tuple[int, int, int]:
     Cached: the bounds are numbers of 14,000 bits, which cost more to make than a scan of a
     small payload.
     """
-    digits = min(str_digits or _PARSER_MAX_DIGITS, _PARSER_MAX_DIGITS)
-    wide: int = 10**digits  # typeshed types int ** int as Any (a negative exponent is a float)
+    wide: int = 10 ** _wide_digits(
+        str_digits
+    )  # typeshed types int ** int as Any (a negative exponent is a float)
     return wide, 1 - wide, wide - 1
 
 
