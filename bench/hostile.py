@@ -127,6 +127,11 @@ def cases() -> list[Case]:
             swap=(b"18446744073709551616", b"1.844674407370955161"),
         ),
         Case.of(
+            "matrix payload = [2**60, ...] (valid, with warnings)",
+            fill(MX_HEAD + b'{"a":[', b"1152921504606846976", b"]}}", MIB),
+            "matrix",
+        ),
+        Case.of(
             "babelqueue data = [60-deep arrays, ...]", fill(BQ_HEAD + b"[", deep(60), b"]}}", MIB)
         ),
         Case.of("babelqueue data = [[], [], ...]", fill(BQ_HEAD + b"[", b"[]", b"]}}", MIB)),

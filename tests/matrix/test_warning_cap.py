@@ -8,12 +8,13 @@ its settings) must still apply then, above the environment's value as well as be
 from __future__ import annotations
 
 import gc
+from typing import Any
 
 import orjson
 import pytest
 
 import envelopekit as ek
-from envelopekit import rules
+from envelopekit import _json, rules
 from envelopekit._failfast import FULL_REPORT_BYTES
 from envelopekit._violations import truncated
 from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse, _base
@@ -119,3 +120,22 @@ def test_the_cap_is_forgotten_with_its_model() -> None:
         ek.check(request(), "matrix", settings=ek.Settings(max_violations=7))
     gc.collect()
     assert len(_base._CAPS) == before
+
+
+def test_validation_builds_no_number_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The payload's validator only refuses; its warnings are built when asked, capped. Reading
+    # 5,000 integers beyond 2^53 built 5,000 warnings (pointers and all) only to drop them.
+    built = 0
+    real = _json.violation
+
+    def counted(*args: Any) -> ek.Violation:
+        nonlocal built
+        built += 1
+        return real(*args)
+
+    monkeypatch.setattr(_json, "violation", counted)
+    raw = orjson.dumps({"op": "fs.list", "payload": [2**60] * 5000})
+    read = MxRequest.model_validate_json(raw, context={"max_violations": 10})
+    assert built <= 1
+    assert len(read.envelope_warnings()) == 11
+    assert built <= 12

@@ -49,7 +49,9 @@ def _json_numbers(value: JsonValue) -> JsonValue:
     # One pointer-free pass for the common payload of safe numbers; scan only when needed.
     if not needs_scan(value):
         return value
-    errors, _ = scan_numbers(value, "", first_refusal=True)
+    # Only the refusals matter here: the warnings are built when asked, so none is built now
+    # (50,000 integers beyond 2^53 built 50,000 warnings, pointers and all, to drop them).
+    errors, _ = scan_numbers(value, "", first_refusal=True, max_warnings=0)
     if errors:
         raise as_pydantic_error(errors[0])
     return value
