@@ -1,0 +1,114 @@
+"""``check`` reads a Matrix message with the model its bytes show, not through the union.
+
+The union's selector is a Python function: pydantic-core hands it the whole document as Python
+objects before validating it, so every message was converted twice. ``check`` reads a text
+without ``"$reply"`` as a request and one with it as a response, and only when the errors show
+that was not the document's kind (or the text has a ``\\u`` escape) through the union. The
+verdict must be the union's, finding for finding, for small and large messages alike.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+import orjson
+import pytest
+
+import envelopekit as ek
+from envelopekit._check import Spec
+from envelopekit.matrix import message_kind
+from envelopekit.matrix._spec import SPEC, _direct_kind
+from tests.matrix.test_differential import corpus
+
+_SETTINGS = [ek.Settings(max_violations=3), ek.Settings()]
+
+
+def same(new: ek.Verdict[Any], old: ek.Verdict[Any]) -> bool:
+    return (new.violations, new.warnings, new.envelope, type(new.envelope)) == (
+        old.violations,
+        old.warnings,
+        old.envelope,
+        type(old.envelope),
+    )
+
+
+def padded(raw: bytes, rng: random.Random) -> bytes:
+    """``raw`` past FULL_REPORT_BYTES: a long unknown key first, or a long payload member."""
+    doc = json.loads(raw)
+    if isinstance(doc, dict) and isinstance(doc.get("payload"), dict) and rng.random() < 0.5:
+        doc["payload"]["pad"] = [1] * 9000
+        return json.dumps(doc, ensure_ascii=rng.random() < 0.2).encode("utf-8", "surrogatepass")
+    body = raw.lstrip()
+    if not body.startswith(b"{") or body[1:].lstrip().startswith(b"}"):
+        return raw + b" " * 17000
+    return b'{"pad":"' + b"x" * 17000 + b'",' + body[1:]
+
+
+@pytest.mark.parametrize("kind", ["request", "response", "error-payload"])
+def test_the_verdict_is_the_unions(kind: str) -> None:
+    rng = random.Random(kind)
+    seen: set[str | None] = set()
+    for index, (text, _) in enumerate(corpus(kind)):
+        raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+        seen.add(_direct_kind(raw))
+        for settings in _SETTINGS:
+            assert same(SPEC.validate(raw, settings), Spec.validate(SPEC, raw, settings)), raw
+        if index % 4 == 0:
+            large = padded(raw, rng)
+            for settings in _SETTINGS:
+                new = SPEC._validate_large(large, settings)
+                assert same(new, SPEC._validate_union_large(large, settings)), large[-300:]
+    assert seen == {"request", "response", None}
+
+
+@pytest.mark.parametrize(
+    ("raw", "kind"),
+    [
+        (b'{"op":"$reply","payload":1}', "response"),
+        (b'{"op":"a.b","replyTo":"$replies.c","payload":"$reply"}', "response"),
+        (b'{"op":"a.b","correlationId":"c","replyTo":"$replies.c","payload":1}', "request"),
+        (b'{"op":"\\u0024reply","payload":1}', None),
+        (b'{"ok":false,"error":"x"}', "request"),
+    ],
+)
+def test_the_kind_tried_first(raw: bytes, kind: str | None) -> None:
+    assert _direct_kind(raw) == kind
+
+
+def _selector_calls(call: Callable[[], object]) -> int:
+    """How many times the union's selector (``message_kind``) runs during ``call()``."""
+    calls = 0
+
+    def profile(frame: FrameType, event: str, arg: object) -> None:
+        nonlocal calls
+        if event == "call" and frame.f_code is message_kind.__code__:
+            calls += 1
+
+    sys.setprofile(profile)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+def test_a_request_and_a_reply_are_read_without_the_unions_selector() -> None:
+    # The selector is where the union has pydantic-core convert the document to Python objects.
+    request = orjson.dumps(
+        {"op": "fs.list", "replyTo": "$replies.c", "correlationId": "c", "payload": {"a": 1}}
+    )
+    reply = orjson.dumps({"op": "$reply", "correlationId": "c", "payload": {"ok": True}})
+    bad = b'{"op":"fs.list","payload":[18446744073709551616]}'
+    for raw in (request, reply, bad, request + b" " * 17000, reply + b" " * 17000):
+        assert _selector_calls(lambda raw=raw: ek.check(raw, "matrix")) == 0
+    # The union still reads what the bytes cannot tell: an escape, a bare error payload.
+    escaped = b'{"op":"\\u0024reply","correlationId":"c","payload":1}'
+    assert _selector_calls(lambda: ek.check(escaped, "matrix")) == 1
+    assert ek.check(escaped, "matrix").envelope.__class__.__name__ == "MxResponse"
+    bare = b'{"ok":false,"error":"x"}'
+    assert _selector_calls(lambda: ek.check(bare, "matrix")) == 1
