@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -258,14 +259,46 @@ def test_the_scan_past_the_cap_counts_what_the_whole_scan_finds(
         assert capped == every[:cap] + ([truncated(left)] if left > 0 else [])
 
 
-def test_past_the_cap_an_integer_costs_seven_lines_of_python() -> None:
-    value = {"a": [2**64] * 5_000}
+def test_past_the_cap_a_list_of_integers_costs_no_python_step_per_item() -> None:
+    # Counted by C passes over the types and bit lengths (the loop ran seven lines an item).
+    for value in ({"a": [2**64] * 5_000}, {"a": [2**60, 7, -(2**60)] * 2_000}):
+        scan = partial(
+            scan_numbers, value, "/d", wide_integers=True, first_refusal=True, max_warnings=10
+        )
+        lines = _lines_run(scan, _json_module.__file__)
+        assert lines < 400
+    # An object's members, and a list with anything but integers, still take the lean loop.
+    mixed = {"a": [2**60, "s"] * 2_500}
     lines = _lines_run(
-        lambda: scan_numbers(value, "/d", wide_integers=True, first_refusal=True, max_warnings=10),
+        lambda: scan_numbers(mixed, "/d", first_refusal=True, max_warnings=10),
         _json_module.__file__,
     )
-    # Seven lines each past the cap (the loop that builds warnings runs ten).
-    assert lines < 8 * 5_000
+    assert lines > 5_000
+
+
+_LISTS: st.SearchStrategy[Any] = st.recursive(
+    st.lists(_EDGES, min_size=1, max_size=12),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.sampled_from("ab"), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_LISTS, _NUMBERS), st.integers(0, 4), st.booleans(), st.booleans())
+def test_the_lists_counted_in_c_give_what_the_loop_gives(
+    value: Any, cap: int, wide: bool, first: bool
+) -> None:
+    options: dict[str, Any] = {"wide_integers": wide, "first_refusal": first, "max_warnings": cap}
+    fast = scan_numbers(value, "/d", **options)
+    counted = _json_module._counted_integers
+    _json_module._counted_integers = lambda *_: None  # every list by the loop
+    try:
+        slow = scan_numbers(value, "/d", **options)
+    finally:
+        _json_module._counted_integers = counted
+    assert fast == slow
 
 
 def test_the_wide_bounds_are_made_once_per_int_str_limit() -> None:

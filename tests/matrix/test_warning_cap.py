@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 import envelopekit as ek
-from envelopekit import _json, rules
+from envelopekit import _json, _violations, rules
 from envelopekit._failfast import FULL_REPORT_BYTES
 from envelopekit._violations import truncated
 from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse, _base
@@ -126,7 +126,7 @@ def test_validation_builds_no_number_warning(monkeypatch: pytest.MonkeyPatch) ->
     # The payload's validator only refuses; its warnings are built when asked, capped. Reading
     # 5,000 integers beyond 2^53 built 5,000 warnings (pointers and all) only to drop them.
     built = 0
-    real = _json.violation
+    real = _violations.violation
 
     def counted(*args: Any) -> ek.Violation:
         nonlocal built

@@ -188,15 +188,15 @@ class MatrixSpec(Spec):
         unknown: list[str] = []
         limit = settings.max_violations
         kind = _direct_kind(raw)
+        model: Any = MxMessage
         try:
             if kind == "request":
-                model: Any = MxRequest
+                model = MxRequest
                 envelope = _tolerant_request().validate_json(raw, by_name=False, context=unknown)
             elif kind == "response":
                 model = MxResponse
                 envelope = _fail_fast_response().validate_json(raw, by_name=False)
             else:
-                model = MxMessage
                 envelope = _tolerant().validate_json(raw, by_name=False, context=unknown)
         except ValidationError as exc:
             if kind == "request" and not _was_request(exc, cast("bytes", raw), unknown):
