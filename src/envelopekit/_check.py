@@ -179,6 +179,9 @@ class Spec(abc.ABC):
     quick_plan: tuple[Settings | None, Callable[[bytes], Any] | None, int] = (None, None, 0)
     """The settings last seen, :attr:`quick` if they allow it, and the largest message it may
     read under them (:meth:`planned`), as one tuple so that a thread never mixes two plans."""
+    validate_small: Callable[[bytes | str, Settings], Verdict[Any] | None] | None = None
+    """A spec's own reading of a message within ``FULL_REPORT_BYTES``, if it has one (Matrix's,
+    which picks its model from the bytes); ``None`` from it leaves the message to :attr:`read`."""
 
     def __init__(self) -> None:
         entry = REGISTRY[self.name]
@@ -208,6 +211,10 @@ class Spec(abc.ABC):
         large = len(raw) > FULL_REPORT_BYTES
         if large and self.validate_large is not None:
             return self.validate_large(raw, settings)
+        if not large and self.validate_small is not None:
+            own = self.validate_small(raw, settings)
+            if own is not None:
+                return own
         read = self.read_large if large else self.read
         try:
             if self._fields:

@@ -21,7 +21,6 @@ import orjson
 import pytest
 
 import envelopekit as ek
-from envelopekit._check import Spec
 from envelopekit.matrix import message_kind
 from envelopekit.matrix._spec import SPEC, _direct_kind
 from tests.matrix.test_differential import corpus
@@ -36,6 +35,16 @@ def same(new: ek.Verdict[Any], old: ek.Verdict[Any]) -> bool:
         old.envelope,
         type(old.envelope),
     )
+
+
+def union_reading(raw: bytes, settings: ek.Settings) -> ek.Verdict[Any]:
+    """What ``Spec.validate`` gives a small message without Matrix's own reading: the union's."""
+    own = SPEC.validate_small
+    SPEC.validate_small = None
+    try:
+        return SPEC.validate(raw, settings)
+    finally:
+        SPEC.validate_small = own
 
 
 def padded(raw: bytes, rng: random.Random) -> bytes:
@@ -58,7 +67,7 @@ def test_the_verdict_is_the_unions(kind: str) -> None:
         raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
         seen.add(_direct_kind(raw))
         for settings in _SETTINGS:
-            assert same(SPEC.validate(raw, settings), Spec.validate(SPEC, raw, settings)), raw
+            assert same(SPEC.validate(raw, settings), union_reading(raw, settings)), raw
         if index % 4 == 0:
             large = padded(raw, rng)
             for settings in _SETTINGS:

@@ -11,7 +11,7 @@ from pydantic_core import InitErrorDetails, SchemaValidator, core_schema
 
 from .. import rules
 from .._check import Spec, SpecName
-from .._failfast import FULL_REPORT_BYTES, fail_fast_validator
+from .._failfast import fail_fast_validator
 from .._settings import Settings
 from .._violations import Verdict, Violation, truncated, violations
 from ._base import remember_warning_cap
@@ -151,14 +151,13 @@ class MatrixSpec(Spec):
     def __init__(self) -> None:
         super().__init__()
         self.validate_large = self._validate_large
+        self.validate_small = self._validate_small
 
-    def validate(self, raw: bytes | str, settings: Settings) -> Verdict[Any]:
-        """The verdict of the model :func:`_direct_kind` picks, else of the union (``read``)."""
+    def _validate_small(self, raw: bytes | str, settings: Settings) -> Verdict[Any] | None:
+        """The verdict of the model :func:`_direct_kind` picks; ``None`` for the union's."""
         kind = _direct_kind(raw)
         if kind is None:
-            return super().validate(raw, settings)
-        if len(raw) > FULL_REPORT_BYTES:
-            return self._validate_large(raw, settings)
+            return None
         seen, context = self._context
         if seen is not settings:
             context = {"max_violations": settings.max_violations}
@@ -171,7 +170,7 @@ class MatrixSpec(Spec):
                 envelope = _validate_response(raw, by_name=False, context=context)
         except ValidationError as exc:
             if not (_was_request(exc, cast("bytes", raw)) if request else _was_response(exc)):
-                return super().validate(raw, settings)
+                return None
             model = MxRequest if request else MxResponse
             found = violations(exc, model=model, limit=settings.max_violations)
             return Verdict(self.name, None, found)
