@@ -294,39 +294,58 @@ _JUDGED = [
     b" \t",
     b"{broken",
     b'{"job":"x","job":"y"}',
+    # The same rule at other pointers, and with other messages: findings told apart in full.
+    *(
+        orjson.dumps({k: v for k, v in orjson.loads(GOOD).items() if k != gone})
+        for gone in ("trace_id", "data")
+    ),
+    GOOD.replace(b'"attempts":0', b'"attempts":-1'),
+    GOOD.replace(b'"attempts":0', b'"attempts":1.5'),
+    GOOD.replace(b'"schema_version":1', b'"schema_version":0'),  # BAD's rule and pointer
     *SAMPLES[::4],
 ]
 
 
 @settings(max_examples=150, deadline=None)
 @given(
-    lines=st.lists(st.sampled_from(_JUDGED), max_size=30),
+    tasks=st.lists(st.lists(st.sampled_from(_JUDGED), max_size=30), min_size=1, max_size=3),
     limit=st.sampled_from([40, 400, 1 << 20]),
     as_json=st.booleans(),
     spec=st.sampled_from(["auto", "babelqueue", "som"]),
+    duplicates=st.sampled_from(["allow", "warn", "refuse"]),
+    kept=st.sampled_from([1, 2, 1024]),
 )
 def test_a_block_is_judged_as_its_messages_one_by_one(
-    lines: list[bytes], limit: int, as_json: bool, spec: str
+    tasks: list[list[bytes]], limit: int, as_json: bool, spec: str, duplicates: str, kept: int
 ) -> None:
+    """Blocks judged one after the other by one judge (its written findings kept, or started
+    over every ``kept`` distinct ones) write and count what each message alone would."""
     from envelopekit._cli import Summary, json_of, text_of, verdict_for
     from envelopekit._cli_input import Block
     from envelopekit._cli_jobs import Judge
     from envelopekit._settings import get_settings
 
-    block = Block('feeds/é "x".ndjson', 7, b"\n".join(lines) + b"\n")
-    config = get_settings()
-    out, summary = Judge(spec, config, limit, as_json)([block])
-    expected = Summary()
-    parts = []
-    for message in block.messages(limit):
-        verdict = verdict_for(message, spec, config, limit)
-        expected.add(verdict)
-        parts.append(
-            json_of(message, verdict) if as_json else text_of(message, verdict).encode("utf-8")
-        )
-    assert out == b"".join(parts)
-    assert summary == expected
-    assert list(summary.rules.items()) == list(expected.rules.items())
+    config = get_settings().model_copy(update={"duplicate_keys": duplicates})
+    judge = Judge(spec, config, limit, as_json)
+    number = 7
+    for lines in tasks:
+        block = Block('feeds/é "x".ndjson', number, b"\n".join(lines) + b"\n")
+        number += len(lines) + 1
+        with mock.patch("envelopekit._cli_jobs.WRITTEN_ITEMS", kept):
+            out, summary = judge([block])
+        expected = Summary()
+        parts = []
+        for message in block.messages(limit):
+            verdict = verdict_for(message, spec, config, limit)
+            expected.add(verdict)
+            parts.append(
+                json_of(message, verdict) if as_json else text_of(message, verdict).encode("utf-8")
+            )
+        assert out == b"".join(parts)
+        assert summary == expected
+        assert list(summary.rules.items()) == list(expected.rules.items())
+        assert list(summary.warnings.items()) == list(expected.warnings.items())
+    assert len(judge._written) <= kept
 
 
 # --- spans: a regular file's blocks by position, read by the process that validates them --------
