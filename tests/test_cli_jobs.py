@@ -184,13 +184,50 @@ def test_a_small_input_starts_no_worker() -> None:
     assert b"2 messages: 2 valid" in done.stdout
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "two"])
-def test_jobs_must_be_a_positive_number(value: str) -> None:
+MOST_JOBS = max(256, len(os.sched_getaffinity(0)))
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "two", str(MOST_JOBS + 1), "100000"])
+def test_jobs_must_be_a_number_from_1_to_the_ceiling(value: str) -> None:
     done = subprocess.run(
         [ENTRY, "validate", "--jobs", value, "-"], capture_output=True, env=env(), check=False
     )
     assert done.returncode == 2
-    assert b"--jobs: not a number of processes (1 or more)" in done.stderr
+    expected = f"--jobs: not a number of processes from 1 to {MOST_JOBS}: '{value}'"
+    assert expected.encode() in done.stderr
+    assert b"Traceback" not in done.stderr
+
+
+def test_the_ceiling_itself_is_accepted() -> None:
+    # A small input starts no worker: the number is taken without forking 256 processes.
+    done, workers = watched(
+        ["validate", "--jobs", str(MOST_JOBS), "-"], stdin=GOOD + b"\n" + GOOD + b"\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert workers == 0
+    assert b"2 messages: 2 valid" in done.stdout
+
+
+def test_workers_that_cannot_start_are_a_clear_error(feed: Path) -> None:
+    """Out of file descriptors part-way through starting the workers: a message and status 2,
+    not a traceback (and not status 1, which says a message was invalid)."""
+    import resource
+
+    def few_files() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (16, 16))
+
+    done = subprocess.run(
+        [ENTRY, "validate", "--jobs", "8", str(feed)],
+        capture_output=True,
+        env=env(),
+        check=False,
+        preexec_fn=few_files,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert b"Traceback" not in done.stderr
+    assert b"envelopekit: cannot start 8 validating processes (" in done.stderr
+    assert b"started): Too many open files" in done.stderr
 
 
 # --- signals and failures while workers run -------------------------------------------------

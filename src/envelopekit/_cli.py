@@ -52,6 +52,8 @@ PROGRESS_STEPS: Final = 256
 PROGRESS_MIN_STEP: Final = 16 * 1024
 PROGRESS_MAX_STEP: Final = 1024 * 1024
 PROGRESS_REFRESH: Final = 4
+# The most ``--jobs`` accepts, or the cores the process may use where there are more.
+MAX_JOBS: Final = 256
 
 
 class OutputError(UsageError):
@@ -273,12 +275,15 @@ def _cli_jobs() -> Any:
 
 
 def _jobs(text: str) -> int:
+    # Past the cores, more processes only take turns on them; past this many, a number is a
+    # typo (`--jobs 1000`) that would fork as many interpreters, not a plan.
+    most = max(MAX_JOBS, _cli_jobs().default_jobs())
     try:
         jobs = int(text)
     except ValueError:
         jobs = 0
-    if jobs < 1:
-        raise argparse.ArgumentTypeError(f"not a number of processes (1 or more): {text!r}")
+    if not 1 <= jobs <= most:
+        raise argparse.ArgumentTypeError(f"not a number of processes from 1 to {most}: {text!r}")
     return jobs
 
 
@@ -357,7 +362,7 @@ def _parser() -> argparse.ArgumentParser:
         type=_jobs,
         metavar="N",
         help="validate in N processes, verdicts still in input order (default: the cores "
-        "this process may use; 1: in this process only)",
+        f"this process may use; 1: in this process only; at most {MAX_JOBS} or the cores)",
     )
     validate.add_argument(
         "paths",

@@ -387,27 +387,45 @@ class Pool:
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             for _ in range(self.jobs):
-                task_read, task_write = context.Pipe(duplex=False)
-                result_read, result_write = context.Pipe(duplex=False)
-                inherited = [conn for w in self._workers for conn in (w.tasks, w.results)] + [
-                    task_write,
-                    result_read,
-                ]
-                process = context.Process(
-                    target=_work,
-                    args=(task_read, result_write, inherited if method == "fork" else [],
-                          self.judge),
-                    name=f"envelopekit-validate-{len(self._workers) + 1}",
-                    daemon=True,
-                )  # fmt: skip
-                for conn in (task_write, result_read):
-                    _widen(conn)
-                process.start()
-                task_read.close()
-                result_write.close()
-                self._workers.append(_Worker(process, task_write, result_read))
+                self._start_one(context, method)
+        except OSError as exc:
+            # Out of processes, file descriptors or memory: the ones started are stopped.
+            started = len(self._workers)
+            self.close(finished=False)
+            raise WorkerError(
+                f"cannot start {self.jobs} validating processes ({started} started): "
+                f"{exc.strerror or exc}"
+            ) from exc
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+    def _start_one(self, context: Any, method: str) -> None:
+        opened: list[Connection] = []
+        try:
+            task_read, task_write = context.Pipe(duplex=False)
+            opened += (task_read, task_write)
+            result_read, result_write = context.Pipe(duplex=False)
+            opened += (result_read, result_write)
+            inherited = [conn for w in self._workers for conn in (w.tasks, w.results)] + [
+                task_write,
+                result_read,
+            ]
+            process = context.Process(
+                target=_work,
+                args=(task_read, result_write, inherited if method == "fork" else [], self.judge),
+                name=f"envelopekit-validate-{len(self._workers) + 1}",
+                daemon=True,
+            )
+            for conn in (task_write, result_read):
+                _widen(conn)
+            process.start()
+        except BaseException:
+            for conn in opened:
+                conn.close()
+            raise
+        task_read.close()
+        result_write.close()
+        self._workers.append(_Worker(process, task_write, result_read))
 
     def submit(self, items: list[Item]) -> Iterator[tuple[bytes, Summary]]:
         """Hand a task out; yields the results that had to be read first to make room.
