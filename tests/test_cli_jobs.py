@@ -131,6 +131,21 @@ def test_three_jobs_and_a_spec_named(feed: Path) -> None:
     same_both_ways(["--spec", "som", "--format", "json", str(feed)], jobs=3)
 
 
+def test_many_tasks_on_three_jobs_keep_every_line_in_order(tmp_path: Path) -> None:
+    """Tens of tasks across three workers: each verdict once, at its line, in input order, runs
+    of clean lines and invalid ones told apart by their line numbers alone."""
+    path = tmp_path / "many.ndjson"
+    count = 30_000  # about 8 MiB: 30 tasks or so
+    path.write_bytes(FEED * (count // len(FEED.splitlines())))
+    done, workers = watched(["validate", "--jobs", "3", "--format", "json", str(path)])
+    assert done.returncode == 1, done.stderr
+    assert workers == 3
+    verdicts = [orjson.loads(line) for line in done.stdout.splitlines()]
+    assert [v["source"] for v in verdicts] == [f"{path}:{i + 1}" for i in range(count)]
+    assert [v["ok"] for v in verdicts] == [(i + 1) % 10 != 0 for i in range(count)]
+    assert done.stderr.startswith(f"{count} messages: {count * 9 // 10} valid,".encode())
+
+
 def test_duplicate_keys_refused_the_same(feed: Path) -> None:
     out = same_both_ways(["--duplicate-keys", "refuse", "--format", "json", str(feed)]).stdout
     assert b"json.duplicate_key" in out
