@@ -19,9 +19,6 @@ from typing import IO, Any, Final
 import orjson
 from pydantic import BaseModel
 
-from .babelqueue._evolution import breaking_changes
-from .babelqueue._payload_schema import SchemaRegistryError
-
 __all__ = ["add_parser", "run"]
 
 EXIT_COMPATIBLE: Final = 0
@@ -78,6 +75,10 @@ def _load(reference: str) -> dict[str, Any] | type[BaseModel]:
 
 def run(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> int:
     """Run ``compat`` with parsed ``args``; returns the exit status."""
+    # Imported here: every other command (``validate`` above all) starts without them.
+    from .babelqueue._evolution import breaking_changes
+    from .babelqueue._payload_schema import SchemaRegistryError
+
     try:
         old, new = _load(args.old), _load(args.new)
         changes = breaking_changes(old, new)
