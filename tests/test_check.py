@@ -357,3 +357,41 @@ def test_check_never_changes_a_verdict_once_built(
     assert (sealed.spec, sealed.envelope) == (expected.spec, expected.envelope)
     assert list(sealed.violations) == expected.violations
     assert list(sealed.warnings) == expected.warnings
+
+
+_BABELQUEUE_JSON = sorted((DATA / "babelqueue").rglob("*.json"))
+
+
+def test_what_the_clean_reader_takes_check_finds_clean() -> None:
+    from envelopekit._check import clean_reader
+
+    config = ek.Settings()
+    found = clean_reader("babelqueue", config)
+    assert found is not None
+    quick, most = found
+    taken = declined = 0
+    for path in _BABELQUEUE_JSON:
+        raw = orjson.dumps(orjson.loads(path.read_bytes()))
+        try:
+            envelope = quick(raw) if len(raw) <= most else None
+        except ValidationError:
+            envelope = None
+        verdict = ek.check(raw, spec="babelqueue", settings=config)
+        if envelope is None:
+            declined += 1
+            continue
+        taken += 1
+        assert verdict.ok and not verdict.warnings, path
+        assert verdict.envelope == envelope
+    assert taken and declined  # both kinds are in the corpus
+
+
+def test_the_clean_reader_is_offered_only_where_check_would_use_it() -> None:
+    from envelopekit._check import clean_reader
+
+    assert clean_reader("auto", ek.Settings()) is None
+    assert clean_reader("babelqueue", ek.Settings(duplicate_keys="warn")) is None
+    assert clean_reader("babelqueue", ek.Settings(duplicate_keys="refuse")) is None
+    assert clean_reader("babelqueue", ek.Settings(max_depth=3)) is None
+    small = clean_reader("babelqueue", ek.Settings(max_message_bytes=300))
+    assert small is not None and small[1] == 300

@@ -38,6 +38,7 @@ __all__ = [
     "SpecEntry",
     "SpecName",
     "check",
+    "clean_reader",
     "detect",
     "is_spec_name",
     "spec_named",
@@ -249,6 +250,21 @@ class Spec(abc.ABC):
 
 
 _LOADED: dict[str, Spec] = {}
+
+
+def clean_reader(spec: str, settings: Settings) -> tuple[Callable[[bytes], Any], int] | None:
+    """The spec's quick reader and the most bytes it may read, where it decides clean verdicts.
+
+    Where ``check`` would return the reader's envelope as an ``ok`` verdict with nothing noted;
+    ``None`` where it would not (``spec="auto"``, a duplicate-keys setting other than allow, a
+    depth limit below the reader's). For a caller that only needs to know a message is clean
+    (the command line's judge): a message of at most that many bytes that the reader takes
+    (not ``None``, no ``ValidationError``) has exactly that verdict, with no ``Verdict`` built.
+    """
+    if spec == "auto" or settings.duplicate_keys != "allow":
+        return None  # auto detects first; duplicate keys are looked for after the read
+    _, quick, most = spec_named(spec).planned(settings)
+    return None if quick is None else (quick, most)
 
 
 def spec_named(name: str) -> Spec:

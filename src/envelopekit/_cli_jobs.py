@@ -38,8 +38,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, cast
 
 import orjson
+from pydantic import ValidationError
 
-from ._check import SPECS, check
+from ._check import SPECS, check, clean_reader
 from ._cli import CLEAN_LINES, Summary, json_of, text_of, verdict_for
 from ._cli_input import JSON_WHITESPACE, Block, InputChanged, InputError, Message, Span
 from ._violations import Verdict
@@ -148,6 +149,8 @@ class Judge:
         invalid_head = b"INVALID " + head[8:]
         # Lines first .. number - 1 are clean verdicts of spec ``kind``, not written yet.
         first, kind = block.number, spec
+        # A line the spec's quick reader takes is clean: no verdict is built for it.
+        quick, most = clean_reader(spec, settings) or (None, 0)
         for number, line in enumerate(lines, block.number):
             size = len(line)
             if size > limit:
@@ -157,6 +160,12 @@ class Judge:
                 self._one(Message(f"{name}:{number}", line[: limit + 1], size), summary, out)
                 first = number + 1
             elif body := line.strip(JSON_WHITESPACE):
+                if quick is not None and len(body) <= most:
+                    try:
+                        if quick(body) is not None:
+                            continue
+                    except ValidationError:  # not JSON: check reports it
+                        pass
                 verdict = check(body, spec, settings=settings)
                 if verdict.violations or verdict.warnings:
                     if number > first:
