@@ -32,6 +32,7 @@ __all__ = [
     "Violation",
     "as_pydantic_error",
     "cap",
+    "context_cap",
     "is_unicode",
     "pointer",
     "quote",
@@ -101,6 +102,19 @@ class Verdict(Generic[M]):
     def rules(self) -> list[str]:
         """The rule ids of the violations, in order, without repeats."""
         return list(dict.fromkeys(v.rule for v in self.violations))
+
+
+def context_cap(context: object) -> int | None:
+    """A validation context's ``max_violations`` (an int of at least 1), if it has one.
+
+    ``check`` passes its settings' value this way, so a model's warnings follow the caller's
+    cap rather than the environment's.
+    """
+    if type(context) is dict or isinstance(context, Mapping):
+        room = typing.cast("Mapping[str, object]", context).get("max_violations")
+        if type(room) is int and room >= 1:
+            return room
+    return None
 
 
 def pointer(*segments: str | int) -> str:

@@ -34,6 +34,7 @@ from .._text import text_checked_schema
 from .._violations import (
     Violation,
     as_pydantic_error,
+    context_cap,
     printable,
     rule_error,
     violation,
@@ -519,11 +520,7 @@ def _warning_cap(context: object) -> int:
     The validation context's ``max_violations`` (``check`` passes its own settings'), else the
     environment's.
     """
-    if type(context) is dict or isinstance(context, Mapping):
-        room = cast("Mapping[str, object]", context).get("max_violations")
-        if type(room) is int and room >= 1:
-            return room
-    return get_settings().max_violations
+    return context_cap(context) or get_settings().max_violations
 
 
 def _drop_forbidden(

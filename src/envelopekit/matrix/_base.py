@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Mapping
 from functools import partial
-from typing import Annotated, Any, ClassVar, Literal, cast
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     AfterValidator,
@@ -27,7 +26,7 @@ from .._json import INT64_MAX, dumps, needs_scan, scan_numbers
 from .._model import WireModel
 from .._settings import get_settings
 from .._text import text_checked_schema
-from .._violations import Violation, as_pydantic_error, quote, rule_error, violation
+from .._violations import Violation, as_pydantic_error, context_cap, quote, rule_error, violation
 
 __all__ = [
     "FalseConst",
@@ -127,15 +126,6 @@ def remember_warning_cap(model: BaseModel, room: int) -> None:
     """Keep ``room`` as the most warnings :func:`warning_cap` gives ``model``, while it lives."""
     key = id(model)
     _CAPS[key] = (weakref.ref(model, partial(_forget, key)), room)
-
-
-def context_cap(context: object) -> int | None:
-    """A validation context's ``max_violations`` (an int of at least 1), if it has one."""
-    if type(context) is dict or isinstance(context, Mapping):
-        room = cast("Mapping[str, object]", context).get("max_violations")
-        if type(room) is int and room >= 1:
-            return room
-    return None
 
 
 def warning_cap(model: BaseModel) -> int:
