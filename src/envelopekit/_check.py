@@ -6,7 +6,7 @@ import abc
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, TypeAlias
 
 from pydantic import ValidationError
 from pydantic_core import from_json
@@ -146,6 +146,16 @@ _SIGNATURES: Final = _ranked(lambda entry: entry.signature_rank)
 _SHAPES: Final = _ranked(lambda entry: entry.shape_rank)
 
 
+def _declined(raw: bytes) -> None:
+    """The reader of a plan that allows none: never called, its bound being -1."""
+    return None
+
+
+QuickPlan: TypeAlias = "tuple[Settings | None, Callable[[bytes], Any], int, bool]"
+""":meth:`Spec.planned`: the settings, the quick reader, the most bytes it may read (-1 for
+none), and whether its verdict is final (no duplicate-key scan after it)."""
+
+
 class Spec(abc.ABC):
     """How ``check`` reads one spec's messages; each spec package defines one in ``_spec.py``.
 
@@ -177,9 +187,9 @@ class Spec(abc.ABC):
     these settings, it would decline too."""
     quick_depth: int = 0
     """How deep a message :attr:`quick` takes nests, at most (the top-level value is 1)."""
-    quick_plan: tuple[Settings | None, Callable[[bytes], Any] | None, int] = (None, None, 0)
-    """The settings last seen, :attr:`quick` if they allow it, and the largest message it may
-    read under them (:meth:`planned`), as one tuple so that a thread never mixes two plans."""
+    quick_plan: QuickPlan = (None, _declined, -1, False)
+    """:meth:`planned` for the settings last seen, as one tuple so that a thread never mixes
+    two plans."""
     validate_small: Callable[[bytes | str, Settings], Verdict[Any] | None] | None = None
     """A spec's own reading of a message within ``FULL_REPORT_BYTES``, if it has one (Matrix's,
     which picks its model from the bytes); ``None`` from it leaves the message to :attr:`read`."""
@@ -192,20 +202,25 @@ class Spec(abc.ABC):
         # thread never reads one settings' context beside another's.
         self._context: tuple[Settings | None, dict[str, Any] | None] = (None, None)
 
-    def planned(self, settings: Settings) -> tuple[Settings, Callable[[bytes], Any] | None, int]:
+    def planned(self, settings: Settings) -> QuickPlan:
         """:attr:`quick_plan` for ``settings``.
 
+        The plan holds the settings, the reader, its size bound, and whether its verdict is
+        final.
         :attr:`quick` is allowed where no check it stands in for could find anything on a
         message it accepts: a depth limit of at least :attr:`quick_depth`, and a message
         within the size limits (the spec's and the settings') and small enough for
-        :meth:`validate` to report in full.
+        :meth:`validate` to report in full. Where it is not, the plan's bound is -1, so that
+        no message reaches its reader. Its verdict is final unless duplicate keys are looked
+        for after the read.
         """
+        final = settings.duplicate_keys == "allow"
         if self.quick is None or settings.max_depth < self.quick_depth:
-            return (settings, None, 0)
+            return (settings, _declined, -1, final)
         most = min(settings.max_message_bytes, FULL_REPORT_BYTES)
         if self.max_bytes is not None:
             most = min(most, self.max_bytes)
-        return (settings, self.quick, most)
+        return (settings, self.quick, most, final)
 
     def validate(self, raw: bytes | str, settings: Settings) -> Verdict[Any]:
         """Validate one message already within the size and depth limits."""
@@ -263,8 +278,8 @@ def clean_reader(spec: str, settings: Settings) -> tuple[Callable[[bytes], Any],
     """
     if spec == "auto" or settings.duplicate_keys != "allow":
         return None  # auto detects first; duplicate keys are looked for after the read
-    _, quick, most = spec_named(spec).planned(settings)
-    return None if quick is None else (quick, most)
+    _, quick, most, _ = spec_named(spec).planned(settings)
+    return None if most < 0 else (quick, most)
 
 
 def spec_named(name: str) -> Spec:
@@ -295,9 +310,13 @@ def detect(document: Any) -> SpecName | None:
     return None
 
 
-def _as_bytes(raw: Raw) -> bytes | str:
-    if type(raw) is bytes or isinstance(raw, (bytes, str)):
+def _encoded(raw: Raw) -> bytes:
+    if isinstance(raw, bytes):
         return raw
+    if isinstance(raw, str):
+        # Validate the UTF-8 bytes: a str holding a lone surrogate becomes bytes that are not
+        # UTF-8, which the parser refuses as json.invalid like any other undecodable input.
+        return raw.encode("utf-8", "surrogatepass")
     if isinstance(raw, (bytearray, memoryview)):
         return bytes(raw)
     raise TypeError(f"check() takes bytes or str, not {type(raw).__name__}")
@@ -333,30 +352,27 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
         ValueError: for an unknown ``spec`` name (a programming error, not bad input).
         TypeError: when ``raw`` is neither bytes nor str.
     """
-    target = None if spec == "auto" else _LOADED.get(spec) or spec_named(spec)
+    # The order is the clean path's: most messages are valid bytes for a named spec, and what
+    # runs before their verdict is a few percent of it (bench/run.py, ek.check).
+    target = _LOADED.get(spec)  # "auto" is never a key
+    if target is None and spec != "auto":
+        target = spec_named(spec)
     if settings is None:
         settings = get_settings()
-    if type(raw) is bytes:
-        encoded = raw
-    else:
-        text = _as_bytes(raw)
-        # Validate the UTF-8 bytes: a str holding a lone surrogate becomes bytes that are not
-        # UTF-8, which the parser refuses as json.invalid like any other undecodable input.
-        encoded = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    encoded = raw if type(raw) is bytes else _encoded(raw)
     if target is not None:
         # The spec's quick reader first, where these settings allow it (Spec.quick).
-        seen, quick, most = target.quick_plan
+        seen, quick, most, final = target.quick_plan
         if seen is not settings:
-            seen, quick, most = target.quick_plan = target.planned(settings)
-        if quick is not None and len(encoded) <= most:
+            seen, quick, most, final = target.quick_plan = target.planned(settings)
+        if len(encoded) <= most:
             try:
                 envelope = quick(encoded)
             except ValidationError:  # not JSON: the spec's validator reports it below
                 envelope = None
             if envelope is not None:
-                if settings.duplicate_keys == "allow":
-                    return Verdict(target.name, envelope, [], [])
-                return _completed(Verdict(target.name, envelope, [], []), encoded, settings)
+                verdict = Verdict(target.name, envelope, [], [])
+                return verdict if final else _completed(verdict, encoded, settings)
     size = len(encoded)
     name = spec
     limit = settings.max_message_bytes

@@ -124,7 +124,7 @@ def check_agrees(raw: bytes, settings: Settings | None = None) -> ek.Verdict[Any
     quick, plan = spec.quick, spec.quick_plan
     try:
         spec.quick = None
-        spec.quick_plan = (None, None, 0)
+        spec.quick_plan = (None, spec.quick_plan[1], -1, False)
         without = ek.check(raw, spec="babelqueue", settings=settings)
     finally:
         spec.quick, spec.quick_plan = quick, plan
