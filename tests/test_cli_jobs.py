@@ -15,11 +15,12 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
-from contextlib import suppress
 from pathlib import Path
+from typing import IO, NamedTuple
 from unittest import mock
 
 import orjson
@@ -259,13 +260,41 @@ def wait_until(ready: Callable[[], bool], timeout: float = 120.0) -> None:
         time.sleep(0.02)
 
 
-def started(lines: bytes, **popen: object) -> tuple[subprocess.Popen[bytes], list[int]]:
-    """The CLI on a pipe it has read ``lines`` from, its two workers running."""
+class Started(NamedTuple):
+    """The CLI on a pipe it has read lines from, its two workers running."""
+
+    proc: subprocess.Popen[bytes]
+    workers: list[int]
+    out: IO[bytes]
+    err: IO[bytes]
+
+    def finish(self, more: bytes = b"") -> tuple[bytes, bytes]:
+        """Write ``more`` (unless the run has ended), close stdin; stdout and stderr."""
+        # communicate() writes with a timeout and takes a broken pipe as the run's end.
+        self.proc.communicate(more or None, timeout=60)
+        return read_back(self.out), read_back(self.err)
+
+
+def read_back(file: IO[bytes]) -> bytes:
+    file.seek(0)
+    data = file.read()
+    file.close()
+    return data
+
+
+def started(lines: bytes, **popen: object) -> Started:
+    """The CLI reading ``lines`` from a pipe, its two workers running.
+
+    Its stdout and stderr are files, not pipes: a run that fills a pipe nobody reads yet
+    would stop reading stdin, and the test writing to it would wait forever.
+    """
+    # Closed by Started.finish, so not in a with block.
+    out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()  # noqa: SIM115
     proc = subprocess.Popen(
         [ENTRY, "validate", "--jobs", "2", "--spec", "babelqueue", "-"],
         stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stdout=out,
+        stderr=err,
         env=env(),
         **popen,  # type: ignore[call-overload]
     )
@@ -273,7 +302,7 @@ def started(lines: bytes, **popen: object) -> tuple[subprocess.Popen[bytes], lis
     proc.stdin.write(lines)
     proc.stdin.flush()
     wait_until(lambda: len(children(proc.pid)) == 2)
-    return proc, children(proc.pid)
+    return Started(proc, children(proc.pid), out, err)
 
 
 def in_order(out: bytes) -> int:
@@ -292,14 +321,15 @@ FEED = b"".join((BAD if (i + 1) % 10 == 0 else GOOD) + b"\n" for i in range(6_00
 
 @pytest.mark.parametrize("whom", ["main process", "process group"])
 def test_ctrl_c_with_workers_prints_the_summary_so_far(whom: str) -> None:
-    proc, workers = started(FEED, start_new_session=True)
+    run = started(FEED, start_new_session=True)
+    proc, workers = run.proc, run.workers
     # It has read what was written and waits for more on the pipe.
     wait_until(lambda: "pipe" in Path(f"/proc/{proc.pid}/wchan").read_text())
     if whom == "main process":
         proc.send_signal(signal.SIGINT)
     else:
         os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    out, err = run.finish()
     assert proc.returncode == 130, err
     assert b"interrupted" in err
     assert b"Traceback" not in err
@@ -309,15 +339,24 @@ def test_ctrl_c_with_workers_prints_the_summary_so_far(whom: str) -> None:
     wait_until(lambda: not any(alive(pid) for pid in workers), timeout=30)
 
 
-def test_a_worker_that_dies_ends_the_run_with_status_2() -> None:
-    proc, workers = started(FEED)
+@pytest.mark.parametrize("when", ["at once", "idle"])
+def test_a_worker_that_dies_ends_the_run_with_status_2(when: str) -> None:
+    run = started(FEED)
+    proc, workers = run.proc, run.workers
+    if when == "idle":
+        # Every task handed out (the main process waits on stdin) and done (the workers wait
+        # for more): the run has some 64 KiB of verdicts to write before it meets the death.
+        def idle() -> bool:
+            waits = [Path(f"/proc/{pid}/wchan").read_text() for pid in [proc.pid, *workers]]
+            return "pipe" in waits[0] and all("futex" in w for w in waits[1:])
+
+        wait_until(idle)
+        time.sleep(0.2)
+        wait_until(idle)
     os.kill(workers[0], signal.SIGKILL)
-    assert proc.stdin is not None
     # More tasks, one of them for the dead worker (unless a result it owed was awaited first,
     # and the run has already ended).
-    with suppress(BrokenPipeError):
-        proc.stdin.write(FEED)
-    out, err = proc.communicate(timeout=60)
+    out, err = run.finish(FEED)
     assert proc.returncode == 2, err
     assert b"a validating process ended unexpectedly (killed by signal 9)" in err
     assert b"Traceback" not in err
