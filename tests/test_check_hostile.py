@@ -323,6 +323,19 @@ def test_an_integer_past_4300_digits_is_out_of_range_at_its_member(digits: int) 
         assert "18446744073709551616" not in verdict.violations[0].message
 
 
+def test_long_integers_do_not_bring_a_message_under_its_specs_size_limit() -> None:
+    # 50 integers of 5,000 digits make this SOM message 250 KB, past SOM's 240,000 bytes; the
+    # copy read with 2^64 stand-ins for them is 1,000 times smaller, and no smaller message.
+    raw = som_with_assets(b"9" * 5000, 50)
+    assert 240_000 < len(raw) < ek.Settings().max_message_bytes
+    for spec in ("som", "auto"):
+        verdict = ek.check(raw, spec)
+        assert [(v.rule, v.pointer) for v in verdict.violations] == [
+            (rules.MESSAGE_TOO_LARGE, "")
+        ], spec
+        assert verdict.spec == "som"
+
+
 def test_an_integer_of_exactly_4300_digits_is_quoted_by_its_size() -> None:
     verdict = ek.check(b'{"op":"fs.write","payload":{"n":' + b"9" * 4300 + b"}}", "matrix")
     assert [(v.rule, v.pointer) for v in verdict.violations] == [

@@ -389,7 +389,17 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
         return _refused(
             name, rules.MESSAGE_TOO_DEEP, f"The JSON nests deeper than {settings.max_depth}."
         )
-    stand_in = None
+    return _completed(_read(encoded, target, settings, size), encoded, settings)
+
+
+def _read(encoded: bytes, target: Spec | None, settings: Settings, size: int) -> Verdict[Any]:
+    """The verdict of ``target`` (``None`` to recognise the spec) on a message within limits.
+
+    ``size`` is the message's, which the spec recognised must allow. A text with an integer
+    too long for the parser is read again with a stand-in for it (:func:`without_long_integers`)
+    at the message's size: within the limits, but for the spec's own.
+    """
+    name = "auto" if target is None else target.name
     if target is None:
         try:
             # pydantic's own parser, so auto-detection reads exactly what validation will.
@@ -397,7 +407,7 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
         except ValueError as exc:
             stand_in = _long_integers_replaced(encoded, str(exc))
             if stand_in is not None:
-                named = _long_integers_named(check(stand_in, spec, settings=settings))
+                named = _long_integers_named(_read(stand_in, None, settings, size))
                 if named is not None:
                     return named
             if "recursion limit" in str(exc):
@@ -423,8 +433,8 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
         if stand_in is not None:
             named = _long_integers_named(target.validate(stand_in, settings))
             if named is not None:
-                verdict = named
-    return _completed(verdict, encoded, settings)
+                return named
+    return verdict
 
 
 def _completed(verdict: Verdict[Any], encoded: bytes, settings: Settings) -> Verdict[Any]:

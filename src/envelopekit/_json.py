@@ -16,7 +16,6 @@ import sys
 from array import array
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from itertools import accumulate
 from operator import itemgetter
 from typing import Any, Final
@@ -350,24 +349,8 @@ def scan_numbers(
         integers: check integers too (else only NaN and Infinity).
         max_warnings: stop collecting warnings past this many.
     """
-    if type(value) is not dict and type(value) is not list:
-        # A bare number: scanned as the one item of a list, then pointed at `base`.
-        found = scan_numbers(
-            [value],
-            "",
-            wide_integers=wide_integers,
-            first_refusal=first_refusal,
-            integers=integers,
-            max_warnings=max_warnings,
-        )
-        # The count of what was left out points at the document, as everywhere.
-        errors, warnings = (
-            [v if v.rule == rules.VIOLATIONS_TRUNCATED else replace(v, pointer=base) for v in part]
-            for part in found
-        )
-        return errors, warnings
-    errors = []
-    warnings = []
+    errors: list[Violation] = []
+    warnings: list[Violation] = []
     dropped = 0
     if wide_integers:
         wide, low, high = _wide_bounds(_int_max_str_digits())
@@ -375,6 +358,10 @@ def scan_numbers(
         wide, low, high = 0, INT64_MIN, INT64_MAX
     stack: list[_Node | None] = [None]
     values: list[Any] = [value]
+    if type(value) is not dict and type(value) is not list:
+        # A bare number: the one item of a node whose key has no segment, so that what is
+        # found points at `base` itself.
+        values = [_Rest(iter(((None, value),)))]
     full = False  # the warnings reached max_warnings: past it, one is only counted
     while stack:
         parent = stack.pop()
@@ -577,7 +564,9 @@ def _wide_bounds(str_digits: int) -> tuple[int, int, int]:
     return wide, 1 - wide, wide - 1
 
 
-def _segment(key: str | int) -> str:
+def _segment(key: str | int | None) -> str:
+    if key is None:  # a bare value's own place (scan_numbers)
+        return ""
     if isinstance(key, str):
         # `pointer(key)` inline (RFC 6901: `~` first), without its generator.
         return "/" + key.replace("~", "~0").replace("/", "~1")
