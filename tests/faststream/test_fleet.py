@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import IO
 
 import orjson
+import pytest
 import redis
 from babelqueue.redis_transport import RedisTransport
 
@@ -170,6 +171,8 @@ def _workers(url: str, log: IO[bytes]) -> Iterator[Worker]:
         yield Worker(url, f"w{i}", log)
 
 
+# Its own deadline, past the suite's per-test timeout: its failure says what the fleet did not do.
+@pytest.mark.timeout(DEADLINE_SECONDS + 120)
 def test_fleet_loses_nothing_and_completes_each_job_once(redis_url: str) -> None:
     poison, ids, flaky, duplicated = _inputs(redis_url)
     assert len(set(ids)) == DISTINCT
