@@ -564,10 +564,27 @@ _LARGE = st.binary(min_size=1, max_size=12).map(
 )
 
 
-@settings(max_examples=40, deadline=None)
-@given(_LARGE, st.integers(1, 70))
-def test_the_bracket_bound_of_a_large_text_is_the_count(raw: bytes, limit: int) -> None:
-    assert len(raw) > 16_384
+# Texts on each side of 16 KiB (up to it the brackets are counted, past it found one by one),
+# dense with brackets (a short piece repeated) or sparse (a few put into spaces).
+_SIZES = st.sampled_from([700, 5_000, 16_384, 16_385, 20_000])
+_DENSE = st.tuples(st.binary(min_size=1, max_size=12), _SIZES).map(
+    lambda p: (bytes(b'[]{}"\\ a'[x % 8] for x in p[0]) * p[1])[: p[1]]
+)
+_SPARSE = st.tuples(
+    _SIZES, st.lists(st.tuples(st.integers(0, 20_000), st.sampled_from(b"[{]}")), max_size=80)
+).map(lambda p: bytes(_with_brackets(p[0], p[1])))
+
+
+def _with_brackets(size: int, brackets: list[tuple[int, int]]) -> bytearray:
+    text = bytearray(b" " * size)
+    for at, bracket in brackets:
+        text[at % size] = bracket
+    return text
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.one_of(_DENSE, _SPARSE), st.integers(1, 70))
+def test_the_bracket_bound_is_the_count_at_every_size(raw: bytes, limit: int) -> None:
     assert more_brackets_than(raw, limit) is (raw.count(b"{") + raw.count(b"[") > limit)
 
 
