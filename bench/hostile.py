@@ -8,6 +8,11 @@ same document with each hostile token replaced by a valid one of the same length
 still reads every byte. Peak memory is what ``tracemalloc`` sees during one ``check`` (Python
 allocations: the parsed document, errors, violations). Targets: at most 10x and 32 MiB.
 ``--cpu`` times by process CPU time, for a shared machine.
+
+One row is not at the limit, and the targets do not apply to it: the lone 5,000-digit integer
+in a 5 KB message, the reproducer of issue 12 (its verdict, not its cost). Against the 5 us
+parse of a message that small, it shows what the stand-in reading of a too-long integer costs
+per call; the same class at the limit (one integer of 1 MiB) is a row of its own.
 """
 
 from __future__ import annotations
@@ -78,6 +83,7 @@ class Case:
     spec: str
     floor: bytes
     settings: ek.Settings
+    at_limit: bool = True
 
     @classmethod
     def of(
@@ -88,10 +94,11 @@ class Case:
         *,
         swap: tuple[bytes, bytes] | None = None,
         settings: ek.Settings | None = None,
+        at_limit: bool = True,
     ) -> Case:
         floor = raw if swap is None else raw.replace(*swap)
         orjson.loads(floor)  # the floor itself must be JSON
-        return cls(name, raw, spec, floor, settings or ek.Settings())
+        return cls(name, raw, spec, floor, settings or ek.Settings(), at_limit)
 
     def check(self) -> ek.Verdict[Any]:
         return ek.check(self.raw, self.spec, settings=self.settings)
@@ -102,6 +109,7 @@ class Case:
 
 def cases() -> list[Case]:
     big_int = b"9" * 5000
+    whole = b"9" * (MIB - len(BQ_HEAD) - 2)  # one integer filling the message
     return [
         Case.of("som story.context, assets = [{}] * n", som_story(b"{}"), "som"),
         Case.of("som story.context, assets of bad items", som_story(b'{"asset_id":1}'), "som"),
@@ -155,9 +163,15 @@ def cases() -> list[Case]:
             BQ_HEAD + b'"' + b"[{" * ((MIB - len(BQ_HEAD) - 10) // 2) + b'"}}',
         ),
         Case.of(
-            "babelqueue data = 5,000-digit integer",
+            "babelqueue data = 5,000-digit integer (5 KB, not at the limit)",
             BQ_HEAD + big_int + b"}}",
             swap=(big_int, b"1." + b"9" * 4998),
+            at_limit=False,
+        ),
+        Case.of(
+            "babelqueue data = one integer of 1 MiB",
+            BQ_HEAD + whole + b"}}",
+            swap=(whole, b"1." + whole[2:]),
         ),
         Case.of(
             "babelqueue data = [5,000-digit integer, ...]",
@@ -233,12 +247,13 @@ def main(argv: list[str] | None = None) -> int:
             f"| {seconds * 1e3:.2f} ms | {floor * 1e3:.2f} ms | {ratio:.1f}x "
             f"| {memory / MIB:.1f} MiB | {peak(case.parse_floor) / MIB:.1f} MiB |"
         )
-        if ratio > TIME_TARGET or memory > MEMORY_TARGET:
+        if case.at_limit and (ratio > TIME_TARGET or memory > MEMORY_TARGET):
             failed.append(case.name)
     table = "\n".join(lines)
     print(table)
     print(
-        f"\ntargets: <= {TIME_TARGET:.0f}x orjson.loads, <= {MEMORY_TARGET // MIB} MiB; "
+        f"\ntargets (at the limit): <= {TIME_TARGET:.0f}x orjson.loads, "
+        f"<= {MEMORY_TARGET // MIB} MiB; "
         + (f"missed by: {', '.join(failed)}" if failed else "all met")
     )
     if args.out is not None:
