@@ -360,6 +360,7 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
     if settings is None:
         settings = get_settings()
     encoded = raw if type(raw) is bytes else _encoded(raw)
+    not_json = None
     if target is not None:
         # The spec's quick reader first, where these settings allow it (Spec.quick).
         seen, quick, most, final = target.quick_plan
@@ -368,8 +369,9 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
         if len(encoded) <= most:
             try:
                 envelope = quick(encoded)
-            except ValidationError:  # not JSON: the spec's validator reports it below
+            except ValidationError as exc:  # not JSON: the spec's validator reports it below
                 envelope = None
+                not_json = exc
             if envelope is not None:
                 verdict = Verdict(target.name, envelope, [], [])
                 return verdict if final else _completed(verdict, encoded, settings)
@@ -389,17 +391,33 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
         return _refused(
             name, rules.MESSAGE_TOO_DEEP, f"The JSON nests deeper than {settings.max_depth}."
         )
-    return _completed(_read(encoded, target, settings, size), encoded, settings)
+    return _completed(_read(encoded, target, settings, size, not_json), encoded, settings)
 
 
-def _read(encoded: bytes, target: Spec | None, settings: Settings, size: int) -> Verdict[Any]:
+def _read(
+    encoded: bytes,
+    target: Spec | None,
+    settings: Settings,
+    size: int,
+    not_json: ValidationError | None = None,
+) -> Verdict[Any]:
     """The verdict of ``target`` (``None`` to recognise the spec) on a message within limits.
 
     ``size`` is the message's, which the spec recognised must allow. A text with an integer
     too long for the parser is read again with a stand-in for it (:func:`without_long_integers`)
-    at the message's size: within the limits, but for the spec's own.
+    at the message's size: within the limits, but for the spec's own. ``not_json`` is what the
+    spec's quick reader raised for the text, if it did: where it says the parser stopped at
+    such an integer, the spec's validator would stop there too, and the stand-in is read at
+    once.
     """
     name = "auto" if target is None else target.name
+    if target is not None and not_json is not None:
+        said = not_json.errors(include_url=False, include_input=False)[0]["msg"]
+        stand_in = _long_integers_replaced(encoded, said)
+        if stand_in is not None:
+            named = _long_integers_named(target.validate(stand_in, settings))
+            if named is not None:
+                return named
     if target is None:
         try:
             # pydantic's own parser, so auto-detection reads exactly what validation will.

@@ -227,6 +227,22 @@ RAW_RARE: dict[str, bytes] = {
     "Infinity in data": orjson.dumps(BASE).replace(b'"order_id":1042', b'"order_id":-Infinity'),
     "overflowing float in data": orjson.dumps(BASE).replace(b'"order_id":1042', b'"x":1e400'),
     "not JSON": b'{"job": ',
+    # Past the parser's 4,300 digits: read again with a stand-in, also alongside other findings.
+    "5,000-digit integer in data": orjson.dumps(BASE).replace(
+        b'"order_id":1042', b'"order_id":' + b"9" * 5000
+    ),
+    "NaN, then a 5,000-digit integer": orjson.dumps(BASE).replace(
+        b'"order_id":1042', b'"x":NaN,"order_id":-' + b"9" * 5000
+    ),
+    "a 5,000-digit integer, then NaN": orjson.dumps(BASE).replace(
+        b'"order_id":1042', b'"order_id":' + b"9" * 5000 + b',"x":NaN'
+    ),
+    "a 5,000-digit attempts": orjson.dumps(BASE).replace(
+        b'"attempts":0', b'"attempts":' + b"9" * 5000
+    ),
+    "two 5,000-digit integers, a blank job": orjson.dumps({**BASE, "job": " "}).replace(
+        b'"order_id":1042', b'"a":' + b"9" * 5000 + b',"b":' + b"8" * 4400
+    ),
     "too deep data": orjson.dumps({**BASE, "data": {"x": []}}).replace(
         b"[]", b"[" * (DEPTH - 1) + b"]" * (DEPTH - 1)
     ),
@@ -240,6 +256,24 @@ def test_each_rare_case_is_left_to_the_model(name: str) -> None:
     check_agrees(raw)
     if name in RARE:
         dict_agrees(RARE[name])
+
+
+def test_a_long_integer_the_quick_reader_stopped_at_is_read_once_as_its_stand_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    spec = spec_named("babelqueue")
+    raw = RAW_RARE["5,000-digit integer in data"]
+    read: list[bytes | str] = []
+    validate = spec.validate
+
+    def recorded(text: bytes | str, settings: Settings) -> ek.Verdict[Any]:
+        read.append(text)
+        return validate(text, settings)
+
+    monkeypatch.setattr(spec, "validate", recorded)
+    assert ek.check(raw, spec="babelqueue").rules() == [rules.NUMBER_OUT_OF_RANGE]
+    assert len(read) == 1
+    assert b"9" * 5000 not in read[0] and b"18446744073709551616" in read[0]
 
 
 def test_the_rare_cases_still_get_the_models_findings() -> None:
