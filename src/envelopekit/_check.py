@@ -413,21 +413,17 @@ def _read(
     name = "auto" if target is None else target.name
     if target is not None and not_json is not None:
         said = not_json.errors(include_url=False, include_input=False)[0]["msg"]
-        stand_in = _long_integers_replaced(encoded, said)
-        if stand_in is not None:
-            named = _long_integers_named(target.validate(stand_in, settings))
-            if named is not None:
-                return named
+        named = _read_with_stand_in(encoded, said, target, settings, size)
+        if named is not None:
+            return named
     if target is None:
         try:
             # pydantic's own parser, so auto-detection reads exactly what validation will.
             document = from_json(encoded, allow_inf_nan=True)
         except ValueError as exc:
-            stand_in = _long_integers_replaced(encoded, str(exc))
-            if stand_in is not None:
-                named = _long_integers_named(_read(stand_in, None, settings, size))
-                if named is not None:
-                    return named
+            named = _read_with_stand_in(encoded, str(exc), None, settings, size)
+            if named is not None:
+                return named
             if "recursion limit" in str(exc):
                 return _refused(name, rules.MESSAGE_TOO_DEEP, f"The JSON nests too deeply: {exc}.")
             return _refused(name, rules.JSON_INVALID, f"Invalid JSON: {exc}.")
@@ -447,11 +443,9 @@ def _read(
             )
     verdict = target.validate(encoded, settings)
     if verdict.violations and verdict.violations[0].rule == rules.JSON_INVALID:
-        stand_in = _long_integers_replaced(encoded, verdict.violations[0].message)
-        if stand_in is not None:
-            named = _long_integers_named(target.validate(stand_in, settings))
-            if named is not None:
-                return named
+        named = _read_with_stand_in(encoded, verdict.violations[0].message, target, settings, size)
+        if named is not None:
+            return named
     return verdict
 
 
@@ -480,11 +474,23 @@ def _completed(verdict: Verdict[Any], encoded: bytes, settings: Settings) -> Ver
     return verdict
 
 
-def _long_integers_replaced(raw: bytes, error: str) -> bytes | None:
-    # pydantic's parser refuses an integer past its 4,300 digits for the whole document.
+def _read_with_stand_in(
+    encoded: bytes, error: str, target: Spec | None, settings: Settings, size: int
+) -> Verdict[Any] | None:
+    """The verdict of a text the parser refused, read again with 2^64 for each long integer.
+
+    ``error`` is the parser's: pydantic's refuses an integer past its 4,300 digits for the
+    whole document. ``None`` when that is not what it says, or when the copy shows no trace
+    of a stand-in (``json.invalid`` then stands).
+    """
     if "number out of range" not in error:
         return None
-    return without_long_integers(raw, error)
+    stand_in = without_long_integers(encoded, error)
+    if stand_in is None:
+        return None
+    if target is None:
+        return _long_integers_named(_read(stand_in, None, settings, size))
+    return _long_integers_named(target.validate(stand_in, settings))
 
 
 def _long_integers_named(stand_in: Verdict[Any]) -> Verdict[Any] | None:
