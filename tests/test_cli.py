@@ -82,6 +82,45 @@ def test_ndjson_from_stdin_names_lines() -> None:
     assert lines[1]["violations"][0]["rule"] == "json.invalid"
 
 
+@pytest.mark.parametrize("spec", ["babelqueue", "auto"])
+def test_long_integers_on_the_command_line(spec: str) -> None:
+    # NDJSON whose first line holds NaN and an integer past the parser's 4,300 digits is read
+    # line by line; each integer is named at its member, as `check` names it, and a SOM message
+    # past its 240,000 bytes only by such integers is too large.
+    good = orjson.loads((FIXTURES / "order-created.json").read_bytes())
+    beside = orjson.dumps(good).replace(b'"order_id":1042', b'"x":NaN,"order_id":-' + b"9" * 4400)
+    lone = orjson.dumps(good).replace(b'"order_id":1042', b'"order_id":' + b"9" * 5000)
+    story = orjson.loads(
+        (DATA / "som" / "examples" / "story-context" / "hurricane-beat6-envelope.json").read_bytes()
+    )
+    story["payload"]["assets"] = [0]
+    som = orjson.dumps(story).replace(
+        b'"assets":[0]', b'"assets":[' + b",".join([b"9" * 5000] * 50) + b"]"
+    )
+    lines = [beside, lone] + ([som] if spec == "auto" else [])
+    done = run("validate", "--format", "json", "--spec", spec, "-", stdin=b"\n".join(lines))
+    assert done.returncode == 1
+    assert b"Traceback" not in done.stderr
+    shown = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [line["source"] for line in shown] == [f"<stdin>:{i + 1}" for i in range(len(lines))]
+    assert [line["violations"] for line in shown] == [
+        [v.to_dict() for v in ek.check(raw, spec).violations] for raw in lines
+    ]
+    assert [(v["rule"], v["pointer"]) for v in shown[0]["violations"]] == [
+        ("number.non_finite", "/data/x")
+    ]
+    assert shown[1]["violations"] == [
+        {
+            "rule": "number.out_of_range",
+            "pointer": "/data/order_id",
+            "message": "An integer of more than 4300 digits: too long to read or write back.",
+            "source": "conformance",
+        }
+    ]
+    if spec == "auto":
+        assert [v["rule"] for v in shown[2]["violations"]] == ["message.too_large"]
+
+
 def test_ndjson_file(tmp_path: Path) -> None:
     good = orjson.dumps(orjson.loads((FIXTURES / "order-created.json").read_bytes()))
     feed = tmp_path / "feed.ndjson"

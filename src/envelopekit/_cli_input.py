@@ -34,7 +34,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Final, Literal, NamedTuple, cast
 
-import orjson
+from pydantic_core import from_json
+
+from ._json import without_long_integers
 
 __all__ = [
     "BLOCK",
@@ -370,13 +372,25 @@ def _sniff(stream: IO[bytes], limit: int) -> tuple[bool, list[_Line]]:
         if line.size > limit:
             # An oversized line: read as lines, it is one too-large message, not a whole input.
             return True, seen
-    if len(content) < 2:
-        return False, seen
+    return len(content) == 2 and _whole_value(content[0].body), seen
+
+
+def _whole_value(text: bytes) -> bool:
+    """Whether ``text`` is one whole JSON value as ``check`` reads it.
+
+    pydantic's parser, as ``check``'s: a line with NaN or ``1e400``, which ``check`` refuses
+    at their members, is a whole value, and so is one with an integer past the parser's
+    4,300 digits, tried again with 2^64 in its place (:func:`without_long_integers`).
+    """
     try:
-        orjson.loads(content[0].body)
-    except orjson.JSONDecodeError:
-        return False, seen
-    return True, seen
+        from_json(text, allow_inf_nan=True)
+    except ValueError as exc:
+        said = str(exc)
+        if "number out of range" not in said:
+            return False
+        stand_in = without_long_integers(text, said)
+        return stand_in is not None and _whole_value(stand_in)
+    return True
 
 
 def _blocks(stream: IO[bytes], name: str, limit: int, start: int) -> Iterator[Message | Block]:
