@@ -209,6 +209,61 @@ def test_a_full_disk() -> None:
     assert done.stderr == b"envelopekit: cannot write the output: No space left on device\n"
 
 
+SCHEMAS = ROOT / "src" / "envelopekit" / "schemas" / "babelqueue"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "schema",
+        "asyncapi --spec som",
+        f"compat {SCHEMAS}/envelope.schema.json {SCHEMAS}/envelope.schema.json",
+        f"redrive --kept /dev/null {DATA}/babelqueue/fixtures/order-created.json",
+    ],
+    ids=["schema", "asyncapi", "compat", "redrive"],
+)
+def test_a_full_disk_is_a_message_for_every_command(command: str) -> None:
+    done = shell(f'"$EK" {command} >/dev/full')
+    no_traceback(done)
+    assert done.returncode == 2
+    assert done.stderr.endswith(b"envelopekit: cannot write the output: No space left on device\n")
+
+
+@pytest.mark.parametrize(
+    ("command", "status"),
+    [
+        (f"validate --format json {DATA}/babelqueue/fixtures/order-created.json", 0),
+        (f"validate {DATA}/babelqueue/fixtures/order-created.json", 0),
+        ("validate no/such.json", 2),
+        (f"redrive --kept /dev/null {DATA}/babelqueue/fixtures/order-created.json", 0),
+    ],
+    ids=["json-summary", "text", "usage-error", "redrive"],
+)
+@pytest.mark.parametrize("stderr", ["2>/dev/full", "2>&-"], ids=["full", "closed"])
+def test_messages_that_cannot_be_written_leave_the_exit_status(
+    command: str, status: int, stderr: str
+) -> None:
+    # A summary (or a usage message) that cannot be written must not turn into status 1.
+    done = shell(f'"$EK" {command} >/dev/null {stderr}')
+    assert done.returncode == status
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_reader_that_goes_away_is_status_141(tmp_path: Path, jobs: str) -> None:
+    feed = tmp_path / "feed.ndjson"
+    feed.write_bytes((GOOD + b"\n") * 20_000 + b"{broken\n")  # past any pipe's buffer
+    done = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", f'"$EK" validate --jobs {jobs} "{feed}" | head -n 1'],
+        capture_output=True,
+        env=env(EK=ENTRY),
+        check=False,
+    )
+    # Not 0 ("all valid"): the run stopped before the broken line was judged.
+    assert done.returncode == 141
+    assert done.stdout == f"valid   {feed}:1 (babelqueue)\n".encode()
+    assert done.stderr == b""
+
+
 def test_schema_out_under_a_file(tmp_path: Path) -> None:
     (tmp_path / "taken").write_text("a file")
     done = run("schema", "--out", str(tmp_path / "taken" / "schemas"))
