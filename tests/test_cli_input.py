@@ -315,6 +315,51 @@ def test_an_unreadable_subdirectory_is_reported_before_validating(shared_dir: Pa
     assert done.stdout == b""
 
 
+@pytest.mark.parametrize("kind", ["broken-link", "link-loop", "fifo"])
+def test_a_message_file_below_a_directory_that_cannot_be_read_is_reported(
+    tmp_path: Path, kind: str
+) -> None:
+    (tmp_path / "a.json").write_bytes(GOOD)
+    odd = tmp_path / "z.json"
+    if kind == "broken-link":
+        odd.symlink_to(tmp_path / "gone.json")
+        said = f"no such file: {odd} (a broken symbolic link)"
+    elif kind == "link-loop":
+        odd.symlink_to(tmp_path / "y.json")
+        (tmp_path / "y.json").symlink_to(odd)
+        said = f"cannot read {tmp_path / 'y.json'}: Too many levels of symbolic links"
+    else:
+        os.mkfifo(odd)  # nobody writes to it: reading it would wait for ever
+        said = (
+            f"cannot read {odd}: not a regular file "
+            "(a FIFO or a device is read only when named on its own)"
+        )
+    done = run("validate", str(tmp_path))
+    no_traceback(done)
+    assert done.returncode == 2
+    assert done.stderr == f"envelopekit: {said}\n".encode()
+    assert done.stdout == b""
+
+
+def test_links_to_directories_are_followed_each_directory_once(tmp_path: Path) -> None:
+    root = tmp_path / "messages"
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "one.json").write_bytes(GOOD)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "two.json").write_bytes(GOOD)
+    (root / "b").symlink_to(elsewhere)
+    (root / "c").symlink_to(elsewhere)  # the same directory again
+    (root / "a" / "up").symlink_to(root)  # a loop
+    (root / "a" / "self").symlink_to(root / "a")
+    done = run("validate", "--format", "json", str(root))
+    assert done.returncode == 0, done.stderr
+    assert [orjson.loads(x)["source"] for x in done.stdout.splitlines()] == [
+        str(root / "a" / "one.json"),
+        str(root / "b" / "two.json"),
+    ]
+
+
 def test_a_missing_path_after_good_ones_is_found_first() -> None:
     good = str(DATA / "babelqueue" / "fixtures" / "order-created.json")
     done = run("validate", good, good, "no/such.json")
@@ -395,6 +440,26 @@ def test_ndjson_is_recognised_whatever_the_name(tmp_path: Path, name: str) -> No
     ]
 
 
+@pytest.mark.parametrize("name", ["feed.txt", "feed.ndjson", "feed"])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_byte_order_mark_and_crlf_do_not_hide_ndjson(
+    tmp_path: Path, name: str, jobs: str
+) -> None:
+    # As Windows tools write it: a UTF-8 byte order mark, lines ending in CR LF.
+    path = tmp_path / name
+    path.write_bytes(b"\xef\xbb\xbf" + GOOD + b"\r\n" + GOOD + b"\r\n")
+    done = run("validate", "--jobs", jobs, "--format", "json", str(path))
+    lines = [orjson.loads(x) for x in done.stdout.splitlines()]
+    # The lines are told apart; the first is json.invalid, as check reads it.
+    assert [(x["source"], [v["rule"] for v in x["violations"]]) for x in lines] == [
+        (f"{path}:1", ["json.invalid"]),
+        (f"{path}:2", []),
+    ]
+    import envelopekit as ek
+
+    assert ek.check(b"\xef\xbb\xbf" + GOOD).rules() == ["json.invalid"]
+
+
 def test_a_pretty_printed_document_is_one_message(tmp_path: Path) -> None:
     path = tmp_path / "order.txt"
     path.write_bytes(PRETTY)
@@ -467,6 +532,26 @@ def test_empty_file_stdin_and_directory_alike(tmp_path: Path) -> None:
         assert done.returncode == 2
         assert done.stdout == b""
         assert done.stderr == f"envelopekit: no messages in {name}\n".encode()
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_empty_input_among_others_is_said_after_their_verdicts(
+    tmp_path: Path, jobs: str
+) -> None:
+    good = tmp_path / "good.json"
+    good.write_bytes(GOOD)
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "a.json").write_bytes(GOOD)
+    (folder / "blank.ndjson").write_bytes(b"\n \n\t\n")  # read as lines by its name
+    done = run("validate", "--jobs", jobs, str(good), str(empty), str(folder), "-", stdin=b"\n\n")
+    assert done.returncode == 2
+    assert b"2 messages: 2 valid, 0 invalid" in done.stdout
+    assert done.stderr == (
+        f"envelopekit: no messages in {empty}, {folder / 'blank.ndjson'}, <stdin>\n".encode()
+    )
 
 
 # --- NDJSON read in blocks, as line by line ---------------------------------------------------

@@ -307,10 +307,11 @@ def _validate(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> i
         stdout.write(out)
         jobs_module.merge(summary, part)
 
+    empty: list[str] = []
     with progress:
         try:
             # More than one job: regular files as spans, which the workers read themselves.
-            items = chunks(inputs, stdin, limit, spans=jobs > 1)
+            items = chunks(inputs, stdin, limit, spans=jobs > 1, empty=empty)
             jobs_module.run(items, pool, progress.advance, emit)
         except InputError as exc:
             failure = exc  # what was read before it stands: its verdicts and the summary
@@ -318,6 +319,9 @@ def _validate(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> i
             interrupted = True
     if not summary.total and failure is None and not interrupted:
         raise UsageError(f"no messages in {', '.join(source.name for source in inputs)}")
+    if empty and failure is None:
+        # An empty input among others is said as it is alone (status 2), after their verdicts.
+        failure = UsageError(f"no messages in {', '.join(empty)}")
     if as_json:
         stderr.write(_summary_text(summary))
     else:
