@@ -629,7 +629,10 @@ def _refused_integer(raw: bytes, error: str) -> int | None:
     line_start = 0 if line == 1 else len(raw) - len(raw.split(b"\n", line - 1)[-1])
     start = line_start + column - 1 - (_PARSER_MAX_DIGITS + 1)
     # The run begins there (raw[-1:0], before the text, is empty) and holds the digits read.
-    if start < 0 or raw[start - 1 : start].isdigit() or not raw[start : start + 1].isdigit():
+    # An integer's run: not the digits of a fraction or an exponent, which the parser reads
+    # however long (it may stop after them for another reason, at the same column).
+    before = raw[start - 1 : start]
+    if start < 0 or before.isdigit() or before in _AFTER or not raw[start : start + 1].isdigit():
         return None
     if not raw[start + _PARSER_MAX_DIGITS : start + _PARSER_MAX_DIGITS + 1].isdigit():
         return None
