@@ -24,18 +24,23 @@ checks on the result. Either way what it accepts, the model accepts with the sam
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping
-from typing import Any, Final, Generic, TypeVar, cast
+from typing import Any, Final, Generic, NamedTuple, TypeVar, cast
 
 import orjson
 from pydantic import BaseModel, ValidationError
 from pydantic.config import ExtraValues
-from pydantic_core import CoreSchema, SchemaValidator, core_schema
+from pydantic_core import CoreConfig, CoreSchema, SchemaValidator, core_schema
 
 from .._failfast import fail_fast_validator, fresh_validator
 from .._text import json_branch
 from ._twin import Twin
 
-__all__ = ["FastPath", "dispatching_validator"]  # internal: used by ._envelope only
+__all__ = [
+    "DispatchingSchema",
+    "FastPath",
+    "dispatching_schema",
+    "dispatching_validator",
+]  # internal: used by ._envelope only
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -129,6 +134,46 @@ def _own_tag(node: dict[str, Any], field: str, tag: str) -> dict[str, Any] | Non
     return {**node, "fields": {**node["fields"], field: {**member, "schema": narrowed}}}
 
 
+_PATTERN_REF: Final = "envelopekit.som._fast.pattern"
+
+
+def _shared_patterns(top: core_schema.DefinitionsSchema) -> core_schema.DefinitionsSchema:
+    """``top`` with one definition per distinct ``str`` schema with a pattern, referred to.
+
+    pydantic-core compiles a regex for every schema node, each with its own match cache; the
+    same format in forty places (a UUID in every choice and model) is forty regexes, each cold
+    when its field comes round. A reference to one shared node is one regex, kept warm by every
+    field that uses it (2-3% of a small family's parse). In JSON mode a reference to a
+    definition costs no recursion guard.
+    """
+    refs: dict[tuple[tuple[str, Any], ...], str] = {}
+    shared: list[CoreSchema] = []
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if node.get("type") == "str" and "pattern" in node and "ref" not in node:
+            key = tuple(sorted((k, v) for k, v in node.items() if k != "metadata"))
+            if key not in refs:
+                refs[key] = f"{_PATTERN_REF}{len(refs)}"
+                shared.append(cast("CoreSchema", {**dict(key), "ref": refs[key]}))
+            return core_schema.definition_reference_schema(refs[key])
+        return {k: v if k == "metadata" else walk(v) for k, v in node.items()}
+
+    return core_schema.definitions_schema(walk(top["schema"]), [*walk(top["definitions"]), *shared])
+
+
+class DispatchingSchema(NamedTuple):
+    """The core schema of a :func:`dispatching_validator`, and what building it needs."""
+
+    schema: CoreSchema
+    models: set[type]
+    """The model classes in it, built anew (``envelopekit._failfast.fresh_validator``)."""
+    config: CoreConfig | None
+
+
 def dispatching_validator(
     model: type[BaseModel],
     field: str,
@@ -141,9 +186,46 @@ def dispatching_validator(
 ) -> SchemaValidator | None:
     """A validator of ``model`` whose ``field`` is typed by the input's ``discriminator`` key.
 
-    The schema is the model's own with the Python hooks :mod:`._twin` reads replaced by Rust
-    schemas, and the choice's own ``discriminator`` member (where it has one) narrowed to the
-    tag, so that it agrees with the input's.
+    Its schema is :func:`dispatching_schema`'s, which takes the same arguments.
+
+    Args:
+        model: the model; its own core schema is the starting point.
+        field: the field whose schema is a tagged union under a wrap validator.
+        discriminator: the input key whose value picks the union's choice.
+        tags: the values of ``discriminator`` the fast path takes.
+        narrowed: fields re-typed for the fast path only (see :func:`dispatching_schema`).
+        dropped: the model validators left out (see :func:`dispatching_schema`).
+        fail_fast: stop each array at its first failing item (``envelopekit._failfast``).
+
+    Returns:
+        The validator, or ``None`` when the model's schema is not the expected shape (the
+        caller then uses the model's own validator only).
+    """
+    built = dispatching_schema(
+        model, field, discriminator, tags, narrowed=narrowed, dropped=dropped
+    )
+    if built is None:
+        return None
+    if fail_fast:
+        return fail_fast_validator(built.schema, built.config)
+    return fresh_validator(built.schema, built.models, built.config)
+
+
+def dispatching_schema(
+    model: type[BaseModel],
+    field: str,
+    discriminator: str,
+    tags: Iterable[str],
+    *,
+    narrowed: Mapping[str, CoreSchema] | None = None,
+    dropped: Collection[str] = (),
+) -> DispatchingSchema | None:
+    """The schema of :func:`dispatching_validator`: ``field`` typed by ``discriminator``'s value.
+
+    It is the model's own with the Python hooks :mod:`._twin` reads replaced by Rust schemas,
+    and the payload's own ``discriminator`` member (where it has one) narrowed to the tag, so
+    that it agrees with the input's. Each distinct pattern is one shared definition
+    (:func:`_shared_patterns`).
 
     Args:
         model: the model; its own core schema is the starting point.
@@ -154,11 +236,9 @@ def dispatching_validator(
             what the field's own schema accepts, with the same result.
         dropped: names of the model's own ``model_validator``s to leave out; what they check
             must be what the narrowing checks.
-        fail_fast: stop each array at its first failing item (``envelopekit._failfast``).
 
     Returns:
-        The validator, or ``None`` when the model's schema is not the expected shape (the
-        caller then uses the model's own validator only).
+        The schema, or ``None`` when the model's schema is not the expected shape.
     """
     schema: dict[str, Any] = dict(model.__pydantic_core_schema__)
     definitions: list[CoreSchema] = []
@@ -206,10 +286,8 @@ def dispatching_validator(
         core_schema.tagged_union_schema(by_tag, discriminator), default=None, on_error="default"
     )
     kept = [twin.definition(d) for d in definitions if d.get("ref") not in payloads]
-    top = core_schema.definitions_schema(union, [*kept, *twin.definitions])
-    if fail_fast:
-        return fail_fast_validator(top, config)
-    return fresh_validator(top, {model} | twin.models, config)
+    top = _shared_patterns(core_schema.definitions_schema(union, [*kept, *twin.definitions]))
+    return DispatchingSchema(top, {model} | twin.models, config)
 
 
 class FastPath(Generic[M]):
@@ -260,6 +338,10 @@ class FastPath(Generic[M]):
         fast = self._built()
         self.parse = _none if fast is None else fast.validate_json
         return self.parse(raw)
+
+    def schema(self) -> DispatchingSchema | None:
+        """The fast validator's schema (``None`` when the model's is not the expected shape)."""
+        return dispatching_schema(*self._arguments, narrowed=self._narrowed, dropped=self._dropped)
 
     def validator(self, *, fail_fast: bool = False) -> SchemaValidator | None:
         """A new fast validator (``None`` when the model's schema is not the expected shape)."""
