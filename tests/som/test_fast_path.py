@@ -214,6 +214,18 @@ def test_each_pattern_is_one_validator_of_the_fast_schema() -> None:
     assert {UUID_PATTERN, DATE_TIME_PATTERN, URI_PATTERN} <= patterns
 
 
+def test_each_choice_reads_the_envelope_message_type_as_its_tag() -> None:
+    """The union picked the choice by ``message_type``: the field is a literal, not a pattern."""
+    built = FAST_PATH.schema()
+    assert built is not None
+    union = built.schema["schema"]["schema"]
+    assert union["type"] == "tagged-union"
+    assert set(union["choices"]) == set(PAYLOAD_MODELS)
+    for tag, choice in union["choices"].items():
+        member = choice["schema"]["fields"]["message_type"]["schema"]
+        assert member == {"type": "literal", "expected": [tag]}
+
+
 class _Counting:
     """The model's own validator, counting the messages it is asked to validate."""
 

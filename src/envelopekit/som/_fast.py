@@ -23,6 +23,7 @@ checks on the result. Either way what it accepts, the model accepts with the sam
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any, Final, Generic, NamedTuple, TypeVar, cast
 
@@ -107,6 +108,24 @@ def _field_choices(node: dict[str, Any], field: str) -> dict[Any, Any] | None:
         return None
     choices: dict[Any, Any] = schema["choices"]
     return choices
+
+
+def _field_read_from(fields_node: dict[str, Any], key: str) -> str | None:
+    """The model field validated from the input's ``key`` (its name or alias), if any."""
+    if fields_node.get("type") != "model-fields":
+        return None
+    for name, member in fields_node["fields"].items():
+        if member.get("validation_alias", name) == key:
+            return cast("str", name)
+    return None
+
+
+def _takes(schema: dict[str, Any], tag: str) -> bool:
+    """Whether ``schema`` is a plain ``str`` schema (no hook) that accepts ``tag``."""
+    if schema.get("type") != "str" or set(schema) - {"type", "strict", "pattern", "metadata"}:
+        return False
+    pattern = schema.get("pattern")
+    return pattern is None or re.search(pattern, tag) is not None
 
 
 def _own_tag(node: dict[str, Any], field: str, tag: str) -> dict[str, Any] | None:
@@ -222,9 +241,10 @@ def dispatching_schema(
 ) -> DispatchingSchema | None:
     """The schema of :func:`dispatching_validator`: ``field`` typed by ``discriminator``'s value.
 
-    It is the model's own with the Python hooks :mod:`._twin` reads replaced by Rust schemas,
-    and the payload's own ``discriminator`` member (where it has one) narrowed to the tag, so
-    that it agrees with the input's. Each distinct pattern is one shared definition
+    It is the model's own with the Python hooks :mod:`._twin` reads replaced by Rust schemas;
+    in each choice the member read from ``discriminator`` is the tag itself, and the payload's
+    own ``discriminator`` member (where it has one) is narrowed to the tag, so that it agrees
+    with the input's. Each distinct pattern is one shared definition
     (:func:`_shared_patterns`).
 
     Args:
@@ -263,6 +283,7 @@ def dispatching_schema(
     by_ref = {d.get("ref"): d for d in definitions}
     # The choices' definitions are only ever reached through the field this replaces.
     payloads = {c["schema_ref"] for c in choices.values() if c.get("type") == "definition-ref"}
+    own_key = _field_read_from(node["schema"], discriminator)
     twin = Twin()
     base = twin.schema(cast("CoreSchema", schema))
     by_tag: dict[str, CoreSchema] = {}
@@ -276,6 +297,10 @@ def dispatching_schema(
         if payload is None:
             return None
         fields = {**(narrowed or {}), field: cast("CoreSchema", payload)}
+        if own_key is not None and _takes(node["schema"]["fields"][own_key]["schema"], tag):
+            # The union chose this tag by the same member: it can only be the tag (a literal
+            # lookup, where the field's own schema would run its pattern again).
+            fields[own_key] = core_schema.literal_schema([tag])
         variant = _rewritten(dict(base), fields, functions)
         if variant is None:
             return None
