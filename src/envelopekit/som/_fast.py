@@ -167,12 +167,21 @@ def _shared_patterns(top: core_schema.DefinitionsSchema) -> core_schema.Definiti
     """
     refs: dict[tuple[tuple[str, Any], ...], str] = {}
     shared: list[CoreSchema] = []
+    # The choices share most of their nodes (each is the envelope re-typed along one path):
+    # each node is rewritten once, by identity (the tree is alive throughout).
+    done: dict[int, Any] = {}
 
     def walk(node: Any) -> Any:
+        if not isinstance(node, (dict, list)):
+            return node
+        found = done.get(id(node))
+        if found is None:
+            found = done[id(node)] = rewrite(node)
+        return found
+
+    def rewrite(node: Any) -> Any:
         if isinstance(node, list):
             return [walk(item) for item in node]
-        if not isinstance(node, dict):
-            return node
         if node.get("type") == "str" and "pattern" in node and "ref" not in node:
             key = tuple(sorted((k, v) for k, v in node.items() if k != "metadata"))
             if key not in refs:
