@@ -578,7 +578,9 @@ _STRING_OR_LONG_INTEGER: Final = re.compile(rb'"(?:[^"\\]|\\.)*"|(?<![0-9.eE+])(
 OUT_OF_RANGE_STAND_IN: Final = b"18446744073709551616"
 """2^64: what :func:`without_long_integers` writes for an integer too long to parse."""
 # Where pydantic-core's parser says it stopped: the byte after the 4,301st digit.
-_STOPPED_AT: Final = re.compile(r"at line ([0-9]+) column ([0-9]+)")
+# Only that message: the parser says where it stopped for any error (a control character in a
+# string left open after a long run of digits, say), and only this one puts an integer there.
+_STOPPED_AT: Final = re.compile(r"number out of range at line ([0-9]+) column ([0-9]+)")
 _LONG_DIGIT_RUN: Final = re.compile(rb"[0-9]{%d}" % (_PARSER_MAX_DIGITS + 1))
 # Each digit becomes "0" and any other byte "x": a run of digits ends at the next "x" (a memchr).
 _DIGIT_OR_NOT: Final = bytes(b"0"[0] if b"0"[0] <= i <= b"9"[0] else b"x"[0] for i in range(256))
