@@ -90,6 +90,23 @@ def unprivileged(*args: str) -> subprocess.CompletedProcess[bytes]:
 # --- bounded memory -------------------------------------------------------------------------
 
 
+def peak_rss_kib(proc: subprocess.Popen[bytes]) -> int:
+    """The child's peak resident set until it exits, in KiB (its stdout and stderr must not
+    fill their pipes meanwhile: send them to files, or keep them short).
+
+    The child's own peak (VmHWM of its image after exec); rusage would also count the pages a
+    fork shares with this (large) test process before the exec.
+    """
+    peak_kib = 0
+    while proc.poll() is None:
+        with suppress(OSError, StopIteration):
+            status = Path(f"/proc/{proc.pid}/status").read_text()
+            line = next(x for x in status.splitlines() if x.startswith("VmHWM"))
+            peak_kib = max(peak_kib, int(line.split()[1]))
+        time.sleep(0.02)
+    return peak_kib
+
+
 def test_a_huge_line_is_too_large_in_flat_memory() -> None:
     size = 300 * 1024 * 1024
     producer = subprocess.Popen(["head", "-c", str(size), "/dev/zero"], stdout=subprocess.PIPE)
@@ -102,15 +119,7 @@ def test_a_huge_line_is_too_large_in_flat_memory() -> None:
         env=env(),
     )
     producer.stdout.close()
-    # The child's own peak (VmHWM of its image after exec); rusage would also count the pages
-    # a fork shares with this (large) test process before the exec.
-    peak_kib = 0
-    while proc.poll() is None:
-        with suppress(OSError, StopIteration):
-            status = Path(f"/proc/{proc.pid}/status").read_text()
-            line = next(x for x in status.splitlines() if x.startswith("VmHWM"))
-            peak_kib = max(peak_kib, int(line.split()[1]))
-        time.sleep(0.02)
+    peak_kib = peak_rss_kib(proc)
     out, err = proc.communicate()
     producer.wait()
     assert proc.returncode == 1, err
@@ -592,3 +601,42 @@ def test_blocks_split_as_lines_are_read(data: bytes, limit: int, block: int) -> 
         data, limit
     )
     assert all(len(m.raw) <= limit + 1 for m in read)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.lists(_LINE_BYTES, max_size=60).map(b"".join),
+    limit=st.integers(1, 12),
+    block=st.integers(1, 16),
+    lines=st.sampled_from([True, False, None]),
+)
+def test_verbatim_and_spill_give_back_each_message_as_read_in_order(
+    data: bytes, limit: int, block: int, lines: bool | None
+) -> None:
+    from envelopekit import _cli_input
+
+    source = _cli_input.Input("in", None, lines)
+    spilled: list[bytes] = []
+    found: list[tuple[str, bytes, int]] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_cli_input, "BLOCK", block)
+        plain = list(_cli_input.messages([source], io.BytesIO(data), limit))
+        for message in _cli_input.messages(
+            [source], io.BytesIO(data), limit, verbatim=True, spill=spilled.append
+        ):
+            whole = b"".join(spilled)
+            spilled.clear()
+            if message.size > limit:
+                # Handed to spill whole, in chunks, just before the message came.
+                assert whole[: limit + 1] == message.raw
+                found.append((message.source, whole, message.size))
+            else:
+                assert whole == b""
+                found.append((message.source, message.raw, message.size))
+    # The same messages as the plain reading, each exactly the bytes of its line (or input).
+    assert [(s, size) for s, _, size in found] == [(m.source, m.size) for m in plain]
+    split = data.split(b"\n")
+    for where, raw, size in found:
+        assert len(raw) == size
+        number = where.partition(":")[2]
+        assert raw == (split[int(number) - 1] if number else data)

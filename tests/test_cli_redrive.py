@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import signal
+import subprocess
 from pathlib import Path
 
 import orjson
@@ -13,7 +15,8 @@ from babelqueue.transport import InMemoryTransport
 from envelopekit.babelqueue import BabelEnvelope
 from tests.conftest import DATA
 from tests.test_cli import run
-from tests.test_cli_input import shell
+from tests.test_cli_input import ENTRY, env, peak_rss_kib, read_bytes, shell, wait_until
+from tests.test_cli_input import run as run_with
 
 logging.getLogger("babelqueue.codec").setLevel(logging.ERROR)
 
@@ -145,8 +148,11 @@ def test_usage_errors_exit_two(tmp_path: Path) -> None:
     assert bypass.returncode == 2 and b"--records" in bypass.stderr
     bad_time = run("redrive", feed, "--kept", str(tmp_path / "k"), "--since", "yesterday")
     assert bad_time.returncode == 2 and b"ISO 8601" in bad_time.stderr
-    missing = run("redrive", str(tmp_path / "absent.ndjson"), "--kept", str(tmp_path / "k"))
-    assert missing.returncode == 2 and b"cannot read" in missing.stderr
+    absent = tmp_path / "absent.ndjson"
+    missing = run("redrive", str(absent), "--kept", str(tmp_path / "k"))
+    assert missing.returncode == 2
+    assert missing.stderr == f"envelopekit redrive: no such file or directory: {absent}\n".encode()
+    assert not (tmp_path / "k").exists()  # the feed is found before anything is written
     negative = run("redrive", feed, "--kept", str(tmp_path / "k"), "--max", "-1")
     assert negative.returncode == 2
 
@@ -167,3 +173,118 @@ def test_a_full_disk_under_out_or_kept_is_a_usage_error(tmp_path: Path, full: st
     assert done.stderr.endswith(
         b"envelopekit redrive: cannot write /dev/full: No space left on device\n"
     )
+
+
+# --- messages too large to check: kept, in flat memory (issue 12) -----------------------------
+
+
+def test_a_line_over_the_limit_is_kept_byte_for_byte_in_its_place(tmp_path: Path) -> None:
+    # A 1000-byte limit: one long line inside the first block, one running past it (256 KiB).
+    inside = b'{"pad":"' + b"x" * 3000 + b'"}  \r'
+    past = b" " + b"\xff" * (600 * 1024) + b"\t"
+    feed = tmp_path / "orders.dlq.ndjson"
+    feed.write_bytes(b"\n".join([ORDERS, inside, NOT_JSON, past, USERS]) + b"\n")
+    kept = tmp_path / "kept.ndjson"
+    done = run_with("redrive", str(feed), "--kept", str(kept), ENVELOPEKIT_MAX_MESSAGE_BYTES="1000")
+    assert done.returncode == 1, done.stderr
+    assert kept.read_bytes() == b"\n".join([inside, NOT_JSON, past]) + b"\n"
+    assert done.stdout.splitlines() == _official([ORDERS, USERS])
+    report = done.stderr.decode().splitlines()
+    assert report[1] == (
+        f"kept {feed}:2 invalid message.too_large (document): "
+        f"{len(inside)} bytes exceeds 1000. (copied)"
+    )
+    assert report[3].startswith(f"kept {feed}:4 invalid message.too_large (document): ")
+    assert report[-1] == "5 messages: 2 redriven, 3 kept, 3 not BabelQueue v1 envelopes"
+
+
+def test_a_json_file_over_the_limit_is_kept_as_read(tmp_path: Path) -> None:
+    big = tmp_path / "dead.json"
+    document = b'{\n  "data": "' + b"y" * 5000 + b'"\n}\n'
+    big.write_bytes(document)
+    kept = tmp_path / "kept.ndjson"
+    done = run_with("redrive", str(big), "--kept", str(kept), ENVELOPEKIT_MAX_MESSAGE_BYTES="1000")
+    assert done.returncode == 1
+    assert kept.read_bytes() == document + b"\n"
+    assert f"kept {big} invalid message.too_large".encode() in done.stderr
+
+
+def test_a_huge_line_is_copied_to_kept_in_flat_memory(tmp_path: Path) -> None:
+    size = 300 * 1024 * 1024
+    producer = subprocess.Popen(
+        ["sh", "-c", f'printf "%s\\n" "$A"; head -c {size} /dev/zero; printf "\\n%s\\n" "$B"'],
+        stdout=subprocess.PIPE,
+        env=env(A=ORDERS.decode(), B=USERS.decode()),
+    )
+    assert producer.stdout is not None
+    kept, out = tmp_path / "kept.ndjson", tmp_path / "out.ndjson"
+    proc = subprocess.Popen(
+        [ENTRY, "redrive", "--kept", str(kept), "--out", str(out), "-"],
+        stdin=producer.stdout,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env(),
+    )
+    producer.stdout.close()
+    peak_kib = peak_rss_kib(proc)
+    _, err = proc.communicate()
+    producer.wait()
+    assert proc.returncode == 1, err
+    assert out.read_bytes().splitlines() == _official([ORDERS, USERS])
+    assert f"kept <stdin>:2 invalid message.too_large (document): {size} bytes".encode() in err
+    assert kept.stat().st_size == size + 1
+    with kept.open("rb") as copied:  # a chunk at a time: the copy is as large as the line
+        while chunk := copied.read(1 << 20):
+            assert chunk.count(0) == len(chunk) or chunk == bytes(len(chunk) - 1) + b"\n"
+    assert 0 < peak_kib < 200 * 1024, f"peak RSS {peak_kib} KiB for a {size}-byte line"
+
+
+def test_ctrl_c_on_an_endless_line_prints_the_summary_and_exits_130() -> None:
+    with open("/dev/zero", "rb") as zero:
+        proc = subprocess.Popen(
+            [ENTRY, "redrive", "--kept", "/dev/null", "-"],
+            stdin=zero,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env(),
+        )
+        # Well past start-up: reading /dev/zero (imports read a few MiB, not 256).
+        wait_until(lambda: read_bytes(proc.pid) > 256 * 1024 * 1024)
+        status = Path(f"/proc/{proc.pid}/status").read_text()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    peak_kib = int(next(x for x in status.splitlines() if x.startswith("VmHWM")).split()[1])
+    assert peak_kib < 200 * 1024
+    assert proc.returncode == 130, err
+    assert out == b""
+    assert err == (
+        b"0 messages: 0 redriven, 0 kept, 0 not BabelQueue v1 envelopes\n"
+        b"envelopekit redrive: interrupted while a message too large to check was copied to "
+        b"/dev/null: its last line there is incomplete\n"
+    )
+
+
+def test_ctrl_c_keeps_what_was_decided_and_prints_the_summary_so_far(tmp_path: Path) -> None:
+    kept = tmp_path / "kept.ndjson"
+    proc = subprocess.Popen(
+        [ENTRY, "redrive", "--kept", str(kept), "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env(),
+    )
+    assert proc.stdin is not None
+    proc.stdin.write(b"\n".join([ORDERS, NOT_JSON, USERS]) + b"\n")
+    proc.stdin.flush()
+    # Past start-up and the three decisions, it waits for more on the pipe, which stays open.
+    wait_until(lambda: "pipe" in Path(f"/proc/{proc.pid}/wchan").read_text())
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert out.splitlines() == _official([ORDERS, USERS])
+    assert kept.read_bytes() == NOT_JSON + b"\n"
+    assert err.endswith(
+        b"3 messages: 2 redriven, 1 kept, 1 not BabelQueue v1 envelopes\n"
+        b"envelopekit redrive: interrupted\n"
+    )
+    assert b"Traceback" not in err

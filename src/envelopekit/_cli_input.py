@@ -9,7 +9,9 @@ r"""What ``envelopekit validate`` reads: inputs checked up front, messages read 
   a stream, like ``-``.
 * A message is read up to the size limit plus one byte; the rest of an oversized message is
   skipped in fixed chunks and the message reported as ``message.too_large``, so a 2 GiB line or
-  ``/dev/zero`` runs in flat memory.
+  ``/dev/zero`` runs in flat memory. A reader that must keep such a message (``redrive`` copies it
+  to ``--kept``) passes ``spill``: it is handed every byte of each oversized message, a fixed
+  chunk at a time, just before the message comes and after everything before it.
 * NDJSON is recognised by content, whatever the name: when the first non-blank line is a
   complete JSON value (after a UTF-8 byte order mark, if any) and another non-blank line
   follows, every line is a message; otherwise the input is one JSON document. ``--read json``
@@ -33,7 +35,7 @@ import os
 import re
 import stat
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Final, Literal, NamedTuple, cast
@@ -52,6 +54,7 @@ __all__ = [
     "Message",
     "Reading",
     "Span",
+    "Spill",
     "UsageError",
     "chunks",
     "display",
@@ -61,6 +64,9 @@ __all__ = [
 
 Reading = Literal["auto", "json", "ndjson"]
 READINGS: Final[tuple[Reading, ...]] = ("auto", "json", "ndjson")
+
+Spill = Callable[[bytes], object]
+"""Takes the bytes of an oversized message, in order, as they are read (``chunks``)."""
 
 LINE_SUFFIXES: Final = frozenset({".ndjson", ".jsonl"})
 MESSAGE_SUFFIXES: Final = frozenset({".json"}) | LINE_SUFFIXES
@@ -88,8 +94,9 @@ class InputChanged(InputError):
 class Message(NamedTuple):
     """One message and where it came from (``file`` or ``file:line``).
 
-    ``size`` is the message's length; when it exceeds the limit, ``raw`` holds only what was
-    read of it (the limit plus one byte at most).
+    ``raw`` is a line stripped of JSON whitespace (as read, without its newline, when read
+    ``verbatim``), or a document as read. ``size`` is the message's length; when it exceeds the
+    limit, ``raw`` holds only the first limit plus one byte of it, as read.
     """
 
     source: str
@@ -109,7 +116,9 @@ class Block(NamedTuple):
     number: int
     data: bytes
 
-    def messages(self, limit: int) -> Iterator[Message]:
+    def messages(
+        self, limit: int, *, verbatim: bool = False, spill: Spill | None = None
+    ) -> Iterator[Message]:
         """The block's messages, as ``messages`` reads them line by line."""
         lines = self.data.split(b"\n")
         if not lines[-1]:
@@ -118,9 +127,11 @@ class Block(NamedTuple):
         for line in lines:
             size = len(line)
             if size > limit:
+                if spill is not None:
+                    spill(line)
                 yield Message(f"{name}:{number}", line[: limit + 1], size)
             elif body := line.strip(JSON_WHITESPACE):
-                yield Message(f"{name}:{number}", body, size)
+                yield Message(f"{name}:{number}", line if verbatim else body, size)
             number += 1
 
 
@@ -200,8 +211,17 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def plan(paths: Sequence[str], reading: Reading, stdin_open: bool) -> list[Input]:
+def plan(
+    paths: Sequence[str],
+    reading: Reading,
+    stdin_open: bool,
+    *,
+    documents: Collection[str] = (),
+) -> list[Input]:
     """Resolve every path before anything is validated.
+
+    A file whose suffix is in ``documents`` (``redrive``'s ``.json``) is one document whatever
+    ``reading`` says.
 
     Raises:
         UsageError: for a path that does not exist or cannot be read, a directory (or one below
@@ -224,14 +244,16 @@ def plan(paths: Sequence[str], reading: Reading, stdin_open: bool) -> list[Input
         except OSError as exc:
             raise UsageError(f"cannot read {display(path)}: {_reason(exc)}") from exc
         if stat.S_ISDIR(status.st_mode):
-            found.extend(_directory(path, forced))
+            found.extend(_directory(path, forced, documents))
         else:
             _readable(path)
-            found.append(Input(display(path), path, _lines_by_name(path, forced)))
+            found.append(Input(display(path), path, _lines_by_name(path, forced, documents)))
     return found
 
 
-def _lines_by_name(path: Path, forced: bool | None) -> bool | None:
+def _lines_by_name(path: Path, forced: bool | None, documents: Collection[str]) -> bool | None:
+    if documents and _suffix(path) in documents:
+        return False
     if forced is not None:
         return forced
     return True if _suffix(path) in LINE_SUFFIXES else None
@@ -247,7 +269,7 @@ def _readable(path: Path) -> None:
         raise UsageError(f"cannot read {display(path)}: Permission denied")
 
 
-def _directory(root: Path, forced: bool | None) -> list[Input]:
+def _directory(root: Path, forced: bool | None, documents: Collection[str]) -> list[Input]:
     files: list[Path] = []
 
     def refuse(exc: OSError) -> None:
@@ -271,7 +293,7 @@ def _directory(root: Path, forced: bool | None) -> list[Input]:
     if not files:
         # "0 messages, all valid" would read as a pass for a path that holds nothing.
         raise UsageError(f"no messages in {display(root)}")
-    return [Input(display(p), p, _lines_by_name(p, forced)) for p in sorted(files)]
+    return [Input(display(p), p, _lines_by_name(p, forced, documents)) for p in sorted(files)]
 
 
 def _first_time(path: Path, walked: set[tuple[int, int]]) -> bool:
@@ -308,17 +330,28 @@ def _message_file(path: Path) -> None:
 # --- reading ------------------------------------------------------------------------------------
 
 
-def messages(inputs: Iterable[Input], stdin: IO[bytes] | None, limit: int) -> Iterator[Message]:
+def messages(
+    inputs: Iterable[Input],
+    stdin: IO[bytes] | None,
+    limit: int,
+    *,
+    verbatim: bool = False,
+    spill: Spill | None = None,
+) -> Iterator[Message]:
     """Every message of ``inputs``, in order, each read up to ``limit`` + 1 bytes.
+
+    With ``verbatim``, a line is the message as read (without its newline), not stripped of
+    JSON whitespace. ``spill`` is handed the bytes of each oversized message (``chunks``).
 
     Raises:
         InputError: when an input cannot be opened or read part-way.
     """
-    for item in chunks(inputs, stdin, limit):
+    for item in chunks(inputs, stdin, limit, verbatim=verbatim, spill=spill):
         if isinstance(item, Message):
             yield item
         else:
-            yield from (item if isinstance(item, Block) else item.block()).messages(limit)
+            block = item if isinstance(item, Block) else item.block()
+            yield from block.messages(limit, verbatim=verbatim, spill=spill)
 
 
 def chunks(
@@ -328,19 +361,28 @@ def chunks(
     *,
     spans: bool = False,
     empty: list[str] | None = None,
+    verbatim: bool = False,
+    spill: Spill | None = None,
 ) -> Iterator[Message | Block | Span]:
     """What ``messages`` reads, NDJSON still in blocks of lines (``Block.messages`` splits one).
 
     With ``spans``, the blocks of a regular file that is not gzip come as spans (``Span``): where
     they lie, not their bytes (``Span.block`` reads them). The name of each input read to its
-    end without a message (empty, or blank lines only) is added to ``empty``.
+    end without a message (empty, or blank lines only) is added to ``empty``. With ``verbatim``,
+    a line that comes as a ``Message`` is as read (``messages``).
+
+    The part of an oversized message that is not held (past the limit plus one or two bytes) is
+    read and dropped in fixed chunks; with ``spill``, every byte of the message (its newline
+    left out) is handed to ``spill`` instead, in order, once everything before it has come: a
+    block with an oversized line hands the line on when ``Block.messages`` reaches it. What
+    ``spill`` raises ends the reading (an ``OSError`` reads as the input's own failure: wrap it).
 
     Raises:
         InputError: when an input cannot be opened or read part-way.
     """
     for source in inputs:
         found = _Found()
-        yield from _input_chunks(source, stdin, limit, spans, found)
+        yield from _input_chunks(source, stdin, limit, spans, found, (verbatim, spill))
         if not found.content and empty is not None:
             empty.append(source.name)
 
@@ -357,14 +399,19 @@ _CONTENT: Final = re.compile(rb"[^ \t\r\n]")
 
 
 def _input_chunks(
-    source: Input, stdin: IO[bytes] | None, limit: int, spans: bool, found: _Found
+    source: Input,
+    stdin: IO[bytes] | None,
+    limit: int,
+    spans: bool,
+    found: _Found,
+    how: tuple[bool, Spill | None],
 ) -> Iterator[Message | Block | Span]:
     try:
         if source.path is not None:
             with source.path.open("rb") as stream:
-                yield from _read(source, stream, limit, spans, found)
+                yield from _read(source, stream, limit, spans, found, how)
         elif stdin is not None:
-            yield from _read(source, stdin, limit, False, found)
+            yield from _read(source, stdin, limit, False, found, how)
         else:
             raise InputError("standard input is closed")
     except (OSError, EOFError, zlib.error) as exc:
@@ -375,13 +422,25 @@ def _input_chunks(
 class _Line(NamedTuple):
     number: int
     body: bytes  # without JSON whitespace; the first limit + 1 bytes of an oversized line
-    size: int  # without the newline
+    size: int  # without the newline (so far, for a line whose rest was left in the stream)
     raw: bytes  # as read (at most limit + 2 bytes)
+    whole: bool = True  # False: the rest of this oversized line is still to be read
+
+    @property
+    def text(self) -> bytes:
+        """The line as read, without its newline."""
+        return self.raw[:-1] if self.raw.endswith(b"\n") else self.raw
 
 
 def _read(
-    source: Input, raw_stream: IO[bytes], limit: int, spans: bool, found: _Found
+    source: Input,
+    raw_stream: IO[bytes],
+    limit: int,
+    spans: bool,
+    found: _Found,
+    how: tuple[bool, Spill | None],
 ) -> Iterator[Message | Block | Span]:
+    verbatim, spill = how
     stream = _decompressed(raw_stream)
     lines = source.lines
     seen: list[_Line] = []
@@ -389,26 +448,57 @@ def _read(
         lines, seen = _sniff(stream, limit)
     if lines:
         for line in seen:
-            if line.body or line.size > limit:
+            where = f"{source.name}:{line.number}"
+            if line.size > limit:
                 found.content = True
-                yield Message(f"{source.name}:{line.number}", line.body, line.size)
+                # Only the last line read to decide can be cut short: the rest follows now.
+                rest = 0 if line.whole else None
+                yield _oversized(where, line.text, stream, limit, spill, rest)
+            elif line.body:
+                found.content = True
+                yield Message(where, line.text if verbatim else line.body, line.size)
         start = len(seen) + 1
         identity = _regular(stream) if spans and source.path is not None else None
         if identity is not None and source.path is not None:
             reader = cast(io.BufferedReader, stream)
-            yield from _spans(reader, source.name, source.path, identity, limit, start, found)
+            yield from _spans(
+                reader, source.name, source.path, identity, limit, start, found, spill
+            )
         else:
-            yield from _blocks(stream, source.name, limit, start, found)
+            yield from _blocks(stream, source.name, limit, start, found, spill)
         return
     # One document: the lines read to decide, byte for byte, then the rest up to the limit.
     head = b"".join(line.raw for line in seen)
     body = head + stream.read(max(limit + 1 - len(head), 0))
-    size = len(body)
-    if size > limit:
-        size += _skip(stream)
-    if body.strip(JSON_WHITESPACE) or size > limit:
+    if len(body) > limit:
         found.content = True
-        yield Message(source.name, body[: limit + 1], size)
+        yield _oversized(source.name, body, stream, limit, spill, None, whole_input=True)
+    elif body.strip(JSON_WHITESPACE):
+        found.content = True
+        yield Message(source.name, body, len(body))
+
+
+def _oversized(
+    source: str,
+    head: bytes,
+    stream: IO[bytes],
+    limit: int,
+    spill: Spill | None,
+    rest: int | None,
+    *,
+    whole_input: bool = False,
+) -> Message:
+    """The too-large message that starts with ``head``, its rest read from ``stream``.
+
+    ``rest`` is ``0`` when ``head`` is the whole message; ``None`` when the rest of the line
+    (of the input, with ``whole_input``) is still in ``stream``: it is dropped in fixed chunks,
+    or handed to ``spill`` after ``head``.
+    """
+    if spill is not None:
+        spill(head)
+    if rest is None:
+        rest = _skip(stream, spill) if whole_input else _skip_line(stream, spill)
+    return Message(source, head[: limit + 1], len(head) + rest)
 
 
 def _decompressed(stream: IO[bytes]) -> IO[bytes]:
@@ -425,11 +515,12 @@ def _sniff(stream: IO[bytes], limit: int) -> tuple[bool, list[_Line]]:
     """Whether the input is NDJSON, and the lines read to decide.
 
     NDJSON when the first non-blank line is a complete JSON value and a non-blank line follows.
+    An oversized line ends the lines read, its rest still in ``stream`` (``_Line.whole``).
     """
     seen: list[_Line] = []
     content: list[_Line] = []
     while len(content) < 2:
-        line = _line(stream, limit, len(seen) + 1)
+        line = _line(stream, limit, len(seen) + 1, rest=False)
         if line is None:
             break
         seen.append(line)
@@ -462,19 +553,19 @@ def _whole_value(text: bytes) -> bool:
 
 
 def _blocks(
-    stream: IO[bytes], name: str, limit: int, start: int, found: _Found
+    stream: IO[bytes], name: str, limit: int, start: int, found: _Found, spill: Spill | None
 ) -> Iterator[Message | Block]:
     """The rest of an NDJSON input as blocks of whole lines.
 
     A block is what one read returns (at most ``BLOCK`` bytes; a stream's read returns what has
     arrived, so a slow producer's lines are validated as they come) and the rest of its last
-    line, read up to the limit plus two bytes: a longer line is skipped in fixed chunks and
-    comes as a too-large ``Message`` with its size.
+    line, read up to the limit plus two bytes: a longer line comes after the block as a
+    too-large ``Message`` with its size, its rest skipped in fixed chunks (or spilled) then.
     """
     read = getattr(stream, "read1", stream.read)
     number = start
     while block := read(BLOCK):
-        oversized: Message | None = None
+        head = b""  # the start of a last line that runs past the limit
         if not block.endswith(b"\n"):
             cut = block.rfind(b"\n") + 1
             need = limit + 2 - (len(block) - cut)
@@ -482,18 +573,16 @@ def _blocks(
             if tail.endswith(b"\n") or len(tail) < need:
                 block += tail  # the last line whole (or the input's end)
             else:
-                size = len(block) - cut + len(tail) + _skip_line(stream)
-                body = (block[cut:] + tail)[: limit + 1]
+                head = block[cut:] + tail
                 block = block[:cut]
-                oversized = Message("", body, size)
         if block:
             if not found.content:  # one C search, until the input's first message
                 found.content = _CONTENT.search(block) is not None
             yield Block(name, number, block)
             number += block.count(b"\n")  # a block ends with a newline unless the input ends
-        if oversized is not None:
+        if head:
             found.content = True
-            yield oversized._replace(source=f"{name}:{number}")
+            yield _oversized(f"{name}:{number}", head, stream, limit, spill, None)
             number += 1
 
 
@@ -516,6 +605,7 @@ def _spans(
     limit: int,
     start: int,
     found: _Found,
+    spill: Spill | None = None,
 ) -> Iterator[Message | Span]:
     """``_blocks`` of a regular file, as spans (``Span``): the same lines in the same blocks.
 
@@ -527,7 +617,7 @@ def _spans(
     number = start
     offset = stream.tell()
     while size := stream.readinto(view):
-        oversized: Message | None = None
+        head = b""  # the start of a last line that runs past the limit
         length, lines = size, buffer.count(b"\n", 0, size)
         tail = b""
         if buffer[size - 1] != 0x0A:
@@ -538,8 +628,7 @@ def _spans(
                 length += len(tail)  # the last line whole (or the input's end)
                 lines += tail.endswith(b"\n")
             else:
-                body = (bytes(view[cut:size]) + tail)[: limit + 1]
-                oversized = Message("", body, size - cut + len(tail) + _skip_line(stream))
+                head = bytes(view[cut:size]) + tail
                 length = cut
         if length:
             if not found.content:  # the span's bytes, searched in place until a message
@@ -549,28 +638,37 @@ def _spans(
                 )
             yield Span(name, number, path, offset, length, identity)
             number += lines
-        if oversized is not None:
+        if head:
             found.content = True
-            yield oversized._replace(source=f"{name}:{number}")
+            yield _oversized(f"{name}:{number}", head, stream, limit, spill, None)
             number += 1
         offset = stream.tell()
 
 
-def _skip_line(stream: IO[bytes]) -> int:
-    """Read the rest of a line in fixed chunks; its length without the newline."""
+def _skip_line(stream: IO[bytes], spill: Spill | None = None) -> int:
+    """Read the rest of a line in fixed chunks; its length without the newline.
+
+    ``spill``, if any, is handed the chunks (the newline left out).
+    """
     size = 0
     while more := stream.readline(SKIP_CHUNK):
+        ends = more.endswith(b"\n")
+        if ends:
+            more = more[:-1]
         size += len(more)
-        if more.endswith(b"\n"):
-            return size - 1
+        if spill is not None and more:
+            spill(more)
+        if ends:
+            break
     return size
 
 
-def _line(stream: IO[bytes], limit: int, number: int) -> _Line | None:
+def _line(stream: IO[bytes], limit: int, number: int, *, rest: bool = True) -> _Line | None:
     """The next line, or ``None`` at the end.
 
     At most ``limit`` + 2 bytes are held (the message, one byte over, the newline); the rest of a
-    longer line is read and dropped in fixed chunks.
+    longer line is read and dropped in fixed chunks, or with ``rest`` false left in ``stream``
+    (the line is not ``whole``).
     """
     raw = stream.readline(limit + 2)
     if not raw:
@@ -580,11 +678,16 @@ def _line(stream: IO[bytes], limit: int, number: int) -> _Line | None:
         return _Line(number, raw.strip(JSON_WHITESPACE), size - 1, raw)
     if size < limit + 2:
         return _Line(number, raw.strip(JSON_WHITESPACE), size, raw)
+    if not rest:
+        return _Line(number, raw[: limit + 1], size, raw, whole=False)
     return _Line(number, raw[: limit + 1], size + _skip_line(stream), raw)
 
 
-def _skip(stream: IO[bytes]) -> int:
+def _skip(stream: IO[bytes], spill: Spill | None = None) -> int:
+    """Read the rest of ``stream`` in fixed chunks (to ``spill``, if any); its length."""
     skipped = 0
     while chunk := stream.read(SKIP_CHUNK):
         skipped += len(chunk)
+        if spill is not None:
+            spill(chunk)
     return skipped

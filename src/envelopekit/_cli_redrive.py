@@ -1,22 +1,30 @@
 """``envelopekit redrive``: a dead-letter feed in, redriven messages and kept messages out.
 
-The feed is NDJSON (a file, or ``-`` for standard input; a ``.json`` file is one message).
-Redriven bodies go to ``--out`` (standard output by default), one a line, byte for byte what
-the official Python redrive publishes; every other line goes to ``--kept`` exactly as read, so
-nothing is ever lost. A line per message on standard error says what happened to it.
+The feed is NDJSON (a file, a directory of them, or ``-`` for standard input; gzip is
+decompressed; a ``.json`` file is one message), read as ``validate`` reads it (``_cli_input``):
+a message is held up to the size limit plus one byte. Redriven bodies go to ``--out``
+(standard output by default), one a line, byte for byte what the official Python redrive
+publishes; every other line goes to ``--kept`` exactly as read, so nothing is ever lost. A
+message over the limit (``message.too_large``) is kept too: its bytes are copied to ``--kept``
+in fixed chunks as they are read, never held whole, so a 2 GiB line or ``/dev/zero`` runs in
+flat memory. A line per message on standard error says what happened to it; Ctrl-C ends the run
+with the summary so far (status 130).
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Final
 
+from . import rules
+from ._cli_input import Input, InputError, Message, UsageError, messages, plan
 from ._json import dumps
+from ._settings import get_settings
+from ._violations import violation
 from .babelqueue._dead_letter import DeadLetter
 from .babelqueue._envelope import BabelEnvelope
 from .babelqueue._redrive import Kept, Redriven, redrive
@@ -26,6 +34,9 @@ __all__ = ["add_parser", "run"]
 EXIT_DONE: Final = 0
 EXIT_INVALID: Final = 1
 EXIT_USAGE: Final = 2
+EXIT_INTERRUPTED: Final = 130  # 128 + SIGINT, as validate and a shell report it
+# A feed is NDJSON whatever its name, but a `.json` file is one message.
+DOCUMENTS: Final = frozenset({".json"})
 
 
 class RedriveUsageError(Exception):
@@ -45,7 +56,12 @@ def add_parser(commands: Any) -> None:
         ),
     )
     parser.add_argument(
-        "feed", nargs="?", default="-", metavar="FEED", help="NDJSON file, or - (default)"
+        "feed",
+        nargs="?",
+        default="-",
+        metavar="FEED",
+        help="NDJSON file (gzip too; a .json file is one message), a directory of them, or - "
+        "(default)",
     )
     parser.add_argument("--out", default="-", metavar="FILE", help="redriven bodies (default -)")
     parser.add_argument(
@@ -116,32 +132,41 @@ def _time(text: str | None, flag: str) -> int | None:
     return int(moment.timestamp() * 1000)
 
 
-def _feed(entry: str, stdin: IO[bytes] | None) -> Iterator[tuple[str, bytes]]:
-    if entry == "-":
-        if stdin is None:  # started with `<&-`
-            raise RedriveUsageError("standard input is closed")
-        try:
-            yield from _lines(stdin, "<stdin>")
-        except OSError as exc:
-            raise RedriveUsageError(f"cannot read <stdin>: {exc.strerror or exc}") from exc
-        return
-    path = Path(entry)
+def _inputs(entry: str, stdin: IO[bytes] | None) -> list[Input]:
     try:
-        if path.suffix == ".json":
-            yield str(path), path.read_bytes()
-            return
-        with path.open("rb") as stream:
-            yield from _lines(stream, str(path))
-    except OSError as exc:
-        raise RedriveUsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        return plan([entry], "ndjson", stdin_open=stdin is not None, documents=DOCUMENTS)
+    except UsageError as exc:
+        raise RedriveUsageError(str(exc)) from exc
 
 
-def _lines(stream: IO[bytes], name: str) -> Iterator[tuple[str, bytes]]:
-    for number, line in enumerate(stream, start=1):
-        # Only the line terminator goes: a kept line is written back exactly as it was read.
-        body = line[:-1] if line.endswith(b"\n") else line
-        if body.strip():
-            yield f"{name}:{number}", body
+class _KeptGone(Exception):
+    """``--kept`` is a pipe whose reader went away while a message was copied to it.
+
+    Raised in place of the ``BrokenPipeError`` so that the reading does not take it for a
+    failure of its input (an ``OSError``); :func:`_run` raises the ``BrokenPipeError`` again.
+    """
+
+
+class _Copy:
+    """Copies the bytes of each message too large to check into ``--kept`` as they are read."""
+
+    def __init__(self, kept: _Sink | None) -> None:
+        self._kept = kept
+        self.open = False  # a message's bytes are being copied: its line is not finished
+
+    def __call__(self, data: bytes) -> None:
+        self.open = True
+        if self._kept is not None:
+            try:
+                self._kept.write(data)
+            except BrokenPipeError as exc:
+                raise _KeptGone from exc
+
+    def finish(self) -> None:
+        """End the copied message's line."""
+        self.open = False
+        if self._kept is not None:
+            self._kept.write(b"\n")
 
 
 class _Sink:
@@ -223,31 +248,52 @@ def _run(
         _time(args.since, "--since"),
         _time(args.until, "--until"),
     )
+    inputs = _inputs(args.feed, stdin)
+    # The limit `redrive` checks each message under: a message over it is never held whole.
+    limit = get_settings().max_message_bytes
     redriven = kept = invalid = planned = 0
+    failure: InputError | None = None
+    interrupted = False
     with ExitStack() as stack:
         out = None if args.dry_run else _open(stack, args.out, stdout)
         kept_out = None if args.kept is None else _open(stack, args.kept, stdout)
-        for source, raw in _feed(args.feed, stdin):
-            limited = bool(args.max) and redriven + planned >= args.max
-            decision = redrive(
-                raw,
-                to_queue=args.to_queue,
-                select=(lambda _env: False) if limited else select,
-                bypass=args.bypass,
-                dry_run=args.dry_run,
-            )
-            if isinstance(decision, Redriven):
-                assert out is not None  # a dry run never redrives
-                out.write((_record(decision) if args.records else decision.body()) + b"\n")
-                redriven += 1
-                stderr.write(f"redriven {source} {decision.envelope.job} -> {decision.queue}\n")
-                continue
-            kept += 1
-            if kept_out is not None:
-                kept_out.write(raw + b"\n")
-            stderr.write(_kept_line(source, decision))
-            invalid += decision.reason == "invalid"
-            planned += decision.reason == "dry_run"
+        copy = _Copy(kept_out)
+        try:
+            for message in messages(inputs, stdin, limit, verbatim=True, spill=copy):
+                if message.size > limit:
+                    # Its bytes are in --kept already, copied as they were read.
+                    copy.finish()
+                    kept += 1
+                    invalid += 1
+                    stderr.write(_too_large_line(message, limit))
+                    continue
+                limited = bool(args.max) and redriven + planned >= args.max
+                decision = redrive(
+                    message.raw,
+                    to_queue=args.to_queue,
+                    select=(lambda _env: False) if limited else select,
+                    bypass=args.bypass,
+                    dry_run=args.dry_run,
+                )
+                source = message.source
+                if isinstance(decision, Redriven):
+                    assert out is not None  # a dry run never redrives
+                    out.write((_record(decision) if args.records else decision.body()) + b"\n")
+                    redriven += 1
+                    stderr.write(f"redriven {source} {decision.envelope.job} -> {decision.queue}\n")
+                    continue
+                kept += 1
+                if kept_out is not None:
+                    kept_out.write(message.raw + b"\n")
+                stderr.write(_kept_line(source, decision))
+                invalid += decision.reason == "invalid"
+                planned += decision.reason == "dry_run"
+        except _KeptGone as exc:
+            raise BrokenPipeError from exc.__cause__
+        except InputError as exc:
+            failure = exc  # what was read before it stands: written out, and the summary
+        except KeyboardInterrupt:
+            interrupted = True
         for sink in (out, kept_out):
             if sink is not None:
                 sink.flush()
@@ -257,7 +303,25 @@ def _run(
         f"{total} message{'' if total == 1 else 's'}: {done}, {kept} kept, "
         f"{invalid} not BabelQueue v1 envelopes\n"
     )
+    if interrupted:
+        if copy.open and kept_out is not None:
+            stderr.write(
+                "envelopekit redrive: interrupted while a message too large to check was "
+                f"copied to {args.kept}: its last line there is incomplete\n"
+            )
+        else:
+            stderr.write("envelopekit redrive: interrupted\n")
+        return EXIT_INTERRUPTED
+    if failure is not None:
+        raise RedriveUsageError(str(failure))
     return EXIT_INVALID if invalid else EXIT_DONE
+
+
+def _too_large_line(message: Message, limit: int) -> str:
+    said = f"{message.size} bytes exceeds {limit}."
+    found = violation(rules.MESSAGE_TOO_LARGE, "", said)
+    kept = Kept(b"", "invalid", violations=[found])
+    return _kept_line(message.source, kept).removesuffix("\n") + f": {said} (copied)\n"
 
 
 def _kept_line(source: str, decision: Kept) -> str:
