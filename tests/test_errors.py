@@ -232,6 +232,7 @@ CLI_INTERNAL = {
     "envelopekit._cli.OutputError",
     "envelopekit._cli_compat.CompatUsageError",
     "envelopekit._cli_redrive.RedriveUsageError",
+    "envelopekit._cli_redrive._KeptGone",  # a BrokenPipeError carried out of the reading
 }
 
 

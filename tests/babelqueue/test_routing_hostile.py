@@ -3,13 +3,16 @@ outcome from ``Router.dispatch``, and every envelope it republishes is accepted 
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import orjson
 import pytest
 import redis
+from babelqueue.codec import EnvelopeCodec
 
 import envelopekit as ek
 from envelopekit import ProducerError, rules
@@ -19,12 +22,16 @@ from envelopekit.babelqueue import (
     DeadLetterDecision,
     Reject,
     Release,
+    Retry,
     Router,
 )
 from envelopekit.babelqueue import (
     redis as redis_binding,
 )
+from envelopekit.babelqueue._dead_letter import ERROR_TEXT_CHARS
 from tests.conftest import DATA
+
+logging.getLogger("babelqueue.codec").setLevel(logging.ERROR)
 
 INT64_MAX = 2**63 - 1
 ORDER = orjson.loads((DATA / "babelqueue" / "fixtures" / "order-created.json").read_bytes())
@@ -216,3 +223,188 @@ def test_release_carries_the_bytes_as_received() -> None:
     assert isinstance(outcome, Release)
     assert outcome.raw == raw
     assert b"timestamp" not in outcome.envelope.to_json()
+
+
+# --- what is republished keeps within the size limit ------------------------------------------
+
+LIMIT = 1 << 20  # Settings.max_message_bytes, envelopekit's own default (the spec sets none)
+MARKER = re.compile(r"\.\.\. \[(\d+) more characters cut\]\Z")
+
+
+def sized(size: int, **changes: Any) -> bytes:
+    """The order fixture with ``data.pad`` grown so that the message is ``size`` bytes."""
+    base = raw_message(**changes, data={**ORDER["data"], "pad": ""})
+    raw = raw_message(**changes, data={**ORDER["data"], "pad": "y" * (size - len(base))})
+    assert len(raw) == size
+    return raw
+
+
+def through_redis(client: redis.Redis, queue: str, body: bytes) -> bytes:
+    """``body`` published to ``queue`` and consumed from it, as a worker reserves it."""
+    client.rpush(queue, redis_binding.element(body))
+    element = client.lpop(queue)
+    assert isinstance(element, str)
+    return redis_binding.reserve(element).body
+
+
+def read_by_everyone(body: bytes) -> dict[str, Any]:
+    """``body`` is what the next consumer's ``check`` and the official SDK accept."""
+    assert len(body) <= LIMIT
+    verdict = ek.check(body, "babelqueue")
+    assert verdict.ok, verdict.violations
+    decoded = EnvelopeCodec.decode(body.decode("utf-8"))
+    assert EnvelopeCodec.accepts(decoded)
+    return decoded
+
+
+def dead_lettered_by(handler: Any, raw: bytes, client: redis.Redis, **options: Any) -> Any:
+    """``raw`` consumed off Redis by a Router whose handler is ``handler``, max_attempts 1."""
+    router = Router(max_attempts=1, **options)
+    router.register(ORDER["job"], handler)
+    return router.dispatch(through_redis(client, "orders", raw), queue="orders")
+
+
+def test_a_5mb_exception_text_is_cut_in_the_dead_letter(client: redis.Redis) -> None:
+    text = "é" * 5_000_000
+
+    def handler(_: BabelEnvelope[Any]) -> None:
+        raise RuntimeError(text)
+
+    outcome = dead_lettered_by(handler, raw_message(), client)
+    assert isinstance(outcome, DeadLetterDecision)
+    body = through_redis(client, "orders.dlq", outcome.envelope.to_json())
+    assert len(body) < len(raw_message()) + 10_000  # it was 10 MB
+    decoded = read_by_everyone(body)
+    error = decoded["dead_letter"]["error"]
+    assert (
+        error
+        == "é" * ERROR_TEXT_CHARS + f"... [{5_000_000 - ERROR_TEXT_CHARS} more characters cut]"
+    )
+    assert decoded["dead_letter"]["exception"] == "RuntimeError"
+
+
+def test_an_exception_type_name_is_cut_as_its_text_is(client: redis.Redis) -> None:
+    loud = type("E" * 10_000, (Exception,), {})
+
+    def handler(_: BabelEnvelope[Any]) -> None:
+        raise loud("boom")
+
+    outcome = dead_lettered_by(handler, raw_message(), client)
+    assert isinstance(outcome, DeadLetterDecision)
+    decoded = read_by_everyone(outcome.envelope.to_json())
+    assert decoded["dead_letter"]["error"] == "boom"
+    found = MARKER.search(decoded["dead_letter"]["exception"])
+    assert found is not None and int(found[1]) == 10_000 - ERROR_TEXT_CHARS
+
+
+def test_an_unknown_urn_of_900_kb_does_not_double_the_dead_letter(client: redis.Redis) -> None:
+    urn = "urn:babel:orders:" + "x" * 900_000
+    raw = through_redis(client, "orders", raw_message(job=urn))
+    assert ek.check(raw, "babelqueue").ok
+    outcome = Router("dead_letter").dispatch(raw, queue="orders")
+    assert isinstance(outcome, DeadLetterDecision)
+    decoded = read_by_everyone(through_redis(client, "orders.dlq", outcome.envelope.to_json()))
+    assert decoded["job"] == urn
+    assert MARKER.search(decoded["dead_letter"]["error"]) is not None
+
+
+@pytest.mark.parametrize("gap", [300, 1_000, 4_000])
+def test_a_message_near_the_limit_dead_letters_within_it(client: redis.Redis, gap: int) -> None:
+    raw = sized(LIMIT - gap)
+    outcome = dead_lettered_by(lambda _: 1 / 0, raw, client)  # ZeroDivisionError
+    assert isinstance(outcome, DeadLetterDecision), outcome
+    decoded = read_by_everyone(through_redis(client, "orders.dlq", outcome.envelope.to_json()))
+    block = decoded["dead_letter"]
+    assert (block["reason"], block["exception"], block["original_queue"]) == (
+        "failed",
+        "ZeroDivisionError",
+        "orders",
+    )
+    assert decoded["data"] == orjson.loads(raw)["data"]
+
+
+def test_a_long_error_is_cut_shorter_to_fit_the_limit(client: redis.Redis) -> None:
+    def handler(_: BabelEnvelope[Any]) -> None:
+        raise RuntimeError("z" * 3_000)
+
+    outcome = dead_lettered_by(handler, sized(LIMIT - 2_000), client)
+    assert isinstance(outcome, DeadLetterDecision)
+    body = outcome.envelope.to_json()
+    assert LIMIT - 100 <= len(body) <= LIMIT  # cut as much as needed, no more
+    error = read_by_everyone(body)["dead_letter"]["error"]
+    found = MARKER.search(error)
+    assert found is not None
+    assert error == "z" * (3_000 - int(found[1])) + found[0]
+
+
+@pytest.mark.parametrize("gap", [0, 1, 150])
+def test_a_message_too_near_the_limit_is_quarantined_as_received(
+    client: redis.Redis, gap: int
+) -> None:
+    raw = sized(LIMIT - gap)
+    outcome = dead_lettered_by(failing, raw, client)
+    assert isinstance(outcome, Reject)
+    assert outcome.raw == raw
+    assert [v.rule for v in outcome.violations] == [rules.MESSAGE_TOO_LARGE, rules.HANDLER_FAILED]
+    assert outcome.violations[0].message.endswith(f"over {LIMIT}: quarantined as received.")
+    assert outcome.violations[1].message == "RuntimeError: boom"
+    # The worker quarantines the bytes as received: the next reader takes them.
+    assert through_redis(client, "orders.dlq", outcome.raw) == raw
+    read_by_everyone(raw)
+
+
+def test_an_unknown_urn_too_near_the_limit_is_quarantined_as_received() -> None:
+    raw = sized(LIMIT, job="urn:babel:nobody:listens")
+    outcome = Router("dead_letter").dispatch(raw, queue="orders")
+    assert isinstance(outcome, Reject)
+    assert [v.rule for v in outcome.violations] == [rules.MESSAGE_TOO_LARGE, rules.URN_UNKNOWN]
+
+
+def test_a_retry_that_would_pass_the_limit_is_quarantined(client: redis.Redis) -> None:
+    # attempts 9 -> 10: one byte more than the limit.
+    raw = sized(LIMIT, attempts=9)
+    router = Router(max_attempts=20)
+    router.register(ORDER["job"], failing)
+    outcome = router.dispatch(through_redis(client, "orders", raw), queue="orders")
+    assert isinstance(outcome, Reject)
+    assert outcome.raw == raw
+    assert outcome.violations[0].message == (
+        f"Its retry would be {LIMIT + 1} bytes, over {LIMIT}: quarantined as received."
+    )
+    # One byte less and it is retried.
+    outcome = router.dispatch(sized(LIMIT - 1, attempts=9), queue="orders")
+    assert isinstance(outcome, Retry)
+    read_by_everyone(outcome.envelope.to_json())
+
+
+def test_a_retry_whose_numbers_grow_when_re_encoded_is_quarantined() -> None:
+    # 1E15 is written 1000000000000000.0 by the reference encoder: 5 bytes become 19.
+    numbers = b"[" + b",".join([b"1E15"] * 60_000) + b"]"
+    raw = raw_message(data={"n": 0}).replace(b'"n":0', b'"n":' + numbers)
+    assert len(raw) < LIMIT // 3 and ek.check(raw, "babelqueue").ok
+    router = Router()
+    router.register(ORDER["job"], failing)
+    outcome = router.dispatch(raw, queue="orders")
+    assert isinstance(outcome, Reject)
+    assert outcome.raw == raw
+    assert outcome.violations[0].rule == rules.MESSAGE_TOO_LARGE
+
+
+def test_the_router_takes_its_limit_from_settings() -> None:
+    raw = sized(4_000)
+    small = Router(max_attempts=1, settings=ek.Settings(max_message_bytes=4_100))
+    small.register(ORDER["job"], failing)
+    assert isinstance(small.dispatch(raw), Reject)
+    roomy = Router(max_attempts=1, settings=ek.Settings(max_message_bytes=5_000))
+    roomy.register(ORDER["job"], failing)
+    assert isinstance(roomy.dispatch(raw), DeadLetterDecision)
+
+
+def test_a_message_received_over_the_limit_is_dead_lettered_as_before() -> None:
+    # Nothing republished in its place could be within the limit: it goes on as decided.
+    raw = sized(LIMIT + 10)
+    router = Router(max_attempts=1)
+    router.register(ORDER["job"], failing)
+    outcome = router.dispatch(raw, queue="orders")
+    assert isinstance(outcome, DeadLetterDecision)
+    assert outcome.envelope.dead_letter.error == "boom"  # type: ignore[union-attr]

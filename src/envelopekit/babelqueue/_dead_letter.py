@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Final, Literal, overload
 
 from pydantic import ConfigDict, Field, StrictInt, StrictStr
 
@@ -10,7 +10,32 @@ from .._compat import MISSING
 from .._json import INT64_MAX
 from .._model import WireModel
 
-__all__ = ["DeadLetter", "DeadLetterReason"]
+__all__ = ["ERROR_TEXT_CHARS", "DeadLetter", "DeadLetterReason", "cut_text"]
+
+ERROR_TEXT_CHARS: Final = 4096
+"""The most characters of a failure's text (``error``) and type name (``exception``) that a
+dead letter written here carries; the rest is cut, a marker saying how much (:func:`cut_text`).
+
+The spec (and every other SDK) writes the exception message whole; an SDK decision, so that a
+handler's 5 MB exception text cannot make a 5 MB dead letter, nor a 1 MB URN quoted in
+``UnknownUrnError`` double the message.
+"""
+
+
+@overload
+def cut_text(text: str, most: int = ERROR_TEXT_CHARS) -> str: ...
+@overload
+def cut_text(text: None, most: int = ERROR_TEXT_CHARS) -> None: ...
+def cut_text(text: str | None, most: int = ERROR_TEXT_CHARS) -> str | None:
+    """``text``, or its first ``most`` characters and a marker saying how many more were cut.
+
+    Cut between two code points (``"... [5238784 more characters cut]"`` follows), never inside
+    one, so the text stays valid Unicode as far as it was.
+    """
+    if text is None or len(text) <= most:
+        return text
+    return f"{text[:most]}... [{len(text) - most} more characters cut]"
+
 
 DeadLetterReason = Literal["failed", "unknown_urn", "poison"]
 """Why a message was dead-lettered: its handler kept failing, no handler is mapped for its

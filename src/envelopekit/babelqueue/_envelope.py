@@ -40,7 +40,7 @@ from .._violations import (
     violation,
     violations,
 )
-from ._dead_letter import DeadLetter, DeadLetterReason
+from ._dead_letter import DeadLetter, DeadLetterReason, cut_text
 from ._fast import SECONDS_THRESHOLD, FastPath
 from ._forbidden import FORBIDDEN_META_KEYS, FORBIDDEN_TOP_LEVEL_KEYS
 from ._meta import SCHEMA_VERSION, BabelMeta
@@ -465,8 +465,11 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         Args:
             reason: ``"failed"``, ``"unknown_urn"`` or ``"poison"``.
             error: the failure's message, or the exception itself (its text and type name are
-                taken).
-            exception: the failure's type name; from ``error`` when that is an exception.
+                taken). Past :data:`ERROR_TEXT_CHARS` (4096) characters the text is cut, a
+                marker saying how many more there were (``... [5238784 more characters cut]``):
+                a dead letter stays within a few KiB of the message it carries.
+            exception: the failure's type name; from ``error`` when that is an exception (cut
+                as ``error`` is).
             original_queue: the queue it was consumed from; ``meta.queue`` when not given.
             failed_at: dead-letter time in Unix ms; now when not given.
 
@@ -481,11 +484,12 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             raise ProducerError(message, [violation(rule, "/dead_letter/reason", message)])
         if isinstance(error, BaseException):
             exception = exception if exception is not None else type(error).__name__
-            error = _error_text(error)
+            error = error_text(error)
         # An exception's text may hold lone surrogates (`os.fsdecode` of a non-UTF-8 path),
-        # which no JSON encoder writes: they are kept visible as \udcXX escapes.
-        error = _unicode_text(error)
-        exception = _unicode_text(exception)
+        # which no JSON encoder writes: they are kept visible as \udcXX escapes (after the cut,
+        # so the cut counts the characters the exception had).
+        error = _unicode_text(cut_text(error))
+        exception = _unicode_text(cut_text(exception))
         try:
             block = DeadLetter(
                 reason=reason,
@@ -547,7 +551,7 @@ def _not_a_string(model: type[WireModel], at: str, value: object) -> ProducerErr
     return ProducerError(message, [violation(rule, at, message)])
 
 
-def _error_text(error: BaseException) -> str:
+def error_text(error: BaseException) -> str:
     """An exception's text, or for one whose ``__str__`` raises, that failure's name.
 
     A handler's odd exception is still dead-lettered: ``Router.dispatch`` never raises.

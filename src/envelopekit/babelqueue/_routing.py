@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Generic, Literal, cast, get_args, overload
+from typing import Any, Final, Generic, Literal, NamedTuple, cast, get_args, overload
 
 from pydantic import BaseModel, ValidationError
 from typing_extensions import TypeVar
@@ -41,9 +41,10 @@ from typing_extensions import TypeVar
 from .. import rules
 from .._errors import UnknownUrnError
 from .._json import INT64_MAX
-from .._violations import Violation, violations
-from ._dead_letter import DeadLetterReason
-from ._envelope import BabelEnvelope
+from .._settings import Settings, get_settings
+from .._violations import Violation, printable, violation, violations
+from ._dead_letter import ERROR_TEXT_CHARS, DeadLetterReason, cut_text
+from ._envelope import BabelEnvelope, error_text
 from ._idempotency import SeenStoreUnavailable
 from ._payload_schema import InvalidPayloadError, SchemaProvider, check_payload
 from ._replay import replay_scope
@@ -90,18 +91,47 @@ Reconcile = Callable[[BabelEnvelope[Any]], BabelEnvelope[Any]]
 
 DEFAULT_MAX_ATTEMPTS: Final = 3
 DEFAULT_DLQ_SUFFIX: Final = ".dlq"
+# Characters of room for the marker `cut_text` adds: "... [N more characters cut]", N of at
+# most 20 digits.
+_MARKER_ROOM: Final = 64
 
 
 # --- decisions ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Settlement:
-    """Where a failure of this delivery goes: retried below ``max_attempts``, else the DLQ."""
+class _Settlement(NamedTuple):
+    """Where a failure of this delivery goes: retried below ``max_attempts``, else the DLQ.
+
+    A tuple: one is made for every message routed (a frozen dataclass of five fields costs
+    twice as much to build).
+
+    ``received`` is the message as received; ``settings`` the router's, whose
+    ``max_message_bytes`` (:attr:`limit`) what is republished in its place keeps within, when
+    ``received`` did.
+    """
 
     max_attempts: int
     original_queue: str
     dead_letter_queue: str
+    received: bytes
+    settings: Settings | None
+
+    @property
+    def limit(self) -> int:
+        """The size limit: read only when a failure is settled, not for every message."""
+        return (self.settings or get_settings()).max_message_bytes
+
+    def over(self, envelope: BabelEnvelope[Any]) -> int:
+        """How many bytes ``envelope``, encoded, is over the limit; 0 when it is within.
+
+        0 too for a message received over the limit already: nothing republished in its place
+        can be within it, so it goes on as decided (a ``check`` behind would refuse the message
+        as received all the same).
+        """
+        limit = self.limit
+        if len(self.received) > limit:
+            return 0
+        return max(len(envelope.to_json()) - limit, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,31 +169,74 @@ class Fail:
     reason: DeadLetterReason
     settlement: _Settlement = field(repr=False)
 
-    def settle(self) -> Retry | DeadLetterDecision:
+    def settle(self) -> Retry | DeadLetterDecision | Reject:
         """``attempts + 1``; a :class:`Retry` below ``max_attempts``, else a dead-letter.
 
         A message whose ``attempts`` is already the signed 64-bit maximum cannot be counted
         once more: it is dead-lettered now, ``attempts`` as received (``attempts.at_maximum``).
+
+        What is republished keeps within the size limit (``max_message_bytes``) when the
+        message was received within it, so the next consumer's ``check`` accepts it: a dead
+        letter's ``error`` text is cut shorter to fit; a retry or a dead letter that cannot fit
+        even so (a message within a few hundred bytes of the limit, or one whose re-encoding
+        grows, ``1E15`` written ``1000000000000000.0``) is a :class:`Reject` of the message as
+        received, to quarantine unchanged, its violations ``message.too_large`` and the
+        failure's own rule.
         """
         plan = self.settlement
         if self.envelope.attempts >= INT64_MAX:
-            return DeadLetterDecision(
-                self.envelope.dead_lettered(
-                    self.reason, error=self.error, original_queue=plan.original_queue
-                ),
-                plan.dead_letter_queue,
-                rules.ATTEMPTS_AT_MAXIMUM,
-            )
+            return _dead_letter(self, self.envelope, rules.ATTEMPTS_AT_MAXIMUM)
         retried = self.envelope.retried()
         if retried.attempts < plan.max_attempts:
+            over = plan.over(retried)
+            if over:
+                return _quarantine(self, "retry", over)
             return Retry(retried, self.rule)
-        return DeadLetterDecision(
-            retried.dead_lettered(
-                self.reason, error=self.error, original_queue=plan.original_queue
-            ),
-            plan.dead_letter_queue,
-            self.rule,
+        return _dead_letter(self, retried, self.rule)
+
+
+def _dead_letter(
+    fail: Fail, envelope: BabelEnvelope[Any], rule: str
+) -> DeadLetterDecision | Reject:
+    """``envelope`` dead-lettered for ``fail``, within the limit, else the message quarantined."""
+    plan = fail.settlement
+    dead = envelope.dead_lettered(fail.reason, error=fail.error, original_queue=plan.original_queue)
+    over = plan.over(dead)
+    if over:
+        # The error text is what a dead letter can spare: each character cut is a byte at
+        # least, so cutting as many as there are bytes over (and the marker's room) fits it.
+        text = error_text(fail.error)
+        keep = min(len(text), ERROR_TEXT_CHARS) - over - _MARKER_ROOM
+        if keep <= 0:
+            return _quarantine(fail, "dead letter", over)
+        dead = envelope.dead_lettered(
+            fail.reason,
+            error=cut_text(text, keep),
+            exception=type(fail.error).__name__,
+            original_queue=plan.original_queue,
         )
+        over = plan.over(dead)
+        if over:  # the exception's type name is the rest of what grew: not worth cutting
+            return _quarantine(fail, "dead letter", over)
+    return DeadLetterDecision(dead, plan.dead_letter_queue, rule)
+
+
+def _quarantine(fail: Fail, what: str, over: int) -> Reject:
+    """The message as received, to quarantine: its ``what`` would be ``over`` bytes too large."""
+    plan = fail.settlement
+    said = printable(f"{type(fail.error).__name__}: {cut_text(error_text(fail.error), 200)}")
+    return Reject(
+        plan.received,
+        [
+            violation(
+                rules.MESSAGE_TOO_LARGE,
+                "",
+                f"Its {what} would be {plan.limit + over} bytes, over {plan.limit}: "
+                "quarantined as received.",
+            ),
+            violation(fail.rule, "", said),
+        ],
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +292,10 @@ class Release:
 class Reject:
     """Not a BabelQueue v1 envelope this SDK accepts: quarantine ``raw`` as is (never retried).
 
-    An unsupported ``schema_version`` lands here too: it is quarantined, not dropped.
+    An unsupported ``schema_version`` lands here too: it is quarantined, not dropped. So does a
+    failed message whose retry or dead letter would not keep within the size limit it was
+    received within (:meth:`Fail.settle`): ``message.too_large`` first among ``violations``,
+    then the failure's own rule and text.
     """
 
     raw: bytes
@@ -347,6 +423,7 @@ class Router:
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
         dlq_suffix: str = DEFAULT_DLQ_SUFFIX,
         cipher: Cipher | None = None,
+        settings: Settings | None = None,
     ) -> None:
         """Configure the router.
 
@@ -358,6 +435,9 @@ class Router:
             cipher: opens ``x-gdpr-sensitive`` fields (ADR-0030) before ``data`` is checked
                 against its payload schema or model, so validation sees cleartext; a retry or
                 dead-letter still republishes the ciphertext as received.
+            settings: ``max_message_bytes``, the size a retry or dead letter keeps within
+                (:meth:`Fail.settle`), as the next consumer's ``check`` reads it; the
+                environment's when not given.
 
         Raises:
             ValueError: for an unknown strategy or ``max_attempts`` below 1.
@@ -373,6 +453,7 @@ class Router:
         self.max_attempts = max_attempts
         self.dlq_suffix = dlq_suffix
         self.cipher = cipher
+        self.settings = settings
         self._routes: dict[str, _Route] = {}
 
     # --- registration --------------------------------------------------------------------------
@@ -514,7 +595,7 @@ class Router:
                 return Reject(raw, violations(exc, model=BabelEnvelope))
         if reconcile is not None:
             envelope = reconcile(envelope)
-        settlement = self._settlement(envelope, queue)
+        settlement = self._settlement(envelope, queue, raw)
         found = self._routes.get(envelope.job) if only is None or envelope.job == only else None
         if found is None:
             return self._unknown(envelope, settlement, raw)
@@ -598,9 +679,13 @@ class Router:
         except DecryptError as exc:
             return [exc.violation]
 
-    def _settlement(self, envelope: BabelEnvelope[Any], queue: str | None) -> _Settlement:
+    def _settlement(
+        self, envelope: BabelEnvelope[Any], queue: str | None, raw: bytes
+    ) -> _Settlement:
         received = queue if queue else envelope.meta.queue
-        return _Settlement(self.max_attempts, received, received + self.dlq_suffix)
+        return _Settlement(
+            self.max_attempts, received, received + self.dlq_suffix, raw, self.settings
+        )
 
     def _unknown(
         self, envelope: BabelEnvelope[Any], settlement: _Settlement, raw: bytes
@@ -611,16 +696,11 @@ class Router:
             return Delete(envelope, rules.URN_UNKNOWN)
         if strategy == "release":
             return Release(envelope, rules.URN_UNKNOWN, raw)
+        fail = Fail(envelope, error, rules.URN_UNKNOWN, "unknown_urn", settlement)
         if strategy == "dead_letter":
             # Immediately: no delivery failed, so `attempts` stays as received.
-            return DeadLetterDecision(
-                envelope.dead_lettered(
-                    "unknown_urn", error=error, original_queue=settlement.original_queue
-                ),
-                settlement.dead_letter_queue,
-                rules.URN_UNKNOWN,
-            )
-        return Fail(envelope, error, rules.URN_UNKNOWN, "unknown_urn", settlement)
+            return _dead_letter(fail, envelope, rules.URN_UNKNOWN)
+        return fail
 
     def _invalid(
         self, envelope: BabelEnvelope[Any], found: list[Violation], settlement: _Settlement
