@@ -3,8 +3,9 @@
 The oracles are those of ``tests/test_check_properties.py`` (``check`` never raises, pointers
 resolve, ``ok`` iff no violation, re-encoding is accepted and equal, ``check`` agrees with
 ``model_validate_json``; ``Router.dispatch`` never raises and republishes what ``check``
-accepts). The corpus starts from the vendored messages of the three specs; a crash is written
-by libFuzzer as ``crash-<sha1>`` in the working directory.
+accepts, near the size limit too, with handler texts past the dead letter's cut). The corpus
+starts from the vendored messages of the three specs; a crash is written by libFuzzer as
+``crash-<sha1>`` in the working directory.
 
     make fuzz                       # FUZZ_SECONDS=600 by default
     .venv/bin/python fuzz/check_fuzz.py -max_total_time=60 -workers=2 .fuzz/corpus
@@ -32,7 +33,12 @@ with atheris.instrument_imports(include=["envelopekit"]):
 from tests.test_check_properties import (  # noqa: E402
     ATTEMPTS,
     DATA,
+    GAPS,
+    NEAR,
+    NEAR_ROUTER,
+    SHOUTS,
     dispatch_oracle,
+    near_limit,
     oracles,
     with_attempts,
 )
@@ -45,7 +51,8 @@ def one_input(data: bytes) -> None:
     """One fuzz input: its first byte picks the spec, the rest is the message.
 
     For the Router, the first byte also says whether ``attempts`` is set, and to what (near the
-    int64 maximum too).
+    int64 maximum too); the second says how near the size limit the message is padded, how long
+    its handler's failure text is and its ``attempts``.
     """
     if not data:
         return
@@ -57,6 +64,11 @@ def one_input(data: bytes) -> None:
         pick = data[0] // len(SPECS) % (len(ATTEMPTS) + 1)
         if pick:
             dispatch_oracle(with_attempts(raw, ATTEMPTS[pick - 1]))
+        near = raw[0] if raw else 0
+        gap, near = GAPS[near % len(GAPS)], near // len(GAPS)
+        shout, near = SHOUTS[near % len(SHOUTS)], near // len(SHOUTS)
+        attempts = ATTEMPTS[near % len(ATTEMPTS)]
+        dispatch_oracle(near_limit(raw, gap, shout, attempts), NEAR_ROUTER, NEAR)
 
 
 def seed_corpus() -> Path:

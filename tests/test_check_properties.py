@@ -4,7 +4,8 @@ For each spec and ``auto``, over mutations of the vendored corpora: ``check`` ne
 every pointer resolves in the input; ``ok`` exactly when there is no violation; an accepted
 message re-encodes to an equal model that is accepted; ``check`` agrees with
 ``model_validate_json``; and ``Router.dispatch`` never raises and republishes only what ``check``
-accepts. ``make fuzz`` runs the same oracles under atheris for long runs (``fuzz/``).
+accepts, on messages near the size limit too, whose handler fails with texts of up to 100,000
+characters. ``make fuzz`` runs the same oracles under atheris for long runs (``fuzz/``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,15 @@ from pydantic import ValidationError
 
 import envelopekit as ek
 from envelopekit import rules
-from envelopekit.babelqueue import BabelEnvelope, DeadLetterDecision, Reject, Retry, Router
+from envelopekit.babelqueue import (
+    BabelEnvelope,
+    DeadLetter,
+    DeadLetterDecision,
+    Reject,
+    Retry,
+    Router,
+)
+from envelopekit.babelqueue._dead_letter import ERROR_TEXT_CHARS
 from envelopekit.matrix._classify import MESSAGE_ADAPTER
 from envelopekit.som import SomEnvelope
 
@@ -187,14 +196,35 @@ def test_auto_oracles(raw: bytes) -> None:
 
 
 ROUTER = Router("fail", max_attempts=2)
-ROUTER.register("urn:babel:orders:created", lambda env: None)
+# A small limit, so that a message near it is cheap to build and judge; the logic is the
+# limit's, whatever its value (tests/babelqueue/test_routing_hostile.py: 1 MiB, through Redis).
+NEAR_LIMIT = 16_384
+NEAR = ek.Settings(max_message_bytes=NEAR_LIMIT)
+NEAR_ROUTER = Router("fail", max_attempts=2, settings=NEAR)
 
 
 def _failing(env: BabelEnvelope[Any]) -> None:
     raise RuntimeError(f"cannot handle {env.job!r} \udcff")
 
 
-ROUTER.register("urn:babel:orders:refunded", _failing)
+# Each of these URNs' handler fails with a text of that many characters (two UTF-8 bytes each,
+# and a lone surrogate): past ERROR_TEXT_CHARS, past the near limit, or short.
+SHOUTS = (0, 300, 5_000, 100_000)
+GAPS = (0, 1, 40, 150, 300, 1_000, 5_000)
+
+
+def _shouting(chars: int) -> Any:
+    def handler(_: BabelEnvelope[Any]) -> None:
+        raise RuntimeError("é" * chars + "\udcff")
+
+    return handler
+
+
+for _router in (ROUTER, NEAR_ROUTER):
+    _router.register("urn:babel:orders:created", lambda env: None)
+    _router.register("urn:babel:orders:refunded", _failing)
+    for _chars in SHOUTS:
+        _router.register(f"urn:babel:orders:shout.{_chars}", _shouting(_chars))
 
 
 ATTEMPTS = (0, 1, 2**63 - 2, 2**63 - 1)
@@ -214,20 +244,65 @@ def with_attempts(raw: bytes, attempts: int) -> bytes:
     return json.dumps(document).encode("utf-8", "surrogatepass")
 
 
-def dispatch_oracle(raw: bytes) -> None:
-    """``Router.dispatch`` decides ``raw`` without raising; it rejects exactly what ``check``
-    refuses, as received; whatever it republishes, ``check`` accepts."""
-    outcome = ROUTER.dispatch(raw, queue="orders")  # never raises
-    verdict = ek.check(raw, "babelqueue")
+def near_limit(raw: bytes, gap: int, shout: int, attempts: int) -> bytes:
+    """``raw`` on the URN whose handler fails with ``shout`` characters, with ``attempts``, and
+    padded (an unknown ``pad`` key) to ``gap`` bytes below ``NEAR_LIMIT`` where it is shorter."""
+    try:
+        document = json.loads(raw)
+    except ValueError:
+        return raw
+    if not isinstance(document, dict):
+        return raw
+    document["job"] = f"urn:babel:orders:shout.{shout}"
+    document["attempts"] = attempts
+    document["pad"] = ""
+    encoded = json.dumps(document).encode("utf-8", "surrogatepass")
+    room = NEAR_LIMIT - gap - len(encoded)
+    if room > 0:
+        document["pad"] = "y" * room
+        encoded = json.dumps(document).encode("utf-8", "surrogatepass")
+    return encoded
+
+
+def dispatch_oracle(
+    raw: bytes, router: Router = ROUTER, settings: ek.Settings | None = None
+) -> None:
+    """``Router.dispatch`` decides ``raw`` without raising; it rejects what ``check`` refuses, as
+    received; whatever it republishes, ``check`` accepts (under the settings the router works
+    to), its dead-letter text cut; what it quarantines although ``check`` accepts it is a
+    message whose retry or dead letter would not keep within the size limit, as received."""
+    outcome = router.dispatch(raw, queue="orders")  # never raises
+    verdict = ek.check(raw, "babelqueue", settings=settings)
     if not verdict.ok:
         assert isinstance(outcome, Reject)
         assert outcome.raw == raw
+    elif isinstance(outcome, Reject):
+        assert outcome.raw == raw
+        assert outcome.violations[0].rule == rules.MESSAGE_TOO_LARGE, outcome.violations
     if isinstance(outcome, (Retry, DeadLetterDecision)):
-        republished = ek.check(outcome.envelope.to_json(), "babelqueue")
+        republished = ek.check(outcome.envelope.to_json(), "babelqueue", settings=settings)
         assert republished.ok, republished.violations
+    if isinstance(outcome, DeadLetterDecision) and verdict.ok:
+        block = outcome.envelope.dead_letter
+        assert isinstance(block, DeadLetter) and isinstance(block.error, str)
+        # At most ERROR_TEXT_CHARS characters and the marker; a lone surrogate is 6 escaped.
+        assert len(block.error) <= 6 * ERROR_TEXT_CHARS + 64, len(block.error)
 
 
 @PROFILE
 @given(mutated(SEEDS["babelqueue"]), st.sampled_from(ATTEMPTS))
 def test_dispatch_always_decides(raw: bytes, attempts: int) -> None:
     dispatch_oracle(with_attempts(raw, attempts))
+
+
+@PROFILE
+@given(
+    mutated(SEEDS["babelqueue"]),
+    st.sampled_from(GAPS),
+    st.sampled_from(SHOUTS),
+    st.sampled_from(ATTEMPTS),
+)
+def test_dispatch_near_the_limit_republishes_within_it(
+    raw: bytes, gap: int, shout: int, attempts: int
+) -> None:
+    dispatch_oracle(near_limit(raw, gap, shout, attempts), NEAR_ROUTER, NEAR)
