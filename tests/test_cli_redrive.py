@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import logging
 import signal
 import subprocess
@@ -288,3 +289,30 @@ def test_ctrl_c_keeps_what_was_decided_and_prints_the_summary_so_far(tmp_path: P
         b"envelopekit redrive: interrupted\n"
     )
     assert b"Traceback" not in err
+
+
+def test_a_gzip_feed_and_a_directory_of_feeds_are_read_as_validate_reads_them(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "dlq"
+    folder.mkdir()
+    (folder / "a.ndjson.gz").write_bytes(gzip.compress(ORDERS + b"\n" + NOT_JSON + b"\n"))
+    (folder / "b.json").write_bytes(USERS)
+    (folder / "notes.txt").write_bytes(b"not a feed")
+    kept = tmp_path / "kept.ndjson"
+    done = run("redrive", str(folder), "--kept", str(kept))
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.splitlines() == _official([ORDERS, USERS])
+    assert kept.read_bytes() == NOT_JSON + b"\n"  # decompressed, as it was read
+    assert f"redriven {folder / 'b.json'} urn:babel:users:registered".encode() in done.stderr
+
+
+def test_a_dry_run_names_a_message_over_the_limit_without_copying_it(tmp_path: Path) -> None:
+    feed = tmp_path / "feed.ndjson"
+    feed.write_bytes(ORDERS + b"\n" + b"x" * 5_000 + b"\n")
+    done = run_with("redrive", str(feed), "--dry-run", ENVELOPEKIT_MAX_MESSAGE_BYTES="1000")
+    assert done.returncode == 1
+    assert done.stdout == b""
+    assert done.stderr.decode().splitlines()[1] == (
+        f"kept {feed}:2 invalid message.too_large (document): 5000 bytes exceeds 1000."
+    )

@@ -265,7 +265,7 @@ def _run(
                     copy.finish()
                     kept += 1
                     invalid += 1
-                    stderr.write(_too_large_line(message, limit))
+                    stderr.write(_too_large_line(message, limit, kept_out is not None))
                     continue
                 limited = bool(args.max) and redriven + planned >= args.max
                 decision = redrive(
@@ -317,11 +317,12 @@ def _run(
     return EXIT_INVALID if invalid else EXIT_DONE
 
 
-def _too_large_line(message: Message, limit: int) -> str:
+def _too_large_line(message: Message, limit: int, copied: bool) -> str:
     said = f"{message.size} bytes exceeds {limit}."
     found = violation(rules.MESSAGE_TOO_LARGE, "", said)
     kept = Kept(b"", "invalid", violations=[found])
-    return _kept_line(message.source, kept).removesuffix("\n") + f": {said} (copied)\n"
+    end = " (copied)" if copied else ""  # a dry run without --kept copies nothing
+    return _kept_line(message.source, kept).removesuffix("\n") + f": {said}{end}\n"
 
 
 def _kept_line(source: str, decision: Kept) -> str:
