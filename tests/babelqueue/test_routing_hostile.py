@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
@@ -400,11 +400,58 @@ def test_the_router_takes_its_limit_from_settings() -> None:
     assert isinstance(roomy.dispatch(raw), DeadLetterDecision)
 
 
-def test_a_message_received_over_the_limit_is_dead_lettered_as_before() -> None:
-    # Nothing republished in its place could be within the limit: it goes on as decided.
+def test_a_message_received_over_the_limit_is_rejected_as_check_refuses_it() -> None:
     raw = sized(LIMIT + 10)
     router = Router(max_attempts=1)
     router.register(ORDER["job"], failing)
     outcome = router.dispatch(raw, queue="orders")
+    assert isinstance(outcome, Reject)
+    assert outcome.raw == raw
+    assert outcome.violations == ek.check(raw, "babelqueue").violations
+    assert [v.rule for v in outcome.violations] == [rules.MESSAGE_TOO_LARGE]
+    # A larger limit of the router's own reads it, and settles it as any message.
+    roomy = Router(max_attempts=1, settings=ek.Settings(max_message_bytes=2 * LIMIT))
+    roomy.register(ORDER["job"], failing)
+    assert isinstance(roomy.dispatch(raw, queue="orders"), DeadLetterDecision)
+
+
+def test_an_envelope_given_over_the_limit_is_dead_lettered() -> None:
+    # Nothing republished in its place could be within the limit: it goes on as decided.
+    envelope = BabelEnvelope.model_validate_json(sized(LIMIT + 10))
+    router = Router(max_attempts=1)
+    router.register(ORDER["job"], failing)
+    outcome = router.dispatch(envelope, queue="orders")
     assert isinstance(outcome, DeadLetterDecision)
     assert outcome.envelope.dead_letter.error == "boom"  # type: ignore[union-attr]
+
+
+def _repeated_key() -> bytes:
+    raw = raw_message()
+    return raw.replace(b'"data":{', b'"data":{"k":1,"k":2,', 1)
+
+
+def _too_deep() -> bytes:
+    deep: list[Any] = []
+    for _ in range(70):
+        deep = [deep]
+    return raw_message(data={"deep": deep})
+
+
+# Each a message the model alone reads: only check's reading (its settings) refuses it.
+@pytest.mark.parametrize(
+    ("message", "rule"),
+    [(_repeated_key, rules.JSON_DUPLICATE_KEY), (_too_deep, rules.MESSAGE_TOO_DEEP)],
+    ids=["duplicate-keys", "too-deep"],
+)
+def test_the_router_refuses_what_check_refuses_under_its_settings(
+    message: Callable[[], bytes], rule: str
+) -> None:
+    raw = message()
+    BabelEnvelope.model_validate_json(raw)
+    settings = ek.Settings(duplicate_keys="refuse")
+    router = Router(settings=settings)
+    router.register(ORDER["job"], failing)
+    outcome = router.dispatch(raw)
+    assert isinstance(outcome, Reject)
+    assert outcome.violations == ek.check(raw, "babelqueue", settings=settings).violations
+    assert rule in {v.rule for v in outcome.violations}

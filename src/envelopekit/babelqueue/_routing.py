@@ -39,6 +39,7 @@ from pydantic import BaseModel, ValidationError
 from typing_extensions import TypeVar
 
 from .. import rules
+from .._check import check
 from .._errors import UnknownUrnError
 from .._json import INT64_MAX
 from .._settings import Settings, get_settings
@@ -435,9 +436,10 @@ class Router:
             cipher: opens ``x-gdpr-sensitive`` fields (ADR-0030) before ``data`` is checked
                 against its payload schema or model, so validation sees cleartext; a retry or
                 dead-letter still republishes the ciphertext as received.
-            settings: ``max_message_bytes``, the size a retry or dead letter keeps within
-                (:meth:`Fail.settle`), as the next consumer's ``check`` reads it; the
-                environment's when not given.
+            settings: how a received message is read, as ``check`` reads it (a message over
+                ``max_message_bytes`` or ``max_depth``, or refused for its duplicate keys, is a
+                :class:`Reject`), and the size a retry or dead letter keeps within
+                (:meth:`Fail.settle`); the environment's when not given.
 
         Raises:
             ValueError: for an unknown strategy or ``max_attempts`` below 1.
@@ -589,10 +591,12 @@ class Router:
             raw = message.to_json()
         else:
             raw = received_bytes(message)
-            try:
-                envelope = BabelEnvelope.model_validate_json(raw)
-            except ValidationError as exc:
-                return Reject(raw, violations(exc, model=BabelEnvelope))
+            # Read as `check` reads it, under the router's settings: the size and depth
+            # limits, duplicate keys and the cap on findings are the next consumer's too.
+            verdict = check(raw, "babelqueue", settings=self.settings)
+            if verdict.envelope is None:
+                return Reject(raw, verdict.violations)
+            envelope = verdict.envelope
         if reconcile is not None:
             envelope = reconcile(envelope)
         settlement = self._settlement(envelope, queue, raw)
