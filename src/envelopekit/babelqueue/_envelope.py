@@ -25,6 +25,7 @@ from typing_extensions import Self, TypeVar
 from .. import rules
 from .._compat import MISSING
 from .._errors import ProducerError
+from .._failfast import FULL_REPORT_BYTES, large_validator
 from .._formats import UuidStr
 from .._ids import now_ms, uuid4
 from .._json import INT64_MAX, dumps, needs_scan, plain_json, scan_numbers
@@ -175,9 +176,23 @@ class BabelEnvelope(WireModel, Generic[DataT]):
 
         The common message is validated with no Python call (:mod:`._fast`); whatever that
         validator does not accept is validated, and reported, by the model's own validator,
-        exactly as without it.
+        exactly as without it. A message over 16 KiB (``len(json_data)`` over
+        ``FULL_REPORT_BYTES``) is validated as ``ek.check`` reads it: the model's schema with
+        every array stopping at its first failing item, so a refusal reports at most one
+        error per array and its cost stays bounded; the verdict is the same.
         """
         __tracebackhide__ = True
+        if len(json_data) > FULL_REPORT_BYTES:
+            # Bounded as `check` reads it: one error per array (the same validator).
+            large: Self = large_validator(cls).validate_json(
+                json_data,
+                strict=strict,
+                extra=extra,
+                context=context,
+                by_alias=by_alias,
+                by_name=by_name,
+            )
+            return large
         if (
             cls is BabelEnvelope
             and strict is None

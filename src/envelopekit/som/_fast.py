@@ -31,7 +31,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.config import ExtraValues
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
 
-from .._failfast import fail_fast_validator, fresh_validator
+from .._failfast import fail_fast_validator, fresh_validator, large_validator
 from .._text import json_branch
 from ._twin import Twin
 
@@ -315,7 +315,7 @@ class FastPath(Generic[M]):
         )
         return found
 
-    def validate_large(self, raw: bytes | str, context: Mapping[str, Any]) -> M:
+    def validate_large(self, raw: bytes | bytearray | str, context: Mapping[str, Any] | None) -> M:
         """``model_validate_json`` for a large message, both validators failing fast.
 
         The verdict is the model's; a refusal reports one failing item per array
@@ -325,7 +325,7 @@ class FastPath(Generic[M]):
             pydantic.ValidationError: when the message is not valid.
         """
         if not self._fail_fast:
-            model = fail_fast_validator(self._arguments[0].__pydantic_core_schema__)
+            model = large_validator(self._arguments[0])
             self._fail_fast.append((self.validator(fail_fast=True), model))
         fast, model = self._fail_fast[0]
         if fast is not None:
