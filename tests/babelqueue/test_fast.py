@@ -459,3 +459,43 @@ def test_the_dict_door_keeps_the_values_given() -> None:
 def test_the_dict_door_takes_a_model_instance_through_the_model() -> None:
     meta = BabelEnvelope.model_validate(BASE).meta
     dict_agrees({**BASE, "meta": meta})
+
+
+def _nested(levels: int, inner: object) -> object:
+    for _ in range(levels):
+        inner = [inner]
+    return inner
+
+
+def test_the_fast_path_is_not_tried_over_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 12: over 16 KiB the fast path cost up to 14x the model's own reading.
+
+    Its JSON-value union copies a container into the error of each scalar choice that fails
+    on it, at every level (20 levels of arrays around 100,000 integers: 118 ms against the
+    model's 8.6 ms). Neither door tries it over ``FULL_REPORT_BYTES``.
+    """
+    tried: list[str] = []
+    validate_json = FAST_PATH.validator_json()
+    assert validate_json is not None
+    built = FAST_PATH._built
+
+    def parse(raw: bytes | str) -> Any:
+        tried.append("json")
+        return validate_json(raw)
+
+    def counted_built() -> Any:
+        tried.append("dict")
+        return built()
+
+    raw = BabelEnvelope.create("urn:x:y", {"x": _nested(20, list(range(4_000)))}).to_json()
+    small = BabelEnvelope.create("urn:x:y", {"x": _nested(20, list(range(30)))}).to_json()
+    assert len(raw) > 16_384
+    expected, expected_small = _full_json(raw), _full_json(small)
+    monkeypatch.setattr(FAST_PATH, "parse", parse)
+    monkeypatch.setattr(FAST_PATH, "_built", counted_built)
+    assert BabelEnvelope.model_validate_json(raw) == expected
+    assert BabelEnvelope.model_validate(json.loads(raw)) == expected
+    assert tried == []
+    assert BabelEnvelope.model_validate_json(small) == expected_small
+    assert BabelEnvelope.model_validate(json.loads(small)) == expected_small
+    assert tried == ["json", "dict"]

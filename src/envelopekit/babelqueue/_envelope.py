@@ -133,9 +133,9 @@ class BabelEnvelope(WireModel, Generic[DataT]):
     ) -> Self:
         """Validate a message given as Python data (see the class docstring for ``context``).
 
-        A dict of plain JSON data is first tried by the fast path (:mod:`._fast`); whatever it
-        does not accept is validated, and reported, by the model's own validator, exactly as
-        without it.
+        A dict of plain JSON data, its JSON within 16 KiB, is first tried by the fast path
+        (:mod:`._fast`); whatever it does not accept is validated, and reported, by the model's
+        own validator, exactly as without it.
         """
         __tracebackhide__ = True
         if (

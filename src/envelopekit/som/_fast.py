@@ -31,7 +31,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.config import ExtraValues
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
 
-from .._failfast import fail_fast_validator, fresh_validator, large_validator
+from .._failfast import FULL_REPORT_BYTES, fail_fast_validator, fresh_validator
 from .._text import json_branch
 from ._twin import Twin
 
@@ -243,7 +243,6 @@ class FastPath(Generic[M]):
         self._narrowed = narrowed
         self._dropped = dropped
         self._fast: list[SchemaValidator | None] = []
-        self._fail_fast: list[tuple[SchemaValidator | None, SchemaValidator]] = []
         self.parse: Callable[[str | bytes | bytearray], M | None] = self._first_parse
         """``validate_json`` with no option: the fast validator's own bound method once built.
 
@@ -299,12 +298,15 @@ class FastPath(Generic[M]):
         Taken only for plain JSON data: orjson must encode ``value`` as it is, which refuses a
         lone surrogate (the model's own Python-mode probe, ``_text``), a subclass of a JSON
         type (an enum member the hooks refuse and the Rust schemas would take), a model
-        instance, a date, an integer beyond 64 bits or a key that is not a string.
+        instance, a date, an integer beyond 64 bits or a key that is not a string; and its JSON
+        must be within ``FULL_REPORT_BYTES``, as for ``model_validate_json``.
         """
         try:
-            orjson.dumps(value, option=_PLAIN_DATA)
+            encoded = orjson.dumps(value, option=_PLAIN_DATA)
         except (orjson.JSONEncodeError, RecursionError):
             return None
+        if len(encoded) > FULL_REPORT_BYTES:
+            return None  # as over JSON: free-form values cost the fast path more than the model
         fast = self._built()
         if fast is None:
             return None
@@ -314,26 +316,3 @@ class FastPath(Generic[M]):
             else fast.validate_python(value, strict=strict or None, extra=extra)
         )
         return found
-
-    def validate_large(self, raw: bytes | bytearray | str, context: Mapping[str, Any] | None) -> M:
-        """``model_validate_json`` for a large message, both validators failing fast.
-
-        The verdict is the model's; a refusal reports one failing item per array
-        (``envelopekit._failfast``).
-
-        Raises:
-            pydantic.ValidationError: when the message is not valid.
-        """
-        if not self._fail_fast:
-            model = large_validator(self._arguments[0])
-            self._fail_fast.append((self.validator(fail_fast=True), model))
-        fast, model = self._fail_fast[0]
-        if fast is not None:
-            try:
-                found: M | None = fast.validate_json(raw)
-            except ValidationError:  # not JSON: the model's validator reports it below
-                found = None
-            if found is not None:
-                return found
-        found_by_model: M = model.validate_json(raw, context=context)
-        return found_by_model
