@@ -479,7 +479,7 @@ def test_the_fast_path_is_not_tried_over_the_bound(monkeypatch: pytest.MonkeyPat
     assert validate_json is not None
     built = FAST_PATH._built
 
-    def parse(raw: bytes | str) -> Any:
+    def parse(raw: bytes) -> Any:
         tried.append("json")
         return validate_json(raw)
 
