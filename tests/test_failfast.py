@@ -129,3 +129,27 @@ def test_a_large_babelqueue_message_is_read_as_check_reads_it(
 def test_the_large_validator_is_built_once_per_model() -> None:
     assert large_validator(SomEnvelope) is large_validator(SomEnvelope)
     assert large_validator(BabelEnvelope) is not large_validator(SomEnvelope)
+
+
+def test_the_dict_door_of_a_large_som_message_is_bounded_alike() -> None:
+    """``model_validate`` of a dict of plain JSON data over the bound reads as the JSON door."""
+    raw = som_story_with_assets(b"{}", 240_000)
+    by_json = errors_of(SomEnvelope, raw)
+    with pytest.raises(ValidationError) as caught:
+        SomEnvelope.model_validate(json.loads(raw))
+    assert caught.value.error_count() == by_json.error_count() <= 3
+    assert ek.violations(caught.value, model=SomEnvelope) == ek.violations(
+        by_json, model=SomEnvelope
+    )
+
+
+def test_the_dict_door_of_a_large_babelqueue_message_is_read_as_json_reads_it() -> None:
+    large = BabelEnvelope.create("urn:x:y", {"k": list(range(4_000))}).to_json()
+    document = json.loads(large)
+    assert BabelEnvelope.model_validate(document) == BabelEnvelope.model_validate_json(large)
+    document["data"]["k"][0] = float("nan")
+    with pytest.raises(ValidationError) as caught:
+        BabelEnvelope.model_validate(document)
+    assert [v.rule for v in ek.violations(caught.value, model=BabelEnvelope)] == [
+        "number.non_finite"
+    ]

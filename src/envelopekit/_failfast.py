@@ -21,6 +21,8 @@ from pydantic_core import CoreConfig, CoreSchema, SchemaValidator
 
 __all__ = [
     "FULL_REPORT_BYTES",
+    "TOO_LARGE",
+    "TooLarge",
     "fail_fast_schema",
     "fail_fast_validator",
     "fresh_validator",
@@ -31,6 +33,16 @@ FULL_REPORT_BYTES: Final = 16_384
 """Messages up to this size are validated with every error reported."""
 
 _LARGE: dict[type, SchemaValidator] = {}
+
+
+class TooLarge:
+    """The type of :data:`TOO_LARGE`."""
+
+
+TOO_LARGE: Final = TooLarge()
+"""What a fast path's ``validate_python`` returns for a dict whose JSON is over
+:data:`FULL_REPORT_BYTES` (its orjson probe's length): the caller reads it with
+:func:`large_validator`, as ``model_validate_json`` reads such a message."""
 
 _ARRAYS: Final = frozenset({"list", "tuple", "set", "frozenset", "deque"})
 _NONE: Final[Mapping[type, CoreSchema]] = MappingProxyType({})

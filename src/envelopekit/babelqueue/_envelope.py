@@ -25,7 +25,7 @@ from typing_extensions import Self, TypeVar
 from .. import rules
 from .._compat import MISSING
 from .._errors import ProducerError
-from .._failfast import FULL_REPORT_BYTES, large_validator
+from .._failfast import FULL_REPORT_BYTES, TOO_LARGE, TooLarge, large_validator
 from .._formats import UuidStr
 from .._ids import now_ms, uuid4
 from .._json import INT64_MAX, dumps, needs_scan, plain_json, scan_numbers
@@ -133,9 +133,11 @@ class BabelEnvelope(WireModel, Generic[DataT]):
     ) -> Self:
         """Validate a message given as Python data (see the class docstring for ``context``).
 
-        A dict of plain JSON data, its JSON within 16 KiB, is first tried by the fast path
-        (:mod:`._fast`); whatever it does not accept is validated, and reported, by the model's
-        own validator, exactly as without it.
+        A dict of plain JSON data is first tried by the fast path (:mod:`._fast`); whatever it
+        does not accept is validated, and reported, by the model's own validator, exactly as
+        without it. A dict of plain JSON data over 16 KiB (its JSON, as orjson writes it) is
+        validated as :meth:`model_validate_json` validates such a message: one error per array
+        at most, the same verdict.
         """
         __tracebackhide__ = True
         if (
@@ -147,9 +149,13 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             and by_alias is None
             and by_name is None
         ):
-            found: Self | None = FAST_PATH.validate_python(cast("dict[str, Any]", obj))
+            found: Self | TooLarge | None = FAST_PATH.validate_python(cast("dict[str, Any]", obj))
+            if found is TOO_LARGE:
+                # Bounded as model_validate_json bounds the same message: one error per array.
+                large: Self = large_validator(cls).validate_python(obj, context=context)
+                return large
             # What the fast path leaves to its caller: the numbers of Python data.
-            if found is not None and not needs_scan(found.__dict__["data"]):
+            if isinstance(found, BabelEnvelope) and not needs_scan(found.__dict__["data"]):
                 return found
         return super().model_validate(
             obj,

@@ -34,7 +34,7 @@ import orjson
 from pydantic import BaseModel
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
 
-from .._failfast import FULL_REPORT_BYTES, fresh_validator
+from .._failfast import FULL_REPORT_BYTES, TOO_LARGE, fresh_validator
 from .._json import JS_SAFE_MAX
 from .._text import json_branch
 from ._urn import ASCII_WHITESPACE
@@ -291,21 +291,21 @@ class FastPath:
         fast = self._built()
         return None if fast is None else fast.validate_json
 
-    def validate_python(self, value: dict[str, Any]) -> Any:
+    def validate_python(self, value: dict[str, Any]) -> Any:  # the envelope, None, TOO_LARGE
         """The envelope of a dict (``model_validate``), or ``None`` when not taken.
 
         Taken only for plain JSON data: orjson must encode ``value`` as it is, which refuses a
         lone surrogate (the model's own Python-mode probe, ``_text``), a subclass of a JSON
         type, a model instance, a date, an integer beyond 64 bits or a key that is not a
-        string; and its JSON must be within ``FULL_REPORT_BYTES``, as for ``model_validate_json``.
-        ``data`` is then validated as the model does; the caller scans its numbers.
+        string. ``data`` is then validated as the model does; the caller scans its numbers.
+        :data:`TOO_LARGE` when its JSON is over ``FULL_REPORT_BYTES``.
         """
         try:
             encoded = orjson.dumps(value, option=_PLAIN_DATA)
         except (orjson.JSONEncodeError, RecursionError):
             return None
         if len(encoded) > FULL_REPORT_BYTES:
-            return None  # as over JSON: free-form values cost the fast path more than the model
+            return TOO_LARGE  # as over JSON: free-form values cost the fast path more
         fast = self._built()
         return None if fast is None else fast.validate_python(value)
 

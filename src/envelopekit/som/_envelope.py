@@ -44,7 +44,7 @@ from typing_extensions import Self, TypeVar, Unpack
 from .. import rules
 from .._compat import MISSING
 from .._errors import ProducerError
-from .._failfast import FULL_REPORT_BYTES, large_validator
+from .._failfast import FULL_REPORT_BYTES, TOO_LARGE, large_validator
 from .._json import dumps
 from .._schema import shipping
 from .._settings import Settings
@@ -341,9 +341,12 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
     ) -> Self:
         """Validate a SOM message given as Python data (see the class docstring for ``context``).
 
-        A dict of plain JSON data of a known ``message_type``, its JSON within 16 KiB, is first
-        tried by the fast path of :meth:`model_validate_json`; whatever it does not accept is
-        validated, and reported, by the model's own validator, exactly as without it.
+        A dict of plain JSON data of a known ``message_type`` is first tried by the fast path
+        of :meth:`model_validate_json`; whatever it does not accept is validated, and
+        reported, by the model's own validator, exactly as without it. A dict of plain JSON
+        data over 16 KiB (its JSON, as orjson writes it) is validated as
+        :meth:`model_validate_json` validates such a message: one error per array at most,
+        the same verdict.
         """
         __tracebackhide__ = True
         if (
@@ -354,8 +357,14 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
             and by_name is None
         ):
             found = FAST_PATH.validate_python(cast("dict[str, Any]", obj), strict, extra)
+            if found is TOO_LARGE:
+                # Bounded as model_validate_json bounds the same message: one error per array.
+                large: Self = large_validator(cls).validate_python(
+                    obj, strict=strict, extra=extra, context=context
+                )
+                return large
             if found is not None:
-                return found  # type: ignore[no-any-return]
+                return found  # type: ignore[return-value]
         return super().model_validate(
             obj,
             strict=strict,

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.config import ExtraValues
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
 
-from .._failfast import FULL_REPORT_BYTES, fail_fast_validator, fresh_validator
+from .._failfast import FULL_REPORT_BYTES, TOO_LARGE, TooLarge, fail_fast_validator, fresh_validator
 from .._text import json_branch
 from ._twin import Twin
 
@@ -292,21 +292,21 @@ class FastPath(Generic[M]):
 
     def validate_python(
         self, value: dict[str, Any], strict: bool | None = None, extra: ExtraValues | None = None
-    ) -> M | None:
+    ) -> M | TooLarge | None:
         """``validate_json`` for a dict (``model_validate``), or ``None`` when not taken.
 
         Taken only for plain JSON data: orjson must encode ``value`` as it is, which refuses a
         lone surrogate (the model's own Python-mode probe, ``_text``), a subclass of a JSON
         type (an enum member the hooks refuse and the Rust schemas would take), a model
-        instance, a date, an integer beyond 64 bits or a key that is not a string; and its JSON
-        must be within ``FULL_REPORT_BYTES``, as for ``model_validate_json``.
+        instance, a date, an integer beyond 64 bits or a key that is not a string.
+        :data:`TOO_LARGE` when its JSON is over ``FULL_REPORT_BYTES``.
         """
         try:
             encoded = orjson.dumps(value, option=_PLAIN_DATA)
         except (orjson.JSONEncodeError, RecursionError):
             return None
         if len(encoded) > FULL_REPORT_BYTES:
-            return None  # as over JSON: free-form values cost the fast path more than the model
+            return TOO_LARGE  # as over JSON: free-form values cost the fast path more
         fast = self._built()
         if fast is None:
             return None
