@@ -1,4 +1,4 @@
-"""A second validator for :class:`BabelEnvelope`: the common message, with no Python call.
+"""A second validator for :class:`BabelEnvelope`: the common message, with no Python frame.
 
 The model's one Python hook, the after-validator ``_consume``, runs on every message and costs
 about as much as all of its fields' validation in Rust (bench: 1.5x the same-run floor with
@@ -16,13 +16,17 @@ empty extras). Each case of ``_consume``, and what narrows it away:
   is validated by a schema no value passes;
 * ``data`` numbers: in JSON, ``data`` holds JSON values whose integers and floats lie within
   ±(2^53-1), floats finite (the rest of pydantic's reading of JSON: strings, booleans, null,
-  arrays, objects, as ``Any`` reads them); from Python data, the caller runs ``needs_scan``;
+  arrays, objects, as ``Any`` reads them): a scalar member is checked in Rust, an array or
+  object member walked once in Python (:func:`_plain_container`); from Python data, the
+  caller runs ``needs_scan``;
 * ``created_at`` below 10^11: ``created_at`` is at least 10^11.
 
 It is only ever a fast path: whatever it does not accept (it returns ``None`` for a refusal,
 with no Python error built) is validated again by the model's own validator, which then
-decides and reports exactly as without it. Arrays and objects in ``data`` stop at their first
-failing item, so a refusal costs no more than one failure per container.
+decides and reports exactly as without it. A flat ``data`` (strings, numbers, booleans, null)
+is validated with no Python call; each array or object member of ``data`` is one call, which
+walks it as the model's own hook would. The fast path is tried only for a message within
+``FULL_REPORT_BYTES`` (the callers' bound).
 """
 
 from __future__ import annotations
@@ -68,88 +72,80 @@ _PLAIN_DATA: Final = (
 )
 
 
-def _json_values(levels: int) -> tuple[CoreSchema, list[CoreSchema]]:
-    """A JSON value as ``Any`` reads it, its numbers within ±(2^53-1) (floats finite).
+def _member_values() -> CoreSchema:
+    """A member of ``data`` as ``Any`` reads it from JSON, its numbers within ±(2^53-1).
 
-    It nests at most ``levels`` arrays and objects: the schema is unrolled, one definition per
-    level (each referred to by name from the next, not copied into it), so a message the fast
-    path takes is proven within :data:`DEPTH`. Returns the value's schema and the definitions.
-
-    The value itself (a member of ``data``) picks its choice by its type (:func:`_by_type`);
-    below it, left to right: the first choice that accepts a value decides it (a JSON integer
-    is tried as an integer before a float, which would take it too). Each choice has a label,
-    which names it in the union's name: pydantic-core names a validator after its parts, and
-    an unrolled level naming the one below twice (as an object's and as an array's) would
-    double the name's length per level.
+    The member picks its schema by its Python type (a tagged union on ``type``, a C call): no
+    choice fails before the one that takes it, and each failure would build an error holding
+    a copy of the value (pydantic-core copies a whole container into it). A scalar is checked
+    in Rust. An array or object is read as ``Any`` reads it, then walked once by
+    :func:`_plain_container` in Python, as the model's own ``needs_scan`` walks it: an unrolled
+    union per level (the first design) copied each container into the error of every choice
+    that failed on it, at every level, which made 16 KB of nested arrays cost 17 times the
+    model's own reading (``BENCHMARKS.md``).
     """
-    scalars: list[tuple[CoreSchema, str]] = [
-        (core_schema.str_schema(strict=True), "string"),
-        (core_schema.int_schema(strict=True, ge=-JS_SAFE_MAX, le=JS_SAFE_MAX), "integer"),
-        (
-            core_schema.float_schema(
-                strict=True, allow_inf_nan=False, ge=-JS_SAFE_MAX, le=JS_SAFE_MAX
-            ),
-            "number",
+    scalars: dict[type, CoreSchema] = {
+        str: core_schema.str_schema(strict=True),
+        int: core_schema.int_schema(strict=True, ge=-JS_SAFE_MAX, le=JS_SAFE_MAX),
+        float: core_schema.float_schema(
+            strict=True, allow_inf_nan=False, ge=-JS_SAFE_MAX, le=JS_SAFE_MAX
         ),
-        (core_schema.bool_schema(strict=True), "boolean"),
-    ]
-    definitions: list[CoreSchema] = []
-    value = _one_of(list(scalars))
-    choices = scalars
-    for level in range(1, levels + 1):
-        ref = f"{__name__}.json-value-{level - 1}"
-        definitions.append(cast("CoreSchema", {**value, "ref": ref}))
-        inner = core_schema.definition_reference_schema(ref)
-        array = core_schema.list_schema(inner, strict=True, fail_fast=True)
-        choices = [*scalars, (_object_of(inner), "object"), (array, "array")]
-        value = _one_of(list(choices))
-    return _by_type(choices), definitions
-
-
-# The Python type of each labelled choice's JSON values.
-_TYPES: Final = {"string": str, "integer": int, "number": float, "boolean": bool}
-_TYPES_OF_CONTAINERS: Final = {"object": dict, "array": list}
-
-
-def _by_type(choices: list[tuple[CoreSchema, str]]) -> CoreSchema:
-    """The ``choices`` as a union tagged by the value's Python type (``type``, a C call).
-
-    No choice fails before the one that takes the value: each failure builds an error holding
-    a copy of the value (of a whole container, in pydantic-core), which made a member of
-    ``data`` cost one to four failures (the bench's message: 3.15 -> 3.04 µs; a small nested
-    payload: 8.8 -> 7.2 µs). Used for the members of ``data`` only: pydantic-core hands the
-    discriminator the value converted to Python, which for a container is a copy of it.
-    """
-    types = _TYPES | _TYPES_OF_CONTAINERS
+        bool: core_schema.bool_schema(strict=True),
+    }
+    checked = core_schema.no_info_after_validator_function
+    containers: dict[type, CoreSchema] = {
+        dict: checked(
+            _plain_container,
+            core_schema.dict_schema(
+                core_schema.str_schema(strict=True), core_schema.any_schema(), strict=True
+            ),
+        ),
+        list: checked(
+            _plain_container, core_schema.list_schema(core_schema.any_schema(), strict=True)
+        ),
+    }
     return core_schema.nullable_schema(
         core_schema.tagged_union_schema(
-            {types[label]: schema for schema, label in choices},
+            {**scalars, **containers},
             discriminator=type,
+            # One error for the value: a refusal is only ever dropped.
             custom_error_type="json_value",
             custom_error_message="not a plain JSON value within the fast path's bounds",
         )
     )
 
 
-def _one_of(choices: list[CoreSchema | tuple[CoreSchema, str]]) -> CoreSchema:
-    return core_schema.nullable_schema(
-        core_schema.union_schema(
-            choices,
-            mode="left_to_right",
-            # One error for the value, not one per choice: a refusal is only ever dropped.
-            custom_error_type="json_value",
-            custom_error_message="not a plain JSON value within the fast path's bounds",
-        )
-    )
+_SAFE_MIN: Final = -JS_SAFE_MAX
 
 
-def _object_of(value: CoreSchema) -> CoreSchema:
-    """A JSON object of ``value``s, as ``dict[str, Any]`` reads it.
+def _plain_container(value: Any) -> Any:
+    """``value`` (a member of ``data``: an array or object), if it is within the bounds.
 
-    A ``dict`` schema, not a typed dict of unknown keys: those cost 300 more instructions a
-    member (the fast path of the bench's message: 34,600 -> 32,650 instructions).
+    Raises:
+        ValueError: for a number beyond ±(2^53-1) or not finite, or nesting deeper than
+            :data:`DEPTH` (the member is at depth 3).
     """
-    return core_schema.dict_schema(core_schema.str_schema(strict=True), value, strict=True)
+    if _within(value, DEPTH - 3):
+        return value
+    raise ValueError("not within the fast path's bounds")
+
+
+def _within(container: dict[str, Any] | list[Any], levels: int) -> bool:
+    """Whether every value in ``container`` is within the bounds, nesting at most ``levels``."""
+    items: Any = container.values() if type(container) is dict else container
+    for item in items:
+        kind = type(item)
+        if kind is str or item is None or kind is bool:
+            continue
+        if kind is int or kind is float:
+            # NaN compares false, the infinities are out of range.
+            if _SAFE_MIN <= item <= JS_SAFE_MAX:
+                continue
+            return False
+        if (kind is dict or kind is list) and levels and (not item or _within(item, levels - 1)):
+            continue
+        return False
+    return True
 
 
 def _model_fields(node: Mapping[str, Any], cls: type, names: frozenset[str]) -> dict[str, Any]:
@@ -209,12 +205,14 @@ def fast_schema(
     # Required, and not blank: the `urn` alias is never needed.
     blank = "".join(f"\\x{ord(c):02x}" for c in ASCII_WHITESPACE)
     _retyped(fields, "job", core_schema.str_schema(strict=True, pattern=f"[^{blank}]"))
-    value, definitions = _json_values(DEPTH - 2)
+    definitions: list[CoreSchema] = []
     _retyped(
         fields,
         "data",
         core_schema.json_or_python_schema(
-            json_schema=_object_of(value),
+            json_schema=core_schema.dict_schema(
+                core_schema.str_schema(strict=True), _member_values(), strict=True
+            ),
             # Python data is scanned by the caller; `Any` keeps the very values given.
             python_schema=fields["data"]["schema"],
         ),
