@@ -232,17 +232,17 @@ class MxModel(WireModel, WireNames):
         bounded; the verdict is the same. Smaller messages report every error.
         """
         __tracebackhide__ = True
-        if len(json_data) > FULL_REPORT_BYTES:
-            large: Self = large_validator(cls).validate_json(
-                json_data,
-                strict=strict,
-                extra=extra,
-                context=context,
-                by_alias=by_alias,
-                by_name=by_name,
-            )
-            return large
-        return super().model_validate_json(
+        if by_alias is False and by_name is not True:
+            # pydantic's own refusal of the call, from its own method.
+            return super().model_validate_json(json_data, by_alias=by_alias, by_name=by_name)
+        # pydantic's method is this call and the check above: called directly, as its frame
+        # would cost a tenth of a small request's validation.
+        validator = (
+            large_validator(cls)
+            if len(json_data) > FULL_REPORT_BYTES
+            else cls.__pydantic_validator__
+        )
+        found: Self = validator.validate_json(
             json_data,
             strict=strict,
             extra=extra,
@@ -250,6 +250,7 @@ class MxModel(WireModel, WireNames):
             by_alias=by_alias,
             by_name=by_name,
         )
+        return found
 
     def to_json(self) -> bytes:
         """The envelope as compact UTF-8 JSON.
