@@ -260,7 +260,12 @@ _SHELLS: dict[type, type] = {}
 
 def _shell(cls: type) -> type:
     if cls not in _SHELLS:
-        _SHELLS[cls] = type(cls.__name__, (), {"__module__": __name__})
+        # BaseModel's own slots, so that an instance is laid out as the model's: pydantic-core
+        # sets `__pydantic_fields_set__`, `__pydantic_extra__` and `__pydantic_private__` on
+        # every instance, and a shell without the slots takes them into its `__dict__` (three
+        # more inserts per object: the floor was 2-6% above the model tree it stands for).
+        namespace = {"__module__": __name__, "__slots__": BaseModel.__slots__}
+        _SHELLS[cls] = type(cls.__name__, (), namespace)
     return _SHELLS[cls]
 
 

@@ -29,21 +29,34 @@ with atheris.instrument_imports(include=["envelopekit"]):
     for _name in _NAMES:  # the specs load lazily: load them while instrumenting
         spec_named(_name)
 
-from tests.test_check_properties import DATA, ROUTER, oracles  # noqa: E402
+from tests.test_check_properties import (  # noqa: E402
+    ATTEMPTS,
+    DATA,
+    dispatch_oracle,
+    oracles,
+    with_attempts,
+)
 
 SPECS = ("auto", "babelqueue", "som", "matrix")
 CORPUS = ROOT / ".fuzz" / "corpus"
 
 
 def one_input(data: bytes) -> None:
-    """One fuzz input: its first byte picks the spec, the rest is the message."""
+    """One fuzz input: its first byte picks the spec, the rest is the message.
+
+    For the Router, the first byte also says whether ``attempts`` is set, and to what (near the
+    int64 maximum too).
+    """
     if not data:
         return
     spec = SPECS[data[0] % len(SPECS)]
     raw = data[1:]
     oracles(raw, spec)
     if spec in ("auto", "babelqueue"):
-        ROUTER.dispatch(raw, queue="orders")
+        dispatch_oracle(raw)
+        pick = data[0] // len(SPECS) % (len(ATTEMPTS) + 1)
+        if pick:
+            dispatch_oracle(with_attempts(raw, ATTEMPTS[pick - 1]))
 
 
 def seed_corpus() -> Path:

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 from pydantic_core import from_json
@@ -441,13 +441,19 @@ _PIECES = st.sampled_from(
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_PIECES, max_size=14))
+# 4,300 digits, a fraction of 4,301, then trailing text: the parser stops where a refused
+# integer of the fraction's length would have begun, for another reason.
+@example([b"9" * 4300, b".", _LONG, b"-"])
+# A string left open: the parser stops at the line's end, just after the second long run.
+@example([b'"', _LONG, b"-", _LONG, b"\n"])
 def test_the_long_integer_finder_replaces_what_the_regex_replaces(pieces: list[bytes]) -> None:
     raw = b"".join(pieces)
     expected = _json_module._by_regex(raw)
     assert _json_module.without_long_integers(raw) == expected
     assert _json_module.without_long_integers(raw, _parser_error(raw)) == expected
     # A position that is not the parser's is never trusted.
-    assert _json_module.without_long_integers(raw, "at line 1 column 4400") == expected
+    elsewhere = "number out of range at line 1 column 4400"
+    assert _json_module.without_long_integers(raw, elsewhere) == expected
 
 
 @pytest.mark.parametrize(

@@ -209,6 +209,61 @@ def test_a_full_disk() -> None:
     assert done.stderr == b"envelopekit: cannot write the output: No space left on device\n"
 
 
+SCHEMAS = ROOT / "src" / "envelopekit" / "schemas" / "babelqueue"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "schema",
+        "asyncapi --spec som",
+        f"compat {SCHEMAS}/envelope.schema.json {SCHEMAS}/envelope.schema.json",
+        f"redrive --kept /dev/null {DATA}/babelqueue/fixtures/order-created.json",
+    ],
+    ids=["schema", "asyncapi", "compat", "redrive"],
+)
+def test_a_full_disk_is_a_message_for_every_command(command: str) -> None:
+    done = shell(f'"$EK" {command} >/dev/full')
+    no_traceback(done)
+    assert done.returncode == 2
+    assert done.stderr.endswith(b"envelopekit: cannot write the output: No space left on device\n")
+
+
+@pytest.mark.parametrize(
+    ("command", "status"),
+    [
+        (f"validate --format json {DATA}/babelqueue/fixtures/order-created.json", 0),
+        (f"validate {DATA}/babelqueue/fixtures/order-created.json", 0),
+        ("validate no/such.json", 2),
+        (f"redrive --kept /dev/null {DATA}/babelqueue/fixtures/order-created.json", 0),
+    ],
+    ids=["json-summary", "text", "usage-error", "redrive"],
+)
+@pytest.mark.parametrize("stderr", ["2>/dev/full", "2>&-"], ids=["full", "closed"])
+def test_messages_that_cannot_be_written_leave_the_exit_status(
+    command: str, status: int, stderr: str
+) -> None:
+    # A summary (or a usage message) that cannot be written must not turn into status 1.
+    done = shell(f'"$EK" {command} >/dev/null {stderr}')
+    assert done.returncode == status
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_reader_that_goes_away_is_status_141(tmp_path: Path, jobs: str) -> None:
+    feed = tmp_path / "feed.ndjson"
+    feed.write_bytes((GOOD + b"\n") * 20_000 + b"{broken\n")  # past any pipe's buffer
+    done = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", f'"$EK" validate --jobs {jobs} "{feed}" | head -n 1'],
+        capture_output=True,
+        env=env(EK=ENTRY),
+        check=False,
+    )
+    # Not 0 ("all valid"): the run stopped before the broken line was judged.
+    assert done.returncode == 141
+    assert done.stdout == f"valid   {feed}:1 (babelqueue)\n".encode()
+    assert done.stderr == b""
+
+
 def test_schema_out_under_a_file(tmp_path: Path) -> None:
     (tmp_path / "taken").write_text("a file")
     done = run("schema", "--out", str(tmp_path / "taken" / "schemas"))
@@ -258,6 +313,51 @@ def test_an_unreadable_subdirectory_is_reported_before_validating(shared_dir: Pa
         done.stderr == f"envelopekit: cannot read directory {hidden}: Permission denied\n".encode()
     )
     assert done.stdout == b""
+
+
+@pytest.mark.parametrize("kind", ["broken-link", "link-loop", "fifo"])
+def test_a_message_file_below_a_directory_that_cannot_be_read_is_reported(
+    tmp_path: Path, kind: str
+) -> None:
+    (tmp_path / "a.json").write_bytes(GOOD)
+    odd = tmp_path / "z.json"
+    if kind == "broken-link":
+        odd.symlink_to(tmp_path / "gone.json")
+        said = f"no such file: {odd} (a broken symbolic link)"
+    elif kind == "link-loop":
+        odd.symlink_to(tmp_path / "y.json")
+        (tmp_path / "y.json").symlink_to(odd)
+        said = f"cannot read {tmp_path / 'y.json'}: Too many levels of symbolic links"
+    else:
+        os.mkfifo(odd)  # nobody writes to it: reading it would wait for ever
+        said = (
+            f"cannot read {odd}: not a regular file "
+            "(a FIFO or a device is read only when named on its own)"
+        )
+    done = run("validate", str(tmp_path))
+    no_traceback(done)
+    assert done.returncode == 2
+    assert done.stderr == f"envelopekit: {said}\n".encode()
+    assert done.stdout == b""
+
+
+def test_links_to_directories_are_followed_each_directory_once(tmp_path: Path) -> None:
+    root = tmp_path / "messages"
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "one.json").write_bytes(GOOD)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "two.json").write_bytes(GOOD)
+    (root / "b").symlink_to(elsewhere)
+    (root / "c").symlink_to(elsewhere)  # the same directory again
+    (root / "a" / "up").symlink_to(root)  # a loop
+    (root / "a" / "self").symlink_to(root / "a")
+    done = run("validate", "--format", "json", str(root))
+    assert done.returncode == 0, done.stderr
+    assert [orjson.loads(x)["source"] for x in done.stdout.splitlines()] == [
+        str(root / "a" / "one.json"),
+        str(root / "b" / "two.json"),
+    ]
 
 
 def test_a_missing_path_after_good_ones_is_found_first() -> None:
@@ -340,6 +440,26 @@ def test_ndjson_is_recognised_whatever_the_name(tmp_path: Path, name: str) -> No
     ]
 
 
+@pytest.mark.parametrize("name", ["feed.txt", "feed.ndjson", "feed"])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_byte_order_mark_and_crlf_do_not_hide_ndjson(
+    tmp_path: Path, name: str, jobs: str
+) -> None:
+    # As Windows tools write it: a UTF-8 byte order mark, lines ending in CR LF.
+    path = tmp_path / name
+    path.write_bytes(b"\xef\xbb\xbf" + GOOD + b"\r\n" + GOOD + b"\r\n")
+    done = run("validate", "--jobs", jobs, "--format", "json", str(path))
+    lines = [orjson.loads(x) for x in done.stdout.splitlines()]
+    # The lines are told apart; the first is json.invalid, as check reads it.
+    assert [(x["source"], [v["rule"] for v in x["violations"]]) for x in lines] == [
+        (f"{path}:1", ["json.invalid"]),
+        (f"{path}:2", []),
+    ]
+    import envelopekit as ek
+
+    assert ek.check(b"\xef\xbb\xbf" + GOOD).rules() == ["json.invalid"]
+
+
 def test_a_pretty_printed_document_is_one_message(tmp_path: Path) -> None:
     path = tmp_path / "order.txt"
     path.write_bytes(PRETTY)
@@ -412,6 +532,26 @@ def test_empty_file_stdin_and_directory_alike(tmp_path: Path) -> None:
         assert done.returncode == 2
         assert done.stdout == b""
         assert done.stderr == f"envelopekit: no messages in {name}\n".encode()
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_empty_input_among_others_is_said_after_their_verdicts(
+    tmp_path: Path, jobs: str
+) -> None:
+    good = tmp_path / "good.json"
+    good.write_bytes(GOOD)
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "a.json").write_bytes(GOOD)
+    (folder / "blank.ndjson").write_bytes(b"\n \n\t\n")  # read as lines by its name
+    done = run("validate", "--jobs", jobs, str(good), str(empty), str(folder), "-", stdin=b"\n\n")
+    assert done.returncode == 2
+    assert b"2 messages: 2 valid, 0 invalid" in done.stdout
+    assert done.stderr == (
+        f"envelopekit: no messages in {empty}, {folder / 'blank.ndjson'}, <stdin>\n".encode()
+    )
 
 
 # --- NDJSON read in blocks, as line by line ---------------------------------------------------

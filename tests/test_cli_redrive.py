@@ -156,3 +156,14 @@ def test_closed_stdin_is_a_usage_error_not_a_traceback(feed: str) -> None:
     done = shell(f'"$EK" redrive --kept /dev/null {feed} <&-')
     assert done.returncode == 2
     assert done.stderr == b"envelopekit redrive: standard input is closed\n"
+
+
+@pytest.mark.parametrize("full", ["--out", "--kept"])
+def test_a_full_disk_under_out_or_kept_is_a_usage_error(tmp_path: Path, full: str) -> None:
+    other = "--kept" if full == "--out" else "--out"
+    done = run("redrive", str(_feed(tmp_path)), full, "/dev/full", other, str(tmp_path / "o"))
+    assert b"Traceback" not in done.stderr
+    assert done.returncode == 2
+    assert done.stderr.endswith(
+        b"envelopekit redrive: cannot write /dev/full: No space left on device\n"
+    )

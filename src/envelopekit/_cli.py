@@ -5,21 +5,21 @@ message file below a directory, each read as NDJSON or as one JSON document by i
 gzip decompressed on the way. A block of NDJSON lines (256 KiB) and one message (the size limit
 plus one byte) at most are held in memory, so a multi-gigabyte input runs flat. ``--jobs N``
 (``_cli_jobs``) validates in N processes, the output byte for byte the one-process output. An
-I/O error, a closed stream or Ctrl-C is a message and an exit status (2, or 130 for Ctrl-C,
-after the summary so far), never a traceback.
+I/O error (a full disk under any command), a closed stream or Ctrl-C is a message and an exit
+status (2, or 130 for Ctrl-C, after the summary so far), never a traceback; a reader that goes
+away (``| head``) ends the run quietly with 141.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections import Counter
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import IO, Any, Final, cast
 
 import orjson
 
@@ -43,6 +43,9 @@ EXIT_VALID: Final = 0
 EXIT_INVALID: Final = 1
 EXIT_USAGE: Final = 2
 EXIT_INTERRUPTED: Final = 130  # 128 + SIGINT, as a shell reports it
+# 128 + SIGPIPE, as a shell reports a command whose reader went away (`| head -1`): the run
+# stopped before every message was judged, so neither 0 ("all valid") nor 1 is true.
+EXIT_BROKEN_PIPE: Final = 141
 
 # Below this much input (a few thousand messages) a progress bar is noise.
 PROGRESS_MIN_BYTES: Final = 1024 * 1024
@@ -58,6 +61,66 @@ MAX_JOBS: Final = 256
 
 class OutputError(UsageError):
     """The output cannot be written (a full disk, a closed stream)."""
+
+
+class _Output:
+    """Standard output (bytes) for every command, whose failures are said, not raised.
+
+    A write or flush that fails (``>/dev/full``) is an :class:`OutputError`, a message and exit
+    status 2; a reader that went away stays a ``BrokenPipeError``.
+    """
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+
+    def write(self, data: bytes) -> int:
+        try:
+            return self._stream.write(data)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError(f"cannot write the output: {exc.strerror or exc}") from exc
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError(f"cannot write the output: {exc.strerror or exc}") from exc
+
+
+class _Messages:
+    """Standard error for messages; one that cannot be written is dropped.
+
+    Started with ``2>&-`` or ``2>/dev/full``, the exit status still tells: an error escaping
+    here would make it 1, which ``validate`` uses for "invalid".
+    """
+
+    def __init__(self, stream: IO[str] | None) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        if self._stream is not None:
+            try:
+                self._stream.write(text)
+                self._stream.flush()
+            except (OSError, ValueError):  # ValueError: a stream already closed
+                self._stream = None
+                with suppress(OSError):
+                    sys.stderr = None  # the interpreter's own flush at exit would fail again
+        return len(text)
+
+    def flush(self) -> None:
+        """Messages are flushed as they are written."""
+
+    def isatty(self) -> bool:
+        if self._stream is None:
+            return False
+        try:
+            return self._stream.isatty()
+        except (OSError, ValueError):
+            return False
 
 
 @dataclass
@@ -241,13 +304,14 @@ def _validate(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> i
     def emit(out: bytes, part: Summary) -> None:
         # One write per task (a few hundred messages): a write per message costs more than
         # validating it.
-        _write(stdout, out)
+        stdout.write(out)
         jobs_module.merge(summary, part)
 
+    empty: list[str] = []
     with progress:
         try:
             # More than one job: regular files as spans, which the workers read themselves.
-            items = chunks(inputs, stdin, limit, spans=jobs > 1)
+            items = chunks(inputs, stdin, limit, spans=jobs > 1, empty=empty)
             jobs_module.run(items, pool, progress.advance, emit)
         except InputError as exc:
             failure = exc  # what was read before it stands: its verdicts and the summary
@@ -255,10 +319,13 @@ def _validate(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> i
             interrupted = True
     if not summary.total and failure is None and not interrupted:
         raise UsageError(f"no messages in {', '.join(source.name for source in inputs)}")
+    if empty and failure is None:
+        # An empty input among others is said as it is alone (status 2), after their verdicts.
+        failure = UsageError(f"no messages in {', '.join(empty)}")
     if as_json:
         stderr.write(_summary_text(summary))
     else:
-        _write(stdout, b"\n" + _summary_text(summary).encode("utf-8"))
+        stdout.write(b"\n" + _summary_text(summary).encode("utf-8"))
     if interrupted:
         stderr.write("envelopekit: interrupted\n")
         return EXIT_INTERRUPTED
@@ -294,15 +361,6 @@ def verdict_for(message: Message, spec: str, settings: Any, limit: int) -> Verdi
         found = violation(rules.MESSAGE_TOO_LARGE, "", f"{message.size} bytes exceeds {limit}.")
         return Verdict(spec, None, [found])
     return check(message.raw, spec, settings=settings)
-
-
-def _write(stdout: IO[bytes], data: bytes) -> None:
-    try:
-        stdout.write(data)
-    except BrokenPipeError:
-        raise
-    except OSError as exc:
-        raise OutputError(f"cannot write the output: {exc.strerror or exc}") from exc
 
 
 def _schema(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> int:
@@ -388,8 +446,9 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    # Started with `2>&-` too: messages go nowhere, the exit status still tells.
-    stderr: IO[str] = sys.stderr if sys.stderr is not None else open(os.devnull, "w")  # noqa: SIM115
+    # Started with `2>&-` or `2>/dev/full` too: messages go nowhere, the exit status still tells.
+    messages = _Messages(sys.stderr)
+    stderr = cast(IO[str], messages)  # write and isatty are all the commands use
     try:
         args = _parser().parse_args(argv)
     except KeyboardInterrupt:
@@ -397,7 +456,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.stdout is None:  # started with `>&-`
         stderr.write("envelopekit: standard output is closed\n")
         return EXIT_USAGE
-    stdout = sys.stdout.buffer
+    stdout = cast(IO[bytes], _Output(sys.stdout.buffer))  # write and flush are all they use
     try:
         try:
             if args.command == "validate":
@@ -411,27 +470,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _cli_asyncapi.run(args, stdout, stderr)
             return _schema(args, stdout, stderr)
         finally:
-            _flush(stdout)
+            stdout.flush()
     except UsageError as exc:
         stderr.write(f"envelopekit: {exc}\n")
         return EXIT_USAGE
     except BrokenPipeError:
-        # The reader went away (`| head`): not an error of ours.
+        # The reader went away (`| head`): nothing to say to it, but the run did not finish.
         with suppress(OSError):
             sys.stdout = None  # the interpreter's own flush at exit would fail again
-        return EXIT_VALID
+        return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
         stderr.write("envelopekit: interrupted\n")
         return EXIT_INTERRUPTED
-
-
-def _flush(stdout: IO[bytes]) -> None:
-    try:
-        stdout.flush()
-    except BrokenPipeError:
-        raise
-    except OSError as exc:
-        raise OutputError(f"cannot write the output: {exc.strerror or exc}") from exc
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,16 +2,19 @@ r"""What ``envelopekit validate`` reads: inputs checked up front, messages read 
 
 * Every path is resolved before the first message is validated: a missing or unreadable file,
   and an unreadable directory anywhere below a given one, is a usage error then, not after the
-  good inputs were validated (nor skipped silently).
+  good inputs were validated (nor skipped silently). Below a directory, so is a message file
+  that is a broken link, a loop of links or not a regular file; links to directories are
+  followed, each directory read once.
 * A path that is neither a file nor a directory (``/dev/stdin``, ``<(cat f)``, a FIFO) is read as
   a stream, like ``-``.
 * A message is read up to the size limit plus one byte; the rest of an oversized message is
   skipped in fixed chunks and the message reported as ``message.too_large``, so a 2 GiB line or
   ``/dev/zero`` runs in flat memory.
 * NDJSON is recognised by content, whatever the name: when the first non-blank line is a
-  complete JSON value and another non-blank line follows, every line is a message; otherwise the
-  input is one JSON document. ``--read json`` or ``--read ndjson`` forces either reading, and
-  ``.ndjson``/``.jsonl`` files are read as lines. gzip input is decompressed as a stream.
+  complete JSON value (after a UTF-8 byte order mark, if any) and another non-blank line
+  follows, every line is a message; otherwise the input is one JSON document. ``--read json``
+  or ``--read ndjson`` forces either reading, and ``.ndjson``/``.jsonl`` files are read as
+  lines. gzip input is decompressed as a stream.
 * A line is stripped of JSON whitespace only (space, tab, CR, LF), as ``check`` reads it: a line
   ending in ``\x0b`` or ``\x0c`` is ``json.invalid`` in both.
 * Past the lines read to recognise it, NDJSON is read in blocks of whole lines (``chunks``), at
@@ -27,6 +30,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import re
 import stat
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
@@ -63,6 +67,7 @@ MESSAGE_SUFFIXES: Final = frozenset({".json"}) | LINE_SUFFIXES
 JSON_WHITESPACE: Final = b" \t\r\n"
 SKIP_CHUNK: Final = 1 << 16
 GZIP_MAGIC: Final = b"\x1f\x8b"
+UTF8_BOM: Final = b"\xef\xbb\xbf"
 # NDJSON is read this much at a time (plus the rest of its last line): a few hundred messages,
 # so splitting lines costs a few C calls per block instead of a readline per message.
 BLOCK: Final = 256 * 1024
@@ -249,16 +254,55 @@ def _directory(root: Path, forced: bool | None) -> list[Input]:
         where = exc.filename if exc.filename is not None else root
         raise UsageError(f"cannot read directory {display(where)}: {_reason(exc)}")
 
-    for folder, _, names in os.walk(root, onerror=refuse):
+    # A link to a directory is followed, as a link to a file is: its messages are inputs too.
+    # Each directory is read once, by the first name the walk meets it under, so a link back
+    # up the tree (a loop) or a second link to the same place lists nothing twice.
+    walked: set[tuple[int, int]] = set()
+    _first_time(root, walked)
+    for folder, folders, names in os.walk(root, onerror=refuse, followlinks=True):
+        # In order, so that the name a directory is read under is the same on every run; one
+        # already met (above, or beside under another name) is not entered again.
+        folders[:] = [n for n in sorted(folders) if _first_time(Path(folder) / n, walked)]
         for name in names:
             path = Path(folder) / name
-            if _suffix(path) in MESSAGE_SUFFIXES and path.is_file():
-                _readable(path)
+            if _suffix(path) in MESSAGE_SUFFIXES:
+                _message_file(path)
                 files.append(path)
     if not files:
         # "0 messages, all valid" would read as a pass for a path that holds nothing.
         raise UsageError(f"no messages in {display(root)}")
     return [Input(display(p), p, _lines_by_name(p, forced)) for p in sorted(files)]
+
+
+def _first_time(path: Path, walked: set[tuple[int, int]]) -> bool:
+    """Whether the directory ``path`` is met for the first time (it is then counted as met)."""
+    try:
+        status = path.stat()
+    except OSError:
+        return True  # os.walk reports it when it tries to list it
+    identity = (status.st_dev, status.st_ino)
+    if identity in walked:
+        return False
+    walked.add(identity)
+    return True
+
+
+def _message_file(path: Path) -> None:
+    """Refuse a message file found in a directory that cannot be read as one."""
+    try:
+        status = path.stat()
+    except FileNotFoundError:
+        raise UsageError(f"no such file: {display(path)} (a broken symbolic link)") from None
+    except OSError as exc:  # a loop of links, a folder that cannot be searched
+        raise UsageError(f"cannot read {display(path)}: {_reason(exc)}") from exc
+    if not stat.S_ISREG(status.st_mode):
+        # A FIFO or a device below a directory could block the run for ever: read it as a
+        # stream only when it is named on its own.
+        raise UsageError(
+            f"cannot read {display(path)}: not a regular file (a FIFO or a device is read "
+            "only when named on its own)"
+        )
+    _readable(path)
 
 
 # --- reading ------------------------------------------------------------------------------------
@@ -278,29 +322,49 @@ def messages(inputs: Iterable[Input], stdin: IO[bytes] | None, limit: int) -> It
 
 
 def chunks(
-    inputs: Iterable[Input], stdin: IO[bytes] | None, limit: int, *, spans: bool = False
+    inputs: Iterable[Input],
+    stdin: IO[bytes] | None,
+    limit: int,
+    *,
+    spans: bool = False,
+    empty: list[str] | None = None,
 ) -> Iterator[Message | Block | Span]:
     """What ``messages`` reads, NDJSON still in blocks of lines (``Block.messages`` splits one).
 
     With ``spans``, the blocks of a regular file that is not gzip come as spans (``Span``): where
-    they lie, not their bytes (``Span.block`` reads them).
+    they lie, not their bytes (``Span.block`` reads them). The name of each input read to its
+    end without a message (empty, or blank lines only) is added to ``empty``.
 
     Raises:
         InputError: when an input cannot be opened or read part-way.
     """
     for source in inputs:
-        yield from _input_chunks(source, stdin, limit, spans)
+        found = _Found()
+        yield from _input_chunks(source, stdin, limit, spans, found)
+        if not found.content and empty is not None:
+            empty.append(source.name)
+
+
+@dataclass
+class _Found:
+    """Whether an input held anything but JSON whitespace (a message, or a block with one)."""
+
+    content: bool = False
+
+
+# Anything but the JSON whitespace a line is stripped of: a block that has it has a message.
+_CONTENT: Final = re.compile(rb"[^ \t\r\n]")
 
 
 def _input_chunks(
-    source: Input, stdin: IO[bytes] | None, limit: int, spans: bool
+    source: Input, stdin: IO[bytes] | None, limit: int, spans: bool, found: _Found
 ) -> Iterator[Message | Block | Span]:
     try:
         if source.path is not None:
             with source.path.open("rb") as stream:
-                yield from _read(source, stream, limit, spans)
+                yield from _read(source, stream, limit, spans, found)
         elif stdin is not None:
-            yield from _read(source, stdin, limit, False)
+            yield from _read(source, stdin, limit, False, found)
         else:
             raise InputError("standard input is closed")
     except (OSError, EOFError, zlib.error) as exc:
@@ -316,7 +380,7 @@ class _Line(NamedTuple):
 
 
 def _read(
-    source: Input, raw_stream: IO[bytes], limit: int, spans: bool
+    source: Input, raw_stream: IO[bytes], limit: int, spans: bool, found: _Found
 ) -> Iterator[Message | Block | Span]:
     stream = _decompressed(raw_stream)
     lines = source.lines
@@ -326,14 +390,15 @@ def _read(
     if lines:
         for line in seen:
             if line.body or line.size > limit:
+                found.content = True
                 yield Message(f"{source.name}:{line.number}", line.body, line.size)
         start = len(seen) + 1
         identity = _regular(stream) if spans and source.path is not None else None
         if identity is not None and source.path is not None:
             reader = cast(io.BufferedReader, stream)
-            yield from _spans(reader, source.name, source.path, identity, limit, start)
+            yield from _spans(reader, source.name, source.path, identity, limit, start, found)
         else:
-            yield from _blocks(stream, source.name, limit, start)
+            yield from _blocks(stream, source.name, limit, start, found)
         return
     # One document: the lines read to decide, byte for byte, then the rest up to the limit.
     head = b"".join(line.raw for line in seen)
@@ -342,6 +407,7 @@ def _read(
     if size > limit:
         size += _skip(stream)
     if body.strip(JSON_WHITESPACE) or size > limit:
+        found.content = True
         yield Message(source.name, body[: limit + 1], size)
 
 
@@ -372,7 +438,9 @@ def _sniff(stream: IO[bytes], limit: int) -> tuple[bool, list[_Line]]:
         if line.size > limit:
             # An oversized line: read as lines, it is one too-large message, not a whole input.
             return True, seen
-    return len(content) == 2 and _whole_value(content[0].body), seen
+    # A UTF-8 byte order mark (Windows tools write one) does not make NDJSON one document: the
+    # lines are still told apart, and the first is json.invalid, as check reads it.
+    return len(content) == 2 and _whole_value(content[0].body.removeprefix(UTF8_BOM)), seen
 
 
 def _whole_value(text: bytes) -> bool:
@@ -393,7 +461,9 @@ def _whole_value(text: bytes) -> bool:
     return True
 
 
-def _blocks(stream: IO[bytes], name: str, limit: int, start: int) -> Iterator[Message | Block]:
+def _blocks(
+    stream: IO[bytes], name: str, limit: int, start: int, found: _Found
+) -> Iterator[Message | Block]:
     """The rest of an NDJSON input as blocks of whole lines.
 
     A block is what one read returns (at most ``BLOCK`` bytes; a stream's read returns what has
@@ -417,9 +487,12 @@ def _blocks(stream: IO[bytes], name: str, limit: int, start: int) -> Iterator[Me
                 block = block[:cut]
                 oversized = Message("", body, size)
         if block:
+            if not found.content:  # one C search, until the input's first message
+                found.content = _CONTENT.search(block) is not None
             yield Block(name, number, block)
             number += block.count(b"\n")  # a block ends with a newline unless the input ends
         if oversized is not None:
+            found.content = True
             yield oversized._replace(source=f"{name}:{number}")
             number += 1
 
@@ -442,6 +515,7 @@ def _spans(
     identity: tuple[int, int],
     limit: int,
     start: int,
+    found: _Found,
 ) -> Iterator[Message | Span]:
     """``_blocks`` of a regular file, as spans (``Span``): the same lines in the same blocks.
 
@@ -455,6 +529,7 @@ def _spans(
     while size := stream.readinto(view):
         oversized: Message | None = None
         length, lines = size, buffer.count(b"\n", 0, size)
+        tail = b""
         if buffer[size - 1] != 0x0A:
             cut = buffer.rfind(b"\n", 0, size) + 1
             need = limit + 2 - (size - cut)
@@ -467,9 +542,15 @@ def _spans(
                 oversized = Message("", body, size - cut + len(tail) + _skip_line(stream))
                 length = cut
         if length:
+            if not found.content:  # the span's bytes, searched in place until a message
+                found.content = bool(
+                    _CONTENT.search(buffer, 0, min(length, size))
+                    or (length > size and _CONTENT.search(tail))
+                )
             yield Span(name, number, path, offset, length, identity)
             number += lines
         if oversized is not None:
+            found.content = True
             yield oversized._replace(source=f"{name}:{number}")
             number += 1
         offset = stream.tell()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -144,13 +144,47 @@ def _lines(stream: IO[bytes], name: str) -> Iterator[tuple[str, bytes]]:
             yield f"{name}:{number}", body
 
 
-def _open(stack: ExitStack, target: str, stdout: IO[bytes]) -> IO[bytes]:
+class _Sink:
+    """An output of the run: a write that fails (a full disk) is a usage error naming it."""
+
+    def __init__(self, stream: IO[bytes], name: str) -> None:
+        self._stream = stream
+        self._name = name
+
+    def write(self, data: bytes) -> None:
+        try:
+            self._stream.write(data)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise RedriveUsageError(f"cannot write {self._name}: {exc.strerror or exc}") from exc
+
+    def flush(self) -> None:
+        """Write what is buffered: a file's last lines fail here, not at its close."""
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise RedriveUsageError(f"cannot write {self._name}: {exc.strerror or exc}") from exc
+
+
+def _open(stack: ExitStack, target: str, stdout: IO[bytes]) -> _Sink:
     if target == "-":
-        return stdout
+        return _Sink(stdout, "the output")
     try:
-        return stack.enter_context(Path(target).open("wb"))
+        stream = Path(target).open("wb")  # noqa: SIM115 - closed by the stack
     except OSError as exc:
         raise RedriveUsageError(f"cannot write {target}: {exc.strerror or exc}") from exc
+    # Flushed on the way out when the run finished; closed quietly when it did not (an error
+    # already being reported).
+    stack.callback(_close_quietly, stream)
+    return _Sink(stream, target)
+
+
+def _close_quietly(stream: IO[bytes]) -> None:
+    with suppress(OSError):
+        stream.close()
 
 
 def _record(done: Redriven) -> bytes:
@@ -214,6 +248,9 @@ def _run(
             stderr.write(_kept_line(source, decision))
             invalid += decision.reason == "invalid"
             planned += decision.reason == "dry_run"
+        for sink in (out, kept_out):
+            if sink is not None:
+                sink.flush()
     done = f"{planned} would be redriven" if args.dry_run else f"{redriven} redriven"
     total = redriven + kept
     stderr.write(

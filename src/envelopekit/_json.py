@@ -578,7 +578,9 @@ _STRING_OR_LONG_INTEGER: Final = re.compile(rb'"(?:[^"\\]|\\.)*"|(?<![0-9.eE+])(
 OUT_OF_RANGE_STAND_IN: Final = b"18446744073709551616"
 """2^64: what :func:`without_long_integers` writes for an integer too long to parse."""
 # Where pydantic-core's parser says it stopped: the byte after the 4,301st digit.
-_STOPPED_AT: Final = re.compile(r"at line ([0-9]+) column ([0-9]+)")
+# Only that message: the parser says where it stopped for any error (a control character in a
+# string left open after a long run of digits, say), and only this one puts an integer there.
+_STOPPED_AT: Final = re.compile(r"number out of range at line ([0-9]+) column ([0-9]+)")
 _LONG_DIGIT_RUN: Final = re.compile(rb"[0-9]{%d}" % (_PARSER_MAX_DIGITS + 1))
 # Each digit becomes "0" and any other byte "x": a run of digits ends at the next "x" (a memchr).
 _DIGIT_OR_NOT: Final = bytes(b"0"[0] if b"0"[0] <= i <= b"9"[0] else b"x"[0] for i in range(256))
@@ -629,7 +631,10 @@ def _refused_integer(raw: bytes, error: str) -> int | None:
     line_start = 0 if line == 1 else len(raw) - len(raw.split(b"\n", line - 1)[-1])
     start = line_start + column - 1 - (_PARSER_MAX_DIGITS + 1)
     # The run begins there (raw[-1:0], before the text, is empty) and holds the digits read.
-    if start < 0 or raw[start - 1 : start].isdigit() or not raw[start : start + 1].isdigit():
+    # An integer's run: not the digits of a fraction or an exponent, which the parser reads
+    # however long (it may stop after them for another reason, at the same column).
+    before = raw[start - 1 : start]
+    if start < 0 or before.isdigit() or before in _AFTER or not raw[start : start + 1].isdigit():
         return None
     if not raw[start + _PARSER_MAX_DIGITS : start + _PARSER_MAX_DIGITS + 1].isdigit():
         return None

@@ -15,6 +15,7 @@ import envelopekit as ek
 from envelopekit import ProducerError, rules
 from envelopekit.babelqueue import (
     BabelEnvelope,
+    DeadLetter,
     DeadLetterDecision,
     Reject,
     Release,
@@ -106,6 +107,25 @@ def test_a_lone_surrogate_in_the_handler_error_still_encodes() -> None:
     wire = orjson.loads(outcome.envelope.to_json())
     assert wire["dead_letter"]["error"] == "cannot open /srv/spool/\\udcff\\udcfe.json"
     assert wire["dead_letter"]["exception"] == "FileNotFoundError"
+    accepted(outcome.envelope)
+
+
+def test_a_handler_exception_whose_text_cannot_be_read_is_dead_lettered() -> None:
+    class Unprintable(Exception):
+        def __str__(self) -> str:
+            raise ValueError("no text")
+
+    def handler(_: BabelEnvelope[Any]) -> None:
+        raise Unprintable
+
+    router = Router(max_attempts=1)
+    router.register(ORDER["job"], handler)
+    outcome = router.dispatch(raw_message())
+    assert isinstance(outcome, DeadLetterDecision)
+    block = outcome.envelope.dead_letter
+    assert isinstance(block, DeadLetter)
+    assert block.error == "<str() of Unprintable raised ValueError>"
+    assert block.exception == "Unprintable"
     accepted(outcome.envelope)
 
 

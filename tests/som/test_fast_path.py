@@ -18,6 +18,7 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 import envelopekit as ek
+from envelopekit._formats import DATE_TIME_PATTERN, URI_PATTERN, UUID_PATTERN
 from envelopekit.som import PAYLOAD_MODELS, SomEnvelope, UnvalidatedPayload
 from envelopekit.som._envelope import FAST_PATH
 from tests.som._corpus import (
@@ -187,6 +188,43 @@ def test_what_the_fast_validator_narrows_or_leaves_out_goes_to_the_model() -> No
     assert fast.validate_json(minor, context={"som_version_mode": "tolerant"}) is None
     tolerant = SomEnvelope.model_validate_json(minor, context={"som_version_mode": "tolerant"})
     assert tolerant.som_version == "1.0.1"
+
+
+def _str_nodes_with_a_pattern(node: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(node, list):
+        for item in node:
+            yield from _str_nodes_with_a_pattern(item)
+    elif isinstance(node, dict):
+        if node.get("type") == "str" and "pattern" in node:
+            yield node
+        for key, value in node.items():
+            if key != "metadata":
+                yield from _str_nodes_with_a_pattern(value)
+
+
+def test_each_pattern_is_one_validator_of_the_fast_schema() -> None:
+    """One shared definition per distinct pattern: pydantic-core compiles a regex per node."""
+    built = FAST_PATH.schema()
+    assert built is not None
+    patterned = list(_str_nodes_with_a_pattern(built.schema))
+    shared = [d for d in built.schema["definitions"] if d in patterned]
+    assert patterned == shared  # no pattern outside its one definition
+    keys = [tuple(sorted((k, v) for k, v in d.items() if k != "ref")) for d in shared]
+    assert len(keys) == len(set(keys))
+    patterns = {d["pattern"] for d in shared}
+    assert {UUID_PATTERN, DATE_TIME_PATTERN, URI_PATTERN} <= patterns
+
+
+def test_each_choice_reads_the_envelope_message_type_as_its_tag() -> None:
+    """The union picked the choice by ``message_type``: the field is a literal, not a pattern."""
+    built = FAST_PATH.schema()
+    assert built is not None
+    union = built.schema["schema"]["schema"]
+    assert union["type"] == "tagged-union"
+    assert set(union["choices"]) == set(PAYLOAD_MODELS)
+    for tag, choice in union["choices"].items():
+        member = choice["schema"]["fields"]["message_type"]["schema"]
+        assert member == {"type": "literal", "expected": [tag]}
 
 
 class _Counting:

@@ -34,6 +34,7 @@ def _document(name: str) -> dict[str, Any]:
 
 
 STORY = "story-context/hurricane-beat6-envelope.json"
+TELLING = "telling/started-with-transforms.json"
 
 
 def _set(document: dict[str, Any], path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
@@ -106,6 +107,12 @@ EDGES: list[tuple[str, str, tuple[str | int, ...], Any]] = [
     ("vendor value newline", STORY, (*ASSET, "asset_type"), "VIDEO\n"),
     ("vendor value x- newline", STORY, (*ASSET, "asset_type"), "x-a\n"),
     ("vendor value int", STORY, (*ASSET, "asset_type"), 3),
+    ("vendor value of another enum", STORY, (*ASSET, "asset_type"), "CROP"),
+    ("vendor value x- alone", STORY, (*ASSET, "asset_type"), "x-"),
+    ("vendor value x- upper", STORY, (*ASSET, "asset_type"), "X-hologram"),
+    ("vendor value null", STORY, (*ASSET, "asset_type"), None),
+    ("transform vendor value", TELLING, ("payload", "transforms", 0, "transform_type"), "x-blur"),
+    ("transform asset type", TELLING, ("payload", "transforms", 0, "transform_type"), "VIDEO"),
     ("source type vendor", STORY, ("payload", "editorial_source", 0, "source_type"), "x-tip"),
     # time ranges
     ("time range list", STORY, (*MEDIA_REF, "time_range"), ["[0:0_1:0)", "(2:0_)"]),

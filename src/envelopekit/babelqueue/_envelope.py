@@ -502,7 +502,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             raise ProducerError(message, [violation(rule, "/dead_letter/reason", message)])
         if isinstance(error, BaseException):
             exception = exception if exception is not None else type(error).__name__
-            error = str(error)
+            error = _error_text(error)
         # An exception's text may hold lone surrogates (`os.fsdecode` of a non-UTF-8 path),
         # which no JSON encoder writes: they are kept visible as \udcXX escapes.
         error = _unicode_text(error)
@@ -566,6 +566,17 @@ def _not_a_string(model: type[WireModel], at: str, value: object) -> ProducerErr
     message = f"{at[1:]} must be a string, not {type(value).__name__}"
     rule = rules.structural(model.__schema_name__, "type")
     return ProducerError(message, [violation(rule, at, message)])
+
+
+def _error_text(error: BaseException) -> str:
+    """An exception's text, or for one whose ``__str__`` raises, that failure's name.
+
+    A handler's odd exception is still dead-lettered: ``Router.dispatch`` never raises.
+    """
+    try:
+        return str(error)
+    except Exception as failure:  # any failure of the handler's own code
+        return f"<str() of {type(error).__name__} raised {type(failure).__name__}>"
 
 
 def _unicode_text(text: str | None) -> str | None:

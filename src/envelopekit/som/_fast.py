@@ -23,19 +23,25 @@ checks on the result. Either way what it accepts, the model accepts with the sam
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Iterable, Mapping
-from typing import Any, Final, Generic, TypeVar, cast
+from typing import Any, Final, Generic, NamedTuple, TypeVar, cast
 
 import orjson
 from pydantic import BaseModel, ValidationError
 from pydantic.config import ExtraValues
-from pydantic_core import CoreSchema, SchemaValidator, core_schema
+from pydantic_core import CoreConfig, CoreSchema, SchemaValidator, core_schema
 
 from .._failfast import FULL_REPORT_BYTES, TOO_LARGE, TooLarge, fail_fast_validator, fresh_validator
 from .._text import json_branch
 from ._twin import Twin
 
-__all__ = ["FastPath", "dispatching_validator"]  # internal: used by ._envelope only
+__all__ = [
+    "DispatchingSchema",
+    "FastPath",
+    "dispatching_schema",
+    "dispatching_validator",
+]  # internal: used by ._envelope only
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -104,6 +110,24 @@ def _field_choices(node: dict[str, Any], field: str) -> dict[Any, Any] | None:
     return choices
 
 
+def _field_read_from(fields_node: dict[str, Any], key: str) -> str | None:
+    """The model field validated from the input's ``key`` (its name or alias), if any."""
+    if fields_node.get("type") != "model-fields":
+        return None
+    for name, member in fields_node["fields"].items():
+        if member.get("validation_alias", name) == key:
+            return cast("str", name)
+    return None
+
+
+def _takes(schema: dict[str, Any], tag: str) -> bool:
+    """Whether ``schema`` is a plain ``str`` schema (no hook) that accepts ``tag``."""
+    if schema.get("type") != "str" or set(schema) - {"type", "strict", "pattern", "metadata"}:
+        return False
+    pattern = schema.get("pattern")
+    return pattern is None or re.search(pattern, tag) is not None
+
+
 def _own_tag(node: dict[str, Any], field: str, tag: str) -> dict[str, Any] | None:
     """A payload schema whose own ``field``, where it has one, can only be ``tag``.
 
@@ -129,6 +153,55 @@ def _own_tag(node: dict[str, Any], field: str, tag: str) -> dict[str, Any] | Non
     return {**node, "fields": {**node["fields"], field: {**member, "schema": narrowed}}}
 
 
+_PATTERN_REF: Final = "envelopekit.som._fast.pattern"
+
+
+def _shared_patterns(top: core_schema.DefinitionsSchema) -> core_schema.DefinitionsSchema:
+    """``top`` with one definition per distinct ``str`` schema with a pattern, referred to.
+
+    pydantic-core compiles a regex for every schema node, each with its own match cache; the
+    same format in forty places (a UUID in every choice and model) is forty regexes, each cold
+    when its field comes round. A reference to one shared node is one regex, kept warm by every
+    field that uses it (2-3% of a small family's parse). In JSON mode a reference to a
+    definition costs no recursion guard.
+    """
+    refs: dict[tuple[tuple[str, Any], ...], str] = {}
+    shared: list[CoreSchema] = []
+    # The choices share most of their nodes (each is the envelope re-typed along one path):
+    # each node is rewritten once, by identity (the tree is alive throughout).
+    done: dict[int, Any] = {}
+
+    def walk(node: Any) -> Any:
+        if not isinstance(node, (dict, list)):
+            return node
+        found = done.get(id(node))
+        if found is None:
+            found = done[id(node)] = rewrite(node)
+        return found
+
+    def rewrite(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        if node.get("type") == "str" and "pattern" in node and "ref" not in node:
+            key = tuple(sorted((k, v) for k, v in node.items() if k != "metadata"))
+            if key not in refs:
+                refs[key] = f"{_PATTERN_REF}{len(refs)}"
+                shared.append(cast("CoreSchema", {**dict(key), "ref": refs[key]}))
+            return core_schema.definition_reference_schema(refs[key])
+        return {k: v if k == "metadata" else walk(v) for k, v in node.items()}
+
+    return core_schema.definitions_schema(walk(top["schema"]), [*walk(top["definitions"]), *shared])
+
+
+class DispatchingSchema(NamedTuple):
+    """The core schema of a :func:`dispatching_validator`, and what building it needs."""
+
+    schema: CoreSchema
+    models: set[type]
+    """The model classes in it, built anew (``envelopekit._failfast.fresh_validator``)."""
+    config: CoreConfig | None
+
+
 def dispatching_validator(
     model: type[BaseModel],
     field: str,
@@ -141,9 +214,47 @@ def dispatching_validator(
 ) -> SchemaValidator | None:
     """A validator of ``model`` whose ``field`` is typed by the input's ``discriminator`` key.
 
-    The schema is the model's own with the Python hooks :mod:`._twin` reads replaced by Rust
-    schemas, and the choice's own ``discriminator`` member (where it has one) narrowed to the
-    tag, so that it agrees with the input's.
+    Its schema is :func:`dispatching_schema`'s, which takes the same arguments.
+
+    Args:
+        model: the model; its own core schema is the starting point.
+        field: the field whose schema is a tagged union under a wrap validator.
+        discriminator: the input key whose value picks the union's choice.
+        tags: the values of ``discriminator`` the fast path takes.
+        narrowed: fields re-typed for the fast path only (see :func:`dispatching_schema`).
+        dropped: the model validators left out (see :func:`dispatching_schema`).
+        fail_fast: stop each array at its first failing item (``envelopekit._failfast``).
+
+    Returns:
+        The validator, or ``None`` when the model's schema is not the expected shape (the
+        caller then uses the model's own validator only).
+    """
+    built = dispatching_schema(
+        model, field, discriminator, tags, narrowed=narrowed, dropped=dropped
+    )
+    if built is None:
+        return None
+    if fail_fast:
+        return fail_fast_validator(built.schema, built.config)
+    return fresh_validator(built.schema, built.models, built.config)
+
+
+def dispatching_schema(
+    model: type[BaseModel],
+    field: str,
+    discriminator: str,
+    tags: Iterable[str],
+    *,
+    narrowed: Mapping[str, CoreSchema] | None = None,
+    dropped: Collection[str] = (),
+) -> DispatchingSchema | None:
+    """The schema of :func:`dispatching_validator`: ``field`` typed by ``discriminator``'s value.
+
+    It is the model's own with the Python hooks :mod:`._twin` reads replaced by Rust schemas;
+    in each choice the member read from ``discriminator`` is the tag itself, and the payload's
+    own ``discriminator`` member (where it has one) is narrowed to the tag, so that it agrees
+    with the input's. Each distinct pattern is one shared definition
+    (:func:`_shared_patterns`).
 
     Args:
         model: the model; its own core schema is the starting point.
@@ -154,11 +265,9 @@ def dispatching_validator(
             what the field's own schema accepts, with the same result.
         dropped: names of the model's own ``model_validator``s to leave out; what they check
             must be what the narrowing checks.
-        fail_fast: stop each array at its first failing item (``envelopekit._failfast``).
 
     Returns:
-        The validator, or ``None`` when the model's schema is not the expected shape (the
-        caller then uses the model's own validator only).
+        The schema, or ``None`` when the model's schema is not the expected shape.
     """
     schema: dict[str, Any] = dict(model.__pydantic_core_schema__)
     definitions: list[CoreSchema] = []
@@ -183,6 +292,7 @@ def dispatching_validator(
     by_ref = {d.get("ref"): d for d in definitions}
     # The choices' definitions are only ever reached through the field this replaces.
     payloads = {c["schema_ref"] for c in choices.values() if c.get("type") == "definition-ref"}
+    own_key = _field_read_from(node["schema"], discriminator)
     twin = Twin()
     base = twin.schema(cast("CoreSchema", schema))
     by_tag: dict[str, CoreSchema] = {}
@@ -196,6 +306,10 @@ def dispatching_validator(
         if payload is None:
             return None
         fields = {**(narrowed or {}), field: cast("CoreSchema", payload)}
+        if own_key is not None and _takes(node["schema"]["fields"][own_key]["schema"], tag):
+            # The union chose this tag by the same member: it can only be the tag (a literal
+            # lookup, where the field's own schema would run its pattern again).
+            fields[own_key] = core_schema.literal_schema([tag])
         variant = _rewritten(dict(base), fields, functions)
         if variant is None:
             return None
@@ -206,10 +320,8 @@ def dispatching_validator(
         core_schema.tagged_union_schema(by_tag, discriminator), default=None, on_error="default"
     )
     kept = [twin.definition(d) for d in definitions if d.get("ref") not in payloads]
-    top = core_schema.definitions_schema(union, [*kept, *twin.definitions])
-    if fail_fast:
-        return fail_fast_validator(top, config)
-    return fresh_validator(top, {model} | twin.models, config)
+    top = _shared_patterns(core_schema.definitions_schema(union, [*kept, *twin.definitions]))
+    return DispatchingSchema(top, {model} | twin.models, config)
 
 
 class FastPath(Generic[M]):
@@ -259,6 +371,10 @@ class FastPath(Generic[M]):
         fast = self._built()
         self.parse = _none if fast is None else fast.validate_json
         return self.parse(raw)
+
+    def schema(self) -> DispatchingSchema | None:
+        """The fast validator's schema (``None`` when the model's is not the expected shape)."""
+        return dispatching_schema(*self._arguments, narrowed=self._narrowed, dropped=self._dropped)
 
     def validator(self, *, fail_fast: bool = False) -> SchemaValidator | None:
         """A new fast validator (``None`` when the model's schema is not the expected shape)."""
