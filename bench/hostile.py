@@ -7,6 +7,10 @@ orjson refuses the bytes (NaN, an integer beyond 64 bits), the floor is ``orjson
 same document with each hostile token replaced by a valid one of the same length, so the floor
 still reads every byte. Peak memory is what ``tracemalloc`` sees during one ``check`` (Python
 allocations: the parsed document, errors, violations). Targets: at most 10x and 32 MiB.
+The door columns are the same bytes through the message model's own ``model_validate_json``
+(``BabelEnvelope``, ``SomEnvelope``, ``MxRequest`` or ``MxResponse``, as a service validating at
+its boundary calls it): its time, the errors its ``ValidationError`` holds, its ratio to the
+same floor, its peak.
 ``--cpu`` times by process CPU time, for a shared machine.
 
 One row is not at the limit, and the targets do not apply to it: the lone 5,000-digit integer
@@ -25,12 +29,17 @@ import time
 import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import orjson
+from pydantic import ValidationError
 
 import envelopekit as ek
+from envelopekit.babelqueue import BabelEnvelope
+from envelopekit.matrix import MxRequest, MxResponse
+from envelopekit.som import SomEnvelope
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -105,6 +114,24 @@ class Case:
 
     def parse_floor(self) -> object:
         return orjson.loads(self.floor)
+
+
+def through_door(model: Any, raw: bytes) -> int:
+    """``model.model_validate_json(raw)``: the errors it raised (0: valid)."""
+    try:
+        model.model_validate_json(raw)
+    except ValidationError as exc:
+        return exc.error_count()
+    return 0
+
+
+def door_model(raw: bytes, spec: str | None) -> Any:
+    """The model a service validating at its boundary would use for ``raw`` of ``spec``."""
+    if spec == "som":
+        return SomEnvelope
+    if spec == "matrix":
+        return MxResponse if b'"$reply"' in raw else MxRequest
+    return BabelEnvelope
 
 
 def cases() -> list[Case]:
@@ -231,8 +258,9 @@ def main(argv: list[str] | None = None) -> int:
     clock = time.process_time if args.cpu else time.perf_counter
     lines = [
         "| input (at the limit) | bytes | verdict | violations | check | orjson.loads | ratio "
-        "| peak traced | orjson.loads peak |",
-        "|---|---:|---|---:|---:|---:|---:|---:|---:|",
+        "| peak traced | orjson.loads peak | model_validate_json (errors) | door ratio "
+        "| door peak |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     failed = []
     for case in cases():
@@ -241,11 +269,16 @@ def main(argv: list[str] | None = None) -> int:
         floor = timed(case.parse_floor, rounds, clock)
         memory = peak(case.check)
         ratio = seconds / floor
+        door_call = partial(through_door, door_model(case.raw, verdict.spec), case.raw)
+        errors = door_call()
+        door = timed(door_call, rounds, clock)
         rules = ", ".join(verdict.rules()[:3]) or "ok"
         lines.append(
             f"| {case.name} | {len(case.raw):,} | {rules} | {len(verdict.violations)} "
             f"| {seconds * 1e3:.2f} ms | {floor * 1e3:.2f} ms | {ratio:.1f}x "
-            f"| {memory / MIB:.1f} MiB | {peak(case.parse_floor) / MIB:.1f} MiB |"
+            f"| {memory / MIB:.1f} MiB | {peak(case.parse_floor) / MIB:.1f} MiB "
+            f"| {door * 1e3:.2f} ms ({errors:,}) | {door / floor:.1f}x "
+            f"| {peak(door_call) / MIB:.1f} MiB |"
         )
         if case.at_limit and (ratio > TIME_TARGET or memory > MEMORY_TARGET):
             failed.append(case.name)

@@ -2,8 +2,9 @@
 
 pydantic reports every error it finds, and for an array of 79,000 bad items that is 237,000
 errors, built in Rust and then as Python dicts: seconds and hundreds of MiB for 240 KB of input
-(``bench/hostile.py``). ``check`` validates a large message with a copy of the same core schema
-in which every array schema has ``fail_fast`` set: what it accepts is exactly what the model
+(``bench/hostile.py``). ``check``, and the message models' ``model_validate_json``, validate a
+message over :data:`FULL_REPORT_BYTES` with a copy of the same core schema in which every array
+schema has ``fail_fast`` set (:func:`large_validator`): what it accepts is exactly what the model
 accepts (``fail_fast`` changes only how much is reported), and a refusal costs one failing
 item per array. Small messages keep the all-errors validator: their cost is bounded by their
 size, and the official validators report every error.
@@ -15,12 +16,33 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Final
 
+from pydantic import BaseModel
 from pydantic_core import CoreConfig, CoreSchema, SchemaValidator
 
-__all__ = ["FULL_REPORT_BYTES", "fail_fast_schema", "fail_fast_validator", "fresh_validator"]
+__all__ = [
+    "FULL_REPORT_BYTES",
+    "TOO_LARGE",
+    "TooLarge",
+    "fail_fast_schema",
+    "fail_fast_validator",
+    "fresh_validator",
+    "large_validator",
+]
 
 FULL_REPORT_BYTES: Final = 16_384
 """Messages up to this size are validated with every error reported."""
+
+_LARGE: dict[type, SchemaValidator] = {}
+
+
+class TooLarge:
+    """The type of :data:`TOO_LARGE`."""
+
+
+TOO_LARGE: Final = TooLarge()
+"""What a fast path's ``validate_python`` returns for a dict whose JSON is over
+:data:`FULL_REPORT_BYTES` (its orjson probe's length): the caller reads it with
+:func:`large_validator`, as ``model_validate_json`` reads such a message."""
 
 _ARRAYS: Final = frozenset({"list", "tuple", "set", "frozenset", "deque"})
 _NONE: Final[Mapping[type, CoreSchema]] = MappingProxyType({})
@@ -95,3 +117,16 @@ def fresh_validator(
     finally:
         for model in marked:
             model.__pydantic_complete__ = True  # type: ignore[attr-defined]
+
+
+def large_validator(model: type[BaseModel]) -> SchemaValidator:
+    """The fail-fast copy of ``model``'s own schema: how a message over the bound is read.
+
+    Built on first use, once per class, and shared by ``check`` (``Spec.read_large``) and the
+    model's ``model_validate_json``, so that both report the same errors for the same bytes.
+    """
+    found = _LARGE.get(model)
+    if found is None:
+        # A race builds it twice; either copy is the same validator.
+        found = _LARGE[model] = fail_fast_validator(model.__pydantic_core_schema__)
+    return found

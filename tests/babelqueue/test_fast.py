@@ -9,6 +9,7 @@ own validator gives, fast path or not.
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import orjson
@@ -24,7 +25,7 @@ from envelopekit._compat import MISSING
 from envelopekit._settings import Settings
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.babelqueue._envelope import FAST_PATH
-from envelopekit.babelqueue._fast import DEPTH, SECONDS_THRESHOLD
+from envelopekit.babelqueue._fast import DEPTH, SECONDS_THRESHOLD, fast_schema
 from tests.conftest import DATA
 from tests.test_check_properties import PROFILE, SEEDS, VALUES, mutated
 
@@ -459,3 +460,92 @@ def test_the_dict_door_keeps_the_values_given() -> None:
 def test_the_dict_door_takes_a_model_instance_through_the_model() -> None:
     meta = BabelEnvelope.model_validate(BASE).meta
     dict_agrees({**BASE, "meta": meta})
+
+
+def _nested(levels: int, inner: object) -> object:
+    for _ in range(levels):
+        inner = [inner]
+    return inner
+
+
+def test_the_fast_path_is_not_tried_over_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 12: over 16 KiB the fast path cost up to 14x the model's own reading.
+
+    Its JSON-value union copies a container into the error of each scalar choice that fails
+    on it, at every level (20 levels of arrays around 100,000 integers: 118 ms against the
+    model's 8.6 ms). Neither door tries it over ``FULL_REPORT_BYTES``.
+    """
+    tried: list[str] = []
+    validate_json = FAST_PATH.validator_json()
+    assert validate_json is not None
+    built = FAST_PATH._built
+
+    def parse(raw: bytes) -> Any:
+        tried.append("json")
+        return validate_json(raw)
+
+    def counted_built() -> Any:
+        tried.append("dict")
+        return built()
+
+    raw = BabelEnvelope.create("urn:x:y", {"x": _nested(20, list(range(4_000)))}).to_json()
+    small = BabelEnvelope.create("urn:x:y", {"x": _nested(20, list(range(30)))}).to_json()
+    assert len(raw) > 16_384
+    expected, expected_small = _full_json(raw), _full_json(small)
+    monkeypatch.setattr(FAST_PATH, "parse", parse)
+    monkeypatch.setattr(FAST_PATH, "_built", counted_built)
+    assert BabelEnvelope.model_validate_json(raw) == expected
+    assert BabelEnvelope.model_validate(json.loads(raw)) == expected
+    assert tried == []
+    assert BabelEnvelope.model_validate_json(small) == expected_small
+    assert BabelEnvelope.model_validate(json.loads(small)) == expected_small
+    assert tried == ["json", "dict"]
+
+
+def _python_calls(call: Any, *args: Any) -> list[str]:
+    """The Python functions ``call(*args)`` runs (``sys.setprofile``), by name."""
+    seen: list[str] = []
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            seen.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        call(*args)
+    finally:
+        sys.setprofile(None)
+    return seen
+
+
+def test_flat_data_takes_no_python_call_and_each_container_one() -> None:
+    """A scalar member of ``data`` is checked in Rust; an array or object member is one call.
+
+    The first design checked containers in Rust too, with a union per level: pydantic-core
+    copies a container into the error of each choice that fails on it, so 16 KB of nested
+    arrays cost 17 times the model's own reading (issue 12, ``BENCHMARKS.md``).
+    """
+    validate = FAST_PATH.validator_json()
+    assert validate is not None
+    flat = orjson.dumps({**BASE, "data": {"s": "a", "i": 1, "f": 0.5, "b": True, "n": None}})
+    assert validate(flat) is not None
+    assert _python_calls(validate, flat) == []
+    nested = orjson.dumps({**BASE, "data": {"a": [[1], {"b": [2]}], "c": {"d": []}, "e": 1}})
+    assert validate(nested) is not None
+    assert sorted(_python_calls(validate, nested)) == ["_plain_container"] * 2 + ["_within"] * 5
+
+
+def test_no_union_is_tried_on_a_container() -> None:
+    """No union schema reads ``data``'s containers: a failing choice would copy each one."""
+    schema = fast_schema(*FAST_PATH._arguments)
+    found: list[str] = []
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if node.get("type") == "union":
+                found.append(repr(node)[:80])
+            stack.extend(v for k, v in node.items() if k != "metadata")
+        elif isinstance(node, list):
+            stack.extend(node)
+    assert found == []

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ValidationError
 
+import envelopekit as ek
 from envelopekit._formats import DATE_TIME_PATTERN, URI_PATTERN, UUID_PATTERN
 from envelopekit.som import PAYLOAD_MODELS, SomEnvelope, UnvalidatedPayload
 from envelopekit.som._envelope import FAST_PATH
@@ -300,3 +301,38 @@ def test_the_dict_door_and_model_validator_agree(options: dict[str, Any]) -> Non
         taken += FAST_PATH.validate_python(document, options.get("strict")) is not None
     assert disagreements == []
     assert taken > 50
+
+
+def test_the_fast_path_is_not_tried_over_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 12: a large free-form value cost the fast path many times the model's reading.
+
+    Its JSON-value union (``_twin.json_definition``) copies an array into the error of each
+    choice that fails on it, at every level (a 170 KB ``_actors`` of nested arrays: 32 ms
+    against the model's 2.7 ms). Neither door, nor ``check``, tries it over 16 KiB.
+    """
+    tried: list[str] = []
+    parse, built = FAST_PATH.parse, FAST_PATH._built
+
+    def counted_parse(raw: bytes | str) -> Any:
+        tried.append("json")
+        return parse(raw)
+
+    def counted_built() -> Any:
+        tried.append("dict")
+        return built()
+
+    document = positive_envelope(positive_files()[0])
+    nested: object = list(range(4_000))
+    for _ in range(20):
+        nested = [nested]
+    document["_actors"] = {"x": nested}
+    raw = json.dumps(document).encode()
+    assert len(raw) > 16_384
+    model = SomEnvelope.__pydantic_validator__.validate_json(raw)
+    ek.check(b"{}", spec="som")  # the spec built before counting
+    monkeypatch.setattr(FAST_PATH, "parse", counted_parse)
+    monkeypatch.setattr(FAST_PATH, "_built", counted_built)
+    assert SomEnvelope.model_validate_json(raw) == model
+    assert SomEnvelope.model_validate(json.loads(raw)) == model
+    assert ek.check(raw, spec="som").envelope == model
+    assert tried == []

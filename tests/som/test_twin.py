@@ -314,8 +314,10 @@ def test_model_instances_in_the_input_go_to_the_model() -> None:
 
 
 # The hooks the fast path keeps (a Rust schema cannot keep a dict as sent and require keys,
-# nor compare list items): a new name here means a Rust reading was lost.
-KEPT_HOOKS = {"_claim_shape", "_unique_tags", "_tag_key"}
+# nor compare list items): a new name here means a Rust reading was lost. `_finite_container`
+# walks a free-form array or object once (`_twin.json_definition`): a Rust union per level
+# copied each container into the error of every choice that failed on it (issue 12).
+KEPT_HOOKS = {"_claim_shape", "_unique_tags", "_tag_key", "_finite_container"}
 
 
 def _python_calls(call: Callable[[], object]) -> set[str]:
@@ -359,3 +361,40 @@ STRUCTURAL_HOOKS = {
     "_lifecycle_iff_active",
     "_extension_key",
 }
+
+
+def test_free_form_json_is_walked_once_not_read_by_a_union_per_level() -> None:
+    """A free-form array or object is one Python walk, whatever its depth (issue 12).
+
+    The first reading was a Rust union per level, and pydantic-core copies a container into
+    the error of each choice that fails on it: 16 KB of 28-deep arrays in ``_actors`` cost 10
+    times the model's own reading. Counted by the calls made, not timed.
+    """
+    fast = FAST_PATH.validator()
+    assert fast is not None
+    nested: object = [1, 2.5, "x", None, True]
+    for level in range(20):
+        nested = [nested] if level % 2 else {"k": nested}
+
+    def walks(document: dict[str, Any]) -> int:
+        calls: list[str] = []
+
+        def profile(frame: FrameType, event: str, arg: object) -> None:
+            if event == "call":
+                calls.append(frame.f_code.co_name)
+
+        raw = _json(document)
+        sys.setprofile(profile)
+        try:
+            assert fast.validate_json(raw) is not None
+        finally:
+            sys.setprofile(None)
+        return calls.count("_finite_container")
+
+    story = _document(STORY)
+    # One walk for each array or object in `_actors`, whatever their depth.
+    assert walks({**story, "_actors": {"a": nested, "b": [1], "c": "s"}}) == walks(story) + 2
+    refused = _json({**_document(STORY), "_actors": {"a": [[[{"n": float("nan")}]]]}})
+    assert fast.validate_json(refused) is None
+    with pytest.raises(ValidationError):
+        SomEnvelope.model_validate_json(refused)

@@ -25,6 +25,7 @@ from typing_extensions import Self, TypeVar
 from .. import rules
 from .._compat import MISSING
 from .._errors import ProducerError
+from .._failfast import FULL_REPORT_BYTES, TOO_LARGE, TooLarge, large_validator
 from .._formats import UuidStr
 from .._ids import now_ms, uuid4
 from .._json import INT64_MAX, dumps, needs_scan, plain_json, scan_numbers
@@ -134,7 +135,9 @@ class BabelEnvelope(WireModel, Generic[DataT]):
 
         A dict of plain JSON data is first tried by the fast path (:mod:`._fast`); whatever it
         does not accept is validated, and reported, by the model's own validator, exactly as
-        without it.
+        without it. A dict of plain JSON data over 16 KiB (its JSON, as orjson writes it) is
+        validated as :meth:`model_validate_json` validates such a message: one error per array
+        at most, the same verdict.
         """
         __tracebackhide__ = True
         if (
@@ -146,9 +149,13 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             and by_alias is None
             and by_name is None
         ):
-            found: Self | None = FAST_PATH.validate_python(cast("dict[str, Any]", obj))
+            found: Self | TooLarge | None = FAST_PATH.validate_python(cast("dict[str, Any]", obj))
+            if found is TOO_LARGE:
+                # Bounded as model_validate_json bounds the same message: one error per array.
+                large: Self = large_validator(cls).validate_python(obj, context=context)
+                return large
             # What the fast path leaves to its caller: the numbers of Python data.
-            if found is not None and not needs_scan(found.__dict__["data"]):
+            if isinstance(found, BabelEnvelope) and not needs_scan(found.__dict__["data"]):
                 return found
         return super().model_validate(
             obj,
@@ -175,9 +182,23 @@ class BabelEnvelope(WireModel, Generic[DataT]):
 
         The common message is validated with no Python call (:mod:`._fast`); whatever that
         validator does not accept is validated, and reported, by the model's own validator,
-        exactly as without it.
+        exactly as without it. A message over 16 KiB (``len(json_data)`` over
+        ``FULL_REPORT_BYTES``) is validated as ``ek.check`` reads it: the model's schema with
+        every array stopping at its first failing item, so a refusal reports at most one
+        error per array and its cost stays bounded; the verdict is the same.
         """
         __tracebackhide__ = True
+        if len(json_data) > FULL_REPORT_BYTES:
+            # Bounded as `check` reads it: one error per array (the same validator).
+            large: Self = large_validator(cls).validate_json(
+                json_data,
+                strict=strict,
+                extra=extra,
+                context=context,
+                by_alias=by_alias,
+                by_name=by_name,
+            )
+            return large
         if (
             cls is BabelEnvelope
             and strict is None

@@ -1,4 +1,4 @@
-"""A second validator for :class:`BabelEnvelope`: the common message, with no Python call.
+"""A second validator for :class:`BabelEnvelope`: the common message, with no Python frame.
 
 The model's one Python hook, the after-validator ``_consume``, runs on every message and costs
 about as much as all of its fields' validation in Rust (bench: 1.5x the same-run floor with
@@ -16,13 +16,17 @@ empty extras). Each case of ``_consume``, and what narrows it away:
   is validated by a schema no value passes;
 * ``data`` numbers: in JSON, ``data`` holds JSON values whose integers and floats lie within
   ±(2^53-1), floats finite (the rest of pydantic's reading of JSON: strings, booleans, null,
-  arrays, objects, as ``Any`` reads them); from Python data, the caller runs ``needs_scan``;
+  arrays, objects, as ``Any`` reads them): a scalar member is checked in Rust, an array or
+  object member walked once in Python (:func:`_plain_container`); from Python data, the
+  caller runs ``needs_scan``;
 * ``created_at`` below 10^11: ``created_at`` is at least 10^11.
 
 It is only ever a fast path: whatever it does not accept (it returns ``None`` for a refusal,
 with no Python error built) is validated again by the model's own validator, which then
-decides and reports exactly as without it. Arrays and objects in ``data`` stop at their first
-failing item, so a refusal costs no more than one failure per container.
+decides and reports exactly as without it. A flat ``data`` (strings, numbers, booleans, null)
+is validated with no Python call; each array or object member of ``data`` is one call, which
+walks it as the model's own hook would. The fast path is tried only for a message within
+``FULL_REPORT_BYTES`` (the callers' bound).
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ import orjson
 from pydantic import BaseModel
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
 
-from .._failfast import fresh_validator
+from .._failfast import FULL_REPORT_BYTES, TOO_LARGE, fresh_validator
 from .._json import JS_SAFE_MAX
 from .._text import json_branch
 from ._urn import ASCII_WHITESPACE
@@ -68,55 +72,80 @@ _PLAIN_DATA: Final = (
 )
 
 
-def _json_values(levels: int) -> tuple[CoreSchema, list[CoreSchema]]:
-    """A JSON value as ``Any`` reads it, its numbers within ±(2^53-1) (floats finite).
+def _member_values() -> CoreSchema:
+    """A member of ``data`` as ``Any`` reads it from JSON, its numbers within ±(2^53-1).
 
-    It nests at most ``levels`` arrays and objects: the schema is unrolled, one definition per
-    level (each referred to by name from the next, not copied into it), so a message the fast
-    path takes is proven within :data:`DEPTH`. Returns the value's schema and the definitions.
-
-    Left to right: the first choice that accepts a value decides it (a JSON integer is tried
-    as an integer before a float, which would take it too).
+    The member picks its schema by its Python type (a tagged union on ``type``, a C call): no
+    choice fails before the one that takes it, and each failure would build an error holding
+    a copy of the value (pydantic-core copies a whole container into it). A scalar is checked
+    in Rust. An array or object is read as ``Any`` reads it, then walked once by
+    :func:`_plain_container` in Python, as the model's own ``needs_scan`` walks it: an unrolled
+    union per level (the first design) copied each container into the error of every choice
+    that failed on it, at every level, which made 16 KB of nested arrays cost 17 times the
+    model's own reading (``BENCHMARKS.md``).
     """
-    scalars: list[CoreSchema | tuple[CoreSchema, str]] = [
-        core_schema.str_schema(strict=True),
-        core_schema.int_schema(strict=True, ge=-JS_SAFE_MAX, le=JS_SAFE_MAX),
-        core_schema.float_schema(strict=True, allow_inf_nan=False, ge=-JS_SAFE_MAX, le=JS_SAFE_MAX),
-        core_schema.bool_schema(strict=True),
-    ]
-    definitions: list[CoreSchema] = []
-    value = _one_of(scalars)
-    for level in range(1, levels + 1):
-        ref = f"{__name__}.json-value-{level - 1}"
-        definitions.append(cast("CoreSchema", {**value, "ref": ref}))
-        inner = core_schema.definition_reference_schema(ref)
-        array = core_schema.list_schema(inner, strict=True, fail_fast=True)
-        value = _one_of([*scalars, _object_of(inner), array])
-    return value, definitions
-
-
-def _one_of(choices: list[CoreSchema | tuple[CoreSchema, str]]) -> CoreSchema:
+    scalars: dict[type, CoreSchema] = {
+        str: core_schema.str_schema(strict=True),
+        int: core_schema.int_schema(strict=True, ge=-JS_SAFE_MAX, le=JS_SAFE_MAX),
+        float: core_schema.float_schema(
+            strict=True, allow_inf_nan=False, ge=-JS_SAFE_MAX, le=JS_SAFE_MAX
+        ),
+        bool: core_schema.bool_schema(strict=True),
+    }
+    checked = core_schema.no_info_after_validator_function
+    containers: dict[type, CoreSchema] = {
+        dict: checked(
+            _plain_container,
+            core_schema.dict_schema(
+                core_schema.str_schema(strict=True), core_schema.any_schema(), strict=True
+            ),
+        ),
+        list: checked(
+            _plain_container, core_schema.list_schema(core_schema.any_schema(), strict=True)
+        ),
+    }
     return core_schema.nullable_schema(
-        core_schema.union_schema(
-            choices,
-            mode="left_to_right",
-            # One error for the value, not one per choice: a refusal is only ever dropped.
+        core_schema.tagged_union_schema(
+            {**scalars, **containers},
+            discriminator=type,
+            # One error for the value: a refusal is only ever dropped.
             custom_error_type="json_value",
             custom_error_message="not a plain JSON value within the fast path's bounds",
         )
     )
 
 
-def _object_of(value: CoreSchema) -> CoreSchema:
-    """A JSON object of ``value``s, as ``dict[str, Any]`` reads it.
+_SAFE_MIN: Final = -JS_SAFE_MAX
 
-    A typed dict of unknown keys only, not a ``dict`` schema: pydantic-core names each
-    validator after its parts, and an unrolled level naming the one below twice (as an
-    object's and as an array's) would double the name's length per level.
+
+def _plain_container(value: Any) -> Any:
+    """``value`` (a member of ``data``: an array or object), if it is within the bounds.
+
+    Raises:
+        ValueError: for a number beyond ±(2^53-1) or not finite, or nesting deeper than
+            :data:`DEPTH` (the member is at depth 3).
     """
-    return core_schema.typed_dict_schema(
-        {}, extra_behavior="allow", extras_schema=value, strict=True
-    )
+    if _within(value, DEPTH - 3):
+        return value
+    raise ValueError("not within the fast path's bounds")
+
+
+def _within(container: dict[str, Any] | list[Any], levels: int) -> bool:
+    """Whether every value in ``container`` is within the bounds, nesting at most ``levels``."""
+    items: Any = container.values() if type(container) is dict else container
+    for item in items:
+        kind = type(item)
+        if kind is str or item is None or kind is bool:
+            continue
+        if kind is int or kind is float:
+            # NaN compares false, the infinities are out of range.
+            if _SAFE_MIN <= item <= JS_SAFE_MAX:
+                continue
+            return False
+        if (kind is dict or kind is list) and levels and (not item or _within(item, levels - 1)):
+            continue
+        return False
+    return True
 
 
 def _model_fields(node: Mapping[str, Any], cls: type, names: frozenset[str]) -> dict[str, Any]:
@@ -176,12 +205,14 @@ def fast_schema(
     # Required, and not blank: the `urn` alias is never needed.
     blank = "".join(f"\\x{ord(c):02x}" for c in ASCII_WHITESPACE)
     _retyped(fields, "job", core_schema.str_schema(strict=True, pattern=f"[^{blank}]"))
-    value, definitions = _json_values(DEPTH - 2)
+    definitions: list[CoreSchema] = []
     _retyped(
         fields,
         "data",
         core_schema.json_or_python_schema(
-            json_schema=_object_of(value),
+            json_schema=core_schema.dict_schema(
+                core_schema.str_schema(strict=True), _member_values(), strict=True
+            ),
             # Python data is scanned by the caller; `Any` keeps the very values given.
             python_schema=fields["data"]["schema"],
         ),
@@ -258,18 +289,21 @@ class FastPath:
         fast = self._built()
         return None if fast is None else fast.validate_json
 
-    def validate_python(self, value: dict[str, Any]) -> Any:
+    def validate_python(self, value: dict[str, Any]) -> Any:  # the envelope, None, TOO_LARGE
         """The envelope of a dict (``model_validate``), or ``None`` when not taken.
 
         Taken only for plain JSON data: orjson must encode ``value`` as it is, which refuses a
         lone surrogate (the model's own Python-mode probe, ``_text``), a subclass of a JSON
         type, a model instance, a date, an integer beyond 64 bits or a key that is not a
         string. ``data`` is then validated as the model does; the caller scans its numbers.
+        :data:`TOO_LARGE` when its JSON is over ``FULL_REPORT_BYTES``.
         """
         try:
-            orjson.dumps(value, option=_PLAIN_DATA)
+            encoded = orjson.dumps(value, option=_PLAIN_DATA)
         except (orjson.JSONEncodeError, RecursionError):
             return None
+        if len(encoded) > FULL_REPORT_BYTES:
+            return TOO_LARGE  # as over JSON: free-form values cost the fast path more
         fast = self._built()
         return None if fast is None else fast.validate_python(value)
 

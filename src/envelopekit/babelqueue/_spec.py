@@ -3,22 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
 from typing import Any, ClassVar
 
-from pydantic_core import SchemaValidator
-
 from .._check import Spec, SpecName
-from .._failfast import fail_fast_validator
+from .._failfast import large_validator
 from ._envelope import FAST_PATH, BabelEnvelope
 from ._fast import DEPTH
 
 __all__ = ["SPEC"]
-
-
-@cache
-def _fail_fast() -> SchemaValidator:
-    return fail_fast_validator(BabelEnvelope.__pydantic_core_schema__)
 
 
 _validate_json = BabelEnvelope.__pydantic_validator__.validate_json
@@ -32,7 +24,8 @@ def _read(raw: bytes | str, context: dict[str, Any]) -> Any:
 
 
 def _read_large(raw: bytes | str, context: dict[str, Any]) -> Any:
-    return _fail_fast().validate_json(raw, context=context)
+    # The validator model_validate_json reads a large message with: the same errors.
+    return large_validator(BabelEnvelope).validate_json(raw, context=context)
 
 
 class _BabelQueue(Spec):

@@ -18,10 +18,12 @@ from pydantic import (
     WithJsonSchema,
     model_validator,
 )
+from pydantic.config import ExtraValues
 from pydantic_core import CoreSchema
 from typing_extensions import Self
 
 from .. import rules
+from .._failfast import FULL_REPORT_BYTES, large_validator
 from .._json import INT64_MAX, dumps, needs_scan, scan_numbers
 from .._model import WireModel
 from .._settings import get_settings
@@ -210,6 +212,45 @@ class MxModel(WireModel, WireNames):
     ) -> CoreSchema:
         """The model's schema, refusing in Python mode the strings JSON cannot carry."""
         return text_checked_schema(cls, source, handler)
+
+    @classmethod
+    def model_validate_json(
+        cls,
+        json_data: str | bytes | bytearray,
+        *,
+        strict: bool | None = None,
+        extra: ExtraValues | None = None,
+        context: Any | None = None,
+        by_alias: bool | None = None,
+        by_name: bool | None = None,
+    ) -> Self:
+        """Validate a message given as JSON.
+
+        A message over 16 KiB (``len(json_data)`` over ``FULL_REPORT_BYTES``) is validated as
+        ``ek.check`` reads it: the model's schema with every array stopping at its first
+        failing item, so a refusal reports at most one error per array and its cost stays
+        bounded; the verdict is the same. Smaller messages report every error.
+        """
+        __tracebackhide__ = True
+        if by_alias is False and by_name is not True:
+            # pydantic's own refusal of the call, from its own method.
+            return super().model_validate_json(json_data, by_alias=by_alias, by_name=by_name)
+        # pydantic's method is this call and the check above: called directly, as its frame
+        # would cost a tenth of a small request's validation.
+        validator = (
+            large_validator(cls)
+            if len(json_data) > FULL_REPORT_BYTES
+            else cls.__pydantic_validator__
+        )
+        found: Self = validator.validate_json(
+            json_data,
+            strict=strict,
+            extra=extra,
+            context=context,
+            by_alias=by_alias,
+            by_name=by_name,
+        )
+        return found
 
     def to_json(self) -> bytes:
         """The envelope as compact UTF-8 JSON.

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.config import ExtraValues
 from pydantic_core import CoreConfig, CoreSchema, SchemaValidator, core_schema
 
-from .._failfast import fail_fast_validator, fresh_validator
+from .._failfast import FULL_REPORT_BYTES, TOO_LARGE, TooLarge, fail_fast_validator, fresh_validator
 from .._text import json_branch
 from ._twin import Twin
 
@@ -355,7 +355,6 @@ class FastPath(Generic[M]):
         self._narrowed = narrowed
         self._dropped = dropped
         self._fast: list[SchemaValidator | None] = []
-        self._fail_fast: list[tuple[SchemaValidator | None, SchemaValidator]] = []
         self.parse: Callable[[str | bytes | bytearray], M | None] = self._first_parse
         """``validate_json`` with no option: the fast validator's own bound method once built.
 
@@ -409,18 +408,21 @@ class FastPath(Generic[M]):
 
     def validate_python(
         self, value: dict[str, Any], strict: bool | None = None, extra: ExtraValues | None = None
-    ) -> M | None:
+    ) -> M | TooLarge | None:
         """``validate_json`` for a dict (``model_validate``), or ``None`` when not taken.
 
         Taken only for plain JSON data: orjson must encode ``value`` as it is, which refuses a
         lone surrogate (the model's own Python-mode probe, ``_text``), a subclass of a JSON
         type (an enum member the hooks refuse and the Rust schemas would take), a model
         instance, a date, an integer beyond 64 bits or a key that is not a string.
+        :data:`TOO_LARGE` when its JSON is over ``FULL_REPORT_BYTES``.
         """
         try:
-            orjson.dumps(value, option=_PLAIN_DATA)
+            encoded = orjson.dumps(value, option=_PLAIN_DATA)
         except (orjson.JSONEncodeError, RecursionError):
             return None
+        if len(encoded) > FULL_REPORT_BYTES:
+            return TOO_LARGE  # as over JSON: free-form values cost the fast path more
         fast = self._built()
         if fast is None:
             return None
@@ -430,26 +432,3 @@ class FastPath(Generic[M]):
             else fast.validate_python(value, strict=strict or None, extra=extra)
         )
         return found
-
-    def validate_large(self, raw: bytes | str, context: Mapping[str, Any]) -> M:
-        """``model_validate_json`` for a large message, both validators failing fast.
-
-        The verdict is the model's; a refusal reports one failing item per array
-        (``envelopekit._failfast``).
-
-        Raises:
-            pydantic.ValidationError: when the message is not valid.
-        """
-        if not self._fail_fast:
-            model = fail_fast_validator(self._arguments[0].__pydantic_core_schema__)
-            self._fail_fast.append((self.validator(fail_fast=True), model))
-        fast, model = self._fail_fast[0]
-        if fast is not None:
-            try:
-                found: M | None = fast.validate_json(raw)
-            except ValidationError:  # not JSON: the model's validator reports it below
-                found = None
-            if found is not None:
-                return found
-        found_by_model: M = model.validate_json(raw, context=context)
-        return found_by_model

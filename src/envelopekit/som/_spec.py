@@ -17,7 +17,7 @@ def _read(raw: bytes | str, context: dict[str, Any]) -> SomEnvelope:
 
 
 def _read_large(raw: bytes | str, context: dict[str, Any]) -> SomEnvelope:
-    return validate_large(raw, context)  # both validators failing fast
+    return validate_large(raw, context)  # the model's validator failing fast
 
 
 class SomSpec(Spec):
