@@ -15,14 +15,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from envelopekit import _json, rules
-from envelopekit._json import _may_repeat, _unquoted, duplicate_keys
+from envelopekit import _duplicates, rules
+from envelopekit._duplicates import duplicate_keys, may_repeat
+from envelopekit._json import unquoted
 
-# (text, the pointers of the repeated members)
+# (text, the pointers of the repeated members, in document order: an object's names in the order
+# they first appear, then what its members hold)
 CASES: dict[str, tuple[bytes | str, list[str]]] = {
     "flat-distinct": (b'{"a":1,"b":2}', []),
     "flat-repeated": (b'{"a":1,"a":2}', ["/a"]),
-    "several-repeated": (b'{"b":1,"a":1,"b":2,"c":0,"a":2,"b":3}', ["/a", "/b"]),
+    "several-repeated": (b'{"b":1,"a":1,"b":2,"c":0,"a":2,"b":3}', ["/b", "/a"]),
     "colon-in-value": (b'{"a":"x:y:z","b":1}', []),
     "colon-in-value-repeated": (b'{"a":"x:y","a":1}', ["/a"]),
     "colon-in-key-repeated": (b'{"a:b":1,"a:b":2}', ["/a:b"]),
@@ -78,21 +80,21 @@ def test_pre_test_is_exact_where_orjson_reads(text: bytes | str) -> None:
     try:
         orjson.loads(encoded)
     except orjson.JSONDecodeError:
-        assert _may_repeat(text)  # not read: the exact scan decides
+        assert may_repeat(text)  # not read: the exact scan decides
     else:
-        assert _may_repeat(text) == _reference(text)
+        assert may_repeat(text) == _reference(text)
 
 
 @given(st.binary(max_size=40).map(lambda b: bytes(b'"":[{'[x % 5] for x in b)))
 def test_the_unquoted_skeleton_is_the_even_pieces(skeleton: bytes) -> None:
-    assert _unquoted(skeleton) == b"".join(skeleton.split(b'"')[::2])
+    assert unquoted(skeleton) == b"".join(skeleton.split(b'"')[::2])
 
 
 # Past 64 quotes (the split of a few): mostly quotes, so that adjacent pairs abound.
 @given(st.binary(min_size=130, max_size=600).map(lambda b: bytes(b'""""":[{'[x % 8] for x in b)))
 def test_a_skeleton_of_many_quotes_is_the_even_pieces_too(skeleton: bytes) -> None:
     assert skeleton.count(b'"') > 64
-    assert _unquoted(skeleton) == b"".join(skeleton.split(b'"')[::2])
+    assert unquoted(skeleton) == b"".join(skeleton.split(b'"')[::2])
 
 
 def _peak(call: Callable[[], object]) -> int:
@@ -110,9 +112,9 @@ def test_a_skeleton_of_many_empty_strings_is_not_split_on_each_quote() -> None:
     # 1 MiB of one repeated key: 400,000 quotes, all but the head's in adjacent pairs. A split
     # on each would make 400,000 pieces (17.8 MB); the pairs go first, the rest is split.
     text = b'{"job":"urn:a:b","data":{' + b",".join([b'"k":0'] * 200_000) + b"}}"
-    skeleton = text.translate(None, _json._NOT_COLON_OR_STRING)
-    assert _unquoted(skeleton).count(b":") == 200_002
-    assert _peak(lambda: _unquoted(skeleton)) < 3 * len(skeleton)
+    skeleton = text.translate(None, _duplicates._NOT_COLON_OR_QUOTE)
+    assert unquoted(skeleton).count(b":") == 200_002
+    assert _peak(lambda: unquoted(skeleton)) < 3 * len(skeleton)
 
 
 def _lines_run(call: Callable[[], object], module: str) -> int:
@@ -137,5 +139,5 @@ def _lines_run(call: Callable[[], object], module: str) -> int:
 
 def test_many_repeats_of_a_name_cost_no_python_step_each() -> None:
     text = b'{"a":{' + b",".join([b'"k":0'] * 20_000) + b',"j":1,"j":2}}'
-    assert [v.pointer for v in duplicate_keys(text)] == ["/a/j", "/a/k"]
-    assert _lines_run(lambda: duplicate_keys(text), _json.__file__) < 200
+    assert [v.pointer for v in duplicate_keys(text)] == ["/a/k", "/a/j"]
+    assert _lines_run(lambda: duplicate_keys(text), _duplicates.__file__) < 200
