@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Iterator
 from itertools import accumulate, chain, compress, count, repeat
 from operator import and_, countOf, eq, is_, itemgetter, lt, sub, truth
 from typing import Any, Final
@@ -153,15 +154,16 @@ class _Scan:
         self.encoded = encoded
         self.objects: list[bytes] = []
         self.hidden = False
+        self.named = 0  # the names the reduced tree's objects repeat
 
     def findings(self, limit: int | None) -> list[Violation]:
         try:
             root = self._reduced_tree()
             self._walk(root)
-            repeats = self._innermost(self.alive)
+            repeating, repeated = self._innermost(self.alive)
         except _NotJson:
             return []
-        return self._report(repeats, limit)
+        return self._report(repeating, repeated, limit)
 
     def _reduced_tree(self) -> Any:
         """Steps 1 and 2: the innermost objects' texts kept, the rest parsed in pairs."""
@@ -175,7 +177,9 @@ class _Scan:
         if brackets and len(outside_strings(text)) != brackets:
             text = self._strings_hidden(text)
             self.hidden = True
-        flat = _ONE_MEMBER_OBJECT.sub(b"0", _INNERMOST_ARRAY.sub(b"0", text))
+        # Empty ones first, by plain replaces (no bracket is left inside a string).
+        flat = text.replace(b"{}", b"0").replace(b"[]", b"0")
+        flat = _ONE_MEMBER_OBJECT.sub(b"0", _INNERMOST_ARRAY.sub(b"0", flat))
         parts = _INNERMOST_OBJECT.split(flat)
         self.objects = parts[1::2]
         reduced = b"{}".join(parts[0::2])
@@ -219,6 +223,17 @@ class _Scan:
             if not live:
                 self._pass(node, stack)
                 continue
+            if len(node) == 1:  # one member: no repeat, and at most one thing below
+                value = node[0][1] if type(node) is tuple else node[0]
+                if value is _PLACEHOLDER:
+                    self.events.append((at, node, (0,), len(self.alive)))
+                    self.alive.append(self.seen)
+                    self.seen += 1
+                elif value and type(value) in _CONTAINERS:
+                    stack.append(
+                        (value, at + segment(node[0][0] if type(node) is tuple else 0), True)
+                    )
+                continue
             last: dict[str, int] | None = None
             names: list[str] | None = None
             values: Any = node
@@ -233,9 +248,12 @@ class _Scan:
                     counts = Counter(names)
                     repeated = list(compress(counts, map((1).__lt__, counts.values())))
                     self.events.append((at, repeated))
-            kinds = Counter(map(type, values))
-            placeholders = countOf(values, _PLACEHOLDER) if kinds[tuple] else 0
-            if kinds[tuple] + kinds[list] == placeholders:  # no container below: one run
+                    self.named += len(repeated)
+            kinds = set(map(type, values))
+            placeholders = countOf(values, _PLACEHOLDER) if tuple in kinds else 0
+            if list not in kinds and (
+                tuple not in kinds or countOf(map(type, values), tuple) == placeholders
+            ):  # no container below but placeholders: one run
                 if placeholders:
                     self._placeholders(node, values, at, last, placeholders)
                 continue
@@ -301,9 +319,10 @@ class _Scan:
             )
             if every:
                 self.alive.extend(map(self.seen.__add__, positions))
-            else:  # a placeholder's number: the placeholders before it
-                before = list(accumulate(map(is_, values, repeat(_PLACEHOLDER)), initial=self.seen))
-                self.alive.extend(map(before.__getitem__, positions))
+            else:  # a placeholder's number: how many come before it
+                every_one = compress(count(), map(is_, values, repeat(_PLACEHOLDER)))
+                number = dict(zip(every_one, count(self.seen), strict=False))
+                self.alive.extend(map(number.__getitem__, positions))
         if positions:
             self.events.append((at, node, positions, len(self.alive) - len(positions)))
         self.seen += found
@@ -315,38 +334,59 @@ class _Scan:
         inner = filter(None, compress(values, map(_CONTAINERS.__contains__, map(type, values))))
         stack.extend(zip(inner, repeat(""), repeat(False)))
 
-    def _innermost(self, alive: list[int]) -> list[int]:
-        """Step 4: how many names each alive innermost object repeats (0 for most), in C passes."""
-        repeats: list[int] = []
+    def _innermost(self, alive: list[int]) -> tuple[list[bool], int]:
+        """Step 4: which alive innermost objects repeat a name, and how many names in all.
+
+        In C passes, a chunk of objects at a time: orjson's parse of them gives each one's
+        distinct names, the colons outside strings its members.
+        """
+        repeating: list[bool] = []
+        total = 0
         for start in range(0, len(alive), _CHUNK):
-            texts = list(map(self.objects.__getitem__, alive[start : start + _CHUNK]))
-            joined = b"[" + b",".join(texts) + b"]"
+            numbers = alive[start : start + _CHUNK]
+            joined = b"[" + b",".join(map(self.objects.__getitem__, numbers)) + b"]"
             if self.hidden:
                 joined = joined.translate(_SHOW)
             distinct = list(map(len, self._parsed(joined)))
             skeleton = unquoted(_neutral(joined).translate(None, _NOT_OBJECT_SKELETON))
             if skeleton.count(b":") == sum(distinct):  # no object of the chunk repeats a name
-                repeats += repeat(0, len(texts))
+                repeating += repeat(False, len(numbers))
                 continue
-            extra = list(map(sub, map(len, skeleton.split(b"{")[1:]), distinct))
-            # One extra member, or one distinct name: exactly one name repeats; else count them.
-            found: list[int] = list(map(truth, extra))
-            unclear = list(
-                compress(
-                    count(), map(and_, map(lt, repeat(1), extra), map(lt, repeat(1), distinct))
+            members = list(map(len, skeleton.split(b"{")[1:]))
+            extra = list(map(sub, members, distinct))
+            repeating += map(truth, extra)
+            total += len(extra) - countOf(extra, 0)
+            if max(extra) < 2:
+                continue
+            # One extra member, or one distinct name: exactly one name repeats. The others (two
+            # extra members or more, two names or more) are counted together.
+            unclear = list(map(and_, map(lt, repeat(1), extra), map(lt, repeat(1), distinct)))
+            if any(unclear):
+                total -= countOf(unclear, True)
+                total += self._repeated_names(
+                    list(map(self.objects.__getitem__, compress(numbers, unclear))),
+                    list(compress(members, unclear)),
                 )
-            )
-            if unclear:
-                counted = dict(
-                    zip(
-                        unclear,
-                        self._repeated_counts(list(map(texts.__getitem__, unclear))),
-                        strict=True,
-                    )
-                )
-                found = list(map(counted.get, count(), found))
-            repeats += found
-        return repeats
+        return repeating, total
+
+    def _repeated_names(self, texts: list[bytes], members: list[int]) -> int:
+        """How many names ``texts`` (innermost objects of ``members``) repeat, all together.
+
+        In C passes over the members, none a Python step: each object's distinct names less
+        those it holds once. The names are the strings before a colon, raw when the texts hold
+        no escape (equal bytes, equal names), else read by the standard library's pairs parse.
+        """
+        joined = b"[" + b",".join(texts) + b"]"
+        if self.hidden:
+            joined = joined.translate(_SHOW)
+        if joined.find(b"\\") == -1:
+            names: Any = _raw_names(joined)
+        else:
+            pairs = json.loads(joined.decode("utf-8", self.errors), object_pairs_hook=tuple)
+            names = map(_NAME, chain.from_iterable(pairs))
+        owners = chain.from_iterable(map(repeat, count(), members))
+        seen = Counter(zip(owners, names, strict=False))
+        return len(seen) - countOf(seen.values(), 1)
 
     def _parsed(self, joined: bytes) -> list[Any]:
         try:
@@ -358,64 +398,57 @@ class _Scan:
                 raise _NotJson from None
         return parsed
 
-    def _repeated_counts(self, texts: list[bytes]) -> list[int]:
-        """How many distinct names each of ``texts`` (innermost objects) repeats, in C passes."""
-        joined = b"[" + b",".join(texts) + b"]"
-        if self.hidden:
-            joined = joined.translate(_SHOW)
-        pairs: list[tuple[tuple[str, Any], ...]] = json.loads(
-            joined.decode("utf-8", self.errors), object_pairs_hook=tuple
-        )
-        owners = chain.from_iterable(map(repeat, count(), map(len, pairs)))
-        seen = Counter(zip(owners, map(_NAME, chain.from_iterable(pairs)), strict=False))
-        repeated = Counter(map(_NAME, compress(seen, map((1).__lt__, seen.values()))))
-        return list(map(repeated.__getitem__, range(len(texts))))
-
     def _names(self, number: int) -> list[str]:
         """The names innermost object ``number`` repeats, in the order they first appear."""
         text = self.objects[number]
         if self.hidden:
             text = text.translate(_SHOW)
-        distinct = self._parsed(text)
-        if len(distinct) == 1:  # one name, repeated: no pairs to read
-            return list(distinct)
+        if text.find(b"\\") == -1:  # no escape: the names are the raw strings before a colon
+            counts = Counter(_raw_names(text))
+            repeated = compress(counts, map((1).__lt__, counts.values()))
+            return [name.decode("utf-8", self.errors) for name in repeated]
         pairs = json.loads(text.decode("utf-8", self.errors), object_pairs_hook=tuple)
-        counts = Counter(map(_NAME, pairs))
-        return list(compress(counts, map((1).__lt__, counts.values())))
+        named = Counter(map(_NAME, pairs))
+        return list(compress(named, map((1).__lt__, named.values())))
 
-    def _report(self, repeats: list[int], limit: int | None) -> list[Violation]:
-        """The findings in document order: at most ``limit`` built, the rest counted."""
+    def _report(self, repeating: list[bool], repeated: int, limit: int | None) -> list[Violation]:
+        """The findings in document order: at most ``limit`` built, the rest counted.
+
+        ``repeating`` says which alive innermost objects repeat a name, ``repeated`` how many
+        names they repeat in all.
+        """
+        total = self.named + repeated
+        room = total if limit is None else min(limit, total)
         found: list[Violation] = []
-        left = 0
         for event in self.events:
-            room = len(found) + 1 if limit is None else limit - len(found)
+            if len(found) >= room:
+                break  # the rest is only counted, in the total
             if len(event) == 2:  # an object of the reduced tree: its names, already known
                 at, names = event
-                if limit is not None and len(names) > room:
-                    left += len(names) - max(room, 0)
-                    names = names[: max(room, 0)]
-                found.extend(_finding(at, name) for name in names)
+                found.extend(_finding(at, name) for name in names[: room - len(found)])
                 continue
             at, node, positions, first = event
-            counts = repeats[first : first + len(positions)]
-            flagged = list(compress(range(len(counts)), counts))
-            built = 0
-            # A Python step per object built; the objects past the limit are only summed.
-            while built < len(flagged) and (limit is None or len(found) < limit):
-                i = flagged[built]
+            counts = repeating[first : first + len(positions)]
+            # A Python step per object built, none for the others.
+            for i in compress(range(len(counts)), counts):
+                if len(found) >= room:
+                    break
                 where = at
                 if node is not None:
                     position = positions[i]
                     where += segment(node[position][0] if type(node) is tuple else position)
                 names = self._names(self.alive[first + i])
-                room = len(names) if limit is None else limit - len(found)
-                found.extend(_finding(where, name) for name in names[:room])
-                left += max(len(names) - room, 0)
-                built += 1
-            left += sum(map(counts.__getitem__, flagged[built:]))
-        if left:
-            found.append(truncated(left))
+                found.extend(_finding(where, name) for name in names[: room - len(found)])
+        if total > len(found):
+            found.append(truncated(total - len(found)))
         return found
+
+
+def _raw_names(text: bytes) -> Iterator[bytes]:
+    """The member names of ``text``, a JSON text with no escape: each string before a colon."""
+    pieces = text.split(b'"')
+    after = map(bytes.lstrip, pieces[2::2])
+    return compress(pieces[1::2], map(bytes.startswith, after, repeat(b":")))
 
 
 def _finding(at: str, name: str) -> Violation:
