@@ -403,6 +403,9 @@ class _Scan:
         text = self.objects[number]
         if self.hidden:
             text = text.translate(_SHOW)
+        distinct = self._parsed(text)
+        if len(distinct) == 1:  # one name, repeated: no member to read
+            return list(distinct)
         if text.find(b"\\") == -1:  # no escape: the names are the raw strings before a colon
             counts = Counter(_raw_names(text))
             repeated = compress(counts, map((1).__lt__, counts.values()))
