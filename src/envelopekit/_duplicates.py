@@ -1,16 +1,18 @@
 """Objects that repeat a member name (``json.duplicate_key``), found at a cost linear in the text.
 
-:func:`duplicate_keys` first asks a cheap exact question, whether the text repeats a name at all
-(:func:`may_repeat`: one orjson parse and two byte counts). Only a text that does, or that orjson
-does not read, is scanned in full. orjson, pydantic and most parsers keep one value per name (the
+:func:`duplicate_keys` first asks of a text up to :data:`PRETEST_BYTES` (a message, as the command
+line reads them) a cheap exact question, whether it repeats a name at all (:func:`may_repeat`: one
+orjson parse, one write back, two byte counts). Only a text that does, that orjson does not read,
+or a larger one, is scanned in full. orjson, pydantic and most parsers keep one value per name (the
 last), so the names must be read from the text; the standard library's pairs parse does that, at
 three to six times orjson's cost when every object is parsed into pairs (issue 12). The scan parses
 in pairs only what needs it:
 
-1. Innermost containers (no bracket inside them, outside strings) are found by regular
-   expressions over the text: arrays and objects with at most one member cannot repeat a name and
-   become ``0``; each other innermost object becomes ``{}``, and its own text is kept. In a dense
-   text (many small objects) these are nearly all the objects.
+1. Innermost containers (no bracket inside them outside strings; the brackets inside strings are
+   hidden first, when there are any) are found by regular expressions over the text: arrays and
+   objects with at most one member cannot repeat a name and become ``0``; each other innermost
+   object becomes ``{}``, and its own text is kept. In a dense text (many small objects) these
+   are nearly all the objects.
 2. What is left, the reduced text, is parsed in pairs (``object_pairs_hook=tuple``); a ``{}`` in it
    parses as the empty tuple, the placeholder of the next innermost object in document order.
 3. The reduced tree is walked once, a Python step per container and C passes over members, in
@@ -42,7 +44,7 @@ from . import rules
 from ._json import outside_strings, segment, unquoted
 from ._violations import Violation, truncated, violation
 
-__all__ = ["duplicate_keys", "may_repeat"]
+__all__ = ["PRETEST_BYTES", "duplicate_keys", "may_repeat"]
 
 
 def duplicate_keys(raw: bytes | str, limit: int | None = None) -> list[Violation]:
@@ -108,8 +110,7 @@ _NOT_COLON_OR_QUOTE: Final = bytes(range(256)).translate(None, b'":')
 _NOT_OBJECT_SKELETON: Final = bytes(range(256)).translate(None, b'":{')
 # Innermost containers, with no bracket inside (a string's brackets are hidden first). An array,
 # or an object without a comma (at most one member), cannot repeat a name: each becomes `0`.
-_INNERMOST_ARRAY: Final = re.compile(rb"\[[^\[\]{}]*\]")
-_ONE_MEMBER_OBJECT: Final = re.compile(rb"\{[^\[\]{},]*\}")
+_NO_REPEAT: Final = re.compile(rb"\[[^\[\]{}]*\]|\{[^\[\]{},]*\}")
 _INNERMOST_OBJECT: Final = re.compile(rb"(\{[^\[\]{}]*\})")
 # Brackets inside strings become bytes that UTF-8 never holds, and back.
 _HIDE: Final = bytes.maketrans(b"[]{}", b"\xf8\xf9\xfa\xfb")
@@ -157,6 +158,7 @@ class _Scan:
         self.named = 0  # the names the reduced tree's objects repeat
 
     def findings(self, limit: int | None) -> list[Violation]:
+        """The findings in document order, at most ``limit`` built; none for text not JSON."""
         try:
             root = self._reduced_tree()
             self._walk(root)
@@ -179,7 +181,7 @@ class _Scan:
             self.hidden = True
         # Empty ones first, by plain replaces (no bracket is left inside a string).
         flat = text.replace(b"{}", b"0").replace(b"[]", b"0")
-        flat = _ONE_MEMBER_OBJECT.sub(b"0", _INNERMOST_ARRAY.sub(b"0", flat))
+        flat = _NO_REPEAT.sub(b"0", flat)
         parts = _INNERMOST_OBJECT.split(flat)
         self.objects = parts[1::2]
         reduced = b"{}".join(parts[0::2])
@@ -450,8 +452,13 @@ class _Scan:
 def _raw_names(text: bytes) -> Iterator[bytes]:
     """The member names of ``text``, a JSON text with no escape: each string before a colon."""
     pieces = text.split(b'"')
-    after = map(bytes.lstrip, pieces[2::2])
+    after: Iterator[bytes] | list[bytes] = pieces[2::2]
+    if max(map(text.find, _QUOTE_THEN_SPACE)) != -1:  # white space may come before a colon
+        after = map(bytes.lstrip, after)
     return compress(pieces[1::2], map(bytes.startswith, after, repeat(b":")))
+
+
+_QUOTE_THEN_SPACE: Final = (b'" ', b'"\t', b'"\n', b'"\r')
 
 
 def _finding(at: str, name: str) -> Violation:
