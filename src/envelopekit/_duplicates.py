@@ -116,7 +116,9 @@ _INNERMOST_OBJECT: Final = re.compile(rb"(\{[^\[\]{}]*\})")
 _HIDE: Final = bytes.maketrans(b"[]{}", b"\xf8\xf9\xfa\xfb")
 _SHOW: Final = bytes.maketrans(b"\xf8\xf9\xfa\xfb", b"[]{}")
 _BRACKETS: Final = (b"[", b"]", b"{", b"}")
-_PLACEHOLDER: Final[tuple[()]] = ()  # what `{}` parses to with object_pairs_hook=tuple
+# What `{}` parses to with object_pairs_hook=tuple: `tuple([])`, which CPython (the only Python
+# orjson runs on) returns as the one empty tuple, so that `is` finds the placeholders.
+_PLACEHOLDER: Final[tuple[()]] = ()
 _CONTAINERS: Final = frozenset({tuple, list})
 _NAME: Final = itemgetter(0)
 _VALUE: Final = itemgetter(1)
