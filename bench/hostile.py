@@ -211,10 +211,49 @@ def cases() -> list[Case]:
             "babelqueue",
             settings=ek.Settings(duplicate_keys="refuse"),
         ),
+        *duplicate_cases(),
         Case.of(
             "babelqueue, 1 MiB of distinct keys (valid)",
             BQ_HEAD + b"{" + b",".join(b'"k%06d":0' % i for i in range(85_000)) + b"}}}",
         ),
+    ]
+
+
+def duplicate_cases() -> list[Case]:
+    """Issue 12's shapes of repeated names, each under ``duplicate_keys="refuse"`` at 1 MiB."""
+    refuse = ek.Settings(duplicate_keys="refuse")
+    data = BQ_HEAD + b"["
+    shapes = [
+        ("[{a, a}, ...]: every object repeats", fill(data, b'{"a":0,"a":0}', b"]}}", MIB)),
+        (
+            "{x: {a, a}, x: ...}: objects under one name",
+            fill(BQ_HEAD + b"{", b'"x":{"a":0,"a":0}', b"}}}", MIB),
+        ),
+        (
+            "[{a}, ..., {a, a}]: one repeat at the end",
+            fill(data, b'{"a":0}', b',{"a":0,"a":0}]}}', MIB),
+        ),
+        ("[{}, ..., {a, a}]", fill(data, b"{}", b',{"a":0,"a":0}]}}', MIB)),
+        ("[[], ..., {a, a}]", fill(data, b"[]", b',{"a":0,"a":0}]}}', MIB)),
+        (
+            "[{a, a, b, b}, ...]: two names twice",
+            fill(data, b'{"a":0,"a":0,"b":0,"b":0}', b"]}}", MIB),
+        ),
+        ("[{\\u0061, a}, ...]: escaped names", fill(data, b'{"\\u0061":0,"a":0}', b"]}}", MIB)),
+        ("[{a{, a{}, ...]: brackets in names", fill(data, b'{"a{":0,"a{":0}', b"]}}", MIB)),
+        ("[{x: {a, a}}, ...]: one level down", fill(data, b'{"x":{"a":0,"a":0}}', b"]}}", MIB)),
+        ("[{x: {}, x: {}}, ...]: shadowed objects", fill(data, b'{"x":{},"x":{}}', b"]}}", MIB)),
+        (
+            "85,000 distinct keys, then a repeat",
+            BQ_HEAD
+            + b"{"
+            + b",".join(b'"k%06d":0' % i for i in range(85_000))
+            + b',"k000000":1}}}',
+        ),
+    ]
+    return [
+        Case.of(f"babelqueue, {name} (refuse)", raw, "babelqueue", settings=refuse)
+        for name, raw in shapes
     ]
 
 

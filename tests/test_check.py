@@ -146,10 +146,11 @@ def test_duplicate_keys_are_allowed_by_default() -> None:
 def test_duplicate_keys_warn() -> None:
     verdict = ek.check(DUPLICATED, spec="babelqueue", settings=ek.Settings(duplicate_keys="warn"))
     assert verdict.ok
+    # In document order: `data`'s own names as they first appear, then what its members hold.
     assert [(w.rule, w.pointer) for w in verdict.warnings] == [
+        (rules.JSON_DUPLICATE_KEY, "/data/x"),
         (rules.JSON_DUPLICATE_KEY, "/data/a~1b"),
         (rules.JSON_DUPLICATE_KEY, "/data/a~1b/0/k"),
-        (rules.JSON_DUPLICATE_KEY, "/data/x"),
     ]
 
 
@@ -362,10 +363,11 @@ def test_check_never_changes_a_verdict_once_built(
 _BABELQUEUE_JSON = sorted((DATA / "babelqueue").rglob("*.json"))
 
 
-def test_what_the_clean_reader_takes_check_finds_clean() -> None:
+@pytest.mark.parametrize("duplicates", ["allow", "warn", "refuse"])
+def test_what_the_clean_reader_takes_check_finds_clean(duplicates: str) -> None:
     from envelopekit._check import clean_reader
 
-    config = ek.Settings()
+    config = ek.Settings(duplicate_keys=duplicates)  # type: ignore[arg-type]
     found = clean_reader("babelqueue", config)
     assert found is not None
     quick, most = found
@@ -390,8 +392,28 @@ def test_the_clean_reader_is_offered_only_where_check_would_use_it() -> None:
     from envelopekit._check import clean_reader
 
     assert clean_reader("auto", ek.Settings()) is None
-    assert clean_reader("babelqueue", ek.Settings(duplicate_keys="warn")) is None
-    assert clean_reader("babelqueue", ek.Settings(duplicate_keys="refuse")) is None
     assert clean_reader("babelqueue", ek.Settings(max_depth=3)) is None
     small = clean_reader("babelqueue", ek.Settings(max_message_bytes=300))
     assert small is not None and small[1] == 300
+
+
+@pytest.mark.parametrize("duplicates", ["warn", "refuse"])
+def test_where_duplicate_keys_are_looked_for_the_clean_reader_declines_a_repeat(
+    duplicates: str,
+) -> None:
+    from envelopekit._check import clean_reader
+
+    settings = ek.Settings(duplicate_keys=duplicates)  # type: ignore[arg-type]
+    found = clean_reader("babelqueue", settings)
+    assert found is not None
+    quick, _ = found
+    clean = DUPLICATED.replace(b'"x":2,', b"").replace(b',"k":2', b"")
+    clean = clean.replace(b',"a/b":[{"k":1}]', b"")
+    assert quick(clean) is not None
+    assert ek.check(clean, "babelqueue", settings=settings).ok
+    # Valid to the spec, so the spec's own reader takes it: only the repeat is declined.
+    assert ek.check(DUPLICATED, "babelqueue").ok
+    assert quick(DUPLICATED) is None
+    assert ek.check(DUPLICATED, "babelqueue", settings=settings).rules() == (
+        [rules.JSON_DUPLICATE_KEY] if duplicates == "refuse" else []
+    )

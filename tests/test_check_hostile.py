@@ -37,7 +37,7 @@ from envelopekit.matrix import _ops
 from envelopekit.matrix._ops import DOMAIN_OP_PATTERN, op_problem
 from envelopekit.som import SomEnvelope
 from envelopekit.som._story_context import Asset, StoryContext
-from tests.test_json_duplicate_keys import _lines_run, _peak
+from tests.test_duplicates import _lines_run, _peak
 
 DATA = Path(__file__).parent / "data"
 BQ_HEAD = (

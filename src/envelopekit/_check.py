@@ -6,6 +6,7 @@ import abc
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, TypeAlias
 
 from pydantic import ValidationError
@@ -13,11 +14,11 @@ from pydantic_core import from_json
 from typing_extensions import TypeIs, overload
 
 from . import rules
+from ._duplicates import duplicate_keys, may_repeat
 from ._failfast import FULL_REPORT_BYTES
 from ._json import (
     COUNTED_BYTES,
     OUT_OF_RANGE_STAND_IN,
-    duplicate_keys,
     exceeds_depth,
     long_integer_digits,
     without_long_integers,
@@ -271,15 +272,29 @@ def clean_reader(spec: str, settings: Settings) -> tuple[Callable[[bytes], Any],
     """The spec's quick reader and the most bytes it may read, where it decides clean verdicts.
 
     Where ``check`` would return the reader's envelope as an ``ok`` verdict with nothing noted;
-    ``None`` where it would not (``spec="auto"``, a duplicate-keys setting other than allow, a
-    depth limit below the reader's). For a caller that only needs to know a message is clean
-    (the command line's judge): a message of at most that many bytes that the reader takes
-    (not ``None``, no ``ValidationError``) has exactly that verdict, with no ``Verdict`` built.
+    ``None`` where it would not (``spec="auto"``, a depth limit below the reader's). For a caller
+    that only needs to know a message is clean (the command line's judge): a message of at most
+    that many bytes that the reader takes (not ``None``, no ``ValidationError``) has exactly that
+    verdict, with no ``Verdict`` built. Where duplicate keys are looked for, the reader also
+    declines a message that may repeat a member name (:func:`may_repeat`, which ``check`` asks
+    first too at that size).
     """
-    if spec == "auto" or settings.duplicate_keys != "allow":
-        return None  # auto detects first; duplicate keys are looked for after the read
+    if spec == "auto":
+        return None  # auto detects first
     _, quick, most, _ = spec_named(spec).planned(settings)
-    return None if most < 0 else (quick, most)
+    if most < 0:
+        return None
+    if settings.duplicate_keys != "allow":
+        return partial(_without_repeats, quick), most
+    return quick, most
+
+
+def _without_repeats(quick: Callable[[bytes], Any], raw: bytes) -> Any:
+    """``quick(raw)``, or ``None`` for a message that may repeat a member name."""
+    envelope = quick(raw)
+    if envelope is None or may_repeat(raw):
+        return None
+    return envelope
 
 
 def spec_named(name: str) -> Spec:
@@ -391,7 +406,12 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
         return _refused(
             name, rules.MESSAGE_TOO_DEEP, f"The JSON nests deeper than {settings.max_depth}."
         )
-    return _completed(_read(encoded, target, settings, size, not_json), encoded, settings)
+    repeated = None
+    if settings.duplicate_keys != "allow":
+        # Before validation, so that the scan's memory is freed before validation builds its own
+        # (at the size limit, each is most of the peak).
+        repeated = duplicate_keys(encoded, settings.max_violations)
+    return _completed(_read(encoded, target, settings, size, not_json), encoded, settings, repeated)
 
 
 def _read(
@@ -449,11 +469,21 @@ def _read(
     return verdict
 
 
-def _completed(verdict: Verdict[Any], encoded: bytes, settings: Settings) -> Verdict[Any]:
-    """The spec's verdict with what ``check`` adds: duplicate keys, the caps on findings."""
+def _completed(
+    verdict: Verdict[Any],
+    encoded: bytes,
+    settings: Settings,
+    repeated: list[Violation] | None = None,
+) -> Verdict[Any]:
+    """The spec's verdict with what ``check`` adds: duplicate keys, the caps on findings.
+
+    ``repeated`` is the duplicate-key findings when they were looked for already.
+    """
     # What check adds to the spec's verdict makes a new one: a Verdict is never changed.
     if settings.duplicate_keys != "allow":
-        repeated = duplicate_keys(encoded)
+        if repeated is None:
+            # Capped as the verdict is: what the cap drops is counted, never built.
+            repeated = duplicate_keys(encoded, settings.max_violations)
         if repeated and settings.duplicate_keys == "refuse":
             verdict = Verdict(
                 verdict.spec, None, [*repeated, *verdict.violations], verdict.warnings

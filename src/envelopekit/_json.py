@@ -14,10 +14,8 @@ import json
 import re
 import sys
 from array import array
-from collections import Counter
 from collections.abc import Callable, Mapping
 from itertools import accumulate
-from operator import itemgetter
 from typing import Any, Final
 
 import orjson
@@ -38,15 +36,17 @@ from ._violations import (
 
 __all__ = [
     "dumps",
-    "duplicate_keys",
     "exceeds_depth",
     "loads",
     "long_integer_digits",
     "more_brackets_than",
     "needs_scan",
+    "outside_strings",
     "plain_json",
     "refuse_non_finite",
     "scan_numbers",
+    "segment",
+    "unquoted",
     "without_long_integers",
 ]
 
@@ -142,107 +142,7 @@ def loads(raw: bytes | bytearray | memoryview | str) -> Any:
     return orjson.loads(raw)
 
 
-_NAME: Final = itemgetter(0)
-
-
-class _Members(dict[str, Any]):
-    """A parsed JSON object that remembers the member names it repeated."""
-
-    __slots__ = ("repeated",)
-
-    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
-        super().__init__(pairs)
-        self.repeated: list[str] = []
-        if len(self) != len(pairs):
-            # Counted in C (Counter over the names), then one step per distinct name: a Python
-            # step per member cost 125 ms for 1 MiB of one repeated key.
-            counts = Counter(map(_NAME, pairs))
-            self.repeated = [key for key, seen in counts.items() if seen > 1]
-
-
-def duplicate_keys(raw: bytes | str) -> list[Violation]:
-    """``json.duplicate_key`` for every member name an object repeats, pointing at the member.
-
-    Text that is not JSON yields nothing here: validation reports it as ``json.invalid``.
-    """
-    if not _may_repeat(raw):
-        return []
-    try:
-        # Decoded as UTF-8 first: json.loads also reads UTF-16 and UTF-32 bytes, which the
-        # validator refuses as json.invalid, and a finding must point into what it reads.
-        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-        document = json.loads(text, object_pairs_hook=_Members)
-    except (ValueError, RecursionError):
-        return []
-    found: list[Violation] = []
-    stack: list[tuple[Any, str]] = [(document, "")]
-    while stack:
-        node, at = stack.pop()
-        if isinstance(node, _Members):
-            found.extend(
-                violation(
-                    rules.JSON_DUPLICATE_KEY,
-                    at + pointer(key),
-                    f"The member {key!r} appears more than once; JSON parsers disagree on "
-                    "which value wins.",
-                )
-                for key in node.repeated
-            )
-            # Pointers only for what can hold a member: a scalar has none to report.
-            stack.extend(
-                (value, at + pointer(key))
-                for key, value in node.items()
-                if isinstance(value, (dict, list))
-            )
-        elif isinstance(node, list):
-            stack.extend(
-                (value, f"{at}/{i}")
-                for i, value in enumerate(node)
-                if isinstance(value, (dict, list))
-            )
-    return sorted(found, key=lambda v: v.pointer)
-
-
-def _may_repeat(raw: bytes | str) -> bool:
-    """Whether some object in ``raw`` may repeat a member name (a fast, exact-when-no test).
-
-    Outside strings a JSON text has one ``:`` per member, and a parse keeps one key per
-    distinct name, so the text repeats a name exactly when it has more colons than the parse
-    has keys. Strings are cut out and colons counted in C, and the parse is orjson's; only
-    a text that fails this test (or that orjson does not read) takes the exact scan with
-    pointers, which costs twenty times more.
-    """
-    encoded = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
-    try:
-        document = orjson.loads(encoded)
-    except orjson.JSONDecodeError:
-        return True
-    skeleton = encoded.translate(None, _NOT_COLON_OR_STRING)
-    if skeleton.find(b"\\") == -1:
-        # No escape: every other quote opens a string, so the even pieces are outside them.
-        members = _unquoted(skeleton).count(b":")
-    else:
-        members = _STRING.sub(b"", encoded).count(b":")
-    keys = 0
-    stack = [document]
-    while stack:  # plain loops: a generator per container cost three times as much
-        node = stack.pop()
-        if type(node) is dict:
-            keys += len(node)
-            for value in node.values():
-                if type(value) is dict or type(value) is list:
-                    stack.append(value)  # noqa: PERF401
-        elif type(node) is list:
-            for value in node:
-                if type(value) is dict or type(value) is list:
-                    stack.append(value)  # noqa: PERF401
-    return members != keys
-
-
-_NOT_COLON_OR_STRING: Final = bytes(range(256)).translate(None, b'":\\')
-
-
-def _unquoted(skeleton: bytes) -> bytes:
+def unquoted(skeleton: bytes) -> bytes:
     """``skeleton`` outside its strings, where every quote opens or closes one (no escapes).
 
     A text with few quotes is split on them. Past that, a skeleton keeps only a few kinds of
@@ -395,18 +295,18 @@ def scan_numbers(
                     if high >= item >= low:
                         dropped += 1
                         continue
-                    at = _pointer_of(parent, base) + _segment(key)
+                    at = _pointer_of(parent, base) + segment(key)
                     errors.append(_too_long(at, item) if wide else _out_of_range(at, item))
                     if first_refusal:
                         return errors, warnings
                 elif kind is float:
                     if item - item != 0.0:
-                        at = _pointer_of(parent, base) + _segment(key)
+                        at = _pointer_of(parent, base) + segment(key)
                         errors.append(_non_finite(at, item))
                         if first_refusal:
                             return errors, warnings
                 elif (kind is dict or kind is list) and item:
-                    stack.append((None, parent, _segment(key)))
+                    stack.append((None, parent, segment(key)))
                     values.append(item)
             continue
         for key, item in items:
@@ -416,7 +316,7 @@ def scan_numbers(
             if kind is float:
                 if item - item == 0.0:
                     continue
-                errors.append(_non_finite(_pointer_of(parent, base) + _segment(key), item))
+                errors.append(_non_finite(_pointer_of(parent, base) + segment(key), item))
                 if first_refusal:
                     return errors, warnings
             elif kind is int:
@@ -424,7 +324,7 @@ def scan_numbers(
                     continue
                 beyond = not INT64_MAX >= item >= INT64_MIN
                 if beyond and not (wide_integers and abs(item) < wide):
-                    at = _pointer_of(parent, base) + _segment(key)
+                    at = _pointer_of(parent, base) + segment(key)
                     errors.append(_too_long(at, item) if wide else _out_of_range(at, item))
                     if first_refusal:
                         return errors, warnings
@@ -434,7 +334,7 @@ def scan_numbers(
                     warnings.append(
                         violation(
                             rules.NUMBER_BEYOND_INT64,
-                            _pointer_of(parent, base) + _segment(key),
+                            _pointer_of(parent, base) + segment(key),
                             f"{quote(item)} is beyond signed 64-bit: kept exact and re-emitted "
                             "unchanged; Go, Node and PHP read it as a double.",
                         )
@@ -443,7 +343,7 @@ def scan_numbers(
                     warnings.append(
                         violation(
                             rules.NUMBER_UNSAFE_INTEGER,
-                            _pointer_of(parent, base) + _segment(key),
+                            _pointer_of(parent, base) + segment(key),
                             f"{item} is beyond 2^53-1: JavaScript consumers lose its exact value.",
                         )
                     )
@@ -456,7 +356,7 @@ def scan_numbers(
                     )
                     break
             elif item:  # an empty container holds no number
-                stack.append((None, parent, _segment(key)))
+                stack.append((None, parent, segment(key)))
                 values.append(item)
     if dropped:
         warnings.append(truncated(dropped))
@@ -564,7 +464,7 @@ def _wide_bounds(str_digits: int) -> tuple[int, int, int]:
     return wide, 1 - wide, wide - 1
 
 
-def _segment(key: str | int | None) -> str:
+def segment(key: str | int | None) -> str:
     if key is None:  # a bare value's own place (scan_numbers)
         return ""
     if isinstance(key, str):
@@ -654,7 +554,7 @@ def _replaced(text: bytes, classes: bytes) -> bytes | None:
 
     ``classes`` is ``text`` translated by ``_DIGIT_OR_NOT``. A JSON text is read by C passes:
     quotes counted for the strings, escaped backslashes and quotes neutralised first (as
-    :func:`_outside_strings` does). A text they do not read as the regex does (a backslash
+    :func:`outside_strings` does). A text they do not read as the regex does (a backslash
     outside strings or before a line break, a string left open: none of them JSON) is read by
     the regex itself, a Python step per string.
     """
@@ -665,7 +565,7 @@ def _replaced(text: bytes, classes: bytes) -> bytes | None:
     if text.find(b"\\") != -1:
         plain = text.replace(b"\\\\", b"\\x").replace(b'\\"', b"\\x")
         skeleton = plain.translate(None, _NOT_QUOTE_OR_BACKSLASH)
-        if plain.find(b"\\\n") != -1 or _unquoted(skeleton).find(b"\\") != -1:
+        if plain.find(b"\\\n") != -1 or unquoted(skeleton).find(b"\\") != -1:
             return _by_regex(text)
     if plain.count(b'"') % 2:
         return _by_regex(text)
@@ -733,7 +633,7 @@ def more_brackets_than(raw: bytes, limit: int) -> bool:
     return False
 
 
-def _outside_strings(raw: bytes) -> bytes:
+def outside_strings(raw: bytes) -> bytes:
     """The brackets of ``raw`` that are outside its strings, as the byte loop reads them.
 
     A string runs from a quote to the next quote not escaped by a backslash (to the end of
@@ -748,7 +648,7 @@ def _outside_strings(raw: bytes) -> bytes:
     # text was not the byte loop's. (A memchr first: a replace searches at a byte a step.)
     has_escapes = raw.find(b"\\") != -1
     text = raw.replace(b"\\\\", b"\\x").replace(b'\\"', b"\\x") if has_escapes else raw
-    outside = _unquoted(text.translate(None, _STRUCTURE_ONLY))
+    outside = unquoted(text.translate(None, _STRUCTURE_ONLY))
     if outside.find(b"\\") == -1:
         return outside
     return _STRING.sub(b"", raw).translate(None, _STRUCTURE_ONLY).translate(None, b"\\")
@@ -759,12 +659,12 @@ def exceeds_depth(raw: bytes, limit: int) -> bool:
 
     Counting brackets is a C-speed upper bound; only a document that could exceed the limit
     is scanned, and no step of the scan walks the text byte by byte in Python: strings are
-    cut out (:func:`_outside_strings`), and the running depth is a C-level running sum,
+    cut out (:func:`outside_strings`), and the running depth is a C-level running sum,
     chunk by chunk, stopping at the first chunk that goes past the limit.
     """
     if not more_brackets_than(raw, limit):
         return False
-    outside = _outside_strings(raw)
+    outside = outside_strings(raw)
     if outside.count(b"{") + outside.count(b"[") <= limit:
         return False
     steps = outside.translate(_STEPS)

@@ -15,7 +15,8 @@ from pydantic_core import from_json
 
 from .. import rules
 from .._check import check
-from .._json import dumps, duplicate_keys, exceeds_depth, needs_scan, scan_numbers
+from .._duplicates import duplicate_keys
+from .._json import dumps, exceeds_depth, needs_scan, scan_numbers
 from .._settings import Settings, get_settings
 from .._violations import Verdict, Violation, pointer, violation
 from ..babelqueue._envelope import BabelEnvelope
@@ -396,7 +397,7 @@ def from_structured(
     if settings.duplicate_keys != "allow":
         # The event is parsed once, so a member repeated in `data` is found here, not by the
         # check of the envelope (which sees it re-encoded).
-        repeated = duplicate_keys(raw)
+        repeated = duplicate_keys(raw, settings.max_violations)
         (found if settings.duplicate_keys == "refuse" else noted).extend(repeated)
     return _verdict(attributes, received, data, base, spec, settings, found, pointer, noted)
 

@@ -1,0 +1,467 @@
+"""Objects that repeat a member name (``json.duplicate_key``), found at a cost linear in the text.
+
+:func:`duplicate_keys` first asks of a text up to :data:`PRETEST_BYTES` (a message, as the command
+line reads them) a cheap exact question, whether it repeats a name at all (:func:`may_repeat`: one
+orjson parse, one write back, two byte counts). Only a text that does, that orjson does not read,
+or a larger one, is scanned in full. orjson, pydantic and most parsers keep one value per name (the
+last), so the names must be read from the text; the standard library's pairs parse does that, at
+three to six times orjson's cost when every object is parsed into pairs (issue 12). The scan parses
+in pairs only what needs it:
+
+1. Innermost containers (no bracket inside them outside strings; the brackets inside strings are
+   hidden first, when there are any) are found by regular expressions over the text: arrays and
+   objects with at most one member cannot repeat a name and become ``0``; each other innermost
+   object becomes ``{}``, and its own text is kept. In a dense text (many small objects) these
+   are nearly all the objects.
+2. What is left, the reduced text, is parsed in pairs (``object_pairs_hook=tuple``); a ``{}`` in it
+   parses as the empty tuple, the placeholder of the next innermost object in document order.
+3. The reduced tree is walked once, a Python step per container and C passes over members, in
+   document order. An object that repeats a name keeps only the last value of each name (the
+   value every last-wins parser sees): earlier values are only counted past, never reported, as
+   before. The walk notes each repeating object's names and each run of placeholders still alive.
+4. The innermost objects alive are read in bulk: orjson's parse of them, joined, gives each one's
+   distinct names, and the colons outside strings its members; a member count above the distinct
+   count is a repeat.
+
+Findings come in document order (an object's own names in the order they first appear, then what
+its members hold), and at most ``limit`` are built: the rest are counted exactly, by C passes, and
+reported as one ``violations.truncated``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator
+from itertools import accumulate, chain, compress, count, repeat
+from operator import and_, countOf, eq, is_, itemgetter, lt, sub, truth
+from typing import Any, Final
+
+import orjson
+
+from . import rules
+from ._json import outside_strings, segment, unquoted
+from ._violations import Violation, truncated, violation
+
+__all__ = ["PRETEST_BYTES", "duplicate_keys", "may_repeat"]
+
+
+def duplicate_keys(raw: bytes | str, limit: int | None = None) -> list[Violation]:
+    """``json.duplicate_key`` for every member name an object repeats, pointing at the member.
+
+    Text that is not JSON yields nothing here: validation reports it as ``json.invalid``.
+
+    Args:
+        raw: the JSON text (a str may hold lone surrogates, as ``json.loads`` reads them).
+        limit: build at most this many findings; past it, one ``violations.truncated`` counts
+            the rest exactly (none are built for it).
+    """
+    # A large text goes straight to the scan: orjson's tree of it costs as much memory as the
+    # scan, and as much time again when the text does repeat names.
+    if len(raw) <= PRETEST_BYTES and not may_repeat(raw):
+        return []
+    return _Scan(raw).findings(limit)
+
+
+PRETEST_BYTES: Final = 65_536
+"""Up to this size :func:`duplicate_keys` asks :func:`may_repeat` before scanning."""
+
+
+def may_repeat(raw: bytes | str) -> bool:
+    r"""Whether some object in ``raw`` may repeat a member name (a fast test, exact when no).
+
+    A JSON text has one ``:`` outside strings per member, and orjson's parse keeps one member per
+    distinct name; writing the parse back gives one ``:`` per member kept, and the strings' own
+    colons unchanged, unless a colon in a string was written as an escape (``\\u003a``). So a
+    text repeats a name exactly when it has more colons than its parse written back. A text
+    with such an escape counts its colons outside strings instead; one orjson does not read
+    (NaN, integers beyond 64 bits, lone surrogates, not JSON) takes the full scan.
+    """
+    encoded = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
+    try:
+        document = orjson.loads(encoded)
+    except orjson.JSONDecodeError:
+        return True
+    written = orjson.dumps(document)
+    if encoded.find(b"u003") == -1 or (
+        encoded.find(b"u003a") == -1 and encoded.find(b"u003A") == -1
+    ):
+        return encoded.count(b":") != written.count(b":")
+    return _members(encoded) != _members(written)
+
+
+def _members(text: bytes) -> int:
+    """The colons of ``text`` outside its strings: one per member."""
+    return unquoted(_neutral(text).translate(None, _NOT_COLON_OR_QUOTE)).count(b":")
+
+
+def _neutral(text: bytes) -> bytes:
+    r"""``text`` with each escaped backslash or quote made ``\x``: every quote left delimits.
+
+    The copy has the text's length, and differs from it only inside strings.
+    """
+    if text.find(b"\\") == -1:
+        return text
+    return text.replace(b"\\\\", b"\\x").replace(b'\\"', b"\\x")
+
+
+_NOT_COLON_OR_QUOTE: Final = bytes(range(256)).translate(None, b'":')
+_NOT_OBJECT_SKELETON: Final = bytes(range(256)).translate(None, b'":{')
+# Innermost containers, with no bracket inside (a string's brackets are hidden first). An array,
+# or an object without a comma (at most one member), cannot repeat a name: each becomes `0`.
+_NO_REPEAT: Final = re.compile(rb"\[[^\[\]{}]*\]|\{[^\[\]{},]*\}")
+_INNERMOST_OBJECT: Final = re.compile(rb"(\{[^\[\]{}]*\})")
+# Brackets inside strings become bytes that UTF-8 never holds, and back.
+_HIDE: Final = bytes.maketrans(b"[]{}", b"\xf8\xf9\xfa\xfb")
+_SHOW: Final = bytes.maketrans(b"\xf8\xf9\xfa\xfb", b"[]{}")
+_BRACKETS: Final = (b"[", b"]", b"{", b"}")
+# What `{}` parses to with object_pairs_hook=tuple: `tuple([])`, which CPython (the only Python
+# orjson runs on) returns as the one empty tuple, so that `is` finds the placeholders.
+_PLACEHOLDER: Final[tuple[()]] = ()
+_CONTAINERS: Final = frozenset({tuple, list})
+_NAME: Final = itemgetter(0)
+_VALUE: Final = itemgetter(1)
+_CHUNK: Final = 4096  # innermost objects read per orjson parse (bounds the dicts alive at once)
+_MESSAGE: Final = (
+    "The member {!r} appears more than once; JSON parsers disagree on which value wins."
+)
+
+
+class _NotJson(Exception):
+    """The text is not JSON to the standard library: no finding (validation says json.invalid)."""
+
+
+class _Scan:
+    """One text's full scan: the reduced tree's walk, then the innermost objects it left alive.
+
+    Attributes:
+        events: in document order, ``(pointer, names)`` for an object of the reduced tree that
+            repeats names, and ``(pointer, node, positions, first)`` for a run of alive innermost
+            objects: the values at ``positions`` of ``node`` (a pairs tuple or a list; ``None``
+            for the root), which are ``alive[first:first + len(positions)]``.
+        alive: the document-order numbers of the innermost objects that are not inside an
+            earlier value of a repeated name.
+    """
+
+    def __init__(self, raw: bytes | str) -> None:
+        self.events: list[tuple[Any, ...]] = []
+        self.alive: list[int] = []
+        self.seen = 0  # innermost objects passed so far, alive or not
+        if isinstance(raw, str):
+            self.errors = "surrogatepass"
+            encoded = raw.encode("utf-8", "surrogatepass")
+        else:
+            self.errors = "strict"
+            encoded = raw
+        self.encoded = encoded
+        self.objects: list[bytes] = []
+        self.hidden = False
+        self.named = 0  # the names the reduced tree's objects repeat
+
+    def findings(self, limit: int | None) -> list[Violation]:
+        """The findings in document order, at most ``limit`` built; none for text not JSON."""
+        try:
+            root = self._reduced_tree()
+            self._walk(root)
+            repeating, repeated = self._innermost(self.alive)
+        except _NotJson:
+            return []
+        return self._report(repeating, repeated, limit)
+
+    def _reduced_tree(self) -> Any:
+        """Steps 1 and 2: the innermost objects' texts kept, the rest parsed in pairs."""
+        text = self.encoded
+        if self.errors == "strict":
+            try:
+                text.decode("utf-8")
+            except UnicodeDecodeError:
+                raise _NotJson from None
+        brackets = sum(map(text.count, _BRACKETS))
+        if brackets and len(outside_strings(text)) != brackets:
+            text = self._strings_hidden(text)
+            self.hidden = True
+        # Empty ones first, by plain replaces (no bracket is left inside a string).
+        flat = text.replace(b"{}", b"0").replace(b"[]", b"0")
+        flat = _NO_REPEAT.sub(b"0", flat)
+        parts = _INNERMOST_OBJECT.split(flat)
+        self.objects = parts[1::2]
+        reduced = b"{}".join(parts[0::2])
+        if self.hidden:
+            reduced = reduced.translate(_SHOW)
+        try:
+            return json.loads(reduced.decode("utf-8", self.errors), object_pairs_hook=tuple)
+        except (ValueError, RecursionError):
+            raise _NotJson from None
+
+    @staticmethod
+    def _strings_hidden(text: bytes) -> bytes:
+        """``text`` with the brackets inside its strings hidden (a few C passes a string)."""
+        plain = _neutral(text)
+        pieces = plain.split(b'"')
+        if plain is not text:
+            # The original's pieces are cut where the neutral copy's are: it differs from the
+            # text only inside strings, and never in length. Piece i starts after i quotes.
+            starts = list(accumulate(map((1).__add__, map(len, pieces)), initial=0))
+            pieces = list(map(text.__getitem__, map(slice, starts, map((-1).__add__, starts[1:]))))
+        pieces[1::2] = map(bytes.translate, pieces[1::2], repeat(_HIDE))
+        return b'"'.join(pieces)
+
+    def _walk(self, root: Any) -> None:
+        """Step 3: the reduced tree in document order, a Python step per container."""
+        if root is _PLACEHOLDER:  # the text is one innermost object
+            self.events.append(("", None, [None], 0))
+            self.alive.append(0)
+            return
+        if type(root) not in _CONTAINERS or not root:
+            return
+        # Entries: (node, pointer, alive) for a container, (node, values, a, b, pointer, mask)
+        # for the values a..b of an alive container between its container members.
+        stack: list[tuple[Any, ...]] = [(root, "", True)]
+        while stack:
+            entry = stack.pop()
+            if len(entry) == 6:
+                self._run(*entry)
+                continue
+            node, at, live = entry
+            if not live:
+                self._pass(node, stack)
+                continue
+            if len(node) == 1:  # one member: no repeat, and at most one thing below
+                value = node[0][1] if type(node) is tuple else node[0]
+                if value is _PLACEHOLDER:
+                    self.events.append((at, node, (0,), len(self.alive)))
+                    self.alive.append(self.seen)
+                    self.seen += 1
+                elif value and type(value) in _CONTAINERS:
+                    stack.append(
+                        (value, at + segment(node[0][0] if type(node) is tuple else 0), True)
+                    )
+                continue
+            last: dict[str, int] | None = None
+            names: list[str] | None = None
+            values: Any = node
+            if type(node) is tuple:
+                names = list(map(_NAME, node))
+                values = list(map(_VALUE, node))
+                # Each name's last member: the one a last-wins parser keeps.
+                last = dict(zip(names, count(), strict=False))
+                if len(last) == len(node):
+                    last = None
+                else:
+                    counts = Counter(names)
+                    repeated = list(compress(counts, map((1).__lt__, counts.values())))
+                    self.events.append((at, repeated))
+                    self.named += len(repeated)
+            kinds = set(map(type, values))
+            placeholders = countOf(values, _PLACEHOLDER) if tuple in kinds else 0
+            if list not in kinds and (
+                tuple not in kinds or countOf(map(type, values), tuple) == placeholders
+            ):  # no container below but placeholders: one run
+                if placeholders:
+                    self._placeholders(node, values, at, last, placeholders)
+                continue
+            mask = None
+            if last is not None and names is not None:
+                mask = list(map(eq, map(last.__getitem__, names), count()))
+            # Containers to walk: tuples and lists, but for the placeholders (empty tuples).
+            inner = list(compress(count(), map(_CONTAINERS.__contains__, map(type, values))))
+            if placeholders:
+                inner = list(compress(inner, map(truth, map(values.__getitem__, inner))))
+            ends = [*inner, len(values)]
+            starts = [0, *map((1).__add__, inner)]
+            # Pushed in reverse, so that they are taken in document order.
+            for i in reversed(range(len(ends))):
+                a, b = starts[i], ends[i]
+                if b > a:
+                    stack.append((node, values, a, b, at, mask))
+                if i:
+                    j = inner[i - 1]
+                    key = names[j] if names is not None else j
+                    stack.append((values[j], at + segment(key), mask is None or mask[j]))
+
+    def _run(
+        self, node: Any, values: Any, a: int, b: int, at: str, mask: list[bool] | None
+    ) -> None:
+        """The placeholders among ``values[a:b]`` of an alive container, in document order."""
+        part = values[a:b]
+        found = countOf(part, _PLACEHOLDER)
+        if not found:
+            return
+        is_placeholder = list(map(is_, part, repeat(_PLACEHOLDER)))
+        if mask is None:
+            positions = list(compress(range(a, b), is_placeholder))
+            self.alive.extend(range(self.seen, self.seen + found))
+        else:
+            live = mask[a:b]
+            positions = list(compress(range(a, b), map(bool.__and__, is_placeholder, live)))
+            self.alive.extend(compress(count(self.seen), compress(live, is_placeholder)))
+        if positions:
+            self.events.append((at, node, positions, len(self.alive) - len(positions)))
+        self.seen += found
+
+    def _placeholders(
+        self, node: Any, values: list[Any], at: str, last: dict[str, int] | None, found: int
+    ) -> None:
+        """A container whose only containers are placeholders: its run, in C passes.
+
+        ``last`` is each name's last member when the object repeats a name: only those are
+        alive, found among the distinct names instead of every member.
+        """
+        every = found == len(values)
+        if last is None:
+            positions: Any = (
+                range(found)
+                if every
+                else list(compress(count(), map(is_, values, repeat(_PLACEHOLDER))))
+            )
+            self.alive.extend(range(self.seen, self.seen + found))
+        else:
+            kept = sorted(last.values())
+            positions = list(
+                compress(kept, map(is_, map(values.__getitem__, kept), repeat(_PLACEHOLDER)))
+            )
+            if every:
+                self.alive.extend(map(self.seen.__add__, positions))
+            else:  # a placeholder's number: how many come before it
+                every_one = compress(count(), map(is_, values, repeat(_PLACEHOLDER)))
+                number = dict(zip(every_one, count(self.seen), strict=False))
+                self.alive.extend(map(number.__getitem__, positions))
+        if positions:
+            self.events.append((at, node, positions, len(self.alive) - len(positions)))
+        self.seen += found
+
+    def _pass(self, node: Any, stack: list[tuple[Any, ...]]) -> None:
+        """A container inside an earlier value of a repeated name: its placeholders counted past."""
+        values: Any = list(map(_VALUE, node)) if type(node) is tuple else node
+        self.seen += countOf(values, _PLACEHOLDER)
+        inner = filter(None, compress(values, map(_CONTAINERS.__contains__, map(type, values))))
+        stack.extend(zip(inner, repeat(""), repeat(False)))
+
+    def _innermost(self, alive: list[int]) -> tuple[list[bool], int]:
+        """Step 4: which alive innermost objects repeat a name, and how many names in all.
+
+        In C passes, a chunk of objects at a time: orjson's parse of them gives each one's
+        distinct names, the colons outside strings its members.
+        """
+        repeating: list[bool] = []
+        total = 0
+        for start in range(0, len(alive), _CHUNK):
+            numbers = alive[start : start + _CHUNK]
+            joined = b"[" + b",".join(map(self.objects.__getitem__, numbers)) + b"]"
+            if self.hidden:
+                joined = joined.translate(_SHOW)
+            distinct = list(map(len, self._parsed(joined)))
+            skeleton = unquoted(_neutral(joined).translate(None, _NOT_OBJECT_SKELETON))
+            if skeleton.count(b":") == sum(distinct):  # no object of the chunk repeats a name
+                repeating += repeat(False, len(numbers))
+                continue
+            members = list(map(len, skeleton.split(b"{")[1:]))
+            extra = list(map(sub, members, distinct))
+            repeating += map(truth, extra)
+            total += len(extra) - countOf(extra, 0)
+            if max(extra) < 2:
+                continue
+            # One extra member, or one distinct name: exactly one name repeats. The others (two
+            # extra members or more, two names or more) are counted together.
+            unclear = list(map(and_, map(lt, repeat(1), extra), map(lt, repeat(1), distinct)))
+            if any(unclear):
+                total -= countOf(unclear, True)
+                total += self._repeated_names(
+                    list(map(self.objects.__getitem__, compress(numbers, unclear))),
+                    list(compress(members, unclear)),
+                )
+        return repeating, total
+
+    def _repeated_names(self, texts: list[bytes], members: list[int]) -> int:
+        """How many names ``texts`` (innermost objects of ``members``) repeat, all together.
+
+        In C passes over the members, none a Python step: each object's distinct names less
+        those it holds once. The names are the strings before a colon, raw when the texts hold
+        no escape (equal bytes, equal names), else read by the standard library's pairs parse.
+        """
+        joined = b"[" + b",".join(texts) + b"]"
+        if self.hidden:
+            joined = joined.translate(_SHOW)
+        if joined.find(b"\\") == -1:
+            names: Any = _raw_names(joined)
+        else:
+            pairs = json.loads(joined.decode("utf-8", self.errors), object_pairs_hook=tuple)
+            names = map(_NAME, chain.from_iterable(pairs))
+        owners = chain.from_iterable(map(repeat, count(), members))
+        seen = Counter(zip(owners, names, strict=False))
+        return len(seen) - countOf(seen.values(), 1)
+
+    def _parsed(self, joined: bytes) -> list[Any]:
+        try:
+            parsed: list[Any] = orjson.loads(joined)
+        except orjson.JSONDecodeError:  # NaN, beyond 64 bits, a lone surrogate: the reference reads
+            try:
+                parsed = json.loads(joined.decode("utf-8", self.errors))
+            except (ValueError, RecursionError):
+                raise _NotJson from None
+        return parsed
+
+    def _names(self, number: int) -> list[str]:
+        """The names innermost object ``number`` repeats, in the order they first appear."""
+        text = self.objects[number]
+        if self.hidden:
+            text = text.translate(_SHOW)
+        distinct = self._parsed(text)
+        if len(distinct) == 1:  # one name, repeated: no member to read
+            return list(distinct)
+        if text.find(b"\\") == -1:  # no escape: the names are the raw strings before a colon
+            counts = Counter(_raw_names(text))
+            repeated = compress(counts, map((1).__lt__, counts.values()))
+            return [name.decode("utf-8", self.errors) for name in repeated]
+        pairs = json.loads(text.decode("utf-8", self.errors), object_pairs_hook=tuple)
+        named = Counter(map(_NAME, pairs))
+        return list(compress(named, map((1).__lt__, named.values())))
+
+    def _report(self, repeating: list[bool], repeated: int, limit: int | None) -> list[Violation]:
+        """The findings in document order: at most ``limit`` built, the rest counted.
+
+        ``repeating`` says which alive innermost objects repeat a name, ``repeated`` how many
+        names they repeat in all.
+        """
+        total = self.named + repeated
+        room = total if limit is None else min(limit, total)
+        found: list[Violation] = []
+        for event in self.events:
+            if len(found) >= room:
+                break  # the rest is only counted, in the total
+            if len(event) == 2:  # an object of the reduced tree: its names, already known
+                at, names = event
+                found.extend(_finding(at, name) for name in names[: room - len(found)])
+                continue
+            at, node, positions, first = event
+            counts = repeating[first : first + len(positions)]
+            # A Python step per object built, none for the others.
+            for i in compress(range(len(counts)), counts):
+                if len(found) >= room:
+                    break
+                where = at
+                if node is not None:
+                    position = positions[i]
+                    where += segment(node[position][0] if type(node) is tuple else position)
+                names = self._names(self.alive[first + i])
+                found.extend(_finding(where, name) for name in names[: room - len(found)])
+        if total > len(found):
+            found.append(truncated(total - len(found)))
+        return found
+
+
+def _raw_names(text: bytes) -> Iterator[bytes]:
+    """The member names of ``text``, a JSON text with no escape: each string before a colon."""
+    pieces = text.split(b'"')
+    after: Iterator[bytes] | list[bytes] = pieces[2::2]
+    if max(map(text.find, _QUOTE_THEN_SPACE)) != -1:  # white space may come before a colon
+        after = map(bytes.lstrip, after)
+    return compress(pieces[1::2], map(bytes.startswith, after, repeat(b":")))
+
+
+_QUOTE_THEN_SPACE: Final = (b'" ', b'"\t', b'"\n', b'"\r')
+
+
+def _finding(at: str, name: str) -> Violation:
+    return violation(rules.JSON_DUPLICATE_KEY, at + segment(name), _MESSAGE.format(name))

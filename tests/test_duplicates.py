@@ -1,0 +1,426 @@
+"""``duplicate_keys``: exact against the standard library's pairs, capped, and linear in cost.
+
+The cost tests count what the scan does (lines of Python run in the modules that scan, findings
+built, memory traced against the text's size), never time: ``bench/hostile.py`` times the same
+shapes at the size limit.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import subprocess
+import sys
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import Any, Literal
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import envelopekit as ek
+from envelopekit import _duplicates, _json, _violations, rules
+from envelopekit._duplicates import duplicate_keys, may_repeat
+from envelopekit._json import unquoted
+from envelopekit._violations import Violation, pointer, truncated
+
+# (text, the pointers of the repeated members, in document order: an object's names in the order
+# they first appear, then what its members hold)
+CASES: dict[str, tuple[bytes | str, list[str]]] = {
+    "flat-distinct": (b'{"a":1,"b":2}', []),
+    "flat-repeated": (b'{"a":1,"a":2}', ["/a"]),
+    "several-repeated": (b'{"b":1,"a":1,"b":2,"c":0,"a":2,"b":3}', ["/b", "/a"]),
+    "colon-in-value": (b'{"a":"x:y:z","b":1}', []),
+    "colon-in-value-repeated": (b'{"a":"x:y","a":1}', ["/a"]),
+    "colon-in-key-repeated": (b'{"a:b":1,"a:b":2}', ["/a:b"]),
+    "escaped-quote-and-colon": (b'{"a\\":":1,"b":"\\":\\""}', []),
+    "escaped-quote-key-repeated": (b'{"a\\":":1,"a\\":":2}', ['/a":']),
+    "escaped-backslash-ends-key": (b'{"a\\\\":1,"a\\\\":2}', ["/a\\"]),
+    "unicode-escape-quote": (b'{"\\u0022:":1,"\\"":2}', []),
+    "unicode-escape-same-name": (b'{"\\u0061":1,"a":2}', ["/a"]),
+    "whitespace-around-colons": (b'{ "a" : 1 ,\n "a" :\t2 }', ["/a"]),
+    "nested-in-arrays": (b'[{"k":1},{"k":1,"k":2}]', ["/1/k"]),
+    "deep-repeated-pointer-escaped": (
+        b'{"x/y":{"~":[{"k":[1,{"z":0,"z":1}]}]}}',
+        ["/x~1y/~0/0/k/1/z"],
+    ),
+    "empty-containers": (b'{"a":{},"b":[],"c":[[],{}]}', []),
+    "nan-orjson-refuses-distinct": (b'{"a":NaN,"b":1}', []),
+    "nan-orjson-refuses-repeated": (b'{"a":NaN,"a":1}', ["/a"]),
+    "beyond-64-bits-distinct": (b'{"a":18446744073709551616,"b":1}', []),
+    "beyond-64-bits-repeated": (b'{"a":18446744073709551616,"a":1}', ["/a"]),
+    "str-with-lone-surrogate-repeated": ('{"a":"\ud800","a":1}', ["/a"]),
+    "str-distinct": ('{"a":"é:","b":1}', []),
+    "not-json": (b'{"a":1,"a":', []),
+    "not-json-after-a-repeat": (b'{"a":1,"a":2}x', []),
+    "str-lone-surrogate-in-a-name": ('{"\ud800":1,"\ud800":2}', ["/\ud800"]),
+    "lone-surrogate-escape": (b'{"\\ud800":1,"\\ud800":2}', ["/\ud800"]),
+    "beyond-4300-digits": (b'{"a":1,"a":' + b"9" * 4301 + b"}", []),
+    "shadowed-value-not-walked": (b'{"x":{"a":0,"a":0},"x":{"b":0,"b":0}}', ["/x", "/x/b"]),
+    "last-value-in-document-order": (
+        b'{"x":{"k":0,"k":0},"y":{"j":0,"j":0},"x":{"k":0,"k":0}}',
+        ["/x", "/y/j", "/x/k"],
+    ),
+    "bracket-in-name": (b'[{"a{":0,"a{":1},{"]":0,"b":[{"]":0,"]":1}]}]', ["/0/a{", "/1/b/0/]"]),
+    "one-innermost-root": (b'{"a":0,"b":0,"a":1}', ["/a"]),
+    "empty-and-one-member": (b'[{},[],{"a":[]},{ },[ ],{"b":{"c":0,"c":1}}]', ["/5/b/c"]),
+    "name-three-times-and-twice": (b'{"a":0,"a":0,"a":0,"b":0,"b":0,"c":0}', ["/a", "/b"]),
+    "scalar": (b"1", []),
+}
+
+
+def _reference(text: bytes | str) -> bool:
+    """Whether any object repeats a name, by the standard library's pairs."""
+    repeated = False
+
+    def pairs(found: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal repeated
+        repeated |= len({k for k, _ in found}) != len(found)
+        return dict(found)
+
+    try:
+        json.loads(text, object_pairs_hook=pairs)
+    except ValueError:
+        return False
+    return repeated
+
+
+@pytest.mark.parametrize(("text", "pointers"), CASES.values(), ids=CASES.keys())
+def test_duplicate_keys(text: bytes | str, pointers: list[str]) -> None:
+    found = duplicate_keys(text)
+    assert [v.pointer for v in found] == pointers
+    assert {v.rule for v in found} <= {rules.JSON_DUPLICATE_KEY}
+
+
+@pytest.mark.parametrize("text", [text for text, _ in CASES.values()], ids=CASES.keys())
+def test_pre_test_is_exact_where_orjson_reads(text: bytes | str) -> None:
+    encoded = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    try:
+        orjson.loads(encoded)
+    except orjson.JSONDecodeError:
+        assert may_repeat(text)  # not read: the exact scan decides
+    else:
+        assert may_repeat(text) == _reference(text)
+
+
+@given(st.binary(max_size=40).map(lambda b: bytes(b'"":[{'[x % 5] for x in b)))
+def test_the_unquoted_skeleton_is_the_even_pieces(skeleton: bytes) -> None:
+    assert unquoted(skeleton) == b"".join(skeleton.split(b'"')[::2])
+
+
+# Past 64 quotes (the split of a few): mostly quotes, so that adjacent pairs abound.
+@given(st.binary(min_size=130, max_size=600).map(lambda b: bytes(b'""""":[{'[x % 8] for x in b)))
+def test_a_skeleton_of_many_quotes_is_the_even_pieces_too(skeleton: bytes) -> None:
+    assert skeleton.count(b'"') > 64
+    assert unquoted(skeleton) == b"".join(skeleton.split(b'"')[::2])
+
+
+def _peak(call: Callable[[], object]) -> int:
+    """The most memory ``tracemalloc`` sees during ``call()``."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        call()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_skeleton_of_many_empty_strings_is_not_split_on_each_quote() -> None:
+    # 1 MiB of one repeated key: 400,000 quotes, all but the head's in adjacent pairs. A split
+    # on each would make 400,000 pieces (17.8 MB); the pairs go first, the rest is split.
+    text = b'{"job":"urn:a:b","data":{' + b",".join([b'"k":0'] * 200_000) + b"}}"
+    skeleton = text.translate(None, _duplicates._NOT_COLON_OR_QUOTE)
+    assert unquoted(skeleton).count(b":") == 200_002
+    assert _peak(lambda: unquoted(skeleton)) < 3 * len(skeleton)
+
+
+def _lines_run(call: Callable[[], object], module: str) -> int:
+    """How many lines of ``module`` run during ``call()`` (a measure of Python-level steps)."""
+    count = 0
+
+    def trace(frame: FrameType, event: str, arg: object) -> Any:
+        nonlocal count
+        if frame.f_code.co_filename != module:
+            return None
+        if event == "line":
+            count += 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        call()
+    finally:
+        sys.settrace(None)
+    return count
+
+
+def test_many_repeats_of_a_name_cost_no_python_step_each() -> None:
+    text = b'{"a":{' + b",".join([b'"k":0'] * 20_000) + b',"j":1,"j":2}}'
+    assert [v.pointer for v in duplicate_keys(text)] == ["/a/k", "/a/j"]
+    assert _lines_run(lambda: duplicate_keys(text), _duplicates.__file__) < 200
+
+
+class _Object:
+    """A parsed object of the reference: all its pairs, repeats kept."""
+
+    __slots__ = ("pairs",)
+
+    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
+        self.pairs = pairs
+
+
+def _reference_pointers(text: bytes | str) -> list[str]:
+    """Every repeated name of every object of the last-wins tree, by the standard library.
+
+    In document order: an object's repeated names as they first appear, then its members' (the
+    last value of each name only: the one a last-wins parser keeps).
+    """
+    try:
+        document = json.loads(
+            text.decode("utf-8") if isinstance(text, bytes) else text, object_pairs_hook=_Object
+        )
+    except (ValueError, RecursionError):
+        return []
+    found: list[str] = []
+
+    def walk(node: Any, at: str) -> None:
+        if isinstance(node, _Object):
+            names = [name for name, _ in node.pairs]
+            found.extend(
+                at + pointer(name) for name in dict.fromkeys(names) if names.count(name) > 1
+            )
+            last = {name: i for i, name in enumerate(names)}
+            for i, (name, value) in enumerate(node.pairs):
+                if last[name] == i:
+                    walk(value, at + pointer(name))
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                walk(value, f"{at}/{i}")
+
+    walk(document, "")
+    return found
+
+
+# Names that test the scan's reading: brackets, quotes, colons and commas inside strings, escapes
+# (`ensure_ascii` writes é as \u00e9, and a name as "\u0061" is "a").
+_NAMES = st.sampled_from(["a", "b", "a:b", "{", "}", "[", "]", '"', "\\", "~/", "é", ",", "", "k"])
+_SCALARS = st.one_of(
+    st.integers(-3, 3),
+    st.integers(2**64, 2**65),  # beyond 64 bits: orjson refuses the text
+    st.none(),
+    st.booleans(),
+    _NAMES,
+    st.floats(allow_nan=True, allow_infinity=False),  # NaN: orjson refuses the text
+)
+_TREES = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.lists(st.tuples(_NAMES, inner), max_size=6).map(lambda pairs: ("object", pairs)),
+    ),
+    max_leaves=30,
+)
+
+
+def _written(node: Any, ascii_only: bool, space: str) -> str:
+    """``node`` as JSON text, an object's pairs written in order (repeats kept)."""
+    if isinstance(node, tuple):
+        members = (
+            json.dumps(name, ensure_ascii=ascii_only) + ":" + space + _written(v, ascii_only, space)
+            for name, v in node[1]
+        )
+        return "{" + space + ("," + space).join(members) + space + "}"
+    if isinstance(node, list):
+        return "[" + ("," + space).join(_written(v, ascii_only, space) for v in node) + "]"
+    return json.dumps(node, ensure_ascii=ascii_only)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_TREES, st.booleans(), st.sampled_from(["", " ", "\n\t"]), st.integers(1, 6), st.booleans())
+def test_every_repeat_is_found_as_the_standard_library_reads_it(
+    tree: Any, ascii_only: bool, space: str, limit: int, as_str: bool
+) -> None:
+    text = _written(tree, ascii_only, space)
+    raw: bytes | str = text if as_str else text.encode("utf-8")
+    expected = _reference_pointers(raw)
+    assert [v.pointer for v in duplicate_keys(raw)] == expected
+    # Capped: the first `limit` in document order, and an exact count of the rest.
+    capped = duplicate_keys(raw, limit)
+    if len(expected) <= limit:
+        assert [v.pointer for v in capped] == expected
+    else:
+        assert [v.pointer for v in capped[:-1]] == expected[:limit]
+        assert capped[-1].rule == rules.VIOLATIONS_TRUNCATED
+        assert capped[-1].message.startswith(f"{len(expected) - limit} more finding")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40), st.lists(_NAMES, max_size=7)), max_size=40))
+def test_dense_objects_are_counted_exactly_past_the_limit(
+    objects: list[tuple[int, list[str]]],
+) -> None:
+    # Many innermost objects, some repeating a name three times or more, in an array: the
+    # objects the scan reads in bulk (orjson, colon counts, one Counter for the unclear ones).
+    text = (
+        "["
+        + ",".join(
+            "{" + ",".join(f"{json.dumps(n)}:{v}" for n in names) + "}" for v, names in objects
+        )
+        + "]"
+    )
+    expected = _reference_pointers(text)
+    capped = duplicate_keys(text.encode(), 3)
+    assert [v.pointer for v in capped[:3]] == expected[:3]
+    left = len(expected) - 3
+    if left > 0:
+        assert capped[-1].message.startswith(f"{left} more finding")
+    else:
+        assert len(capped) == len(expected)
+
+
+def _objects(item: bytes, count: int, head: bytes = b'{"data":[', tail: bytes = b"]}") -> bytes:
+    return head + b",".join([item] * count) + tail
+
+
+# The shapes of issue 12's table and bench/hostile.py's rows, at a tenth of the size limit (past
+# PRETEST_BYTES, so that the scan itself is measured): (text, findings in all).
+SHAPES: dict[str, tuple[bytes, int]] = {
+    "one-name-repeated": (b'{"data":{' + b",".join([b'"k":0'] * 20_000) + b"}}", 1),
+    "small-objects-each-repeating": (_objects(b'{"a":0,"a":0}', 8_000), 8_000),
+    "objects-as-values-of-one-name": (
+        b'{"data":{' + b",".join([b'"x":{"a":0,"a":0}'] * 6_000) + b"}}",
+        2,
+    ),
+    "one-member-objects-then-a-repeat": (
+        _objects(b'{"a":0}', 14_000, tail=b',{"a":0,"a":0}]}'),
+        1,
+    ),
+    "empty-objects-then-a-repeat": (_objects(b"{}", 34_000, tail=b',{"a":0,"a":0}]}'), 1),
+    "names-repeated-twice-each": (_objects(b'{"a":0,"a":0,"b":0,"b":0}', 4_000), 8_000),
+    "names-as-escapes": (_objects(b'{"\\u0061":0,"a":0}', 6_000), 6_000),
+    "names-with-brackets": (_objects(b'{"a{":0,"a{":0}', 6_000), 6_000),
+    "repeats-one-level-down": (_objects(b'{"x":{"a":0,"a":0}}', 5_000), 5_000),
+    "shadowed-objects": (_objects(b'{"x":{},"x":{}}', 6_000), 6_000),
+    "distinct-names-then-a-repeat": (
+        b'{"data":{' + b",".join(b'"k%05d":0' % i for i in range(10_000)) + b',"k00000":1}}',
+        1,
+    ),
+}
+
+
+class _Counted(Violation):
+    built = 0
+
+    def __init__(self, *args: Any) -> None:
+        type(self).built += 1
+        super().__init__(*args)
+
+
+@pytest.mark.parametrize(("text", "total"), SHAPES.values(), ids=SHAPES.keys())
+def test_each_shape_is_scanned_in_bulk(
+    monkeypatch: pytest.MonkeyPatch, text: bytes, total: int
+) -> None:
+    found = duplicate_keys(text, 100)
+    assert len([v for v in found if v.rule == rules.JSON_DUPLICATE_KEY]) == min(total, 100)
+    if total > 100:
+        assert found[-1].message.startswith(f"{total - 100} more finding")
+    # Python steps: some per finding built (100), none per object or member read in bulk, a
+    # few per container the reduced text keeps (objects that hold an object). Before: 250,000
+    # to 950,000 lines for these shapes (a Python `__init__` an object, a step a member).
+    kept = text.count(b"{") if text.startswith(b'{"data":[{"x":{') else 0
+    assert _scan_lines(text) < 5_000 + 40 * kept
+    # Findings built: those reported, and the one that counts the rest.
+    _Counted.built = 0
+    monkeypatch.setattr(_violations, "Violation", _Counted)
+    duplicate_keys(text, 100)
+    assert _Counted.built <= 101
+    monkeypatch.undo()
+    # Memory: tens of bytes a byte of text (the issue's 32 MiB at 1 MiB), not objects a member.
+    assert _peak(lambda: duplicate_keys(text, 100)) < 40 * len(text)
+
+
+def _scan_lines(text: bytes) -> int:
+    """Lines of Python run in the modules that scan (before this change, `_json` alone)."""
+    return _lines_run(lambda: duplicate_keys(text, 100), _duplicates.__file__) + _lines_run(
+        lambda: duplicate_keys(text, 100), _json.__file__
+    )
+
+
+def _collections(call: Callable[[], object]) -> int:
+    """How many garbage collections ``call()`` sets off: Python containers allocated."""
+    started = 0
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        nonlocal started
+        started += phase == "start"
+
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        call()
+    finally:
+        gc.callbacks.remove(count)
+    return started
+
+
+@pytest.mark.parametrize("shape", ["one-name-repeated", "distinct-names-then-a-repeat"])
+def test_a_wide_object_builds_no_python_object_a_member(shape: str) -> None:
+    # The pairs parse built a tuple a member (20,000 here, 28 collections); orjson's parse of the
+    # object and C passes over its bytes build none.
+    text, _ = SHAPES[shape]
+    assert _collections(lambda: duplicate_keys(text, 100)) <= 2
+
+
+def test_the_cap_counts_what_it_drops_exactly() -> None:
+    # 250 objects of three repeated names each (the third one three times), then one of two.
+    item = b'{"a":0,"b":0,"a":1,"c":0,"b":1,"c":1,"c":2}'
+    text = _objects(item, 250, tail=b',{"z":0,"y":0,"z":1}]}')
+    found = duplicate_keys(text, 100)
+    assert [v.pointer for v in found[:4]] == ["/data/0/a", "/data/0/b", "/data/0/c", "/data/1/a"]
+    assert found[99].pointer == "/data/33/a"
+    assert found[-1] == truncated(3 * 250 + 1 - 100)
+    assert len(duplicate_keys(text)) == 751  # no limit: all of them, no truncation
+
+
+@pytest.mark.parametrize("mode", ["warn", "refuse"])
+def test_the_command_line_caps_repeats_the_same(
+    tmp_path: Path, mode: Literal["warn", "refuse"]
+) -> None:
+    raw = (
+        b'{"job":"urn:babel:orders:created","trace_id":"7b3f9c2a-e41d-4f88-9b2a-1c0d5e6f7a8b",'
+        b'"meta":{"id":"f1e2d3c4-b5a6-4789-90ab-cdef01234567",'
+        b'"queue":"q","lang":"go","schema_version":1,"created_at":1749132727000},"attempts":0,'
+        b'"data":{"items":[' + b",".join([b'{"a":0,"a":0}'] * 5_000) + b"]}}"
+    )
+    message = tmp_path / "repeats.json"
+    message.write_bytes(raw)
+    done = subprocess.run(
+        [sys.executable, "-m", "envelopekit", "validate", "--spec", "babelqueue", "--format",
+         "json", "--duplicate-keys", mode, str(message)],
+        capture_output=True,
+        check=False,
+    )  # fmt: skip
+    (line,) = [json.loads(x) for x in done.stdout.splitlines()]
+    verdict = ek.check(raw, "babelqueue", settings=ek.Settings(duplicate_keys=mode))
+    assert line["violations"] == [v.to_dict() for v in verdict.violations]
+    assert line["warnings"] == [w.to_dict() for w in verdict.warnings]
+    found = line["violations"] if mode == "refuse" else line["warnings"]
+    assert done.returncode == (1 if mode == "refuse" else 0)
+    assert [f["pointer"] for f in found[:2]] == ["/data/items/0/a", "/data/items/1/a"]
+    assert len(found) == 101
+    # 5,000 repeats, 100 reported: the other 4,900 counted, with what else the cap left out.
+    left = int(found[-1]["message"].split()[0])
+    others = len(
+        ek.check(raw, "babelqueue").violations
+        if mode == "refuse"
+        else ek.check(raw, "babelqueue").warnings
+    )
+    assert (found[-1]["rule"], left) == (rules.VIOLATIONS_TRUNCATED, 4_900 + others)
+    assert ek.check(raw, "babelqueue", settings=ek.Settings(duplicate_keys=mode)).ok == (
+        mode == "warn"
+    )
