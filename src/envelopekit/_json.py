@@ -163,6 +163,76 @@ def unquoted(skeleton: bytes) -> bytes:
 _FEW_QUOTES: Final = 64
 
 
+PLAIN_NUMBERS: Final = "envelopekit:plain-numbers"
+"""A validation context key: ``True`` when :func:`plain_numbers` holds for the text validated,
+so that a validator of free-form JSON read from it need not walk it for numbers."""
+
+# A number of a JSON text, outside its strings, is one to note only if it is NaN or Infinity (no
+# other token holds an N or an I), has an exponent (an e that is not true's or false's), or has
+# a run of 16 digits (2^53 has 16). Each digit is read as 0, so that a run is one `find`; the
+# digits of two numbers are never adjacent, a comma stands between them and is kept, and so is a
+# fraction's point (a float is only ever noted for being infinite or NaN).
+_NUMBER_SKELETON: Final = bytes.maketrans(b"123456789", b"000000000")
+_NOT_NUMBER_SKELETON: Final = bytes(range(256)).translate(None, b'0123456789.eENIus",\\')
+_SIXTEEN_DIGITS: Final = b"0" * 16
+
+
+def plain_numbers(raw: bytes) -> bool:
+    """Whether every number of the JSON text ``raw`` is finite and within ±(2^53-1), as written.
+
+    Read by C passes over the text (strings cut out as :func:`outside_strings` cuts them), never
+    a step per value: where it holds, :func:`needs_scan` is false for every value parsed from
+    ``raw``. A number of 16 digits or more, or with an exponent, makes it false even when the
+    value would pass (a cheap test that only ever errs towards the walk), as does a text the
+    C passes do not read as the byte loop does (a backslash outside strings: not JSON).
+    """
+    # A text with numbers to note mostly shows one early: its head is read first, alone.
+    if len(raw) > _HEAD_BYTES and not _plain(raw[:_HEAD_BYTES]):
+        return False
+    return _plain(raw)
+
+
+_HEAD_BYTES: Final = 65_536
+
+
+def _plain(raw: bytes) -> bool:
+    """:func:`plain_numbers` of ``raw``, which may be a text's head.
+
+    A head's last string may be cut off; :func:`unquoted` reads what is left of it as inside,
+    so what a head shows outside its strings is outside the text's too.
+    """
+    has_escapes = raw.find(b"\\") != -1
+    text = raw.replace(b"\\\\", b"\\x").replace(b'\\"', b"\\x") if has_escapes else raw
+    outside = unquoted(text.translate(_NUMBER_SKELETON, _NOT_NUMBER_SKELETON))
+    return (
+        outside.find(b"\\") == -1
+        and outside.find(b"N") == -1
+        and outside.find(b"I") == -1
+        and outside.find(_SIXTEEN_DIGITS) == -1
+        # true keeps "ue", false "se": any other e is an exponent's.
+        and outside.count(b"e") + outside.count(b"E") == outside.count(b"ue") + outside.count(b"se")
+    )
+
+
+def numbers_plain(context: object) -> bool:
+    """Whether a validation context says the text validated has :func:`plain_numbers`."""
+    return type(context) is dict and context.get(PLAIN_NUMBERS) is True
+
+
+def proven_context(raw: str | bytes | bytearray, context: Any) -> Any:
+    """``context`` saying so (:data:`PLAIN_NUMBERS`) when ``raw`` has :func:`plain_numbers`.
+
+    A copy of a dict, or a new one for ``None``; any other context, or a text whose numbers
+    are not plain, is returned as it is.
+    """
+    if context is not None and type(context) is not dict:
+        return context
+    text = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else bytes(raw)
+    if not plain_numbers(text):
+        return context
+    return {PLAIN_NUMBERS: True} if context is None else {**context, PLAIN_NUMBERS: True}
+
+
 def needs_scan(value: Any) -> bool:
     """Whether any number under ``value`` is non-finite or beyond 2^53-1 (a fast yes/no).
 

@@ -28,7 +28,15 @@ from .._errors import ProducerError
 from .._failfast import FULL_REPORT_BYTES, TOO_LARGE, TooLarge, large_validator
 from .._formats import UuidStr
 from .._ids import now_ms, uuid4
-from .._json import INT64_MAX, dumps, needs_scan, plain_json, scan_numbers
+from .._json import (
+    INT64_MAX,
+    dumps,
+    needs_scan,
+    numbers_plain,
+    plain_json,
+    proven_context,
+    scan_numbers,
+)
 from .._model import WireModel, attach_warnings, attached_warnings
 from .._settings import Settings, get_settings
 from .._text import text_checked_schema
@@ -189,12 +197,13 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         """
         __tracebackhide__ = True
         if len(json_data) > FULL_REPORT_BYTES:
-            # Bounded as `check` reads it: one error per array (the same validator).
+            # Bounded as `check` reads it: one error per array (the same validator), numbers
+            # proven plain by C passes not walked for.
             large: Self = large_validator(cls).validate_json(
                 json_data,
                 strict=strict,
                 extra=extra,
-                context=context,
+                context=proven_context(json_data, context),
                 by_alias=by_alias,
                 by_name=by_name,
             )
@@ -245,6 +254,9 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         # Unknown keys of the dead_letter block (only on a dead-letter queue) follow the rules too.
         dead_extra = None if dead_letter is MISSING else dead_letter.__pydantic_extra__
         data = fields["data"]
+        # Plain data read from a text whose numbers are proven plain (`check` and the JSON door
+        # prove it by C passes for a large message): no number of it, or of an extra, to walk.
+        plain = type(data) is dict and numbers_plain(info.context)
         if type(data) is not dict:
             data = data.model_dump() if isinstance(data, BaseModel) else data
         # One pointer-free pass over each part; pointers are built only for what it flags.
@@ -252,10 +264,10 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             extra
             or meta_extra
             or dead_extra
-            or needs_scan(data)
+            or (not plain and needs_scan(data))
             or meta.__dict__["created_at"] < SECONDS_THRESHOLD
         ):
-            self._noted(data, extra, meta_extra, dead_extra, info.context)
+            self._noted(data, extra, meta_extra, dead_extra, info.context, plain)
         return self
 
     def _noted(
@@ -265,8 +277,12 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         meta_extra: dict[str, Any] | None,
         dead_extra: dict[str, Any] | None,
         context: object,
+        plain: bool,
     ) -> None:
-        """The rarer half of `_consume`: unknown or forbidden keys, numbers to report."""
+        """The rarer half of `_consume`: unknown or forbidden keys, numbers to report.
+
+        ``plain``: the numbers of the text are proven plain, so none is walked for.
+        """
         noted: list[Violation] = []
         if extra:
             _drop_forbidden(extra, FORBIDDEN_TOP_LEVEL_KEYS, "", noted)
@@ -275,7 +291,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         errors: list[Violation] = []
         parts = ((data, "/data"), (extra, ""), (meta_extra, "/meta"), (dead_extra, "/dead_letter"))
         room = _warning_cap(context)
-        for value, base in parts:
+        for value, base in () if plain else parts:
             if value and needs_scan(value):
                 # Decisions §6: a Go or Node hop writes doubles such as 1e20 as integer
                 # literals, so inside `data` (only) one beyond int64 is read, with a warning.

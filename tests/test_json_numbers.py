@@ -1,0 +1,183 @@
+"""``plain_numbers``: the C-pass proof that a text holds no number to walk for, and its use."""
+
+from __future__ import annotations
+
+import json
+import sys
+from types import FrameType
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import envelopekit as ek
+from envelopekit import _json, rules
+from envelopekit._failfast import FULL_REPORT_BYTES
+from envelopekit._json import _HEAD_BYTES, PLAIN_NUMBERS, needs_scan, plain_numbers, proven_context
+from envelopekit.babelqueue import BabelEnvelope
+from tests.conftest import DATA
+
+FIXTURE = orjson.loads((DATA / "babelqueue" / "fixtures" / "order-created.json").read_bytes())
+
+CASES: dict[str, tuple[bytes, bool]] = {
+    "small-ints": (b'{"a":[1,-2,3,999999999999999]}', True),
+    "fractions": (b'{"a":1.5,"b":-0.25,"c":123456789012345.5}', True),
+    "literals": (b'{"a":true,"b":false,"c":null}', True),
+    "letters-in-strings": (b'{"NaN":"Infinity","e":"1e400","big":"99999999999999999"}', True),
+    "escapes-in-strings": (b'{"a\\"":"\\\\","b":"\\"1e5\\"","c":"\\u0049"}', True),
+    "sixteen-digits": (b'{"a":9007199254740993}', False),
+    "sixteen-fraction-digits": (b'{"a":0.1234567890123456}', False),  # errs to the walk
+    "sixteen-digits-before-a-point": (b'{"a":1234567890123456.5}', False),
+    "exponent": (b'{"a":1e5}', False),
+    "exponent-capital": (b'{"a":1E-5}', False),
+    "exponent-after-true": (b"[true,1e2]", False),
+    "nan": (b'{"a":NaN}', False),
+    "infinity": (b'{"a":-Infinity}', False),
+    "many-small-ints": (b"[" + b",".join(b"7" for _ in range(100)) + b"]", True),
+    "backslash-outside": (b'{"a":1}\\', False),
+}
+
+
+@pytest.mark.parametrize(("text", "plain"), CASES.values(), ids=CASES.keys())
+def test_plain_numbers(text: bytes, plain: bool) -> None:
+    assert plain_numbers(text) is plain
+
+
+_SCALARS = st.one_of(
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.booleans(),
+    st.none(),
+    st.text(alphabet='0123456789eENIaus"\\:,[]{} ', max_size=12),
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=5)
+        | st.dictionaries(st.text(alphabet='eNI1"\\', max_size=4), inner, max_size=5)
+    ),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_VALUES)
+def test_a_text_with_plain_numbers_has_nothing_to_scan(value: Any) -> None:
+    # json.dumps writes NaN and Infinity as their tokens, big integers in full, floats with
+    # exponents: every kind of number the scan looks for.
+    text = json.dumps(value).encode()
+    if plain_numbers(text):
+        assert not needs_scan(json.loads(text))
+
+
+@given(_VALUES)
+def test_the_proof_also_holds_for_indented_text(value: Any) -> None:
+    text = json.dumps(value, indent=1, ensure_ascii=False).encode()
+    if plain_numbers(text):
+        assert not needs_scan(json.loads(text))
+
+
+# What stands across the end of the head (read first, alone), and whether it is a number to
+# note: a string with escapes and brackets, a run of digits, a literal, an escape, an exponent.
+_ACROSS = {
+    "string": (b'"a\\\\b\\"c:[1e5]"', False),
+    "digits": (b"123456789012345", False),
+    "literal": (b"true", False),
+    "escape": (b'"\\u0041 NaN"', False),
+    "fraction": (b"-0.5", False),
+    "exponent": (b"12345e5", True),
+    "nan": (b"NaN", True),
+}
+
+
+@pytest.mark.parametrize(("piece", "noted"), _ACROSS.values(), ids=_ACROSS.keys())
+@pytest.mark.parametrize("shift", range(-20, 3))
+@pytest.mark.parametrize("after", [b"", b",1e5", b",NaN", b",12345678901234567"])
+def test_the_head_read_first_never_changes_the_answer(
+    piece: bytes, noted: bool, shift: int, after: bytes
+) -> None:
+    # The piece is placed so that the head's end falls inside it, or just past it.
+    filler = b"[" + b"0," * ((_HEAD_BYTES + shift - len(piece) // 2) // 2)
+    text = filler + piece + b"," + b",".join([b'"x"'] * 10) + after + b"]"
+    json.loads(text)  # the text is JSON
+    assert plain_numbers(text) is not (noted or after)
+
+
+def test_proven_context_keeps_the_callers_context() -> None:
+    assert proven_context(b"[1]", None) == {PLAIN_NUMBERS: True}
+    given_context = {"max_violations": 3}
+    assert proven_context(b"[1]", given_context) == {"max_violations": 3, PLAIN_NUMBERS: True}
+    assert given_context == {"max_violations": 3}  # a copy, not the caller's dict changed
+    assert proven_context(b"[1e5]", given_context) is given_context
+    marker = object()
+    assert proven_context(b"[1]", marker) is marker  # not a dict: left alone
+
+
+def _large(data: Any) -> bytes:
+    raw = orjson.dumps({**FIXTURE, "data": {"items": data}})
+    assert len(raw) > FULL_REPORT_BYTES
+    return raw
+
+
+def _scans(call: Any) -> int:
+    """How many times ``needs_scan`` runs during ``call()``."""
+    count = 0
+
+    def profile(frame: FrameType, event: str, arg: object) -> None:
+        nonlocal count
+        if event == "call" and frame.f_code is needs_scan.__code__:
+            count += 1
+
+    sys.setprofile(profile)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+MANY_OBJECTS = [{"a": i % 10, "b": [1, 2]} for i in range(3_000)]
+
+
+@pytest.mark.parametrize("door", ["check", "model_validate_json"])
+def test_a_large_message_of_plain_numbers_is_not_walked_for_them(door: str) -> None:
+    raw = _large(MANY_OBJECTS)
+    if door == "check":
+        verdict = ek.check(raw, "babelqueue")
+        assert verdict.ok
+        assert _scans(lambda: ek.check(raw, "babelqueue")) == 0
+    else:
+        assert BabelEnvelope.model_validate_json(raw).data == {"items": MANY_OBJECTS}
+        assert _scans(lambda: BabelEnvelope.model_validate_json(raw)) == 0
+    # One number to note anywhere and the walk runs as before.
+    risky = _large([*MANY_OBJECTS, {"big": 2**60}])
+    assert _scans(lambda: ek.check(risky, "babelqueue")) > 0
+
+
+@pytest.mark.parametrize(
+    ("last", "rule"),
+    [
+        (b"NaN", rules.NUMBER_NON_FINITE),
+        (b"1e400", rules.NUMBER_NON_FINITE),
+        (b"18446744073709551616", rules.NUMBER_BEYOND_INT64),
+    ],
+    ids=["nan", "overflow", "beyond-int64"],
+)
+def test_a_large_message_still_reports_its_numbers(last: bytes, rule: str) -> None:
+    raw = _large([*MANY_OBJECTS, 0]).replace(b",0]", b"," + last + b"]", 1)
+    verdict = ek.check(raw, "babelqueue")
+    found = {v.rule for v in verdict.violations} | {w.rule for w in verdict.warnings}
+    assert rule in found
+    assert [v.pointer for v in (*verdict.violations, *verdict.warnings) if v.rule == rule] == [
+        f"/data/items/{len(MANY_OBJECTS)}"
+    ]
+
+
+def test_an_unknown_key_with_a_number_to_note_is_still_reported() -> None:
+    raw = orjson.dumps({**FIXTURE, "data": {"items": MANY_OBJECTS}, "extra": 2**60})
+    assert len(raw) > FULL_REPORT_BYTES
+    verdict = ek.check(raw, "babelqueue")
+    assert rules.NUMBER_UNSAFE_INTEGER in {w.rule for w in verdict.warnings}
+    assert _json.plain_numbers(raw) is False
