@@ -29,6 +29,7 @@ from ._cli_input import (
     READINGS,
     InputError,
     Message,
+    Sink,
     UsageError,
     chunks,
     display,
@@ -61,33 +62,6 @@ MAX_JOBS: Final = 256
 
 class OutputError(UsageError):
     """The output cannot be written (a full disk, a closed stream)."""
-
-
-class _Output:
-    """Standard output (bytes) for every command, whose failures are said, not raised.
-
-    A write or flush that fails (``>/dev/full``) is an :class:`OutputError`, a message and exit
-    status 2; a reader that went away stays a ``BrokenPipeError``.
-    """
-
-    def __init__(self, stream: IO[bytes]) -> None:
-        self._stream = stream
-
-    def write(self, data: bytes) -> int:
-        try:
-            return self._stream.write(data)
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise OutputError(f"cannot write the output: {exc.strerror or exc}") from exc
-
-    def flush(self) -> None:
-        try:
-            self._stream.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise OutputError(f"cannot write the output: {exc.strerror or exc}") from exc
 
 
 class _Messages:
@@ -456,7 +430,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.stdout is None:  # started with `>&-`
         stderr.write("envelopekit: standard output is closed\n")
         return EXIT_USAGE
-    stdout = cast(IO[bytes], _Output(sys.stdout.buffer))  # write and flush are all they use
+    # write and flush are all the commands use
+    stdout = cast(IO[bytes], Sink(sys.stdout.buffer, "the output", OutputError))
     try:
         try:
             if args.command == "validate":

@@ -54,6 +54,7 @@ __all__ = [
     "Message",
     "Reading",
     "Span",
+    "Sink",
     "Spill",
     "UsageError",
     "chunks",
@@ -85,6 +86,41 @@ class UsageError(Exception):
 
 class InputError(UsageError):
     """An input failed part-way: what was read before it stands."""
+
+
+class Sink:
+    """An output of a command, whose failures are said, not raised as they come.
+
+    A write or flush that fails (a full disk, ``>/dev/full``) is ``error("cannot write NAME:
+    why")``, a message and exit status 2; a reader that went away stays a ``BrokenPipeError``.
+    """
+
+    def __init__(
+        self, stream: IO[bytes], name: str, error: Callable[[str], Exception] = UsageError
+    ) -> None:
+        self._stream = stream
+        self._name = name
+        self._error = error
+
+    def write(self, data: bytes) -> int:
+        try:
+            return self._stream.write(data)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise self._failed(exc) from exc
+
+    def flush(self) -> None:
+        """Write what is buffered: a file's last lines fail here, not at its close."""
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise self._failed(exc) from exc
+
+    def _failed(self, exc: OSError) -> Exception:
+        return self._error(f"cannot write {self._name}: {exc.strerror or exc}")
 
 
 class InputChanged(InputError):

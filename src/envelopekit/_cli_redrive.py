@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 from . import rules
-from ._cli_input import Input, InputError, Message, UsageError, messages, plan
+from ._cli_input import Input, InputError, Message, Sink, UsageError, messages, plan
 from ._json import dumps
 from ._settings import get_settings
 from ._violations import violation
@@ -150,7 +150,7 @@ class _KeptGone(Exception):
 class _Copy:
     """Copies the bytes of each message too large to check into ``--kept`` as they are read."""
 
-    def __init__(self, kept: _Sink | None) -> None:
+    def __init__(self, kept: Sink | None) -> None:
         self._kept = kept
         self.open = False  # a message's bytes are being copied: its line is not finished
 
@@ -169,34 +169,9 @@ class _Copy:
             self._kept.write(b"\n")
 
 
-class _Sink:
-    """An output of the run: a write that fails (a full disk) is a usage error naming it."""
-
-    def __init__(self, stream: IO[bytes], name: str) -> None:
-        self._stream = stream
-        self._name = name
-
-    def write(self, data: bytes) -> None:
-        try:
-            self._stream.write(data)
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise RedriveUsageError(f"cannot write {self._name}: {exc.strerror or exc}") from exc
-
-    def flush(self) -> None:
-        """Write what is buffered: a file's last lines fail here, not at its close."""
-        try:
-            self._stream.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise RedriveUsageError(f"cannot write {self._name}: {exc.strerror or exc}") from exc
-
-
-def _open(stack: ExitStack, target: str, stdout: IO[bytes]) -> _Sink:
+def _open(stack: ExitStack, target: str, stdout: IO[bytes]) -> Sink:
     if target == "-":
-        return _Sink(stdout, "the output")
+        return Sink(stdout, "the output", RedriveUsageError)
     try:
         stream = Path(target).open("wb")  # noqa: SIM115 - closed by the stack
     except OSError as exc:
@@ -204,7 +179,7 @@ def _open(stack: ExitStack, target: str, stdout: IO[bytes]) -> _Sink:
     # Flushed on the way out when the run finished; closed quietly when it did not (an error
     # already being reported).
     stack.callback(_close_quietly, stream)
-    return _Sink(stream, target)
+    return Sink(stream, target, RedriveUsageError)
 
 
 def _close_quietly(stream: IO[bytes]) -> None:
