@@ -30,12 +30,14 @@ reported as one ``violations.truncated``.
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 from collections import Counter
 from collections.abc import Iterator
+from bisect import bisect_left
 from itertools import accumulate, chain, compress, count, repeat
-from operator import and_, countOf, eq, is_, itemgetter, lt, sub, truth
+from operator import and_, countOf, eq, is_, itemgetter, lt, ne, sub, truth
 from typing import Any, Final
 
 import orjson
@@ -61,7 +63,15 @@ def duplicate_keys(raw: bytes | str, limit: int | None = None) -> list[Violation
     # scan, and as much time again when the text does repeat names.
     if len(raw) <= PRETEST_BYTES and not may_repeat(raw):
         return []
-    return _Scan(raw).findings(limit)
+    # The scans allocate a Python object a container or so, and free none until they end: the
+    # cyclic collector would only walk them (and the caller's heap) again and again.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _Scan(raw).findings(limit)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 PRETEST_BYTES: Final = 65_536
@@ -108,10 +118,15 @@ def _neutral(text: bytes) -> bytes:
 
 _NOT_COLON_OR_QUOTE: Final = bytes(range(256)).translate(None, b'":')
 _NOT_OBJECT_SKELETON: Final = bytes(range(256)).translate(None, b'":{')
+_NOT_OUTLINE: Final = bytes(range(256)).translate(None, b'"[]{}:, \t\n\r')
+# An object's outline length (2m - 1 for m members) to m, and to whether it may repeat a name.
+_HALVES: Final = bytes((n + 1) // 2 for n in range(256))
+_MANY: Final = bytes(n > 1 for n in range(256))
+_RUN: Final = 64  # objects one after the other that make a text worth reading as a run
 # Innermost containers, with no bracket inside (a string's brackets are hidden first). An array,
 # or an object without a comma (at most one member), cannot repeat a name: each becomes `0`.
 _NO_REPEAT: Final = re.compile(rb"\[[^\[\]{}]*\]|\{[^\[\]{},]*\}")
-_INNERMOST_OBJECT: Final = re.compile(rb"(\{[^\[\]{}]*\})")
+_INNERMOST_OBJECT: Final = re.compile(rb"\{([^\[\]{}]*)\}")
 # Brackets inside strings become bytes that UTF-8 never holds, and back.
 _HIDE: Final = bytes.maketrans(b"[]{}", b"\xf8\xf9\xfa\xfb")
 _SHOW: Final = bytes.maketrans(b"\xf8\xf9\xfa\xfb", b"[]{}")
@@ -155,8 +170,9 @@ class _Scan:
             self.errors = "strict"
             encoded = raw
         self.encoded = encoded
-        self.objects: list[bytes] = []
-        self.hidden = False
+        self.objects: list[bytes] = []  # each innermost object's text between its braces
+        self.members: list[int] = []  # and its members
+        self.distinct: dict[int, Any] = {}  # orjson's parse of the first objects that repeat
         self.named = 0  # the names the reduced tree's objects repeat
 
     def findings(self, limit: int | None) -> list[Violation]:
@@ -164,7 +180,7 @@ class _Scan:
         try:
             root = self._reduced_tree()
             self._walk(root)
-            repeating, repeated = self._innermost(self.alive)
+            repeating, repeated = self._innermost(self.alive, limit)
         except _NotJson:
             return []
         return self._report(repeating, repeated, limit)
@@ -177,35 +193,82 @@ class _Scan:
                 text.decode("utf-8")
             except UnicodeDecodeError:
                 raise _NotJson from None
-        brackets = sum(map(text.count, _BRACKETS))
-        if brackets and len(outside_strings(text)) != brackets:
-            text = self._strings_hidden(text)
-            self.hidden = True
-        # Empty ones first, by plain replaces (no bracket is left inside a string).
-        flat = text.replace(b"{}", b"0").replace(b"[]", b"0")
-        flat = _NO_REPEAT.sub(b"0", flat)
-        parts = _INNERMOST_OBJECT.split(flat)
-        self.objects = parts[1::2]
-        reduced = b"{}".join(parts[0::2])
-        if self.hidden:
-            reduced = reduced.translate(_SHOW)
+        reduced = self._runs(text)
+        if reduced is None:
+            reduced = self._cut(text)
         try:
             return json.loads(reduced.decode("utf-8", self.errors), object_pairs_hook=tuple)
         except (ValueError, RecursionError):
             raise _NotJson from None
 
-    @staticmethod
-    def _strings_hidden(text: bytes) -> bytes:
-        """``text`` with the brackets inside its strings hidden (a few C passes a string)."""
-        plain = _neutral(text)
-        pieces = plain.split(b'"')
-        if plain is not text:
-            # The original's pieces are cut where the neutral copy's are: it differs from the
-            # text only inside strings, and never in length. Piece i starts after i quotes.
-            starts = list(accumulate(map((1).__add__, map(len, pieces)), initial=0))
-            pieces = list(map(text.__getitem__, map(slice, starts, map((-1).__add__, starts[1:]))))
-        pieces[1::2] = map(bytes.translate, pieces[1::2], repeat(_HIDE))
-        return b'"'.join(pieces)
+    def _runs(self, text: bytes) -> bytes | None:
+        """Step 1 for a text made of objects one after the other (``},{``), else ``None``.
+
+        Between two ``},{`` outside strings is a whole object, innermost when its outline (the
+        brackets, colons, commas and spaces outside strings) is colons and commas only: then
+        the piece is its text and the outline gives its members, with no regular expression.
+        The ends of the text are cut by :meth:`_cut`.
+        """
+        if text.find(b"},{") == -1:
+            return None
+        # Names and scalars dropped, spaces and commas kept: the outline holds a `},{` exactly
+        # where the text holds one outside strings.
+        outline = unquoted(_neutral(text).translate(None, _NOT_OUTLINE))
+        if outline.count(b"},{") < _RUN:
+            return None
+        for empty in (b"{}", b"[]"):  # none can repeat a name: `0`, unless one is in a string
+            found = text.count(empty)
+            if found and outline.count(empty) == found:
+                text, outline = text.replace(empty, b"0"), outline.replace(empty, b"0")
+        pieces, outlines = text.split(b"},{"), outline.split(b"},{")
+        if len(outlines) != len(pieces) or outline.translate(None, b":,") != (
+            outlines[0].translate(None, b":,")
+            + b"}{" * (len(outlines) - 1)
+            + outlines[-1].translate(None, b":,")
+        ):
+            return None  # a `},{` in a string, or objects between that hold brackets or spaces
+        head = self._cut(pieces[0] + b"}")
+        # An object's outline is `:` and `,:` again: of length 2m - 1 for m members. One of a
+        # member or none cannot repeat a name: it becomes `0`, as in _cut; the others are the
+        # next placeholders. (Lengths past 255 are rare: a byte a length while they fit.)
+        lengths: Any = list(map(len, outlines[1:-1]))
+        try:
+            lengths = bytes(lengths)
+            many = lengths.translate(_MANY)
+            sizes: Any = lengths.translate(_HALVES)
+        except ValueError:
+            many = bytes(map(lt, repeat(1), lengths))
+            sizes = map((1).__add__, map((2).__rfloordiv__, lengths))
+        if many.find(0) == -1:
+            self.objects += pieces[1:-1]
+            self.members += sizes
+            tokens = b"{}," * len(many)
+        else:
+            self.objects += compress(pieces[1:-1], many)
+            self.members += compress(sizes, many)
+            tokens = many.replace(b"\x00", b"0,").replace(b"\x01", b"{},")
+        tail = self._cut(b"{" + pieces[-1])
+        return head + b"," + tokens + tail
+
+    def _cut(self, text: bytes) -> bytes:
+        """Step 1 by regular expressions: ``text`` with its innermost objects cut out."""
+        brackets = sum(map(text.count, _BRACKETS))
+        hidden = bool(brackets) and len(outside_strings(text)) != brackets
+        if hidden:
+            text = _strings_hidden(text)
+        # Empty ones first, by plain replaces (no bracket is left inside a string).
+        flat = text.replace(b"{}", b"0").replace(b"[]", b"0")
+        flat = _NO_REPEAT.sub(b"0", flat)
+        parts = _INNERMOST_OBJECT.split(flat)
+        objects = parts[1::2]
+        reduced = b"{}".join(parts[0::2])
+        if hidden:
+            objects = list(map(bytes.translate, objects, repeat(_SHOW)))
+            reduced = reduced.translate(_SHOW)
+        if objects:
+            self.objects += objects
+            self.members += _member_counts(objects)
+        return reduced
 
     def _walk(self, root: Any) -> None:
         """Step 3: the reduced tree in document order, a Python step per container."""
@@ -338,28 +401,36 @@ class _Scan:
         inner = filter(None, compress(values, map(_CONTAINERS.__contains__, map(type, values))))
         stack.extend(zip(inner, repeat(""), repeat(False)))
 
-    def _innermost(self, alive: list[int]) -> tuple[list[bool], int]:
+    def _innermost(self, alive: list[int], limit: int | None) -> tuple[list[int], int]:
         """Step 4: which alive innermost objects repeat a name, and how many names in all.
 
-        In C passes, a chunk of objects at a time: orjson's parse of them gives each one's
-        distinct names, the colons outside strings its members.
+        In C passes, a chunk of objects at a time: orjson's parse gives each one's distinct
+        names, to set against its members. Returns the places in ``alive`` (ascending) of those
+        that repeat, and the total.
         """
-        repeating: list[bool] = []
+        repeating: list[int] = []
         total = 0
+        objects, members = self.objects, self.members
+        every = len(alive) == len(objects)  # nothing shadowed: alive[i] is i
         for start in range(0, len(alive), _CHUNK):
-            numbers = alive[start : start + _CHUNK]
-            joined = b"[" + b",".join(map(self.objects.__getitem__, numbers)) + b"]"
-            if self.hidden:
-                joined = joined.translate(_SHOW)
-            distinct = list(map(len, self._parsed(joined)))
-            skeleton = unquoted(_neutral(joined).translate(None, _NOT_OBJECT_SKELETON))
-            if skeleton.count(b":") == sum(distinct):  # no object of the chunk repeats a name
-                repeating += repeat(False, len(numbers))
+            end = min(start + _CHUNK, len(alive))
+            if every:
+                texts, sizes = objects[start:end], members[start:end]
+            else:
+                texts = list(map(objects.__getitem__, alive[start:end]))
+                sizes = list(map(members.__getitem__, alive[start:end]))
+            parsed = _parsed(b"[{" + b"},{".join(texts) + b"}]", self.errors)
+            distinct = list(map(len, parsed))
+            if sum(sizes) == sum(distinct):  # no object of the chunk repeats a name
                 continue
-            members = list(map(len, skeleton.split(b"{")[1:]))
-            extra = list(map(sub, members, distinct))
-            repeating += map(truth, extra)
-            total += len(extra) - countOf(extra, 0)
+            extra = list(map(sub, sizes, distinct))
+            found = list(compress(range(start, end), extra))
+            if limit is None or len(self.distinct) < limit:  # kept for their names
+                self.distinct.update(
+                    zip(map(alive.__getitem__, found), compress(parsed, extra), strict=True)
+                )
+            repeating += found
+            total += len(found)
             if max(extra) < 2:
                 continue
             # One extra member, or one distinct name: exactly one name repeats. The others (two
@@ -367,62 +438,24 @@ class _Scan:
             unclear = list(map(and_, map(lt, repeat(1), extra), map(lt, repeat(1), distinct)))
             if any(unclear):
                 total -= countOf(unclear, True)
-                total += self._repeated_names(
-                    list(map(self.objects.__getitem__, compress(numbers, unclear))),
-                    list(compress(members, unclear)),
+                total += _repeated_total(
+                    list(compress(texts, unclear)), list(compress(sizes, unclear)), self.errors
                 )
         return repeating, total
 
-    def _repeated_names(self, texts: list[bytes], members: list[int]) -> int:
-        """How many names ``texts`` (innermost objects of ``members``) repeat, all together.
-
-        In C passes over the members, none a Python step: each object's distinct names less
-        those it holds once. The names are the strings before a colon, raw when the texts hold
-        no escape (equal bytes, equal names), else read by the standard library's pairs parse.
-        """
-        joined = b"[" + b",".join(texts) + b"]"
-        if self.hidden:
-            joined = joined.translate(_SHOW)
-        if joined.find(b"\\") == -1:
-            names: Any = _raw_names(joined)
-        else:
-            pairs = json.loads(joined.decode("utf-8", self.errors), object_pairs_hook=tuple)
-            names = map(_NAME, chain.from_iterable(pairs))
-        owners = chain.from_iterable(map(repeat, count(), members))
-        seen = Counter(zip(owners, names, strict=False))
-        return len(seen) - countOf(seen.values(), 1)
-
-    def _parsed(self, joined: bytes) -> list[Any]:
-        try:
-            parsed: list[Any] = orjson.loads(joined)
-        except orjson.JSONDecodeError:  # NaN, beyond 64 bits, a lone surrogate: the reference reads
-            try:
-                parsed = json.loads(joined.decode("utf-8", self.errors))
-            except (ValueError, RecursionError):
-                raise _NotJson from None
-        return parsed
-
     def _names(self, number: int) -> list[str]:
         """The names innermost object ``number`` repeats, in the order they first appear."""
-        text = self.objects[number]
-        if self.hidden:
-            text = text.translate(_SHOW)
-        distinct = self._parsed(text)
-        if len(distinct) == 1:  # one name, repeated: no member to read
-            return list(distinct)
-        if text.find(b"\\") == -1:  # no escape: the names are the raw strings before a colon
-            counts = Counter(_raw_names(text))
-            repeated = compress(counts, map((1).__lt__, counts.values()))
-            return [name.decode("utf-8", self.errors) for name in repeated]
-        pairs = json.loads(text.decode("utf-8", self.errors), object_pairs_hook=tuple)
-        named = Counter(map(_NAME, pairs))
-        return list(compress(named, map((1).__lt__, named.values())))
+        text = b"{" + self.objects[number] + b"}"
+        distinct = self.distinct.get(number)
+        if distinct is None:
+            distinct = _parsed(text, self.errors)
+        return _names_in(text, distinct, self.errors)
 
-    def _report(self, repeating: list[bool], repeated: int, limit: int | None) -> list[Violation]:
+    def _report(self, repeating: list[int], repeated: int, limit: int | None) -> list[Violation]:
         """The findings in document order: at most ``limit`` built, the rest counted.
 
-        ``repeating`` says which alive innermost objects repeat a name, ``repeated`` how many
-        names they repeat in all.
+        ``repeating`` holds the places in ``alive`` (ascending) of the innermost objects that
+        repeat a name, ``repeated`` how many names they repeat in all.
         """
         total = self.named + repeated
         room = total if limit is None else min(limit, total)
@@ -435,20 +468,93 @@ class _Scan:
                 found.extend(_finding(at, name) for name in names[: room - len(found)])
                 continue
             at, node, positions, first = event
-            counts = repeating[first : first + len(positions)]
+            start = bisect_left(repeating, first)
+            end = bisect_left(repeating, first + len(positions), start)
             # A Python step per object built, none for the others.
-            for i in compress(range(len(counts)), counts):
+            for place in repeating[start:end]:
                 if len(found) >= room:
                     break
                 where = at
                 if node is not None:
-                    position = positions[i]
+                    position = positions[place - first]
                     where += segment(node[position][0] if type(node) is tuple else position)
-                names = self._names(self.alive[first + i])
+                names = self._names(self.alive[place])
                 found.extend(_finding(where, name) for name in names[: room - len(found)])
         if total > len(found):
             found.append(truncated(total - len(found)))
         return found
+
+
+def _member_counts(objects: list[bytes]) -> list[int]:
+    """The members of each innermost object (its text between braces): colons outside strings."""
+    joined = b"{" + b"{".join(objects)
+    return list(map(len, unquoted(_neutral(joined).translate(None, _NOT_OBJECT_SKELETON)).split(b"{")[1:]))
+
+
+def _repeated_total(texts: list[bytes], members: list[int], errors: str) -> int:
+    """How many names the innermost objects ``texts`` (of ``members``) repeat, all together.
+
+    Equal texts are read once (a dense text repeats a few objects), the others together in C
+    passes over the members, none a Python step: each object's names, with a count each, less
+    those it holds once. The names are the strings before a colon, raw when the texts hold no
+    escape (equal bytes, equal names), else read by the standard library's pairs parse.
+    """
+    weights = Counter(texts)
+    sizes = dict(zip(texts, members, strict=True))
+    joined = b"[{" + b"},{".join(weights) + b"}]"
+    if joined.find(b"\\") == -1:
+        names: Any = _raw_names(joined)
+    else:
+        pairs = json.loads(joined.decode("utf-8", errors), object_pairs_hook=tuple)
+        names = map(_NAME, chain.from_iterable(pairs))
+    owners = chain.from_iterable(map(repeat, count(), map(sizes.__getitem__, weights)))
+    seen = Counter(zip(owners, names, strict=False))
+    # The object of each name it repeats, weighed by how many times the text comes.
+    repeating = compress(map(_NAME, seen), map(lt, repeat(1), seen.values()))
+    return sum(map(list(weights.values()).__getitem__, repeating))
+
+
+def _parsed(joined: bytes, errors: str) -> Any:
+    try:
+        return orjson.loads(joined)
+    except orjson.JSONDecodeError:  # NaN, beyond 64 bits, a lone surrogate: the reference reads
+        try:
+            return json.loads(joined.decode("utf-8", errors))
+        except (ValueError, RecursionError):
+            raise _NotJson from None
+
+
+def _names_in(text: bytes, distinct: Any, errors: str) -> list[str]:
+    """The names the innermost object ``text`` (parsed: ``distinct``) repeats, as they come."""
+    if len(distinct) == 1:  # one name, repeated: no member to read
+        return list(distinct)
+    if text.find(b"\\") == -1:  # no escape: the names are the raw strings before a colon
+        names = list(_raw_names(text))
+        if len(names) == len(distinct) + 1:
+            # One extra member: the name repeated is where the names first differ from the
+            # names as they first appear (or the last one).
+            first = list(dict.fromkeys(names))
+            name = next(compress(names, map(ne, names, first)), names[-1])
+            return [name.decode("utf-8", errors)]
+        counts = Counter(names)
+        repeated = compress(counts, map((1).__lt__, counts.values()))
+        return [name.decode("utf-8", errors) for name in repeated]
+    pairs = json.loads(text.decode("utf-8", errors), object_pairs_hook=tuple)
+    named = Counter(map(_NAME, pairs))
+    return list(compress(named, map((1).__lt__, named.values())))
+
+
+def _strings_hidden(text: bytes) -> bytes:
+    """``text`` with the brackets inside its strings hidden (a few C passes a string)."""
+    plain = _neutral(text)
+    pieces = plain.split(b'"')
+    if plain is not text:
+        # The original's pieces are cut where the neutral copy's are: it differs from the
+        # text only inside strings, and never in length. Piece i starts after i quotes.
+        starts = list(accumulate(map((1).__add__, map(len, pieces)), initial=0))
+        pieces = list(map(text.__getitem__, map(slice, starts, map((-1).__add__, starts[1:]))))
+    pieces[1::2] = map(bytes.translate, pieces[1::2], repeat(_HIDE))
+    return b'"'.join(pieces)
 
 
 def _raw_names(text: bytes) -> Iterator[bytes]:
