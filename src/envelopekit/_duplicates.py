@@ -171,7 +171,7 @@ class _Scan:
             encoded = raw
         self.encoded = encoded
         self.objects: list[bytes] = []  # each innermost object's text between its braces
-        self.members: list[int] = []  # and its members
+        self.members: list[int | None] = []  # and its members, where a run gave them
         self.distinct: dict[int, Any] = {}  # orjson's parse of the first objects that repeat
         self.named = 0  # the names the reduced tree's objects repeat
 
@@ -209,22 +209,25 @@ class _Scan:
         the piece is its text and the outline gives its members, with no regular expression.
         The ends of the text are cut by :meth:`_cut`.
         """
-        if text.find(b"},{") == -1:
+        if text.count(b'},{"') < _RUN:  # objects of a member or more, one after another
             return None
         # Names and scalars dropped, spaces and commas kept: the outline holds a `},{` exactly
         # where the text holds one outside strings.
         outline = unquoted(_neutral(text).translate(None, _NOT_OUTLINE))
-        if outline.count(b"},{") < _RUN:
-            return None
         for empty in (b"{}", b"[]"):  # none can repeat a name: `0`, unless one is in a string
             found = text.count(empty)
             if found and outline.count(empty) == found:
-                text, outline = text.replace(empty, b"0"), outline.replace(empty, b"0")
+                text, outline = text.replace(empty, b"0"), outline.replace(empty, b"")
         pieces, outlines = text.split(b"},{"), outline.split(b"},{")
-        if len(outlines) != len(pieces) or outline.translate(None, b":,") != (
-            outlines[0].translate(None, b":,")
-            + b"}{" * (len(outlines) - 1)
-            + outlines[-1].translate(None, b":,")
+        if (
+            len(pieces) < _RUN
+            or len(outlines) != len(pieces)
+            or outline.translate(None, b":,")
+            != (
+                outlines[0].translate(None, b":,")
+                + b"}{" * (len(outlines) - 1)
+                + outlines[-1].translate(None, b":,")
+            )
         ):
             return None  # a `},{` in a string, or objects between that hold brackets or spaces
         head = self._cut(pieces[0] + b"}")
@@ -267,7 +270,7 @@ class _Scan:
             reduced = reduced.translate(_SHOW)
         if objects:
             self.objects += objects
-            self.members += _member_counts(objects)
+            self.members += repeat(None, len(objects))  # counted when read, if alive
         return reduced
 
     def _walk(self, root: Any) -> None:
@@ -406,7 +409,7 @@ class _Scan:
 
         In C passes, a chunk of objects at a time: orjson's parse gives each one's distinct
         names, to set against its members. Returns the places in ``alive`` (ascending) of those
-        that repeat, and the total.
+        that repeat (the first ``limit`` at least), and the total.
         """
         repeating: list[int] = []
         total = 0
@@ -419,27 +422,29 @@ class _Scan:
             else:
                 texts = list(map(objects.__getitem__, alive[start:end]))
                 sizes = list(map(members.__getitem__, alive[start:end]))
+            if None in sizes:  # cut by _cut: counted now
+                sizes = _member_counts(texts)
             parsed = _parsed(b"[{" + b"},{".join(texts) + b"}]", self.errors)
             distinct = list(map(len, parsed))
-            if sum(sizes) == sum(distinct):  # no object of the chunk repeats a name
+            extra = sum(sizes) - sum(distinct)
+            if not extra:  # no object of the chunk repeats a name
                 continue
-            extra = list(map(sub, sizes, distinct))
-            found = list(compress(range(start, end), extra))
-            if limit is None or len(self.distinct) < limit:  # kept for their names
+            extras = list(map(sub, sizes, distinct))
+            found = len(extras) - countOf(extras, 0)
+            total += found
+            if limit is None or len(repeating) < limit:  # kept for the findings
+                places = list(compress(range(start, end), extras))
+                repeating += places
                 self.distinct.update(
-                    zip(map(alive.__getitem__, found), compress(parsed, extra), strict=True)
+                    zip(map(alive.__getitem__, places), compress(parsed, extras), strict=True)
                 )
-            repeating += found
-            total += len(found)
-            if max(extra) < 2:
-                continue
-            # One extra member, or one distinct name: exactly one name repeats. The others (two
-            # extra members or more, two names or more) are counted together.
-            unclear = list(map(and_, map(lt, repeat(1), extra), map(lt, repeat(1), distinct)))
-            if any(unclear):
-                total -= countOf(unclear, True)
-                total += _repeated_total(
-                    list(compress(texts, unclear)), list(compress(sizes, unclear)), self.errors
+            if extra > found:
+                # Some object has two extra members or more: how many names each of those
+                # repeats (exactly one for the others) is counted from their names.
+                # (One distinct name: that one.)
+                many = list(map(lt, repeat(1), map(min, extras, distinct)))
+                total += _repeated_total(list(compress(texts, many)), self.errors) - countOf(
+                    many, True
                 )
         return repeating, total
 
@@ -488,11 +493,13 @@ class _Scan:
 def _member_counts(objects: list[bytes]) -> list[int]:
     """The members of each innermost object (its text between braces): colons outside strings."""
     joined = b"{" + b"{".join(objects)
-    return list(map(len, unquoted(_neutral(joined).translate(None, _NOT_OBJECT_SKELETON)).split(b"{")[1:]))
+    return list(
+        map(len, unquoted(_neutral(joined).translate(None, _NOT_OBJECT_SKELETON)).split(b"{")[1:])
+    )
 
 
-def _repeated_total(texts: list[bytes], members: list[int], errors: str) -> int:
-    """How many names the innermost objects ``texts`` (of ``members``) repeat, all together.
+def _repeated_total(texts: list[bytes], errors: str) -> int:
+    """How many names the innermost objects ``texts`` (between braces) repeat, all together.
 
     Equal texts are read once (a dense text repeats a few objects), the others together in C
     passes over the members, none a Python step: each object's names, with a count each, less
@@ -500,16 +507,16 @@ def _repeated_total(texts: list[bytes], members: list[int], errors: str) -> int:
     escape (equal bytes, equal names), else read by the standard library's pairs parse.
     """
     weights = Counter(texts)
-    sizes = dict(zip(texts, members, strict=True))
-    joined = b"[{" + b"},{".join(weights) + b"}]"
+    distinct = list(weights)
+    joined = b"[{" + b"},{".join(distinct) + b"}]"
     if joined.find(b"\\") == -1:
         names: Any = _raw_names(joined)
     else:
         pairs = json.loads(joined.decode("utf-8", errors), object_pairs_hook=tuple)
         names = map(_NAME, chain.from_iterable(pairs))
-    owners = chain.from_iterable(map(repeat, count(), map(sizes.__getitem__, weights)))
+    owners = chain.from_iterable(map(repeat, count(), _member_counts(distinct)))
     seen = Counter(zip(owners, names, strict=False))
-    # The object of each name it repeats, weighed by how many times the text comes.
+    # The object of each name it repeats, weighed by how many times its text comes.
     repeating = compress(map(_NAME, seen), map(lt, repeat(1), seen.values()))
     return sum(map(list(weights.values()).__getitem__, repeating))
 
