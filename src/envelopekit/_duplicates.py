@@ -33,11 +33,11 @@ from __future__ import annotations
 import gc
 import json
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator
-from bisect import bisect_left
 from itertools import accumulate, chain, compress, count, repeat
-from operator import and_, countOf, eq, is_, itemgetter, lt, ne, sub, truth
+from operator import countOf, eq, is_, itemgetter, lt, ne, not_, truth
 from typing import Any, Final
 
 import orjson
@@ -429,22 +429,21 @@ class _Scan:
             extra = sum(sizes) - sum(distinct)
             if not extra:  # no object of the chunk repeats a name
                 continue
-            extras = list(map(sub, sizes, distinct))
-            found = len(extras) - countOf(extras, 0)
-            total += found
+            # The objects that repeat a name: one name each when they have one extra member
+            # each, else counted from their names.
+            repeats = list(map(ne, sizes, distinct))
+            found = list(compress(texts, repeats))
+            if extra == len(found):
+                total += len(found)
+            else:  # (an object of one distinct name repeats that one)
+                single = list(map((1).__eq__, compress(distinct, repeats)))
+                total += countOf(single, True)
+                total += _repeated_total(list(compress(found, map(not_, single))), self.errors)
             if limit is None or len(repeating) < limit:  # kept for the findings
-                places = list(compress(range(start, end), extras))
+                places = list(compress(range(start, end), repeats))
                 repeating += places
                 self.distinct.update(
-                    zip(map(alive.__getitem__, places), compress(parsed, extras), strict=True)
-                )
-            if extra > found:
-                # Some object has two extra members or more: how many names each of those
-                # repeats (exactly one for the others) is counted from their names.
-                # (One distinct name: that one.)
-                many = list(map(lt, repeat(1), map(min, extras, distinct)))
-                total += _repeated_total(list(compress(texts, many)), self.errors) - countOf(
-                    many, True
+                    zip(map(alive.__getitem__, places), compress(parsed, repeats), strict=True)
                 )
         return repeating, total
 
@@ -506,8 +505,11 @@ def _repeated_total(texts: list[bytes], errors: str) -> int:
     those it holds once. The names are the strings before a colon, raw when the texts hold no
     escape (equal bytes, equal names), else read by the standard library's pairs parse.
     """
+    if not texts:
+        return 0
     weights = Counter(texts)
     distinct = list(weights)
+    counts = list(weights.values())
     joined = b"[{" + b"},{".join(distinct) + b"}]"
     if joined.find(b"\\") == -1:
         names: Any = _raw_names(joined)
@@ -518,7 +520,7 @@ def _repeated_total(texts: list[bytes], errors: str) -> int:
     seen = Counter(zip(owners, names, strict=False))
     # The object of each name it repeats, weighed by how many times its text comes.
     repeating = compress(map(_NAME, seen), map(lt, repeat(1), seen.values()))
-    return sum(map(list(weights.values()).__getitem__, repeating))
+    return sum(map(counts.__getitem__, repeating))
 
 
 def _parsed(joined: bytes, errors: str) -> Any:
