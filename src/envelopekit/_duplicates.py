@@ -449,11 +449,14 @@ class _Scan:
 
     def _names(self, number: int) -> list[str]:
         """The names innermost object ``number`` repeats, in the order they first appear."""
-        text = b"{" + self.objects[number] + b"}"
+        text = self.objects[number]
+        members = self.members[number]
+        if members is None:
+            members = _member_counts([text])[0]
         distinct = self.distinct.get(number)
         if distinct is None:
-            distinct = _parsed(text, self.errors)
-        return _names_in(text, distinct, self.errors)
+            distinct = _parsed(b"{" + text + b"}", self.errors)
+        return _names_in(b"{" + text + b"}", distinct, members, self.errors)
 
     def _report(self, repeating: list[int], repeated: int, limit: int | None) -> list[Violation]:
         """The findings in document order: at most ``limit`` built, the rest counted.
@@ -533,24 +536,64 @@ def _parsed(joined: bytes, errors: str) -> Any:
             raise _NotJson from None
 
 
-def _names_in(text: bytes, distinct: Any, errors: str) -> list[str]:
-    """The names the innermost object ``text`` (parsed: ``distinct``) repeats, as they come."""
+def _names_in(text: bytes, distinct: Any, members: int, errors: str) -> list[str]:
+    """The names the innermost object ``text`` repeats, as they first appear.
+
+    ``distinct`` is the object parsed (one key a name), ``members`` its members.
+    """
     if len(distinct) == 1:  # one name, repeated: no member to read
         return list(distinct)
+    if members == len(distinct) + 1:  # one name, twice
+        name = _twice(text, distinct, members, errors)
+        if name is not None:
+            return [name]
     if text.find(b"\\") == -1:  # no escape: the names are the raw strings before a colon
-        names = list(_raw_names(text))
-        if len(names) == len(distinct) + 1:
-            # One extra member: the name repeated is where the names first differ from the
-            # names as they first appear (or the last one).
-            first = list(dict.fromkeys(names))
-            name = next(compress(names, map(ne, names, first)), names[-1])
-            return [name.decode("utf-8", errors)]
-        counts = Counter(names)
+        counts = Counter(_raw_names(text))
         repeated = compress(counts, map((1).__lt__, counts.values()))
         return [name.decode("utf-8", errors) for name in repeated]
     pairs = json.loads(text.decode("utf-8", errors), object_pairs_hook=tuple)
     named = Counter(map(_NAME, pairs))
     return list(compress(named, map((1).__lt__, named.values())))
+
+
+def _twice(text: bytes, distinct: dict[str, Any], members: int, errors: str) -> str | None:
+    """The name the object ``text`` holds twice (its only repeat), or ``None`` if not found so.
+
+    Up to the second member of that name, the text's names are the parse's, in order (a dict
+    keeps each name where it first came); from there on each is the parse's one before. So
+    the member where they first differ is found by halves of the text, a member's number
+    being the names closed (``":``) before it, counted in C; in a text where each ``":`` ends
+    a name and each ``,"`` begins one. That member is named so when the names are written as
+    orjson reads them back (no escape); a name the text holds twice is the one, any other
+    reading gives ``None`` (the caller counts the names).
+    """
+    plain = _neutral(text)  # no quote is escaped
+    if not (
+        plain.startswith(b'{"')
+        and plain.count(b'":') == members
+        and plain.count(b',"') == members - 1
+    ):
+        return None  # some `":` or `,"` is not a member's end or start (a space, a string's)
+    keys = list(distinct)
+    good, number = 0, 0  # the member at `good` has the parse's name `number`
+    bad = len(plain)  # the first member from `bad` on (if any) has not
+    while True:
+        start = plain.find(b',"', (good + bad) // 2, bad)
+        if start <= good:
+            start = plain.find(b',"', good + 1, bad)
+            if start == -1:  # no member between: the one at `bad` is the first that differs
+                break
+        found = number + plain.count(b'":', good, start)
+        end = plain.find(b'":', start)
+        if found < len(keys) and plain[start + 2 : end] == keys[found].encode("utf-8", errors):
+            good, number = start, found
+        else:
+            bad = start
+    end = plain.find(b'":', bad)
+    if end == -1 or plain.count(plain[bad + 1 : end + 2]) < 2:  # `"name":` twice
+        return None
+    name: str = json.loads(text[bad + 1 : end + 1].decode("utf-8", errors))
+    return name
 
 
 def _strings_hidden(text: bytes) -> bytes:
