@@ -562,35 +562,31 @@ def _twice(text: bytes, distinct: dict[str, Any], members: int, errors: str) -> 
     Up to the second member of that name, the text's names are the parse's, in order (a dict
     keeps each name where it first came); from there on each is the parse's one before. So
     the member where they first differ is found by halves of the text, a member's number
-    being the names closed (``":``) before it, counted in C; in a text where each ``":`` ends
-    a name and each ``,"`` begins one. That member is named so when the names are written as
-    orjson reads them back (no escape); a name the text holds twice is the one, any other
-    reading gives ``None`` (the caller counts the names).
+    being the names closed (``":``) before it, counted in C; in a text with no escape, where
+    each ``":`` ends a name and each ``,"`` begins one. A name the text holds twice is the
+    one; any other reading gives ``None`` (the caller counts the names).
     """
-    plain = _neutral(text)  # no quote is escaped
-    if not (
-        plain.startswith(b'{"')
-        and plain.count(b'":') == members
-        and plain.count(b',"') == members - 1
+    if text.find(b"\\") != -1 or not (
+        text.startswith(b'{"') and text.count(b'":') == members and text.count(b',"') == members - 1
     ):
-        return None  # some `":` or `,"` is not a member's end or start (a space, a string's)
+        return None  # an escape, or some `":` or `,"` not a member's end or start (a space)
     keys = list(distinct)
     good, number = 0, 0  # the member at `good` has the parse's name `number`
-    bad = len(plain)  # the first member from `bad` on (if any) has not
+    bad = len(text)  # the first member from `bad` on (if any) has not
     while True:
-        start = plain.find(b',"', (good + bad) // 2, bad)
+        start = text.find(b',"', (good + bad) // 2, bad)
         if start <= good:
-            start = plain.find(b',"', good + 1, bad)
+            start = text.find(b',"', good + 1, bad)
             if start == -1:  # no member between: the one at `bad` is the first that differs
                 break
-        found = number + plain.count(b'":', good, start)
-        end = plain.find(b'":', start)
-        if found < len(keys) and plain[start + 2 : end] == keys[found].encode("utf-8", errors):
+        found = number + text.count(b'":', good, start)
+        end = text.find(b'":', start)
+        if found < len(keys) and text[start + 2 : end] == keys[found].encode("utf-8", errors):
             good, number = start, found
         else:
             bad = start
-    end = plain.find(b'":', bad)
-    if end == -1 or plain.count(plain[bad + 1 : end + 2]) < 2:  # `"name":` twice
+    end = text.find(b'":', bad)
+    if end == -1 or text.count(text[bad + 1 : end + 2]) < 2:  # `"name":` twice
         return None
     name: str = json.loads(text[bad + 1 : end + 1].decode("utf-8", errors))
     return name
