@@ -215,8 +215,8 @@ class _Scan:
         # where the text holds one outside strings.
         outline = unquoted(_neutral(text).translate(None, _NOT_OUTLINE))
         for empty in (b"{}", b"[]"):  # none can repeat a name: `0`, unless one is in a string
-            found = text.count(empty)
-            if found and outline.count(empty) == found:
+            found = outline.count(empty)
+            if found and text.count(empty) == found:
                 text, outline = text.replace(empty, b"0"), outline.replace(empty, b"")
         pieces, outlines = text.split(b"},{"), outline.split(b"},{")
         if (
@@ -315,8 +315,10 @@ class _Scan:
                 if len(last) == len(node):
                     last = None
                 else:
-                    counts = Counter(names)
-                    repeated = list(compress(counts, map((1).__lt__, counts.values())))
+                    repeated = [names[0]]  # one name, every member
+                    if len(last) > 1:
+                        counts = Counter(names)
+                        repeated = list(compress(counts, map((1).__lt__, counts.values())))
                     self.events.append((at, repeated))
                     self.named += len(repeated)
             kinds = set(map(type, values))
@@ -432,13 +434,12 @@ class _Scan:
             # The objects that repeat a name: one name each when they have one extra member
             # each, else counted from their names.
             repeats = list(map(ne, sizes, distinct))
-            found = list(compress(texts, repeats))
-            if extra == len(found):
-                total += len(found)
-            else:  # (an object of one distinct name repeats that one)
+            found = countOf(repeats, True)
+            total += found
+            if extra > found:  # an object of one distinct name repeats that one
                 single = list(map((1).__eq__, compress(distinct, repeats)))
-                total += countOf(single, True)
-                total += _repeated_total(list(compress(found, map(not_, single))), self.errors)
+                several = compress(compress(texts, repeats), map(not_, single))
+                total += _repeated_total(list(several), self.errors) - countOf(single, False)
             if limit is None or len(repeating) < limit:  # kept for the findings
                 places = list(compress(range(start, end), repeats))
                 repeating += places
