@@ -8,20 +8,26 @@ last), so the names must be read from the text; the standard library's pairs par
 three to six times orjson's cost when every object is parsed into pairs (issue 12). The scan parses
 in pairs only what needs it:
 
-1. Innermost containers (no bracket inside them outside strings; the brackets inside strings are
-   hidden first, when there are any) are found by regular expressions over the text: arrays and
-   objects with at most one member cannot repeat a name and become ``0``; each other innermost
-   object becomes ``{}``, and its own text is kept. In a dense text (many small objects) these
-   are nearly all the objects.
+1. Innermost objects (no bracket inside them outside strings) are cut out of the text, each
+   becoming ``{}`` with its own text kept, or ``0`` when it has at most one member (it cannot
+   repeat a name); in a dense text (many small objects) these are nearly all the objects. Where
+   objects follow one another in an array (``},{``, the shape of a dense text), the text is cut
+   at each ``},{`` and each piece's outline (the colons and commas outside its strings) says
+   whether it is an innermost object and how many members it has: a few C passes over the text,
+   no Python object but a piece an object. The rest (and a text with no such run) is cut by
+   regular expressions, the brackets inside strings hidden first when there are any; innermost
+   arrays become ``0`` too.
 2. What is left, the reduced text, is parsed in pairs (``object_pairs_hook=tuple``); a ``{}`` in it
    parses as the empty tuple, the placeholder of the next innermost object in document order.
 3. The reduced tree is walked once, a Python step per container and C passes over members, in
    document order. An object that repeats a name keeps only the last value of each name (the
    value every last-wins parser sees): earlier values are only counted past, never reported, as
    before. The walk notes each repeating object's names and each run of placeholders still alive.
-4. The innermost objects alive are read in bulk: orjson's parse of them, joined, gives each one's
-   distinct names, and the colons outside strings its members; a member count above the distinct
-   count is a repeat.
+4. The innermost objects alive are read in bulk, a chunk at a time: orjson's parse of them,
+   joined, gives each one's distinct names; a member count above the distinct count is a
+   repeat. An object with one extra member, or of one distinct name, repeats one name; the
+   names of the others (two extra members or more) are counted together, each distinct object
+   text once (a dense text repeats a few).
 
 Findings come in document order (an object's own names in the order they first appear, then what
 its members hold), and at most ``limit`` are built: the rest are counted exactly, by C passes, and
@@ -38,7 +44,7 @@ from collections import Counter
 from collections.abc import Iterator
 from itertools import accumulate, chain, compress, count, repeat
 from operator import countOf, eq, is_, itemgetter, lt, ne, not_, truth
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import orjson
 
@@ -63,8 +69,9 @@ def duplicate_keys(raw: bytes | str, limit: int | None = None) -> list[Violation
     # scan, and as much time again when the text does repeat names.
     if len(raw) <= PRETEST_BYTES and not may_repeat(raw):
         return []
-    # The scans allocate a Python object a container or so, and free none until they end: the
-    # cyclic collector would only walk them (and the caller's heap) again and again.
+    # The scan allocates containers (a piece an object, orjson's dicts, pairs) and frees none
+    # until it ends: the cyclic collector would only walk them, and the caller's heap, again and
+    # again (a third of orjson's own parse of a dense text).
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -420,12 +427,12 @@ class _Scan:
         for start in range(0, len(alive), _CHUNK):
             end = min(start + _CHUNK, len(alive))
             if every:
-                texts, sizes = objects[start:end], members[start:end]
+                texts, known = objects[start:end], members[start:end]
             else:
                 texts = list(map(objects.__getitem__, alive[start:end]))
-                sizes = list(map(members.__getitem__, alive[start:end]))
-            if None in sizes:  # cut by _cut: counted now
-                sizes = _member_counts(texts)
+                known = list(map(members.__getitem__, alive[start:end]))
+            # Those cut by _cut are counted now (a run counted its own).
+            sizes = _member_counts(texts) if None in known else cast("list[int]", known)
             parsed = _parsed(b"[{" + b"},{".join(texts) + b"}]", self.errors)
             distinct = list(map(len, parsed))
             extra = sum(sizes) - sum(distinct)
