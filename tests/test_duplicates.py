@@ -227,25 +227,52 @@ _TREES = st.recursive(
 )
 
 
-def _written(node: Any, ascii_only: bool, space: str) -> str:
-    """``node`` as JSON text, an object's pairs written in order (repeats kept)."""
+def _written(node: Any, ascii_only: bool, space: str, spelled: int = 0) -> str:
+    """``node`` as JSON text, an object's pairs written in order (repeats kept).
+
+    ``spelled`` (when not 0) writes some characters of each name as ``\\uXXXX`` escapes: those
+    whose code plus ``spelled`` is a multiple of 3 (a quote, a backslash, a bracket, a letter).
+    """
     if isinstance(node, tuple):
         members = (
-            json.dumps(name, ensure_ascii=ascii_only) + ":" + space + _written(v, ascii_only, space)
+            _name(name, ascii_only, spelled) + ":" + space + _written(v, ascii_only, space, spelled)
             for name, v in node[1]
         )
         return "{" + space + ("," + space).join(members) + space + "}"
     if isinstance(node, list):
-        return "[" + ("," + space).join(_written(v, ascii_only, space) for v in node) + "]"
+        inner = (_written(v, ascii_only, space, spelled) for v in node)
+        return "[" + ("," + space).join(inner) + "]"
     return json.dumps(node, ensure_ascii=ascii_only)
 
 
+def _name(name: str, ascii_only: bool, spelled: int) -> str:
+    if not spelled:
+        return json.dumps(name, ensure_ascii=ascii_only)
+    return (
+        '"'
+        + "".join(
+            f"\\u{ord(c):04x}"
+            if (ord(c) + spelled) % 3 == 0
+            else json.dumps(c, ensure_ascii=ascii_only)[1:-1]
+            for c in name
+        )
+        + '"'
+    )
+
+
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_TREES, st.booleans(), st.sampled_from(["", " ", "\n\t"]), st.integers(1, 6), st.booleans())
+@given(
+    _TREES,
+    st.booleans(),
+    st.sampled_from(["", " ", "\n\t"]),
+    st.integers(1, 6),
+    st.booleans(),
+    st.integers(0, 3),
+)
 def test_every_repeat_is_found_as_the_standard_library_reads_it(
-    tree: Any, ascii_only: bool, space: str, limit: int, as_str: bool
+    tree: Any, ascii_only: bool, space: str, limit: int, as_str: bool, spelled: int
 ) -> None:
-    text = _written(tree, ascii_only, space)
+    text = _written(tree, ascii_only, space, spelled)
     raw: bytes | str = text if as_str else text.encode("utf-8")
     expected = _reference_pointers(raw)
     assert [v.pointer for v in duplicate_keys(raw)] == expected
@@ -281,6 +308,91 @@ def test_dense_objects_are_counted_exactly_past_the_limit(
         assert capped[-1].message.startswith(f"{left} more finding")
     else:
         assert len(capped) == len(expected)
+
+
+# A run's objects: their members (a name, a scalar), and what breaks a run at some of them: an
+# object one level down (under "x"), an empty object, a scalar between objects, a space.
+_MEMBERS = st.lists(
+    st.tuples(_NAMES, st.sampled_from(["0", '"x"', '","', '"{:}"', '"]"', "null"])),
+    min_size=1,
+    max_size=5,
+)
+_BREAKS = st.lists(
+    st.tuples(st.integers(0, 10**6), st.sampled_from(["down", "empty", "scalar", "spaced"])),
+    max_size=3,
+)
+
+
+def _run_item(members: list[tuple[str, str]], kind: str, spelled: int) -> str:
+    body = ",".join(_name(name, False, spelled) + ":" + value for name, value in members)
+    if kind == "down":
+        return '{"x":{' + body + "}}"
+    if kind == "empty":
+        return "{}"
+    if kind == "scalar":
+        return "1,{" + body + "}"
+    if kind == "spaced":
+        return "{" + body.replace(",", ", ") + "}"
+    return "{" + body + "}"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(_MEMBERS, min_size=_duplicates._RUN + 4, max_size=3 * _duplicates._RUN),
+    _BREAKS,
+    st.integers(0, 3),
+    st.integers(1, 200),
+    st.sampled_from(["", '{"x":{"a":0,"a":1}},']),
+)
+def test_runs_of_objects_are_read_as_the_standard_library_reads_them(
+    objects: list[list[tuple[str, str]]],
+    breaks: list[tuple[int, str]],
+    spelled: int,
+    limit: int,
+    lead: str,
+) -> None:
+    # Objects one after another (the runs read at each `},{`), some with what breaks a run, and
+    # names and values that hold brackets, commas, colons, quotes and escapes.
+    kinds = ["plain"] * len(objects)
+    for at, kind in breaks:
+        kinds[at % len(objects)] = kind
+    items = ",".join(map(_run_item, objects, kinds, [spelled] * len(objects)))
+    text = ('{"data":[' + lead + items + "]}").encode()
+    expected = _reference_pointers(text)
+    found = duplicate_keys(text, limit)
+    assert [v.pointer for v in found if v.rule == rules.JSON_DUPLICATE_KEY] == expected[:limit]
+    if len(expected) > limit:
+        assert found[-1].message.startswith(f"{len(expected) - limit} more finding")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(["ab0é", "ab0é", 'ab,:"\\{} é0']).flatmap(
+        lambda alphabet: st.lists(
+            st.text(st.sampled_from(alphabet), max_size=4), min_size=2, max_size=300, unique=True
+        )
+    ),
+    st.data(),
+)
+def test_the_one_name_a_wide_object_holds_twice_is_named(
+    names: list[str], data: st.DataObject
+) -> None:
+    # One extra member: the name found where the text and its parse first part ways (or, in a
+    # text with spaces or escapes, by counting the names).
+    first = data.draw(st.integers(0, len(names) - 1))
+    second = data.draw(st.integers(first + 1, len(names)))
+    order = [*names[:second], names[first], *names[second:]]
+    values = data.draw(
+        st.lists(
+            st.sampled_from(["0", "1", '","', '":"', '"a,"']),
+            min_size=len(order),
+            max_size=len(order),
+        )
+    )
+    space = data.draw(st.sampled_from([",", ",", ",", ", "]))
+    body = space.join(_name(n, False, 0) + ":" + v for n, v in zip(order, values, strict=True))
+    text = ("{" + body + "}").encode()
+    assert [v.pointer for v in duplicate_keys(text)] == _reference_pointers(text)
 
 
 def _objects(item: bytes, count: int, head: bytes = b'{"data":[', tail: bytes = b"]}") -> bytes:

@@ -125,6 +125,7 @@ def _neutral(text: bytes) -> bytes:
 
 _NOT_COLON_OR_QUOTE: Final = bytes(range(256)).translate(None, b'":')
 _NOT_OBJECT_SKELETON: Final = bytes(range(256)).translate(None, b'":{')
+_NOT_SPACE: Final = bytes(range(256)).translate(None, b" \t\n\r")
 _NOT_OUTLINE: Final = bytes(range(256)).translate(None, b'"[]{}:, \t\n\r')
 # An object's outline length (2m - 1 for m members) to m, and to whether it may repeat a name.
 _HALVES: Final = bytes((n + 1) // 2 for n in range(256))
@@ -214,7 +215,8 @@ class _Scan:
         Between two ``},{`` outside strings is a whole object, innermost when its outline (the
         brackets, colons, commas and spaces outside strings) is colons and commas only: then
         the piece is its text and the outline gives its members, with no regular expression.
-        The ends of the text are cut by :meth:`_cut`.
+        The ends of the text, and the few pieces that are more than one such object, are cut
+        by :meth:`_cut`.
         """
         if text.count(b'},{"') < _RUN:  # objects of a member or more, one after another
             return None
@@ -226,23 +228,39 @@ class _Scan:
             if found and text.count(empty) == found:
                 text, outline = text.replace(empty, b"0"), outline.replace(empty, b"")
         pieces, outlines = text.split(b"},{"), outline.split(b"},{")
-        if (
-            len(pieces) < _RUN
-            or len(outlines) != len(pieces)
-            or outline.translate(None, b":,")
-            != (
-                outlines[0].translate(None, b":,")
-                + b"}{" * (len(outlines) - 1)
-                + outlines[-1].translate(None, b":,")
-            )
-        ):
-            return None  # a `},{` in a string, or objects between that hold brackets or spaces
-        head = self._cut(pieces[0] + b"}")
-        # An object's outline is `:` and `,:` again: of length 2m - 1 for m members. One of a
-        # member or none cannot repeat a name: it becomes `0`, as in _cut; the others are the
-        # next placeholders. (Lengths past 255 are rare: a byte a length while they fit.)
-        lengths: Any = list(map(len, outlines[1:-1]))
-        try:
+        if len(pieces) < _RUN or len(outlines) != len(pieces):
+            return None  # a `},{` in a string
+        texts, shapes = pieces[1:-1], outlines[1:-1]
+        # The pieces that are not an object's text alone (a bracket or a space in the outline:
+        # an object one level down, a scalar or an empty one between, a space) are cut by _cut.
+        marks = b"\x00".join(shapes).translate(None, b":,").split(b"\x00")
+        others = list(compress(count(), marks))
+        if len(others) > len(texts) // 8:
+            return None
+        parts = [self._cut(pieces[0] + b"}")]
+        start = 0
+        for end in [*others, len(texts)]:
+            if end > start:
+                many = self._add(texts[start:end], shapes[start:end])
+                if many is None:
+                    parts.append(b",{}" * (end - start))
+                else:
+                    parts.append(many.replace(b"\x00", b",0").replace(b"\x01", b",{}"))
+            if end < len(texts):
+                parts.append(b"," + self._cut(b"{" + texts[end] + b"}"))
+            start = end + 1
+        parts.append(b"," + self._cut(b"{" + pieces[-1]))
+        return b"".join(parts)
+
+    def _add(self, texts: list[bytes], shapes: list[bytes]) -> bytes | None:
+        """The innermost objects ``texts`` of outlines ``shapes`` (``:`` and ``,:`` again).
+
+        An outline of length 2m - 1 is m members. An object of a member or none cannot repeat
+        a name: it becomes ``0``, as in :meth:`_cut`; the others are the next placeholders.
+        Returns ``None`` when every one may repeat, else which may (a byte each).
+        """
+        lengths: Any = list(map(len, shapes))
+        try:  # a byte a length, while they fit (an object of 128 members or more is rare)
             lengths = bytes(lengths)
             many = lengths.translate(_MANY)
             sizes: Any = lengths.translate(_HALVES)
@@ -250,15 +268,12 @@ class _Scan:
             many = bytes(map(lt, repeat(1), lengths))
             sizes = map((1).__add__, map((2).__rfloordiv__, lengths))
         if many.find(0) == -1:
-            self.objects += pieces[1:-1]
+            self.objects += texts
             self.members += sizes
-            tokens = b"{}," * len(many)
-        else:
-            self.objects += compress(pieces[1:-1], many)
-            self.members += compress(sizes, many)
-            tokens = many.replace(b"\x00", b"0,").replace(b"\x01", b"{},")
-        tail = self._cut(b"{" + pieces[-1])
-        return head + b"," + tokens + tail
+            return None
+        self.objects += compress(texts, many)
+        self.members += compress(sizes, many)
+        return many
 
     def _cut(self, text: bytes) -> bytes:
         """Step 1 by regular expressions: ``text`` with its innermost objects cut out."""
@@ -570,14 +585,19 @@ def _twice(text: bytes, distinct: dict[str, Any], members: int, errors: str) -> 
     Up to the second member of that name, the text's names are the parse's, in order (a dict
     keeps each name where it first came); from there on each is the parse's one before. So
     the member where they first differ is found by halves of the text, a member's number
-    being the names closed (``":``) before it, counted in C; in a text with no escape, where
-    each ``":`` ends a name and each ``,"`` begins one. A name the text holds twice is the
-    one; any other reading gives ``None`` (the caller counts the names).
+    being the names closed (``":``) before it, counted in C; in a text with no escape and no
+    space, where each ``":`` ends a name and each ``,"`` begins one (their counts say so). A
+    name the text holds twice is the one; any other reading gives ``None`` (the caller counts
+    the names).
     """
-    if text.find(b"\\") != -1 or not (
-        text.startswith(b'{"') and text.count(b'":') == members and text.count(b',"') == members - 1
+    if (
+        text.find(b"\\") != -1
+        or text.translate(None, _NOT_SPACE)
+        or not text.startswith(b'{"')
+        or text.count(b'":') != members
+        or text.count(b',"') != members - 1
     ):
-        return None  # an escape, or some `":` or `,"` not a member's end or start (a space)
+        return None  # an escape, a space, or some `":` or `,"` in a string
     keys = list(distinct)
     good, number = 0, 0  # the member at `good` has the parse's name `number`
     bad = len(text)  # the first member from `bad` on (if any) has not
