@@ -343,6 +343,7 @@ def _run_item(members: list[tuple[str, str]], kind: str, spelled: int) -> str:
     st.integers(0, 3),
     st.integers(1, 200),
     st.sampled_from(["", '{"x":{"a":0,"a":1}},']),
+    st.sampled_from([",", ", "]),
 )
 def test_runs_of_objects_are_read_as_the_standard_library_reads_them(
     objects: list[list[tuple[str, str]]],
@@ -350,13 +351,15 @@ def test_runs_of_objects_are_read_as_the_standard_library_reads_them(
     spelled: int,
     limit: int,
     lead: str,
+    separator: str,
 ) -> None:
-    # Objects one after another (the runs read at each `},{`), some with what breaks a run, and
-    # names and values that hold brackets, commas, colons, quotes and escapes.
+    # Objects one after another (the runs read at each `},{`, or `}, {` as json.dumps writes),
+    # some with what breaks a run, and names and values that hold brackets, commas, colons,
+    # quotes and escapes.
     kinds = ["plain"] * len(objects)
     for at, kind in breaks:
         kinds[at % len(objects)] = kind
-    items = ",".join(map(_run_item, objects, kinds, [spelled] * len(objects)))
+    items = separator.join(map(_run_item, objects, kinds, [spelled] * len(objects)))
     text = ('{"data":[' + lead + items + "]}").encode()
     expected = _reference_pointers(text)
     found = duplicate_keys(text, limit)

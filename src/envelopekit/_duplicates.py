@@ -126,6 +126,7 @@ def _neutral(text: bytes) -> bytes:
 _NOT_COLON_OR_QUOTE: Final = bytes(range(256)).translate(None, b'":')
 _NOT_OBJECT_SKELETON: Final = bytes(range(256)).translate(None, b'":{')
 _NOT_SPACE: Final = bytes(range(256)).translate(None, b" \t\n\r")
+_SPACED: Final = b":, \t\n\r"  # what an innermost object's outline holds
 _NOT_OUTLINE: Final = bytes(range(256)).translate(None, b'"[]{}:, \t\n\r')
 # An object's outline length (2m - 1 for m members) to m, and to whether it may repeat a name.
 _HALVES: Final = bytes((n + 1) // 2 for n in range(256))
@@ -218,7 +219,7 @@ class _Scan:
         The ends of the text, and the few pieces that are more than one such object, are cut
         by :meth:`_cut`.
         """
-        if text.count(b'},{"') < _RUN:  # objects of a member or more, one after another
+        if text.count(b'},{"') + text.count(b'}, {"') < _RUN:  # objects one after another
             return None
         # Names and scalars dropped, spaces and commas kept: the outline holds a `},{` exactly
         # where the text holds one outside strings.
@@ -227,14 +228,19 @@ class _Scan:
             found = outline.count(empty)
             if found and text.count(empty) == found:
                 text, outline = text.replace(empty, b"0"), outline.replace(empty, b"")
+        found = outline.count(b"}, {")  # as the standard library writes by default
+        if found and text.count(b"}, {") == found:
+            text, outline = text.replace(b"}, {", b"},{"), outline.replace(b"}, {", b"},{")
         pieces, outlines = text.split(b"},{"), outline.split(b"},{")
         if len(pieces) < _RUN or len(outlines) != len(pieces):
             return None  # a `},{` in a string
         texts, shapes = pieces[1:-1], outlines[1:-1]
-        # The pieces that are not an object's text alone (a bracket or a space in the outline:
-        # an object one level down, a scalar or an empty one between, a space) are cut by _cut.
-        marks = b"\x00".join(shapes).translate(None, b":,").split(b"\x00")
-        others = list(compress(count(), marks))
+        # The pieces that are not an object's text alone (a bracket in the outline: an object
+        # one level down, a scalar or an empty one between) are cut by _cut.
+        joined = b"\x00".join(shapes)
+        others = list(compress(count(), joined.translate(None, _SPACED).split(b"\x00")))
+        if joined.translate(None, _NOT_SPACE):  # spaces between members: not counted
+            shapes = joined.translate(None, b" \t\n\r").split(b"\x00")
         if len(others) > len(texts) // 8:
             return None
         parts = [self._cut(pieces[0] + b"}")]
