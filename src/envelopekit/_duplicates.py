@@ -219,7 +219,10 @@ class _Scan:
         The ends of the text, and the few pieces that are more than one such object, are cut
         by :meth:`_cut`.
         """
-        if text.count(b'},{"') + text.count(b'}, {"') < _RUN:  # objects one after another
+        found = text.count(b'},{"')  # objects one after another (of a member or more)
+        if found < _RUN and text.find(b'}, {"') != -1:
+            found += text.count(b'}, {"')
+        if found < _RUN:
             return None
         # Names and scalars dropped, spaces and commas kept: the outline holds a `},{` exactly
         # where the text holds one outside strings.
