@@ -219,7 +219,11 @@ class _Scan:
         The ends of the text, and the few pieces that are more than one such object, are cut
         by :meth:`_cut`.
         """
-        found = text.count(b'},{"')  # objects one after another (of a member or more)
+        # Objects one after another, of a member or more (a colon each, counted by memchr:
+        # the pattern costs more, in a text of many `}` and `{`).
+        if text.count(b":") < _RUN:
+            return None
+        found = text.count(b'},{"')
         if found < _RUN and text.find(b'}, {"') != -1:
             found += text.count(b'}, {"')
         if found < _RUN:
@@ -241,7 +245,8 @@ class _Scan:
         # The pieces that are not an object's text alone (a bracket in the outline: an object
         # one level down, a scalar or an empty one between) are cut by _cut.
         joined = b"\x00".join(shapes)
-        others = list(compress(count(), joined.translate(None, _SPACED).split(b"\x00")))
+        marks = joined.translate(None, _SPACED)
+        others = list(compress(count(), marks.split(b"\x00"))) if marks.strip(b"\x00") else []
         if joined.translate(None, _NOT_SPACE):  # spaces between members: not counted
             shapes = joined.translate(None, b" \t\n\r").split(b"\x00")
         if len(others) > len(texts) // 8:
