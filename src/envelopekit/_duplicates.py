@@ -473,9 +473,12 @@ class _Scan:
             found = countOf(repeats, True)
             total += found
             if extra > found:  # an object of one distinct name repeats that one
-                single = list(map((1).__eq__, compress(distinct, repeats)))
-                several = compress(compress(texts, repeats), map(not_, single))
-                total += _repeated_total(list(several), self.errors) - countOf(single, False)
+                several: Any = compress(texts, repeats)
+                if 1 in distinct:
+                    single = list(map((1).__eq__, compress(distinct, repeats)))
+                    several = compress(several, map(not_, single))
+                    found -= countOf(single, True)
+                total += _repeated_total(list(several), self.errors) - found
             if limit is None or len(repeating) < limit:  # kept for the findings
                 places = list(compress(range(start, end), repeats))
                 repeating += places
