@@ -534,7 +534,7 @@ def test_objects_one_after_another_are_cut_without_a_regular_expression(
 @pytest.mark.parametrize("collecting", [True, False])
 def test_the_scan_sets_off_no_garbage_collection(shape: str, collecting: bool) -> None:
     # The scan's containers (pieces, orjson's dicts, pairs) live until it ends: the cyclic
-    # collector walked them again and again (before: 20 to 40 collections at this size), and
+    # collector walked them again and again (before: 10 and 31 collections at this size), and
     # is left as the caller had it.
     text, _ = SHAPES[shape]
     if not collecting:
@@ -549,12 +549,12 @@ def test_the_scan_sets_off_no_garbage_collection(shape: str, collecting: bool) -
 class _Tallied(Counter[Any]):
     """A ``collections.Counter`` that sums how many elements every one of them counted."""
 
-    elements = 0
+    counted = 0
 
     def update(self, iterable: Any = None, /, **kwds: Any) -> None:
         before = sum(self.values())
         super().update(iterable, **kwds)
-        type(self).elements += sum(self.values()) - before
+        type(self).counted += sum(self.values()) - before
 
 
 @pytest.mark.parametrize(
@@ -575,10 +575,10 @@ def test_names_are_counted_once_an_object_written_alike(
     # counted a member, 16,000 to 18,000 here.
     text, _ = SHAPES[shape]
     objects = text.count(b"{") - 1
-    _Tallied.elements = 0
+    _Tallied.counted = 0
     monkeypatch.setattr(_duplicates, "Counter", _Tallied)
     duplicate_keys(text, 100)
-    assert _Tallied.elements < objects + 1_000
+    assert _Tallied.counted < objects + 1_000
 
 
 def test_the_name_a_wide_object_holds_twice_is_found_without_reading_its_names(

@@ -276,7 +276,7 @@ class _Scan:
         lengths: Any = list(map(len, shapes))
         try:  # a byte a length, while they fit (an object of 128 members or more is rare)
             lengths = bytes(lengths)
-            many = lengths.translate(_MANY)
+            many: bytes = lengths.translate(_MANY)
             sizes: Any = lengths.translate(_HALVES)
         except ValueError:
             many = bytes(map(lt, repeat(1), lengths))
@@ -482,20 +482,24 @@ class _Scan:
             if limit is None or len(repeating) < limit:  # kept for the findings
                 places = list(compress(range(start, end), repeats))
                 repeating += places
-                self.distinct.update(
-                    zip(map(alive.__getitem__, places), compress(parsed, repeats), strict=True)
-                )
+                numbers = list(map(alive.__getitem__, places))
+                self.distinct.update(zip(numbers, compress(parsed, repeats), strict=True))
+                if None in known:
+                    for number, size in zip(numbers, compress(sizes, repeats), strict=True):
+                        members[number] = size
         return repeating, total
 
     def _names(self, number: int) -> list[str]:
         """The names innermost object ``number`` repeats, in the order they first appear."""
         text = self.objects[number]
-        members = self.members[number]
-        if members is None:
-            members = _member_counts([text])[0]
         distinct = self.distinct.get(number)
         if distinct is None:
             distinct = _parsed(b"{" + text + b"}", self.errors)
+        if len(distinct) == 1:  # one name, repeated: no member to read
+            return list(distinct)
+        members = self.members[number]
+        if members is None:
+            members = _member_counts([text])[0]
         return _names_in(b"{" + text + b"}", distinct, members, self.errors)
 
     def _report(self, repeating: list[int], repeated: int, limit: int | None) -> list[Violation]:
