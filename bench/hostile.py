@@ -250,6 +250,56 @@ def duplicate_cases() -> list[Case]:
             + b",".join(b'"k%06d":0' % i for i in range(85_000))
             + b',"k000000":1}}}',
         ),
+        # Issue 12, round 2: names repeated in other patterns, escapes, brackets and colons in
+        # values, objects in arrays, wide objects, shapes in turn, json.dumps spacing.
+        (
+            "[{a, b, a, b}, ...]: names in turn",
+            fill(data, b'{"a":0,"b":0,"a":0,"b":0}', b"]}}", MIB),
+        ),
+        (
+            "[{a, a, a, b}, ...]: a name three times",
+            fill(data, b'{"a":0,"a":0,"a":0,"b":0}', b"]}}", MIB),
+        ),
+        (
+            "[{a, b, c, a, b, c}, ...]: three names twice",
+            fill(data, b'{"a":0,"b":0,"c":0,"a":0,"b":0,"c":0}', b"]}}", MIB),
+        ),
+        (
+            "[{n*200, n*200}, ...]: long names",
+            fill(data, b'{"' + b"n" * 200 + b'":0,"' + b"n" * 200 + b'":0}', b"]}}", MIB),
+        ),
+        (
+            '[{a\\", a\\", \\\\, \\\\}, ...]: escaped quotes and backslashes',
+            fill(data, b'{"a\\"":0,"a\\"":0,"\\\\":0,"\\\\":0}', b"]}}", MIB),
+        ),
+        (
+            '[{\\u0022{, \\"{, \\u007b, {}, ...]: quotes and braces escaped or not',
+            fill(data, b'{"\\u0022{":0,"\\"{":0,"\\u007b":0,"{":0}', b"]}}", MIB),
+        ),
+        (
+            '[{a: "[{:,", a: "}]"}, ...]: brackets and colons in values',
+            fill(data, b'{"a:":"[{:,","a:":"}]"}', b"]}}", MIB),
+        ),
+        ("[[{a, a}], ...]: objects in arrays", fill(data, b'[{"a":0,"a":0}]', b"]}}", MIB)),
+        (
+            "[{k0..k49, k0}, ...]: wide objects",
+            fill(
+                data, b"{" + b",".join(b'"k%d":0' % i for i in range(50)) + b',"k0":1}', b"]}}", MIB
+            ),
+        ),
+        (
+            "[{a, a}, {b: [1]}, [{c}], ...]: shapes in turn",
+            fill(data, b'{"a":0,"a":0},{"b":[1]},[{"c":0}]', b"]}}", MIB),
+        ),
+        (
+            "[{a: 0, a: 0, b: 0, b: 0}, ...]: as json.dumps writes",
+            fill(data, b'{"a": 0, "a": 0, "b": 0, "b": 0}', b"]}}", MIB, sep=b", "),
+        ),
+        (
+            "{x: {a, a}, y: {a, a}, ...}: objects under names in turn",
+            fill(BQ_HEAD + b"{", b'"x":{"a":0,"a":0},"y":{"a":0,"a":0}', b"}}}", MIB),
+        ),
+        ("[{a, b}, ...]: no repeat", fill(data, b'{"a":0,"b":0}', b"]}}", MIB)),
     ]
     return [
         Case.of(f"babelqueue, {name} (refuse)", raw, "babelqueue", settings=refuse)
@@ -292,6 +342,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="time by process CPU time (a shared machine's other load does not count)",
     )
+    parser.add_argument("--only", help="only the rows whose name holds this text")
     args = parser.parse_args(argv)
     rounds = 3 if args.quick else 9
     clock = time.process_time if args.cpu else time.perf_counter
@@ -303,6 +354,8 @@ def main(argv: list[str] | None = None) -> int:
     ]
     failed = []
     for case in cases():
+        if args.only is not None and args.only not in case.name:
+            continue
         verdict = case.check()
         seconds = timed(case.check, rounds, clock)
         floor = timed(case.parse_floor, rounds, clock)

@@ -8,20 +8,26 @@ last), so the names must be read from the text; the standard library's pairs par
 three to six times orjson's cost when every object is parsed into pairs (issue 12). The scan parses
 in pairs only what needs it:
 
-1. Innermost containers (no bracket inside them outside strings; the brackets inside strings are
-   hidden first, when there are any) are found by regular expressions over the text: arrays and
-   objects with at most one member cannot repeat a name and become ``0``; each other innermost
-   object becomes ``{}``, and its own text is kept. In a dense text (many small objects) these
-   are nearly all the objects.
+1. Innermost objects (no bracket inside them outside strings) are cut out of the text, each
+   becoming ``{}`` with its own text kept, or ``0`` when it has at most one member (it cannot
+   repeat a name); in a dense text (many small objects) these are nearly all the objects. Where
+   objects follow one another in an array (``},{``, the shape of a dense text), the text is cut
+   at each ``},{`` and each piece's outline (the colons and commas outside its strings) says
+   whether it is an innermost object and how many members it has: a few C passes over the text,
+   no Python object but a piece an object. The rest (and a text with no such run) is cut by
+   regular expressions, the brackets inside strings hidden first when there are any; innermost
+   arrays become ``0`` too.
 2. What is left, the reduced text, is parsed in pairs (``object_pairs_hook=tuple``); a ``{}`` in it
    parses as the empty tuple, the placeholder of the next innermost object in document order.
 3. The reduced tree is walked once, a Python step per container and C passes over members, in
    document order. An object that repeats a name keeps only the last value of each name (the
    value every last-wins parser sees): earlier values are only counted past, never reported, as
    before. The walk notes each repeating object's names and each run of placeholders still alive.
-4. The innermost objects alive are read in bulk: orjson's parse of them, joined, gives each one's
-   distinct names, and the colons outside strings its members; a member count above the distinct
-   count is a repeat.
+4. The innermost objects alive are read in bulk, a chunk at a time: orjson's parse of them,
+   joined, gives each one's distinct names; a member count above the distinct count is a
+   repeat. An object with one extra member, or of one distinct name, repeats one name; the
+   names of the others (two extra members or more) are counted together, each distinct object
+   text once (a dense text repeats a few).
 
 Findings come in document order (an object's own names in the order they first appear, then what
 its members hold), and at most ``limit`` are built: the rest are counted exactly, by C passes, and
@@ -30,13 +36,15 @@ reported as one ``violations.truncated``.
 
 from __future__ import annotations
 
+import gc
 import json
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator
 from itertools import accumulate, chain, compress, count, repeat
-from operator import and_, countOf, eq, is_, itemgetter, lt, sub, truth
-from typing import Any, Final
+from operator import countOf, eq, is_, itemgetter, lt, ne, not_, truth
+from typing import Any, Final, cast
 
 import orjson
 
@@ -61,7 +69,16 @@ def duplicate_keys(raw: bytes | str, limit: int | None = None) -> list[Violation
     # scan, and as much time again when the text does repeat names.
     if len(raw) <= PRETEST_BYTES and not may_repeat(raw):
         return []
-    return _Scan(raw).findings(limit)
+    # The scan allocates containers (a piece an object, orjson's dicts, pairs) and frees none
+    # until it ends: the cyclic collector would only walk them, and the caller's heap, again and
+    # again (a third of orjson's own parse of a dense text).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _Scan(raw).findings(limit)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 PRETEST_BYTES: Final = 65_536
@@ -108,10 +125,17 @@ def _neutral(text: bytes) -> bytes:
 
 _NOT_COLON_OR_QUOTE: Final = bytes(range(256)).translate(None, b'":')
 _NOT_OBJECT_SKELETON: Final = bytes(range(256)).translate(None, b'":{')
+_NOT_SPACE: Final = bytes(range(256)).translate(None, b" \t\n\r")
+_SPACED: Final = b":, \t\n\r"  # what an innermost object's outline holds
+_NOT_OUTLINE: Final = bytes(range(256)).translate(None, b'"[]{}:, \t\n\r')
+# An object's outline length (2m - 1 for m members) to m, and to whether it may repeat a name.
+_HALVES: Final = bytes((n + 1) // 2 for n in range(256))
+_MANY: Final = bytes(n > 1 for n in range(256))
+_RUN: Final = 64  # objects one after the other that make a text worth reading as a run
 # Innermost containers, with no bracket inside (a string's brackets are hidden first). An array,
 # or an object without a comma (at most one member), cannot repeat a name: each becomes `0`.
 _NO_REPEAT: Final = re.compile(rb"\[[^\[\]{}]*\]|\{[^\[\]{},]*\}")
-_INNERMOST_OBJECT: Final = re.compile(rb"(\{[^\[\]{}]*\})")
+_INNERMOST_OBJECT: Final = re.compile(rb"\{([^\[\]{}]*)\}")
 # Brackets inside strings become bytes that UTF-8 never holds, and back.
 _HIDE: Final = bytes.maketrans(b"[]{}", b"\xf8\xf9\xfa\xfb")
 _SHOW: Final = bytes.maketrans(b"\xf8\xf9\xfa\xfb", b"[]{}")
@@ -155,8 +179,9 @@ class _Scan:
             self.errors = "strict"
             encoded = raw
         self.encoded = encoded
-        self.objects: list[bytes] = []
-        self.hidden = False
+        self.objects: list[bytes] = []  # each innermost object's text between its braces
+        self.members: list[int | None] = []  # and its members, where a run gave them
+        self.distinct: dict[int, Any] = {}  # orjson's parse of the first objects that repeat
         self.named = 0  # the names the reduced tree's objects repeat
 
     def findings(self, limit: int | None) -> list[Violation]:
@@ -164,7 +189,7 @@ class _Scan:
         try:
             root = self._reduced_tree()
             self._walk(root)
-            repeating, repeated = self._innermost(self.alive)
+            repeating, repeated = self._innermost(self.alive, limit)
         except _NotJson:
             return []
         return self._report(repeating, repeated, limit)
@@ -177,35 +202,112 @@ class _Scan:
                 text.decode("utf-8")
             except UnicodeDecodeError:
                 raise _NotJson from None
-        brackets = sum(map(text.count, _BRACKETS))
-        if brackets and len(outside_strings(text)) != brackets:
-            text = self._strings_hidden(text)
-            self.hidden = True
-        # Empty ones first, by plain replaces (no bracket is left inside a string).
-        flat = text.replace(b"{}", b"0").replace(b"[]", b"0")
-        flat = _NO_REPEAT.sub(b"0", flat)
-        parts = _INNERMOST_OBJECT.split(flat)
-        self.objects = parts[1::2]
-        reduced = b"{}".join(parts[0::2])
-        if self.hidden:
-            reduced = reduced.translate(_SHOW)
+        reduced = self._runs(text)
+        if reduced is None:
+            reduced = self._cut(text)
         try:
             return json.loads(reduced.decode("utf-8", self.errors), object_pairs_hook=tuple)
         except (ValueError, RecursionError):
             raise _NotJson from None
 
-    @staticmethod
-    def _strings_hidden(text: bytes) -> bytes:
-        """``text`` with the brackets inside its strings hidden (a few C passes a string)."""
-        plain = _neutral(text)
-        pieces = plain.split(b'"')
-        if plain is not text:
-            # The original's pieces are cut where the neutral copy's are: it differs from the
-            # text only inside strings, and never in length. Piece i starts after i quotes.
-            starts = list(accumulate(map((1).__add__, map(len, pieces)), initial=0))
-            pieces = list(map(text.__getitem__, map(slice, starts, map((-1).__add__, starts[1:]))))
-        pieces[1::2] = map(bytes.translate, pieces[1::2], repeat(_HIDE))
-        return b'"'.join(pieces)
+    def _runs(self, text: bytes) -> bytes | None:
+        """Step 1 for a text made of objects one after the other (``},{``), else ``None``.
+
+        Between two ``},{`` outside strings is a whole object, innermost when its outline (the
+        brackets, colons, commas and spaces outside strings) is colons and commas only: then
+        the piece is its text and the outline gives its members, with no regular expression.
+        The ends of the text, and the few pieces that are more than one such object, are cut
+        by :meth:`_cut`.
+        """
+        # Objects one after another, of a member or more (a colon each, counted by memchr:
+        # the pattern costs more, in a text of many `}` and `{`).
+        if text.count(b":") < _RUN:
+            return None
+        found = text.count(b'},{"')
+        if found < _RUN and text.find(b'}, {"') != -1:
+            found += text.count(b'}, {"')
+        if found < _RUN:
+            return None
+        # Names and scalars dropped, spaces and commas kept: the outline holds a `},{` exactly
+        # where the text holds one outside strings.
+        outline = unquoted(_neutral(text).translate(None, _NOT_OUTLINE))
+        for empty in (b"{}", b"[]"):  # none can repeat a name: `0`, unless one is in a string
+            found = outline.count(empty)
+            if found and text.count(empty) == found:
+                text, outline = text.replace(empty, b"0"), outline.replace(empty, b"")
+        found = outline.count(b"}, {")  # as the standard library writes by default
+        if found and text.count(b"}, {") == found:
+            text, outline = text.replace(b"}, {", b"},{"), outline.replace(b"}, {", b"},{")
+        pieces, outlines = text.split(b"},{"), outline.split(b"},{")
+        if len(pieces) < _RUN or len(outlines) != len(pieces):
+            return None  # a `},{` in a string
+        texts, shapes = pieces[1:-1], outlines[1:-1]
+        # The pieces that are not an object's text alone (a bracket in the outline: an object
+        # one level down, a scalar or an empty one between) are cut by _cut.
+        joined = b"\x00".join(shapes)
+        marks = joined.translate(None, _SPACED)
+        others = list(compress(count(), marks.split(b"\x00"))) if marks.strip(b"\x00") else []
+        if joined.translate(None, _NOT_SPACE):  # spaces between members: not counted
+            shapes = joined.translate(None, b" \t\n\r").split(b"\x00")
+        if len(others) > len(texts) // 8:
+            return None
+        parts = [self._cut(pieces[0] + b"}")]
+        start = 0
+        for end in [*others, len(texts)]:
+            if end > start:
+                many = self._add(texts[start:end], shapes[start:end])
+                if many is None:
+                    parts.append(b",{}" * (end - start))
+                else:
+                    parts.append(many.replace(b"\x00", b",0").replace(b"\x01", b",{}"))
+            if end < len(texts):
+                parts.append(b"," + self._cut(b"{" + texts[end] + b"}"))
+            start = end + 1
+        parts.append(b"," + self._cut(b"{" + pieces[-1]))
+        return b"".join(parts)
+
+    def _add(self, texts: list[bytes], shapes: list[bytes]) -> bytes | None:
+        """The innermost objects ``texts`` of outlines ``shapes`` (``:`` and ``,:`` again).
+
+        An outline of length 2m - 1 is m members. An object of a member or none cannot repeat
+        a name: it becomes ``0``, as in :meth:`_cut`; the others are the next placeholders.
+        Returns ``None`` when every one may repeat, else which may (a byte each).
+        """
+        lengths: Any = list(map(len, shapes))
+        try:  # a byte a length, while they fit (an object of 128 members or more is rare)
+            lengths = bytes(lengths)
+            many: bytes = lengths.translate(_MANY)
+            sizes: Any = lengths.translate(_HALVES)
+        except ValueError:
+            many = bytes(map(lt, repeat(1), lengths))
+            sizes = map((1).__add__, map((2).__rfloordiv__, lengths))
+        if many.find(0) == -1:
+            self.objects += texts
+            self.members += sizes
+            return None
+        self.objects += compress(texts, many)
+        self.members += compress(sizes, many)
+        return many
+
+    def _cut(self, text: bytes) -> bytes:
+        """Step 1 by regular expressions: ``text`` with its innermost objects cut out."""
+        brackets = sum(map(text.count, _BRACKETS))
+        hidden = bool(brackets) and len(outside_strings(text)) != brackets
+        if hidden:
+            text = _strings_hidden(text)
+        # Empty ones first, by plain replaces (no bracket is left inside a string).
+        flat = text.replace(b"{}", b"0").replace(b"[]", b"0")
+        flat = _NO_REPEAT.sub(b"0", flat)
+        parts = _INNERMOST_OBJECT.split(flat)
+        objects = parts[1::2]
+        reduced = b"{}".join(parts[0::2])
+        if hidden:
+            objects = list(map(bytes.translate, objects, repeat(_SHOW)))
+            reduced = reduced.translate(_SHOW)
+        if objects:
+            self.objects += objects
+            self.members += repeat(None, len(objects))  # counted when read, if alive
+        return reduced
 
     def _walk(self, root: Any) -> None:
         """Step 3: the reduced tree in document order, a Python step per container."""
@@ -249,8 +351,10 @@ class _Scan:
                 if len(last) == len(node):
                     last = None
                 else:
-                    counts = Counter(names)
-                    repeated = list(compress(counts, map((1).__lt__, counts.values())))
+                    repeated = [names[0]]  # one name, every member
+                    if len(last) > 1:
+                        counts = Counter(names)
+                        repeated = list(compress(counts, map((1).__lt__, counts.values())))
                     self.events.append((at, repeated))
                     self.named += len(repeated)
             kinds = set(map(type, values))
@@ -338,91 +442,71 @@ class _Scan:
         inner = filter(None, compress(values, map(_CONTAINERS.__contains__, map(type, values))))
         stack.extend(zip(inner, repeat(""), repeat(False)))
 
-    def _innermost(self, alive: list[int]) -> tuple[list[bool], int]:
+    def _innermost(self, alive: list[int], limit: int | None) -> tuple[list[int], int]:
         """Step 4: which alive innermost objects repeat a name, and how many names in all.
 
-        In C passes, a chunk of objects at a time: orjson's parse of them gives each one's
-        distinct names, the colons outside strings its members.
+        In C passes, a chunk of objects at a time: orjson's parse gives each one's distinct
+        names, to set against its members. Returns the places in ``alive`` (ascending) of those
+        that repeat (the first ``limit`` at least), and the total.
         """
-        repeating: list[bool] = []
+        repeating: list[int] = []
         total = 0
+        objects, members = self.objects, self.members
+        every = len(alive) == len(objects)  # nothing shadowed: alive[i] is i
         for start in range(0, len(alive), _CHUNK):
-            numbers = alive[start : start + _CHUNK]
-            joined = b"[" + b",".join(map(self.objects.__getitem__, numbers)) + b"]"
-            if self.hidden:
-                joined = joined.translate(_SHOW)
-            distinct = list(map(len, self._parsed(joined)))
-            skeleton = unquoted(_neutral(joined).translate(None, _NOT_OBJECT_SKELETON))
-            if skeleton.count(b":") == sum(distinct):  # no object of the chunk repeats a name
-                repeating += repeat(False, len(numbers))
+            end = min(start + _CHUNK, len(alive))
+            if every:
+                texts, known = objects[start:end], members[start:end]
+            else:
+                texts = list(map(objects.__getitem__, alive[start:end]))
+                known = list(map(members.__getitem__, alive[start:end]))
+            # Those cut by _cut are counted now (a run counted its own).
+            sizes = _member_counts(texts) if None in known else cast("list[int]", known)
+            parsed = _parsed(b"[{" + b"},{".join(texts) + b"}]", self.errors)
+            distinct = list(map(len, parsed))
+            extra = sum(sizes) - sum(distinct)
+            if not extra:  # no object of the chunk repeats a name
                 continue
-            members = list(map(len, skeleton.split(b"{")[1:]))
-            extra = list(map(sub, members, distinct))
-            repeating += map(truth, extra)
-            total += len(extra) - countOf(extra, 0)
-            if max(extra) < 2:
-                continue
-            # One extra member, or one distinct name: exactly one name repeats. The others (two
-            # extra members or more, two names or more) are counted together.
-            unclear = list(map(and_, map(lt, repeat(1), extra), map(lt, repeat(1), distinct)))
-            if any(unclear):
-                total -= countOf(unclear, True)
-                total += self._repeated_names(
-                    list(map(self.objects.__getitem__, compress(numbers, unclear))),
-                    list(compress(members, unclear)),
-                )
+            # The objects that repeat a name: one name each when they have one extra member
+            # each, else counted from their names.
+            repeats = list(map(ne, sizes, distinct))
+            found = countOf(repeats, True)
+            total += found
+            if extra > found:  # an object of one distinct name repeats that one
+                several: Any = compress(texts, repeats)
+                if 1 in distinct:
+                    single = list(map((1).__eq__, compress(distinct, repeats)))
+                    several = compress(several, map(not_, single))
+                    found -= countOf(single, True)
+                total += _repeated_total(list(several), self.errors) - found
+            if limit is None or len(repeating) < limit:  # kept for the findings
+                places = list(compress(range(start, end), repeats))
+                repeating += places
+                numbers = list(map(alive.__getitem__, places))
+                self.distinct.update(zip(numbers, compress(parsed, repeats), strict=True))
+                if None in known:
+                    for number, size in zip(numbers, compress(sizes, repeats), strict=True):
+                        members[number] = size
         return repeating, total
-
-    def _repeated_names(self, texts: list[bytes], members: list[int]) -> int:
-        """How many names ``texts`` (innermost objects of ``members``) repeat, all together.
-
-        In C passes over the members, none a Python step: each object's distinct names less
-        those it holds once. The names are the strings before a colon, raw when the texts hold
-        no escape (equal bytes, equal names), else read by the standard library's pairs parse.
-        """
-        joined = b"[" + b",".join(texts) + b"]"
-        if self.hidden:
-            joined = joined.translate(_SHOW)
-        if joined.find(b"\\") == -1:
-            names: Any = _raw_names(joined)
-        else:
-            pairs = json.loads(joined.decode("utf-8", self.errors), object_pairs_hook=tuple)
-            names = map(_NAME, chain.from_iterable(pairs))
-        owners = chain.from_iterable(map(repeat, count(), members))
-        seen = Counter(zip(owners, names, strict=False))
-        return len(seen) - countOf(seen.values(), 1)
-
-    def _parsed(self, joined: bytes) -> list[Any]:
-        try:
-            parsed: list[Any] = orjson.loads(joined)
-        except orjson.JSONDecodeError:  # NaN, beyond 64 bits, a lone surrogate: the reference reads
-            try:
-                parsed = json.loads(joined.decode("utf-8", self.errors))
-            except (ValueError, RecursionError):
-                raise _NotJson from None
-        return parsed
 
     def _names(self, number: int) -> list[str]:
         """The names innermost object ``number`` repeats, in the order they first appear."""
         text = self.objects[number]
-        if self.hidden:
-            text = text.translate(_SHOW)
-        distinct = self._parsed(text)
+        distinct = self.distinct.get(number)
+        if distinct is None:
+            distinct = _parsed(b"{" + text + b"}", self.errors)
         if len(distinct) == 1:  # one name, repeated: no member to read
             return list(distinct)
-        if text.find(b"\\") == -1:  # no escape: the names are the raw strings before a colon
-            counts = Counter(_raw_names(text))
-            repeated = compress(counts, map((1).__lt__, counts.values()))
-            return [name.decode("utf-8", self.errors) for name in repeated]
-        pairs = json.loads(text.decode("utf-8", self.errors), object_pairs_hook=tuple)
-        named = Counter(map(_NAME, pairs))
-        return list(compress(named, map((1).__lt__, named.values())))
+        members = self.members[number]
+        if members is None:
+            members = _member_counts([text])[0]
+        return _names_in(b"{" + text + b"}", distinct, members, self.errors)
 
-    def _report(self, repeating: list[bool], repeated: int, limit: int | None) -> list[Violation]:
+    def _report(self, repeating: list[int], repeated: int, limit: int | None) -> list[Violation]:
         """The findings in document order: at most ``limit`` built, the rest counted.
 
-        ``repeating`` says which alive innermost objects repeat a name, ``repeated`` how many
-        names they repeat in all.
+        ``repeating`` holds the places in ``alive`` (ascending) of the innermost objects that
+        repeat a name, ``repeated`` how many names they repeat in all.
         """
         total = self.named + repeated
         room = total if limit is None else min(limit, total)
@@ -435,20 +519,139 @@ class _Scan:
                 found.extend(_finding(at, name) for name in names[: room - len(found)])
                 continue
             at, node, positions, first = event
-            counts = repeating[first : first + len(positions)]
+            start = bisect_left(repeating, first)
+            end = bisect_left(repeating, first + len(positions), start)
             # A Python step per object built, none for the others.
-            for i in compress(range(len(counts)), counts):
+            for place in repeating[start:end]:
                 if len(found) >= room:
                     break
                 where = at
                 if node is not None:
-                    position = positions[i]
+                    position = positions[place - first]
                     where += segment(node[position][0] if type(node) is tuple else position)
-                names = self._names(self.alive[first + i])
+                names = self._names(self.alive[place])
                 found.extend(_finding(where, name) for name in names[: room - len(found)])
         if total > len(found):
             found.append(truncated(total - len(found)))
         return found
+
+
+def _member_counts(objects: list[bytes]) -> list[int]:
+    """The members of each innermost object (its text between braces): colons outside strings."""
+    joined = b"{" + b"{".join(objects)
+    return list(
+        map(len, unquoted(_neutral(joined).translate(None, _NOT_OBJECT_SKELETON)).split(b"{")[1:])
+    )
+
+
+def _repeated_total(texts: list[bytes], errors: str) -> int:
+    """How many names the innermost objects ``texts`` (between braces) repeat, all together.
+
+    Equal texts are read once (a dense text repeats a few objects), the others together in C
+    passes over the members, none a Python step: each object's names, with a count each, less
+    those it holds once. The names are the strings before a colon, raw when the texts hold no
+    escape (equal bytes, equal names), else read by the standard library's pairs parse.
+    """
+    if not texts:
+        return 0
+    weights = Counter(texts)
+    distinct = list(weights)
+    counts = list(weights.values())
+    joined = b"[{" + b"},{".join(distinct) + b"}]"
+    if joined.find(b"\\") == -1:
+        names: Any = _raw_names(joined)
+    else:
+        pairs = json.loads(joined.decode("utf-8", errors), object_pairs_hook=tuple)
+        names = map(_NAME, chain.from_iterable(pairs))
+    owners = chain.from_iterable(map(repeat, count(), _member_counts(distinct)))
+    seen = Counter(zip(owners, names, strict=False))
+    # The object of each name it repeats, weighed by how many times its text comes.
+    repeating = compress(map(_NAME, seen), map(lt, repeat(1), seen.values()))
+    return sum(map(counts.__getitem__, repeating))
+
+
+def _parsed(joined: bytes, errors: str) -> Any:
+    try:
+        return orjson.loads(joined)
+    except orjson.JSONDecodeError:  # NaN, beyond 64 bits, a lone surrogate: the reference reads
+        try:
+            return json.loads(joined.decode("utf-8", errors))
+        except (ValueError, RecursionError):
+            raise _NotJson from None
+
+
+def _names_in(text: bytes, distinct: Any, members: int, errors: str) -> list[str]:
+    """The names the innermost object ``text`` repeats, as they first appear.
+
+    ``distinct`` is the object parsed (one key a name), ``members`` its members.
+    """
+    if len(distinct) == 1:  # one name, repeated: no member to read
+        return list(distinct)
+    if members == len(distinct) + 1:  # one name, twice
+        name = _twice(text, distinct, members, errors)
+        if name is not None:
+            return [name]
+    if text.find(b"\\") == -1:  # no escape: the names are the raw strings before a colon
+        counts = Counter(_raw_names(text))
+        repeated = compress(counts, map((1).__lt__, counts.values()))
+        return [name.decode("utf-8", errors) for name in repeated]
+    pairs = json.loads(text.decode("utf-8", errors), object_pairs_hook=tuple)
+    named = Counter(map(_NAME, pairs))
+    return list(compress(named, map((1).__lt__, named.values())))
+
+
+def _twice(text: bytes, distinct: dict[str, Any], members: int, errors: str) -> str | None:
+    """The name the object ``text`` holds twice (its only repeat), or ``None`` if not found so.
+
+    Up to the second member of that name, the text's names are the parse's, in order (a dict
+    keeps each name where it first came); from there on each is the parse's one before. So
+    the member where they first differ is found by halves of the text, a member's number
+    being the names closed (``":``) before it, counted in C; in a text with no escape and no
+    space, where each ``":`` ends a name and each ``,"`` begins one (their counts say so). A
+    name the text holds twice is the one; any other reading gives ``None`` (the caller counts
+    the names).
+    """
+    if (
+        text.find(b"\\") != -1
+        or text.translate(None, _NOT_SPACE)
+        or not text.startswith(b'{"')
+        or text.count(b'":') != members
+        or text.count(b',"') != members - 1
+    ):
+        return None  # an escape, a space, or some `":` or `,"` in a string
+    keys = list(distinct)
+    good, number = 0, 0  # the member at `good` has the parse's name `number`
+    bad = len(text)  # the first member from `bad` on (if any) has not
+    while True:
+        start = text.find(b',"', (good + bad) // 2, bad)
+        if start <= good:
+            start = text.find(b',"', good + 1, bad)
+            if start == -1:  # no member between: the one at `bad` is the first that differs
+                break
+        found = number + text.count(b'":', good, start)
+        end = text.find(b'":', start)
+        if found < len(keys) and text[start + 2 : end] == keys[found].encode("utf-8", errors):
+            good, number = start, found
+        else:
+            bad = start
+    end = text.find(b'":', bad)
+    if end == -1 or text.count(text[bad + 1 : end + 2]) < 2:  # `"name":` twice
+        return None
+    name: str = json.loads(text[bad + 1 : end + 1].decode("utf-8", errors))
+    return name
+
+
+def _strings_hidden(text: bytes) -> bytes:
+    """``text`` with the brackets inside its strings hidden (a few C passes a string)."""
+    plain = _neutral(text)
+    pieces = plain.split(b'"')
+    if plain is not text:
+        # The original's pieces are cut where the neutral copy's are: it differs from the
+        # text only inside strings, and never in length. Piece i starts after i quotes.
+        starts = list(accumulate(map((1).__add__, map(len, pieces)), initial=0))
+        pieces = list(map(text.__getitem__, map(slice, starts, map((-1).__add__, starts[1:]))))
+    pieces[1::2] = map(bytes.translate, pieces[1::2], repeat(_HIDE))
+    return b'"'.join(pieces)
 
 
 def _raw_names(text: bytes) -> Iterator[bytes]:
