@@ -681,3 +681,25 @@ def test_the_command_line_caps_repeats_the_same(
     assert ek.check(raw, "babelqueue", settings=ek.Settings(duplicate_keys=mode)).ok == (
         mode == "warn"
     )
+
+
+_RUN_OF_REPEATS = b'{"a":1,"a":2},' * 6_000
+NOT_JSON_LARGE = {
+    "not-utf-8": b"[" + _RUN_OF_REPEATS + b'{"\xff":1}]',
+    "unclosed": b"[" + _RUN_OF_REPEATS,
+    "bad-literal-in-an-innermost-object": b"[" + _RUN_OF_REPEATS + b'{"a":tru}]',
+    "trailing-text": b"[" + _RUN_OF_REPEATS + b"{}]x",
+    "small-bad-literal-after-a-repeat": b'[{"a":1,"a":2},{"a":tru}]',
+}
+
+
+@pytest.mark.parametrize("text", NOT_JSON_LARGE.values(), ids=NOT_JSON_LARGE.keys())
+def test_a_text_that_is_not_json_is_json_invalid_alone(text: bytes) -> None:
+    # Wherever the scan learns the text is not JSON it stops (its private signal never
+    # escapes); where it does not (an object it sets apart unparsed), check drops its findings:
+    # no pointer into a text that is not JSON, and the cap never drops json.invalid.
+    assert all(v.rule == rules.JSON_DUPLICATE_KEY for v in duplicate_keys(text, 100)[:100])
+    for mode in ("refuse", "warn"):
+        report = ek.check(text, "babelqueue", settings=ek.Settings(duplicate_keys=mode))
+        assert [v.rule for v in report.violations] == [rules.JSON_INVALID]
+        assert report.warnings == []

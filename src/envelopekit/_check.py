@@ -480,7 +480,7 @@ def _completed(
     ``repeated`` is the duplicate-key findings when they were looked for already.
     """
     # What check adds to the spec's verdict makes a new one: a Verdict is never changed.
-    if settings.duplicate_keys != "allow":
+    if settings.duplicate_keys != "allow" and not _not_json(verdict):
         if repeated is None:
             # Capped as the verdict is: what the cap drops is counted, never built.
             repeated = duplicate_keys(encoded, settings.max_violations)
@@ -502,6 +502,15 @@ def _completed(
                 cap(verdict.warnings, limit),
             )
     return verdict
+
+
+def _not_json(verdict: Verdict[Any]) -> bool:
+    """Whether validation refused the text as JSON: no pointer into it then stands.
+
+    The duplicate-key scan does not parse every innermost object it sets apart, so it may
+    name a member of a text that is not JSON; the cap would then drop ``json.invalid``.
+    """
+    return bool(verdict.violations) and verdict.violations[0].rule == rules.JSON_INVALID
 
 
 def _read_with_stand_in(

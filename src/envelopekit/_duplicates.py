@@ -58,7 +58,9 @@ __all__ = ["PRETEST_BYTES", "duplicate_keys", "may_repeat"]
 def duplicate_keys(raw: bytes | str, limit: int | None = None) -> list[Violation]:
     """``json.duplicate_key`` for every member name an object repeats, pointing at the member.
 
-    Text that is not JSON yields nothing here: validation reports it as ``json.invalid``.
+    Text the scan finds is not JSON yields nothing; it does not parse every object it sets
+    apart, so a text that is not JSON may still yield findings, which ``check`` drops when
+    validation reports ``json.invalid``.
 
     Args:
         raw: the JSON text (a str may hold lone surrogates, as ``json.loads`` reads them).
