@@ -12,14 +12,22 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import pytest
 from pydantic import BaseModel, ValidationError
 
 import envelopekit as ek
+from envelopekit._failfast import FULL_REPORT_BYTES, large_validator
 from envelopekit._formats import DATE_TIME_PATTERN, URI_PATTERN, UUID_PATTERN
-from envelopekit.som import PAYLOAD_MODELS, SomEnvelope, UnvalidatedPayload
+from envelopekit.som import (
+    PAYLOAD_MODELS,
+    SomEnvelope,
+    StoryContext,
+    UnvalidatedPayload,
+    _envelope,
+)
 from envelopekit.som._envelope import FAST_PATH
 from tests.som._corpus import (
     label,
@@ -311,11 +319,15 @@ def test_the_fast_path_is_not_tried_over_the_bound(monkeypatch: pytest.MonkeyPat
     against the model's 2.7 ms). Neither door, nor ``check``, tries it over 16 KiB.
     """
     tried: list[str] = []
-    parse, built = FAST_PATH.parse, FAST_PATH._built
+    parse, built, door = FAST_PATH.parse, FAST_PATH._built, _envelope._parse
 
     def counted_parse(raw: bytes | str) -> Any:
         tried.append("json")
         return parse(raw)
+
+    def counted_door(raw: bytes | str) -> Any:
+        tried.append("door")
+        return door(raw)
 
     def counted_built() -> Any:
         tried.append("dict")
@@ -332,7 +344,67 @@ def test_the_fast_path_is_not_tried_over_the_bound(monkeypatch: pytest.MonkeyPat
     ek.check(b"{}", spec="som")  # the spec built before counting
     monkeypatch.setattr(FAST_PATH, "parse", counted_parse)
     monkeypatch.setattr(FAST_PATH, "_built", counted_built)
+    # `model_validate_json` calls the fast validator through its own module global.
+    monkeypatch.setattr(_envelope, "_parse", counted_door)
     assert SomEnvelope.model_validate_json(raw) == model
     assert SomEnvelope.model_validate(json.loads(raw)) == model
     assert ek.check(raw, spec="som").envelope == model
     assert tried == []
+
+
+class _Sub(SomEnvelope):
+    """A subclass: never the fast path, whose choices build ``SomEnvelope`` itself."""
+
+
+_STORY = positive_envelope(next(p for p in positive_files() if p.name.endswith("-envelope.json")))
+_LARGE_ACTORS = {"x": list(range(5_000))}
+ARGUMENT_MESSAGES = {
+    "valid": _STORY,
+    "tolerated minor": {**_STORY, "som_version": "1.4.2"},
+    "refused": negative_envelope(negative_files()[0]),
+    "actors by name": {**_STORY, "actors": {"a": 1}},
+    "actors by alias": {**_STORY, "_actors": {"a": 1}},
+    "unknown member": {**_STORY, "surplus": 1},
+    "large": {**_STORY, "_actors": _LARGE_ACTORS},
+    "large, unknown member": {**_STORY, "_actors": _LARGE_ACTORS, "surplus": 1},
+}
+ARGUMENTS = [
+    {"strict": strict, "extra": extra, "by_alias": by_alias, "by_name": by_name, "context": context}
+    for strict in (None, True, False)
+    for extra in (None, "ignore", "forbid", "allow")
+    for by_alias in (None, True, False)
+    for by_name in (None, True, False)
+    for context in (None, {"som_version_mode": "tolerant"})
+]
+
+
+def _reading(validate: Any, raw: bytes, options: dict[str, Any]) -> Any:
+    try:
+        return outcome(validate, raw, options)
+    except Exception as exc:  # an argument combination pydantic refuses, as it refuses it
+        return ("raised", type(exc), str(exc))
+
+
+@pytest.mark.parametrize(
+    "model", [SomEnvelope, SomEnvelope[StoryContext], _Sub], ids=["plain", "typed", "subclass"]
+)
+def test_every_argument_combination_reads_as_before(model: type[SomEnvelope]) -> None:
+    """The override's common path first: every option, class and size reads as pydantic does.
+
+    Up to 16 KiB ``model_validate_json`` reads a message as pydantic's own
+    ``BaseModel.model_validate_json`` does (the fast path only where it gives the same); over
+    it, as the fail-fast copy of the model reads it, with the same options.
+    """
+    pydantic_own = partial(BaseModel.model_validate_json.__func__, model)  # type: ignore[attr-defined]
+    large = large_validator(model).validate_json
+    compared = 0
+    for name, document in ARGUMENT_MESSAGES.items():
+        raw = json.dumps(document).encode()
+        over = len(raw) > FULL_REPORT_BYTES
+        assert over == name.startswith("large")
+        for options in ARGUMENTS:
+            found = _reading(model.model_validate_json, raw, options)
+            expected = _reading(large if over else pydantic_own, raw, options)
+            assert repr(found) == repr(expected), (name, options)
+            compared += 1
+    assert compared == len(ARGUMENT_MESSAGES) * 216

@@ -397,6 +397,26 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
         cost stays bounded (``assets = [{}] * 79000``: 237,000 errors before); the verdict is
         the same.
         """
+        if (
+            strict is None
+            and extra is None
+            and by_alias is None
+            and by_name is None
+            and cls is SomEnvelope
+            and len(json_data) <= FULL_REPORT_BYTES
+        ):
+            # The common call, first and inline: a Python frame costs what a few rules do in
+            # Rust, so it does no more than the size test and the fast validator's own call.
+            try:
+                found = _parse(json_data)
+            except ValidationError:  # not JSON: the model's validator reports it
+                found = None
+            if found is not None:
+                return found  # type: ignore[no-any-return]
+            __tracebackhide__ = True
+            return super().model_validate_json(
+                json_data, strict=None, extra=None, context=context, by_alias=None, by_name=None
+            )
         __tracebackhide__ = True
         if len(json_data) > FULL_REPORT_BYTES:
             # Bounded as `check` reads it: one error per array (the same validator), and never
@@ -411,15 +431,7 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
             )
             return large
         if cls is SomEnvelope and by_alias is None and by_name is None:
-            # Inline for the common call: a Python frame costs what a few rules do in Rust.
-            try:
-                found = (
-                    FAST_PATH.parse(json_data)
-                    if strict is None and extra is None
-                    else FAST_PATH.validate_json(json_data, strict, extra, context)
-                )
-            except ValidationError:  # not JSON: the model's validator reports it
-                found = None
+            found = FAST_PATH.validate_json(json_data, strict, extra, context)
             if found is not None:
                 return found  # type: ignore[no-any-return]
         return super().model_validate_json(
@@ -774,6 +786,22 @@ FAST_PATH: Final[FastPath[Any]] = FastPath(
     dropped=["_payload_agrees"],
 )
 """``SomEnvelope.model_validate_json``'s fast path (:mod:`._fast`), built on first use."""
+
+
+def _first_parse(json_data: str | bytes | bytearray) -> Any:
+    """``FAST_PATH.parse`` on the first call; then ``_parse`` is the fast validator's own method.
+
+    A module global is read in the frame for less than an attribute of ``FAST_PATH`` (its
+    ``parse`` is rebound once the validator is built).
+    """
+    global _parse
+    try:
+        return FAST_PATH.parse(json_data)
+    finally:
+        _parse = FAST_PATH.parse
+
+
+_parse: Callable[[str | bytes | bytearray], Any] = _first_parse
 
 
 def validate_large(raw: bytes | str, context: Mapping[str, Any]) -> SomEnvelope:

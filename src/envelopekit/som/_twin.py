@@ -16,8 +16,9 @@ here is kept, and still runs.
 * ``integer`` is a strict int (``7.0``, a float with a zero fraction, goes to the model);
   ``number`` an int, else a finite float, so an int stays an int.
 * A vendor enum is its values as a literal, then the ``x-`` pattern.
-* Free-form JSON (objects, arrays, an open model's unknown members) is a recursive schema of
-  the JSON types whose floats are finite.
+* Free-form JSON (objects, arrays, an open model's unknown members): a string in Rust, any
+  other value read once as ``Any`` and checked by its type (a float finite, a non-empty array
+  or object walked once in Python).
 * ``anyOf`` of ``required`` is a union of the model with each branch's members required; a
   conditional on a member's value (an ``if``/``then`` on a ``const``) a tagged union on that
   member, each choice the model with what that value requires or refuses. On the payload of
@@ -92,33 +93,39 @@ _FINITE_FLOAT: Final = core_schema.float_schema(strict=True, allow_inf_nan=False
 def json_definition() -> CoreSchema:
     """Any JSON value with finite numbers: what ``refuse_non_finite`` lets through.
 
-    The value picks its schema by its Python type (a tagged union on ``type``, a C call): a
-    scalar is checked in Rust (an int stays an int), an array or object is read as ``Any``
-    reads it and walked once by :func:`_finite_container`. A union tried left to right (the
-    first design) had each choice that failed on a container copy the container into its
-    error, at every level: 16 KB of nested arrays in ``_actors`` cost 10 times the model's own
-    reading.
+    A string, the most common free-form value, is a strict ``str`` in Rust and nothing else.
+    Any other value is read as ``Any`` reads it, once, and its Python object picks its check by
+    its type (a tagged union on ``type``, then on ``bool`` for an array or object: a C call
+    each, never a Python frame): an int or a bool as it is, a float if finite, an empty array
+    or object as it is, and a non-empty one walked once by :func:`_finite_container`.
+
+    Only the ``str`` choice can fail, before the rest, and only at this level: pydantic-core
+    copies the input into a failed choice's error, so a container is copied once, here, and
+    never level by level (the first design, a union of the JSON types tried at every level,
+    copied each container into the error of every choice that failed on it: 16 KB of nested
+    arrays in ``_actors`` cost 10 times the model's own reading). After ``Any`` a choice that
+    fails costs no copy (a Python object's error holds a reference), and none fails.
     """
-    walked = core_schema.no_info_after_validator_function
+    walked = core_schema.tagged_union_schema(
+        {False: core_schema.any_schema(), True: _WALKED}, discriminator=bool
+    )
+    by_type = core_schema.tagged_union_schema(
+        {
+            int: core_schema.any_schema(),
+            bool: core_schema.any_schema(),
+            float: _FINITE_FLOAT,
+            dict: walked,
+            list: walked,
+        },
+        discriminator=type,
+    )
     return core_schema.nullable_schema(
-        core_schema.tagged_union_schema(
-            {
-                str: core_schema.str_schema(strict=True),
-                int: _STRICT_INT,
-                float: _FINITE_FLOAT,
-                bool: core_schema.bool_schema(strict=True),
-                dict: walked(
-                    _finite_container,
-                    core_schema.dict_schema(
-                        core_schema.str_schema(strict=True), core_schema.any_schema(), strict=True
-                    ),
-                ),
-                list: walked(
-                    _finite_container,
-                    core_schema.list_schema(core_schema.any_schema(), strict=True),
-                ),
-            },
-            discriminator=type,
+        core_schema.union_schema(
+            [
+                core_schema.str_schema(strict=True),
+                core_schema.chain_schema([core_schema.any_schema(), by_type]),
+            ],
+            mode="left_to_right",
         ),
         ref=JSON_REF,
     )
@@ -142,6 +149,9 @@ def _finite_container(value: Any) -> Any:
             elif (kind is dict or kind is list) and item:
                 stack.append(item)
     return value
+
+
+_WALKED: Final = core_schema.no_info_plain_validator_function(_finite_container)
 
 
 def _number_schema(ge: int | None = None, le: int | None = None) -> CoreSchema:
