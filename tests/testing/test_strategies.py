@@ -102,14 +102,16 @@ def test_som_messages_of_each_family_are_valid(message_type: str) -> None:
 def test_som_messages_by_default_span_the_families() -> None:
     seen: set[str] = set()
 
-    @settings(BOUNDED, max_examples=40)
+    # A property of the draws as a whole, so on one fixed sequence of them (as CI draws): with
+    # random draws, hypothesis's lean to the first choices left 2 families in 40 now and then.
+    @settings(BOUNDED, max_examples=40, derandomize=True, database=None)
     @given(valid_documents("som"))
     def accepted(document: dict[str, Any]) -> None:
         assert ek.check(orjson.dumps(document), spec="som").ok
         seen.add(document["message_type"])
 
     accepted()
-    # Derandomized CI draws lean to the first choices; still several families and unknown ones.
+    # The draws lean to the first choices; still several families and unknown ones.
     assert len(seen & KNOWN_MESSAGE_TYPES) >= 3
     assert seen - KNOWN_MESSAGE_TYPES
 
