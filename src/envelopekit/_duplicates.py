@@ -42,8 +42,8 @@ import re
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator
-from itertools import accumulate, chain, compress, count, repeat
-from operator import countOf, eq, is_, itemgetter, lt, ne, not_, truth
+from itertools import accumulate, chain, compress, count, islice, repeat
+from operator import and_, countOf, eq, is_, itemgetter, lt, ne, not_, truth
 from typing import Any, Final, cast
 
 import orjson
@@ -149,6 +149,9 @@ _CONTAINERS: Final = frozenset({tuple, list})
 _NAME: Final = itemgetter(0)
 _VALUE: Final = itemgetter(1)
 _CHUNK: Final = 4096  # innermost objects read per orjson parse (bounds the dicts alive at once)
+# A text whose first chunk of innermost objects holds at most one distinct text in this many
+# is read a distinct text at a time (_Scan._alike): a dense text repeats a few objects.
+_ALIKE: Final = 4
 _MESSAGE: Final = (
     "The member {!r} appears more than once; JSON parsers disagree on which value wins."
 )
@@ -451,10 +454,14 @@ class _Scan:
         names, to set against its members. Returns the places in ``alive`` (ascending) of those
         that repeat (the first ``limit`` at least), and the total.
         """
-        repeating: list[int] = []
-        total = 0
         objects, members = self.objects, self.members
         every = len(alive) == len(objects)  # nothing shadowed: alive[i] is i
+        if len(alive) > _CHUNK:
+            texts = objects if every else list(map(objects.__getitem__, alive))
+            if len(set(texts[:_CHUNK])) * _ALIKE <= _CHUNK:
+                return self._alike(texts, limit)
+        repeating: list[int] = []
+        total = 0
         for start in range(0, len(alive), _CHUNK):
             end = min(start + _CHUNK, len(alive))
             if every:
@@ -490,6 +497,35 @@ class _Scan:
                     for number, size in zip(numbers, compress(sizes, repeats), strict=True):
                         members[number] = size
         return repeating, total
+
+    def _alike(self, texts: list[bytes], limit: int | None) -> tuple[list[int], int]:
+        """Step 4 for objects written alike (a dense text repeats a few): each text read once.
+
+        The distinct texts are parsed (orjson, a chunk at a time) and their members counted;
+        the objects that repeat a name are those of the texts that do, found by a set's
+        lookup each (in C). Returns what :meth:`_innermost` returns.
+        """
+        weights = Counter(texts)
+        distinct = list(weights)
+        sizes = _member_counts(distinct)
+        kept: list[int] = []  # each distinct text's names, as orjson keeps one a name
+        for start in range(0, len(distinct), _CHUNK):
+            joined = b"[{" + b"},{".join(distinct[start : start + _CHUNK]) + b"}]"
+            kept += map(len, _parsed(joined, self.errors))
+        repeats = list(map(ne, sizes, kept))
+        if True not in repeats:
+            return [], 0
+        times = list(weights.values())
+        total = sum(compress(times, repeats))  # a name each, at least
+        # Two extra members or more, and two distinct names or more: counted from the names.
+        several = list(map(and_, map(lt, map((1).__add__, kept), sizes), map((1).__lt__, kept)))
+        if True in several:
+            total += _repeated_names(
+                list(compress(distinct, several)), list(compress(times, several)), self.errors
+            ) - sum(compress(times, several))
+        repeating = set(compress(distinct, repeats))
+        places = compress(count(), map(repeating.__contains__, texts))
+        return list(places if limit is None else islice(places, limit)), total
 
     def _names(self, number: int) -> list[str]:
         """The names innermost object ``number`` repeats, in the order they first appear."""
@@ -549,16 +585,22 @@ def _member_counts(objects: list[bytes]) -> list[int]:
 def _repeated_total(texts: list[bytes], errors: str) -> int:
     """How many names the innermost objects ``texts`` (between braces) repeat, all together.
 
-    Equal texts are read once (a dense text repeats a few objects), the others together in C
-    passes over the members, none a Python step: each object's names, with a count each, less
-    those it holds once. The names are the strings before a colon, raw when the texts hold no
-    escape (equal bytes, equal names), else read by the standard library's pairs parse.
+    Equal texts are read once (a dense text repeats a few objects): :func:`_repeated_names`.
     """
     if not texts:
         return 0
     weights = Counter(texts)
-    distinct = list(weights)
-    counts = list(weights.values())
+    return _repeated_names(list(weights), list(weights.values()), errors)
+
+
+def _repeated_names(distinct: list[bytes], counts: list[int], errors: str) -> int:
+    """How many names the distinct innermost objects ``distinct`` repeat, ``counts`` times each.
+
+    The objects are read together in C passes over the members, none a Python step: each
+    object's names, with a count each, less those it holds once. The names are the strings
+    before a colon, raw when the texts hold no escape (equal bytes, equal names), else read by
+    the standard library's pairs parse.
+    """
     joined = b"[{" + b"},{".join(distinct) + b"}]"
     if joined.find(b"\\") == -1:
         names: Any = _raw_names(joined)
