@@ -133,6 +133,7 @@ _NOT_OUTLINE: Final = bytes(range(256)).translate(None, b'"[]{}:, \t\n\r')
 # An object's outline length (2m - 1 for m members) to m, and to whether it may repeat a name.
 _HALVES: Final = bytes((n + 1) // 2 for n in range(256))
 _MANY: Final = bytes(n > 1 for n in range(256))
+_VALUES: Final = (b'":0', b'":{}')  # a member kept in a run: its value shadowed, or alive
 _RUN: Final = 64  # objects one after the other that make a text worth reading as a run
 # Innermost containers, with no bracket inside (a string's brackets are hidden first). An array,
 # or an object without a comma (at most one member), cannot repeat a name: each becomes `0`.
@@ -209,6 +210,8 @@ class _Scan:
                 raise _NotJson from None
         reduced = self._runs(text)
         if reduced is None:
+            reduced = self._members_run(text)
+        if reduced is None:
             reduced = self._cut(text)
         try:
             return json.loads(reduced.decode("utf-8", self.errors), object_pairs_hook=tuple)
@@ -270,6 +273,88 @@ class _Scan:
             start = end + 1
         parts.append(b"," + self._cut(b"{" + pieces[-1]))
         return b"".join(parts)
+
+    def _members_run(self, text: bytes) -> bytes | None:
+        """Step 1 for an object of members whose values are objects (``},"``), else ``None``.
+
+        Between two ``},"`` outside strings is a member (``name":{...``), whose value is an
+        innermost object when the outline between is ``{`` then colons and commas (the name's
+        colon is the cut's): its name is before the piece's ``":{``. The longest stretch of
+        such members is read by C passes over the text and its outline, no Python object but a
+        name and a text a member; the rest of the text is cut by :meth:`_cut`.
+        """
+        if text.count(b":") < _RUN or text.find(b"\x00") != -1:
+            return None
+        cuts = text.count(b'},"')
+        if cuts < _RUN:
+            return None
+        outline = unquoted(_neutral(text).translate(None, _NOT_OUTLINE))
+        if outline.count(b"},:") != cuts:
+            return None  # a `},"` in a string, or a string after an object in an array
+        # Each cut before an object becomes `\x00`, any other `\x01`: with colons and commas
+        # dropped, a member of an innermost object is a `\x00` followed by the next cut.
+        marks = outline.replace(b"},:{", b"\x00").replace(b"},:", b"\x01").translate(None, b":,")
+        start = marks.find(b"\x00\x00")
+        if start == -1:
+            return None
+        rest = marks[start:]
+        members = len(rest) - len(rest.lstrip(b"\x00")) - 1  # the last one's piece goes on
+        before = marks.count(b"\x00", 0, start) + marks.count(b"\x01", 0, start)
+        after = cuts - before - members
+        if members < _RUN or before + after > _RUN:
+            return None
+        # The text's cuts around the stretch, found one by one from each end.
+        first = -1
+        for _ in range(before + 1):
+            first = text.find(b'},"', first + 1)
+        last = len(text)
+        for _ in range(after):
+            last = text.rfind(b'},"', 0, last)
+        known = len(self.objects)
+        head = self._cut(text[: first + 1])
+        run = self._members(text[first + 3 : last])
+        if run is None:  # the objects the head's cut kept are kept again by the whole text's
+            del self.objects[known:], self.members[known:]
+            return None
+        return head + run + b"," + self._cut(text[last + 2 :])
+
+    def _members(self, stretch: bytes) -> bytes | None:
+        """Members ``name":{...}," ... name":{...`` of innermost objects: their reduced text.
+
+        Of the members of one name, only the last one's value is alive (a last-wins parser
+        keeps it), and the first one says where the name first appears: the reduced text keeps
+        those two, the first with the value ``0``, the last with ``{}`` (the next placeholder)
+        when its object may repeat a name, else ``0``. A run of many members of a few names is
+        then parsed in pairs as a few.
+        """
+        parts = stretch.replace(b'},"', b"\x00").replace(b'":{', b"\x00").split(b"\x00")
+        if len(parts) % 2 or stretch.count(b'":{') * 2 != len(parts):
+            return None  # a `":{` in a string
+        written: list[bytes] = parts[0::2]
+        names: list[Any] = written
+        if b"".join(written).find(b"\\") != -1:  # escapes: names as the parser reads them
+            try:
+                names = json.loads(b'["' + b'","'.join(written) + b'"]')
+            except (ValueError, RecursionError):
+                return None
+        last = dict(zip(names, count(), strict=False))
+        kept: Any = range(len(names))
+        bodies = parts[1::2]
+        ends: Any = None
+        if len(last) < len(names):  # each name's first member and its last
+            first = dict(zip(reversed(names), range(len(names) - 1, -1, -1), strict=False))
+            kept = sorted({*first.values(), *last.values()})
+            ends = set(last.values())
+            written = list(map(written.__getitem__, kept))
+            bodies = list(map(bodies.__getitem__, kept))
+        sizes = _member_counts(bodies)
+        alive = bytes(map(lt, repeat(1), sizes))  # an object of one member cannot repeat
+        if ends is not None:
+            alive = bytes(map(and_, map(ends.__contains__, kept), alive))
+        self.objects += compress(bodies, alive)
+        self.members += compress(sizes, alive)
+        values = map(_VALUES.__getitem__, alive)
+        return b"".join(chain.from_iterable(zip(repeat(b',"'), written, values, strict=False)))
 
     def _add(self, texts: list[bytes], shapes: list[bytes]) -> bytes | None:
         """The innermost objects ``texts`` of outlines ``shapes`` (``:`` and ``,:`` again).
@@ -456,7 +541,7 @@ class _Scan:
         """
         objects, members = self.objects, self.members
         every = len(alive) == len(objects)  # nothing shadowed: alive[i] is i
-        if len(alive) > _CHUNK:
+        if len(alive) >= _RUN:
             texts = objects if every else list(map(objects.__getitem__, alive))
             if len(set(texts[:_CHUNK])) * _ALIKE <= _CHUNK:
                 return self._alike(texts, limit)
