@@ -153,6 +153,7 @@ _CHUNK: Final = 4096  # innermost objects read per orjson parse (bounds the dict
 # A text whose first chunk of innermost objects holds at most one distinct text in this many
 # is read a distinct text at a time (_Scan._alike): a dense text repeats a few objects.
 _ALIKE: Final = 4
+_FEW: Final = 4  # distinct texts counted one at a time (list.count), not by one Counter
 _MESSAGE: Final = (
     "The member {!r} appears more than once; JSON parsers disagree on which value wins."
 )
@@ -208,9 +209,12 @@ class _Scan:
                 text.decode("utf-8")
             except UnicodeDecodeError:
                 raise _NotJson from None
-        reduced = self._runs(text)
-        if reduced is None:
-            reduced = self._members_run(text)
+        reduced = None
+        if text.count(b":") >= _RUN:  # enough members for a run: the outline read once
+            outline = unquoted(_neutral(text).translate(None, _NOT_OUTLINE))
+            reduced = self._runs(text, outline)
+            if reduced is None:
+                reduced = self._members_run(text, outline)
         if reduced is None:
             reduced = self._cut(text)
         try:
@@ -218,27 +222,22 @@ class _Scan:
         except (ValueError, RecursionError):
             raise _NotJson from None
 
-    def _runs(self, text: bytes) -> bytes | None:
+    def _runs(self, text: bytes, outline: bytes) -> bytes | None:
         """Step 1 for a text made of objects one after the other (``},{``), else ``None``.
 
         Between two ``},{`` outside strings is a whole object, innermost when its outline (the
         brackets, colons, commas and spaces outside strings) is colons and commas only: then
         the piece is its text and the outline gives its members, with no regular expression.
         The ends of the text, and the few pieces that are more than one such object, are cut
-        by :meth:`_cut`.
+        by :meth:`_cut`. ``outline`` is the text's names and scalars dropped, spaces and commas
+        kept: it holds a ``},{`` exactly where the text holds one outside strings.
         """
-        # Objects one after another, of a member or more (a colon each, counted by memchr:
-        # the pattern costs more, in a text of many `}` and `{`).
-        if text.count(b":") < _RUN:
-            return None
-        found = text.count(b'},{"')
-        if found < _RUN and text.find(b'}, {"') != -1:
-            found += text.count(b'}, {"')
+        # Objects one after another (counted in the outline, shorter than the text).
+        found = outline.count(b"},{")
+        if found < _RUN and outline.find(b"}, {") != -1:
+            found += outline.count(b"}, {")
         if found < _RUN:
             return None
-        # Names and scalars dropped, spaces and commas kept: the outline holds a `},{` exactly
-        # where the text holds one outside strings.
-        outline = unquoted(_neutral(text).translate(None, _NOT_OUTLINE))
         for empty in (b"{}", b"[]"):  # none can repeat a name: `0`, unless one is in a string
             found = outline.count(empty)
             if found and text.count(empty) == found:
@@ -274,22 +273,18 @@ class _Scan:
         parts.append(b"," + self._cut(b"{" + pieces[-1]))
         return b"".join(parts)
 
-    def _members_run(self, text: bytes) -> bytes | None:
+    def _members_run(self, text: bytes, outline: bytes) -> bytes | None:
         """Step 1 for an object of members whose values are objects (``},"``), else ``None``.
 
         Between two ``},"`` outside strings is a member (``name":{...``), whose value is an
         innermost object when the outline between is ``{`` then colons and commas (the name's
         colon is the cut's): its name is before the piece's ``":{``. The longest stretch of
         such members is read by C passes over the text and its outline, no Python object but a
-        name and a text a member; the rest of the text is cut by :meth:`_cut`.
+        name and a text a member; the rest of the text is cut by :meth:`_cut`. ``outline`` is
+        as :meth:`_runs` reads it.
         """
-        if text.count(b":") < _RUN or text.find(b"\x00") != -1:
-            return None
-        cuts = text.count(b'},"')
-        if cuts < _RUN:
-            return None
-        outline = unquoted(_neutral(text).translate(None, _NOT_OUTLINE))
-        if outline.count(b"},:") != cuts:
+        cuts = outline.count(b"},:")
+        if cuts < _RUN or text.count(b'},"') != cuts or text.find(b"\x00") != -1:
             return None  # a `},"` in a string, or a string after an object in an array
         # Each cut before an object becomes `\x00`, any other `\x01`: with colons and commas
         # dropped, a member of an innermost object is a `\x00` followed by the next cut.
@@ -590,8 +585,7 @@ class _Scan:
         the objects that repeat a name are those of the texts that do, found by a set's
         lookup each (in C). Returns what :meth:`_innermost` returns.
         """
-        weights = Counter(texts)
-        distinct = list(weights)
+        distinct = list(dict.fromkeys(texts))
         sizes = _member_counts(distinct)
         kept: list[int] = []  # each distinct text's names, as orjson keeps one a name
         for start in range(0, len(distinct), _CHUNK):
@@ -600,7 +594,11 @@ class _Scan:
         repeats = list(map(ne, sizes, kept))
         if True not in repeats:
             return [], 0
-        times = list(weights.values())
+        # How many times each text comes: a pass over the objects a text, for a few of them.
+        if len(distinct) > _FEW:
+            times = list(Counter(texts).values())
+        else:
+            times = list(map(texts.count, distinct))
         total = sum(compress(times, repeats))  # a name each, at least
         # Two extra members or more, and two distinct names or more: counted from the names.
         several = list(map(and_, map(lt, map((1).__add__, kept), sizes), map((1).__lt__, kept)))
