@@ -316,7 +316,7 @@ def test_dense_objects_are_counted_exactly_past_the_limit(
 # A run's objects: their members (a name, a scalar), and what breaks a run at some of them: an
 # object one level down (under "x"), an empty object, a scalar between objects, a space.
 _MEMBERS = st.lists(
-    st.tuples(_NAMES, st.sampled_from(["0", '"x"', '","', '"{:}"', '"]"', "null"])),
+    st.tuples(_NAMES, st.sampled_from(["0", '"x"', '","', '"{:}"', '"]"', "null", '"},{"'])),
     min_size=1,
     max_size=5,
 )
@@ -439,21 +439,36 @@ def test_members_whose_values_are_objects_are_read_as_the_standard_library_reads
         assert found[-1].message.startswith(f"{len(expected) - limit} more finding")
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    st.lists(_MEMBERS, min_size=1, max_size=6),
+    st.lists(
+        st.tuples(
+            st.one_of(
+                _MEMBERS, _MEMBERS.filter(lambda members: '"},{"' not in dict(members).values())
+            ),
+            st.sampled_from(["plain"] * 6 + ["down", "empty", "scalar", "spaced"]),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
     st.integers(0, 2**32),
-    st.sampled_from(["", '{"x":{"a":0,"a":1},"x":{"b":0,"b":1}},']),
+    st.sampled_from(["", '{"x":{"a":0,"a":1},"x":{"b":0,"b":1}},', '"},{\\"",']),
     st.integers(1, 200),
+    st.integers(0, 3),
 )
 def test_objects_written_alike_are_read_as_the_standard_library_reads_them(
-    pool: list[list[tuple[str, str]]], seed: int, lead: str, limit: int
+    pool: list[tuple[list[tuple[str, str]], str]], seed: int, lead: str, limit: int, spelled: int
 ) -> None:
-    # More innermost objects than a chunk, of a few distinct texts (read a text at a time),
-    # in any order.
-    objects = ["{" + ",".join(f"{json.dumps(n)}:{v}" for n, v in body) + "}" for body in pool]
+    # More innermost objects than a chunk, of a few distinct texts (each read once), in any
+    # order, some of them what breaks a run, names and values holding brackets, quotes,
+    # escapes and `},{`.
+    objects = [_run_item(members, kind, spelled) for members, kind in pool]
     rnd = random.Random(seed)
-    order = [rnd.randrange(len(objects)) for _ in range(_duplicates._CHUNK + rnd.randrange(900))]
+    # Mostly the first text (what breaks a run is rare in a run), the others anywhere.
+    order = [
+        0 if rnd.random() < 0.9 else rnd.randrange(len(objects))
+        for _ in range(_duplicates._CHUNK + rnd.randrange(900))
+    ]
     text = ('{"data":[' + lead + ",".join(objects[i % len(objects)] for i in order) + "]}").encode()
     expected = _reference_pointers(text)
     found = duplicate_keys(text, limit)
@@ -700,6 +715,36 @@ def test_objects_written_alike_are_parsed_once_a_text(
     monkeypatch.setattr(_duplicates, "_parsed", counted)
     duplicate_keys(text, 100)
     assert parsed <= 101  # the distinct text, and those named in the findings
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        "names-as-escapes",
+        "names-with-brackets",
+        "escaped-quotes-and-backslashes",
+        "quotes-and-braces-escaped-or-not",
+        "brackets-and-colons-in-values",
+    ],
+)
+def test_a_run_written_alike_reads_each_distinct_object_s_strings_once(
+    monkeypatch: pytest.MonkeyPatch, shape: str
+) -> None:
+    # The outline (what is outside strings) of a dense text's objects written alike is read
+    # for each distinct object's text, not for the whole text (before: the whole text, a
+    # piece a string where strings hold brackets).
+    text, _ = SHAPES[shape]
+    read = 0
+    real = _duplicates.unquoted
+
+    def counted(skeleton: bytes) -> bytes:
+        nonlocal read
+        read += len(skeleton)
+        return real(skeleton)
+
+    monkeypatch.setattr(_duplicates, "unquoted", counted)
+    duplicate_keys(text, 100)
+    assert read < len(text) // 20
 
 
 @pytest.mark.parametrize("shape", ["objects-as-values-of-one-name", "objects-under-names-in-turn"])

@@ -210,7 +210,10 @@ class _Scan:
             except UnicodeDecodeError:
                 raise _NotJson from None
         reduced = None
-        if text.count(b":") >= _RUN:  # enough members for a run: the outline read once
+        members = text.count(b":") >= _RUN  # enough members for a run
+        if members:
+            reduced = self._alike_run(text)
+        if reduced is None and members:  # the outline read once for both kinds of run
             outline = unquoted(_neutral(text).translate(None, _NOT_OUTLINE))
             reduced = self._runs(text, outline)
             if reduced is None:
@@ -258,11 +261,52 @@ class _Scan:
             shapes = joined.translate(None, b" \t\n\r").split(b"\x00")
         if len(others) > len(texts) // 8:
             return None
+        return self._assembled(pieces, list(map(len, shapes)), others)
+
+    def _alike_run(self, text: bytes) -> bytes | None:
+        """Step 1 for a run of objects (``},{``) written alike, a distinct piece read once.
+
+        A piece between two cuts that starts outside strings, and whose quotes are even (the
+        escaped ones neutralised), ends outside strings: then the next cut is outside strings
+        too, and the piece's own outline says whether it is an innermost object and how many
+        members it has. So, from a head that ends outside strings, the distinct pieces alone
+        are read, not the whole text's outline (its strings, escapes, brackets in strings).
+        Returns ``None`` when the pieces are not written alike, or one is not read so.
+        """
+        pieces = text.split(b"},{")
+        texts = pieces[1:-1]
+        if len(texts) < _RUN or len(set(texts[:_CHUNK])) * _ALIKE > min(len(texts), _CHUNK):
+            return None
+        distinct = dict.fromkeys(texts)
+        if len(distinct) * _ALIKE > len(texts) or _neutral(pieces[0]).count(b'"') % 2:
+            return None
+        # Each distinct piece's outline (its spaces dropped) is `:` and `,:` again when it is
+        # an object's text alone; a bracket marks another piece (cut by _cut).
+        lengths: dict[bytes, int] = {}
+        others: set[bytes] = set()
+        for piece in distinct:
+            plain = _neutral(piece)
+            if plain.count(b'"') % 2:
+                return None  # a cut inside a string
+            shape = unquoted(plain.translate(None, _NOT_OUTLINE)).translate(None, b" \t\n\r")
+            if shape.translate(None, b":,"):
+                others.add(piece)
+            lengths[piece] = len(shape)
+        found = list(compress(count(), map(others.__contains__, texts))) if others else []
+        if len(found) > len(texts) // 8:
+            return None
+        return self._assembled(pieces, list(map(lengths.__getitem__, texts)), found)
+
+    def _assembled(self, pieces: list[bytes], lengths: list[int], others: list[int]) -> bytes:
+        """The reduced text of a run cut at each ``},{``: ``pieces[1:-1]`` objects of outlines
+        ``lengths`` long, but at ``others`` (and the two ends), cut by :meth:`_cut`.
+        """
+        texts = pieces[1:-1]
         parts = [self._cut(pieces[0] + b"}")]
         start = 0
         for end in [*others, len(texts)]:
             if end > start:
-                many = self._add(texts[start:end], shapes[start:end])
+                many = self._add(texts[start:end], lengths[start:end])
                 if many is None:
                     parts.append(b",{}" * (end - start))
                 else:
@@ -351,14 +395,13 @@ class _Scan:
         values = map(_VALUES.__getitem__, alive)
         return b"".join(chain.from_iterable(zip(repeat(b',"'), written, values, strict=False)))
 
-    def _add(self, texts: list[bytes], shapes: list[bytes]) -> bytes | None:
-        """The innermost objects ``texts`` of outlines ``shapes`` (``:`` and ``,:`` again).
+    def _add(self, texts: list[bytes], lengths: Any) -> bytes | None:
+        """The innermost objects ``texts`` of outlines (``:`` and ``,:`` again) ``lengths`` long.
 
         An outline of length 2m - 1 is m members. An object of a member or none cannot repeat
         a name: it becomes ``0``, as in :meth:`_cut`; the others are the next placeholders.
         Returns ``None`` when every one may repeat, else which may (a byte each).
         """
-        lengths: Any = list(map(len, shapes))
         try:  # a byte a length, while they fit (an object of 128 members or more is rare)
             lengths = bytes(lengths)
             many: bytes = lengths.translate(_MANY)
