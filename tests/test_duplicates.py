@@ -735,7 +735,7 @@ def test_a_run_written_alike_reads_each_distinct_object_s_strings_once(
     # piece a string where strings hold brackets).
     text, _ = SHAPES[shape]
     read = 0
-    real = _duplicates.unquoted
+    real = unquoted
 
     def counted(skeleton: bytes) -> bytes:
         nonlocal read

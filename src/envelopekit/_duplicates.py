@@ -298,8 +298,10 @@ class _Scan:
         return self._assembled(pieces, list(map(lengths.__getitem__, texts)), found)
 
     def _assembled(self, pieces: list[bytes], lengths: list[int], others: list[int]) -> bytes:
-        """The reduced text of a run cut at each ``},{``: ``pieces[1:-1]`` objects of outlines
-        ``lengths`` long, but at ``others`` (and the two ends), cut by :meth:`_cut`.
+        """The reduced text of a run cut at each ``},{`` into ``pieces``.
+
+        ``pieces[1:-1]`` are objects of outlines ``lengths`` long, but at ``others``; those and
+        the two ends are cut by :meth:`_cut`.
         """
         texts = pieces[1:-1]
         parts = [self._cut(pieces[0] + b"}")]
