@@ -273,10 +273,14 @@ class _Scan:
         are read, not the whole text's outline (its strings, escapes, brackets in strings).
         Returns ``None`` when the pieces are not written alike, or one is not read so.
         """
-        pieces = text.split(b"},{")
+        # The first chunk's pieces first: a text of distinct objects is split no further.
+        pieces = text.split(b"},{", _CHUNK + 1)
         texts = pieces[1:-1]
-        if len(texts) < _RUN or len(set(texts[:_CHUNK])) * _ALIKE > min(len(texts), _CHUNK):
+        if len(texts) < _RUN or len(set(texts)) * _ALIKE > len(texts):
             return None
+        if len(pieces) == _CHUNK + 2:
+            pieces[-1:] = pieces[-1].split(b"},{")
+            texts = pieces[1:-1]
         distinct = dict.fromkeys(texts)
         if len(distinct) * _ALIKE > len(texts) or _neutral(pieces[0]).count(b'"') % 2:
             return None
@@ -372,6 +376,8 @@ class _Scan:
         if len(parts) % 2 or stretch.count(b'":{') * 2 != len(parts):
             return None  # a `":{` in a string
         written: list[bytes] = parts[0::2]
+        bodies = parts[1::2]
+        del parts  # its pieces live on in the two lists (the peak, at 1 MiB of members)
         names: list[Any] = written
         if b"".join(written).find(b"\\") != -1:  # escapes: names as the parser reads them
             try:
@@ -380,7 +386,6 @@ class _Scan:
                 return None
         last = dict(zip(names, count(), strict=False))
         kept: Any = range(len(names))
-        bodies = parts[1::2]
         ends: Any = None
         if len(last) < len(names):  # each name's first member and its last
             first = dict(zip(reversed(names), range(len(names) - 1, -1, -1), strict=False))
@@ -388,6 +393,8 @@ class _Scan:
             ends = set(last.values())
             written = list(map(written.__getitem__, kept))
             bodies = list(map(bodies.__getitem__, kept))
+            del first
+        del last, names
         sizes = _member_counts(bodies)
         alive = bytes(map(lt, repeat(1), sizes))  # an object of one member cannot repeat
         if ends is not None:
