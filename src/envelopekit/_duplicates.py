@@ -210,7 +210,8 @@ class _Scan:
             except UnicodeDecodeError:
                 raise _NotJson from None
         reduced = None
-        members = text.count(b":") >= _RUN  # enough members for a run
+        # Enough members and objects for a run (counted by memchr, before any outline).
+        members = text.count(b":") >= _RUN and text.count(b"}") >= _RUN
         if members:
             reduced = self._alike_run(text)
         if reduced is None and members:  # the outline read once for both kinds of run
