@@ -396,12 +396,20 @@ class _Scan:
             bodies = list(map(bodies.__getitem__, kept))
             del first
         del last, names
-        sizes = _member_counts(bodies)
+        distinct = dict.fromkeys(bodies)
+        if len(distinct) * _ALIKE <= len(bodies):  # objects written alike: each counted once
+            counted = dict(zip(distinct, _member_counts(list(distinct)), strict=True))
+            sizes = list(map(counted.__getitem__, bodies))
+        else:
+            sizes = _member_counts(bodies)
+        del distinct
         alive = bytes(map(lt, repeat(1), sizes))  # an object of one member cannot repeat
         if ends is not None:
             alive = bytes(map(and_, map(ends.__contains__, kept), alive))
         self.objects += compress(bodies, alive)
         self.members += compress(sizes, alive)
+        if alive.find(0) == -1:  # each one the next placeholder
+            return b',"' + b'":{},"'.join(written) + b'":{}'
         values = map(_VALUES.__getitem__, alive)
         return b"".join(chain.from_iterable(zip(repeat(b',"'), written, values, strict=False)))
 
