@@ -566,6 +566,20 @@ SHAPES: dict[str, tuple[bytes, int]] = {
         b'{"data":{' + b",".join([b'"x":{"a":0,"a":0},"y":{"a":0,"a":0}'] * 3_000) + b"}}",
         4,
     ),
+    # Round 3: what a run written alike does not read at once (each object distinct), and
+    # members of distinct names.
+    "objects-each-distinct": (
+        b'{"data":[' + b",".join(b'{"a":%d,"a":%d}' % (i, i) for i in range(6_000)) + b"]}",
+        6_000,
+    ),
+    "escaped-names-each-distinct": (
+        b'{"data":[' + b",".join(b'{"\\u0061":%d,"a":%d}' % (i, i) for i in range(6_000)) + b"]}",
+        6_000,
+    ),
+    "objects-under-distinct-names": (
+        b'{"data":{' + b",".join(b'"x%d":{"a":0,"a":0}' % i for i in range(6_000)) + b"}}",
+        6_000,
+    ),
 }
 
 
@@ -575,6 +589,11 @@ class _Counted(Violation):
     def __init__(self, *args: Any) -> None:
         type(self).built += 1
         super().__init__(*args)
+
+
+@pytest.mark.parametrize("text", [text for text, _ in SHAPES.values()], ids=SHAPES.keys())
+def test_each_shape_is_read_as_the_standard_library_reads_it(text: bytes) -> None:
+    assert [v.pointer for v in duplicate_keys(text)] == _reference_pointers(text)
 
 
 @pytest.mark.parametrize(("text", "total"), SHAPES.values(), ids=SHAPES.keys())
