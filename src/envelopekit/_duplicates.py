@@ -14,7 +14,12 @@ in pairs only what needs it:
    objects follow one another in an array (``},{``, the shape of a dense text), the text is cut
    at each ``},{`` and each piece's outline (the colons and commas outside its strings) says
    whether it is an innermost object and how many members it has: a few C passes over the text,
-   no Python object but a piece an object. The rest (and a text with no such run) is cut by
+   no Python object but a piece an object. Where those pieces are written alike (a dense text
+   repeats a few), each distinct piece's own outline is read instead of the whole text's (its
+   strings, escapes and brackets in strings read once a distinct piece). Where objects are the
+   values of members one after another (``},"``), the longest stretch of them is read the same
+   way, a name and a text a member; of the members of one name only the first (its value
+   ``0``) and the last (alive) are kept. The rest (and a text with no such run) is cut by
    regular expressions, the brackets inside strings hidden first when there are any; innermost
    arrays become ``0`` too.
 2. What is left, the reduced text, is parsed in pairs (``object_pairs_hook=tuple``); a ``{}`` in it
@@ -25,9 +30,10 @@ in pairs only what needs it:
    before. The walk notes each repeating object's names and each run of placeholders still alive.
 4. The innermost objects alive are read in bulk, a chunk at a time: orjson's parse of them,
    joined, gives each one's distinct names; a member count above the distinct count is a
-   repeat. An object with one extra member, or of one distinct name, repeats one name; the
-   names of the others (two extra members or more) are counted together, each distinct object
-   text once (a dense text repeats a few).
+   repeat. Objects written alike are read a distinct text at a time (parsed, counted, and their
+   repeats found by a set's lookup an object). An object with one extra member, or of one
+   distinct name, repeats one name; the names of the others (two extra members or more) are
+   counted together, each distinct object text once (a dense text repeats a few).
 
 Findings come in document order (an object's own names in the order they first appear, then what
 its members hold), and at most ``limit`` are built: the rest are counted exactly, by C passes, and
