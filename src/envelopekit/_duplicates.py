@@ -306,6 +306,8 @@ class _Scan:
         found = list(compress(count(), map(others.__contains__, texts))) if others else []
         if len(found) > len(texts) // 8:
             return None
+        if len(lengths) == 1:  # one text, again and again (no lookup an object)
+            return self._assembled(pieces, [*lengths.values()] * len(texts), found)
         return self._assembled(pieces, list(map(lengths.__getitem__, texts)), found)
 
     def _assembled(self, pieces: list[bytes], lengths: list[int], others: list[int]) -> bytes:
