@@ -607,7 +607,8 @@ class _Scan:
         every = len(alive) == len(objects)  # nothing shadowed: alive[i] is i
         if len(alive) >= _RUN:
             texts = objects if every else list(map(objects.__getitem__, alive))
-            if len(set(texts[:_CHUNK])) * _ALIKE <= _CHUNK:
+            first = texts[:_CHUNK]
+            if len(set(first)) * _ALIKE <= len(first):
                 return self._alike(texts, limit)
         repeating: list[int] = []
         total = 0
