@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import json
+import random
 import re
 import subprocess
 import sys
@@ -315,7 +316,7 @@ def test_dense_objects_are_counted_exactly_past_the_limit(
 # A run's objects: their members (a name, a scalar), and what breaks a run at some of them: an
 # object one level down (under "x"), an empty object, a scalar between objects, a space.
 _MEMBERS = st.lists(
-    st.tuples(_NAMES, st.sampled_from(["0", '"x"', '","', '"{:}"', '"]"', "null"])),
+    st.tuples(_NAMES, st.sampled_from(["0", '"x"', '","', '"{:}"', '"]"', "null", '"},{"'])),
     min_size=1,
     max_size=5,
 )
@@ -368,6 +369,114 @@ def test_runs_of_objects_are_read_as_the_standard_library_reads_them(
     assert [v.pointer for v in found if v.rule == rules.JSON_DUPLICATE_KEY] == expected[:limit]
     if len(expected) > limit:
         assert found[-1].message.startswith(f"{len(expected) - limit} more finding")
+
+
+# A member of an object whose value is an object, and what breaks a run of them: a scalar value,
+# an object one level down, an empty object, an array, a space.
+_MEMBER_BREAKS = st.lists(
+    st.tuples(
+        st.integers(0, 10**6), st.sampled_from(["scalar", "down", "empty", "array", "spaced"])
+    ),
+    max_size=3,
+)
+
+
+def _member_item(name: str, members: list[tuple[str, str]], kind: str, spelled: int) -> str:
+    head = _name(name, False, spelled) + ":"
+    body = "{" + ",".join(_name(n, False, spelled) + ":" + value for n, value in members) + "}"
+    if kind == "scalar":
+        return head + "0"
+    if kind == "down":
+        return head + '{"x":' + body + "}"
+    if kind == "empty":
+        return head + "{}"
+    if kind == "array":
+        return head + "[" + body + "]"
+    if kind == "spaced":
+        return head + " " + body
+    return head + body
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["x", "y", "x", "{", '"', "\\", "é", "z"]), _MEMBERS),
+        min_size=_duplicates._RUN + 4,
+        max_size=3 * _duplicates._RUN,
+    ),
+    _MEMBER_BREAKS,
+    st.integers(0, 3),
+    st.integers(1, 200),
+    st.sampled_from(["", '"x":{"a":0,"a":1},', '"m":{"a":0,"b":1},"n":1,']),
+    st.sampled_from(["", ',"x":{"b":0,"b":1}', ',"x":[1]']),
+    st.booleans(),
+)
+def test_members_whose_values_are_objects_are_read_as_the_standard_library_reads_them(
+    members: list[tuple[str, list[tuple[str, str]]]],
+    breaks: list[tuple[int, str]],
+    spelled: int,
+    limit: int,
+    lead: str,
+    tail: str,
+    as_str: bool,
+) -> None:
+    # An object of many members whose values are objects (`},"` between them), their names
+    # repeated or not, escaped or not, some members breaking the run, a member before and
+    # after that may shadow one of the run or be shadowed.
+    kinds = ["plain"] * len(members)
+    for at, kind in breaks:
+        kinds[at % len(members)] = kind
+    items = ",".join(
+        _member_item(name, body, kind, spelled)
+        for (name, body), kind in zip(members, kinds, strict=True)
+    )
+    text = '{"meta":{"a":1,"b":2},"data":{' + lead + items + tail + "}}"
+    raw: bytes | str = text if as_str else text.encode()
+    expected = _reference_pointers(raw)
+    found = duplicate_keys(raw, limit)
+    assert [v.pointer for v in found if v.rule == rules.JSON_DUPLICATE_KEY] == expected[:limit]
+    if len(expected) > limit:
+        assert found[-1].message.startswith(f"{len(expected) - limit} more finding")
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(
+                _MEMBERS, _MEMBERS.filter(lambda members: '"},{"' not in dict(members).values())
+            ),
+            st.sampled_from(["plain"] * 6 + ["down", "empty", "scalar", "spaced"]),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    st.integers(0, 2**32),
+    st.sampled_from(["", '{"x":{"a":0,"a":1},"x":{"b":0,"b":1}},', '"},{\\"",']),
+    st.integers(1, 200),
+    st.integers(0, 3),
+)
+def test_objects_written_alike_are_read_as_the_standard_library_reads_them(
+    pool: list[tuple[list[tuple[str, str]], str]], seed: int, lead: str, limit: int, spelled: int
+) -> None:
+    # More innermost objects than a chunk, of a few distinct texts (each read once), in any
+    # order, some of them what breaks a run, names and values holding brackets, quotes,
+    # escapes and `},{`.
+    objects = [_run_item(members, kind, spelled) for members, kind in pool]
+    rnd = random.Random(seed)
+    # Mostly the first text (what breaks a run is rare in a run), the others anywhere.
+    order = [
+        0 if rnd.random() < 0.9 else rnd.randrange(len(objects))
+        for _ in range(_duplicates._CHUNK + rnd.randrange(900))
+    ]
+    text = ('{"data":[' + lead + ",".join(objects[i % len(objects)] for i in order) + "]}").encode()
+    expected = _reference_pointers(text)
+    found = duplicate_keys(text, limit)
+    assert [v.pointer for v in found if v.rule == rules.JSON_DUPLICATE_KEY] == expected[:limit]
+    if len(expected) > limit:
+        assert found[-1].message.startswith(f"{len(expected) - limit} more finding")
+    else:
+        assert len(found) == len(expected)
 
 
 @settings(max_examples=200, deadline=None)
@@ -453,6 +562,24 @@ SHAPES: dict[str, tuple[bytes, int]] = {
         8_000,
     ),
     "no-repeat": (_objects(b'{"a":0,"b":0}', 6_000), 0),
+    "objects-under-names-in-turn": (
+        b'{"data":{' + b",".join([b'"x":{"a":0,"a":0},"y":{"a":0,"a":0}'] * 3_000) + b"}}",
+        4,
+    ),
+    # Round 3: what a run written alike does not read at once (each object distinct), and
+    # members of distinct names.
+    "objects-each-distinct": (
+        b'{"data":[' + b",".join(b'{"a":%d,"a":%d}' % (i, i) for i in range(6_000)) + b"]}",
+        6_000,
+    ),
+    "escaped-names-each-distinct": (
+        b'{"data":[' + b",".join(b'{"\\u0061":%d,"a":%d}' % (i, i) for i in range(6_000)) + b"]}",
+        6_000,
+    ),
+    "objects-under-distinct-names": (
+        b'{"data":{' + b",".join(b'"x%d":{"a":0,"a":0}' % i for i in range(6_000)) + b"}}",
+        6_000,
+    ),
 }
 
 
@@ -462,6 +589,11 @@ class _Counted(Violation):
     def __init__(self, *args: Any) -> None:
         type(self).built += 1
         super().__init__(*args)
+
+
+@pytest.mark.parametrize("text", [text for text, _ in SHAPES.values()], ids=SHAPES.keys())
+def test_each_shape_is_read_as_the_standard_library_reads_it(text: bytes) -> None:
+    assert [v.pointer for v in duplicate_keys(text)] == _reference_pointers(text)
 
 
 @pytest.mark.parametrize(("text", "total"), SHAPES.values(), ids=SHAPES.keys())
@@ -579,6 +711,81 @@ def test_names_are_counted_once_an_object_written_alike(
     monkeypatch.setattr(_duplicates, "Counter", _Tallied)
     duplicate_keys(text, 100)
     assert _Tallied.counted < objects + 1_000
+
+
+@pytest.mark.parametrize(
+    "shape", ["small-objects-each-repeating", "names-repeated-twice-each", "names-as-escapes"]
+)
+def test_objects_written_alike_are_parsed_once_a_text(
+    monkeypatch: pytest.MonkeyPatch, shape: str
+) -> None:
+    # A dense text repeats a few object texts: orjson parses each distinct one once (before:
+    # every object, 4,000 to 8,000 here).
+    text, _ = SHAPES[shape]
+    parsed = 0
+    real = _duplicates._parsed
+
+    def counted(joined: bytes, errors: str) -> Any:
+        nonlocal parsed
+        found = real(joined, errors)
+        parsed += len(found) if isinstance(found, list) else 1
+        return found
+
+    monkeypatch.setattr(_duplicates, "_parsed", counted)
+    duplicate_keys(text, 100)
+    assert parsed <= 101  # the distinct text, and those named in the findings
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        "names-as-escapes",
+        "names-with-brackets",
+        "escaped-quotes-and-backslashes",
+        "quotes-and-braces-escaped-or-not",
+        "brackets-and-colons-in-values",
+    ],
+)
+def test_a_run_written_alike_reads_each_distinct_object_s_strings_once(
+    monkeypatch: pytest.MonkeyPatch, shape: str
+) -> None:
+    # The outline (what is outside strings) of a dense text's objects written alike is read
+    # for each distinct object's text, not for the whole text (before: the whole text, a
+    # piece a string where strings hold brackets).
+    text, _ = SHAPES[shape]
+    read = 0
+    real = unquoted
+
+    def counted(skeleton: bytes) -> bytes:
+        nonlocal read
+        read += len(skeleton)
+        return real(skeleton)
+
+    monkeypatch.setattr(_duplicates, "unquoted", counted)
+    duplicate_keys(text, 100)
+    assert read < len(text) // 20
+
+
+@pytest.mark.parametrize("shape", ["objects-as-values-of-one-name", "objects-under-names-in-turn"])
+def test_members_of_a_few_names_are_parsed_in_pairs_as_a_few(
+    monkeypatch: pytest.MonkeyPatch, shape: str
+) -> None:
+    # Of a run of members whose values are objects, each name's first and last member go to
+    # the pairs parse (before: every member, 6,000 here, a tuple each).
+    text, total = SHAPES[shape]
+    read: list[int] = []
+    loads = json.loads
+
+    def counted(text: str, **kwargs: Any) -> Any:
+        read.append(len(text))
+        return loads(text, **kwargs)
+
+    monkeypatch.setattr(json, "loads", counted)
+    found = duplicate_keys(text, 100)
+    monkeypatch.undo()
+    assert [v.pointer for v in found] == _reference_pointers(text)
+    assert len(found) == total
+    assert sum(read) < 200
 
 
 def test_the_name_a_wide_object_holds_twice_is_found_without_reading_its_names(

@@ -14,7 +14,12 @@ in pairs only what needs it:
    objects follow one another in an array (``},{``, the shape of a dense text), the text is cut
    at each ``},{`` and each piece's outline (the colons and commas outside its strings) says
    whether it is an innermost object and how many members it has: a few C passes over the text,
-   no Python object but a piece an object. The rest (and a text with no such run) is cut by
+   no Python object but a piece an object. Where those pieces are written alike (a dense text
+   repeats a few), each distinct piece's own outline is read instead of the whole text's (its
+   strings, escapes and brackets in strings read once a distinct piece). Where objects are the
+   values of members one after another (``},"``), the longest stretch of them is read the same
+   way, a name and a text a member; of the members of one name only the first (its value
+   ``0``) and the last (alive) are kept. The rest (and a text with no such run) is cut by
    regular expressions, the brackets inside strings hidden first when there are any; innermost
    arrays become ``0`` too.
 2. What is left, the reduced text, is parsed in pairs (``object_pairs_hook=tuple``); a ``{}`` in it
@@ -25,9 +30,10 @@ in pairs only what needs it:
    before. The walk notes each repeating object's names and each run of placeholders still alive.
 4. The innermost objects alive are read in bulk, a chunk at a time: orjson's parse of them,
    joined, gives each one's distinct names; a member count above the distinct count is a
-   repeat. An object with one extra member, or of one distinct name, repeats one name; the
-   names of the others (two extra members or more) are counted together, each distinct object
-   text once (a dense text repeats a few).
+   repeat. Objects written alike are read a distinct text at a time (parsed, counted, and their
+   repeats found by a set's lookup an object). An object with one extra member, or of one
+   distinct name, repeats one name; the names of the others (two extra members or more) are
+   counted together, each distinct object text once (a dense text repeats a few).
 
 Findings come in document order (an object's own names in the order they first appear, then what
 its members hold), and at most ``limit`` are built: the rest are counted exactly, by C passes, and
@@ -42,8 +48,8 @@ import re
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator
-from itertools import accumulate, chain, compress, count, repeat
-from operator import countOf, eq, is_, itemgetter, lt, ne, not_, truth
+from itertools import accumulate, chain, compress, count, islice, repeat
+from operator import and_, countOf, eq, is_, itemgetter, lt, ne, not_, truth
 from typing import Any, Final, cast
 
 import orjson
@@ -133,6 +139,7 @@ _NOT_OUTLINE: Final = bytes(range(256)).translate(None, b'"[]{}:, \t\n\r')
 # An object's outline length (2m - 1 for m members) to m, and to whether it may repeat a name.
 _HALVES: Final = bytes((n + 1) // 2 for n in range(256))
 _MANY: Final = bytes(n > 1 for n in range(256))
+_VALUES: Final = (b'":0', b'":{}')  # a member kept in a run: its value shadowed, or alive
 _RUN: Final = 64  # objects one after the other that make a text worth reading as a run
 # Innermost containers, with no bracket inside (a string's brackets are hidden first). An array,
 # or an object without a comma (at most one member), cannot repeat a name: each becomes `0`.
@@ -149,6 +156,10 @@ _CONTAINERS: Final = frozenset({tuple, list})
 _NAME: Final = itemgetter(0)
 _VALUE: Final = itemgetter(1)
 _CHUNK: Final = 4096  # innermost objects read per orjson parse (bounds the dicts alive at once)
+# A text whose first chunk of innermost objects holds at most one distinct text in this many
+# is read a distinct text at a time (_Scan._alike): a dense text repeats a few objects.
+_ALIKE: Final = 4
+_FEW: Final = 4  # distinct texts counted one at a time (list.count), not by one Counter
 _MESSAGE: Final = (
     "The member {!r} appears more than once; JSON parsers disagree on which value wins."
 )
@@ -204,7 +215,16 @@ class _Scan:
                 text.decode("utf-8")
             except UnicodeDecodeError:
                 raise _NotJson from None
-        reduced = self._runs(text)
+        reduced = None
+        # Enough members and objects for a run (counted by memchr, before any outline).
+        members = text.count(b":") >= _RUN and text.count(b"}") >= _RUN
+        if members:
+            reduced = self._alike_run(text)
+        if reduced is None and members:  # the outline read once for both kinds of run
+            outline = unquoted(_neutral(text).translate(None, _NOT_OUTLINE))
+            reduced = self._runs(text, outline)
+            if reduced is None:
+                reduced = self._members_run(text, outline)
         if reduced is None:
             reduced = self._cut(text)
         try:
@@ -212,27 +232,22 @@ class _Scan:
         except (ValueError, RecursionError):
             raise _NotJson from None
 
-    def _runs(self, text: bytes) -> bytes | None:
+    def _runs(self, text: bytes, outline: bytes) -> bytes | None:
         """Step 1 for a text made of objects one after the other (``},{``), else ``None``.
 
         Between two ``},{`` outside strings is a whole object, innermost when its outline (the
         brackets, colons, commas and spaces outside strings) is colons and commas only: then
         the piece is its text and the outline gives its members, with no regular expression.
         The ends of the text, and the few pieces that are more than one such object, are cut
-        by :meth:`_cut`.
+        by :meth:`_cut`. ``outline`` is the text's names and scalars dropped, spaces and commas
+        kept: it holds a ``},{`` exactly where the text holds one outside strings.
         """
-        # Objects one after another, of a member or more (a colon each, counted by memchr:
-        # the pattern costs more, in a text of many `}` and `{`).
-        if text.count(b":") < _RUN:
-            return None
-        found = text.count(b'},{"')
-        if found < _RUN and text.find(b'}, {"') != -1:
-            found += text.count(b'}, {"')
+        # Objects one after another (counted in the outline, shorter than the text).
+        found = outline.count(b"},{")
+        if found < _RUN and outline.find(b"}, {") != -1:
+            found += outline.count(b"}, {")
         if found < _RUN:
             return None
-        # Names and scalars dropped, spaces and commas kept: the outline holds a `},{` exactly
-        # where the text holds one outside strings.
-        outline = unquoted(_neutral(text).translate(None, _NOT_OUTLINE))
         for empty in (b"{}", b"[]"):  # none can repeat a name: `0`, unless one is in a string
             found = outline.count(empty)
             if found and text.count(empty) == found:
@@ -253,11 +268,60 @@ class _Scan:
             shapes = joined.translate(None, b" \t\n\r").split(b"\x00")
         if len(others) > len(texts) // 8:
             return None
+        return self._assembled(pieces, list(map(len, shapes)), others)
+
+    def _alike_run(self, text: bytes) -> bytes | None:
+        """Step 1 for a run of objects (``},{``) written alike, a distinct piece read once.
+
+        A piece between two cuts that starts outside strings, and whose quotes are even (the
+        escaped ones neutralised), ends outside strings: then the next cut is outside strings
+        too, and the piece's own outline says whether it is an innermost object and how many
+        members it has. So, from a head that ends outside strings, the distinct pieces alone
+        are read, not the whole text's outline (its strings, escapes, brackets in strings).
+        Returns ``None`` when the pieces are not written alike, or one is not read so.
+        """
+        # The first chunk's pieces first: a text of distinct objects is split no further.
+        pieces = text.split(b"},{", _CHUNK + 1)
+        texts = pieces[1:-1]
+        if len(texts) < _RUN or len(set(texts)) * _ALIKE > len(texts):
+            return None
+        if len(pieces) == _CHUNK + 2:
+            pieces[-1:] = pieces[-1].split(b"},{")
+            texts = pieces[1:-1]
+        distinct = dict.fromkeys(texts)
+        if len(distinct) * _ALIKE > len(texts) or _neutral(pieces[0]).count(b'"') % 2:
+            return None
+        # Each distinct piece's outline (its spaces dropped) is `:` and `,:` again when it is
+        # an object's text alone; a bracket marks another piece (cut by _cut).
+        lengths: dict[bytes, int] = {}
+        others: set[bytes] = set()
+        for piece in distinct:
+            plain = _neutral(piece)
+            if plain.count(b'"') % 2:
+                return None  # a cut inside a string
+            shape = unquoted(plain.translate(None, _NOT_OUTLINE)).translate(None, b" \t\n\r")
+            if shape.translate(None, b":,"):
+                others.add(piece)
+            lengths[piece] = len(shape)
+        found = list(compress(count(), map(others.__contains__, texts))) if others else []
+        if len(found) > len(texts) // 8:
+            return None
+        if len(lengths) == 1:  # one text, again and again (no lookup an object)
+            return self._assembled(pieces, [*lengths.values()] * len(texts), found)
+        return self._assembled(pieces, list(map(lengths.__getitem__, texts)), found)
+
+    def _assembled(self, pieces: list[bytes], lengths: list[int], others: list[int]) -> bytes:
+        """The reduced text of a run cut at each ``},{`` into ``pieces``.
+
+        ``pieces[1:-1]`` are objects of outlines ``lengths`` long, but at ``others``; those and
+        the two ends are cut by :meth:`_cut`.
+        """
+        texts = pieces[1:-1]
         parts = [self._cut(pieces[0] + b"}")]
         start = 0
         for end in [*others, len(texts)]:
             if end > start:
-                many = self._add(texts[start:end], shapes[start:end])
+                many = self._add(texts[start:end], lengths[start:end])
                 if many is None:
                     parts.append(b",{}" * (end - start))
                 else:
@@ -268,14 +332,102 @@ class _Scan:
         parts.append(b"," + self._cut(b"{" + pieces[-1]))
         return b"".join(parts)
 
-    def _add(self, texts: list[bytes], shapes: list[bytes]) -> bytes | None:
-        """The innermost objects ``texts`` of outlines ``shapes`` (``:`` and ``,:`` again).
+    def _members_run(self, text: bytes, outline: bytes) -> bytes | None:
+        """Step 1 for an object of members whose values are objects (``},"``), else ``None``.
+
+        Between two ``},"`` outside strings is a member (``name":{...``), whose value is an
+        innermost object when the outline between is ``{`` then colons and commas (the name's
+        colon is the cut's): its name is before the piece's ``":{``. The longest stretch of
+        such members is read by C passes over the text and its outline, no Python object but a
+        name and a text a member; the rest of the text is cut by :meth:`_cut`. ``outline`` is
+        as :meth:`_runs` reads it.
+        """
+        cuts = outline.count(b"},:")
+        if cuts < _RUN or text.count(b'},"') != cuts or text.find(b"\x00") != -1:
+            return None  # a `},"` in a string, or a string after an object in an array
+        # Each cut before an object becomes `\x00`, any other `\x01`: with colons and commas
+        # dropped, a member of an innermost object is a `\x00` followed by the next cut.
+        marks = outline.replace(b"},:{", b"\x00").replace(b"},:", b"\x01").translate(None, b":,")
+        start = marks.find(b"\x00\x00")
+        if start == -1:
+            return None
+        rest = marks[start:]
+        members = len(rest) - len(rest.lstrip(b"\x00")) - 1  # the last one's piece goes on
+        before = marks.count(b"\x00", 0, start) + marks.count(b"\x01", 0, start)
+        after = cuts - before - members
+        if members < _RUN or before + after > _RUN:
+            return None
+        # The text's cuts around the stretch, found one by one from each end.
+        first = -1
+        for _ in range(before + 1):
+            first = text.find(b'},"', first + 1)
+        last = len(text)
+        for _ in range(after):
+            last = text.rfind(b'},"', 0, last)
+        known = len(self.objects)
+        head = self._cut(text[: first + 1])
+        run = self._members(text[first + 3 : last])
+        if run is None:  # the objects the head's cut kept are kept again by the whole text's
+            del self.objects[known:], self.members[known:]
+            return None
+        return head + run + b"," + self._cut(text[last + 2 :])
+
+    def _members(self, stretch: bytes) -> bytes | None:
+        """Members ``name":{...}," ... name":{...`` of innermost objects: their reduced text.
+
+        Of the members of one name, only the last one's value is alive (a last-wins parser
+        keeps it), and the first one says where the name first appears: the reduced text keeps
+        those two, the first with the value ``0``, the last with ``{}`` (the next placeholder)
+        when its object may repeat a name, else ``0``. A run of many members of a few names is
+        then parsed in pairs as a few.
+        """
+        parts = stretch.replace(b'},"', b"\x00").replace(b'":{', b"\x00").split(b"\x00")
+        if len(parts) % 2 or stretch.count(b'":{') * 2 != len(parts):
+            return None  # a `":{` in a string
+        written: list[bytes] = parts[0::2]
+        bodies = parts[1::2]
+        del parts  # its pieces live on in the two lists (the peak, at 1 MiB of members)
+        names: list[Any] = written
+        if b"".join(written).find(b"\\") != -1:  # escapes: names as the parser reads them
+            try:
+                names = json.loads(b'["' + b'","'.join(written) + b'"]')
+            except (ValueError, RecursionError):
+                return None
+        last = dict(zip(names, count(), strict=False))
+        kept: Any = range(len(names))
+        ends: Any = None
+        if len(last) < len(names):  # each name's first member and its last
+            first = dict(zip(reversed(names), range(len(names) - 1, -1, -1), strict=False))
+            kept = sorted({*first.values(), *last.values()})
+            ends = set(last.values())
+            written = list(map(written.__getitem__, kept))
+            bodies = list(map(bodies.__getitem__, kept))
+            del first
+        del last, names
+        distinct = dict.fromkeys(bodies)
+        if len(distinct) * _ALIKE <= len(bodies):  # objects written alike: each counted once
+            counted = dict(zip(distinct, _member_counts(list(distinct)), strict=True))
+            sizes = list(map(counted.__getitem__, bodies))
+        else:
+            sizes = _member_counts(bodies)
+        del distinct
+        alive = bytes(map(lt, repeat(1), sizes))  # an object of one member cannot repeat
+        if ends is not None:
+            alive = bytes(map(and_, map(ends.__contains__, kept), alive))
+        self.objects += compress(bodies, alive)
+        self.members += compress(sizes, alive)
+        if alive.find(0) == -1:  # each one the next placeholder
+            return b',"' + b'":{},"'.join(written) + b'":{}'
+        values = map(_VALUES.__getitem__, alive)
+        return b"".join(chain.from_iterable(zip(repeat(b',"'), written, values, strict=False)))
+
+    def _add(self, texts: list[bytes], lengths: Any) -> bytes | None:
+        """The innermost objects ``texts`` of outlines (``:`` and ``,:`` again) ``lengths`` long.
 
         An outline of length 2m - 1 is m members. An object of a member or none cannot repeat
         a name: it becomes ``0``, as in :meth:`_cut`; the others are the next placeholders.
         Returns ``None`` when every one may repeat, else which may (a byte each).
         """
-        lengths: Any = list(map(len, shapes))
         try:  # a byte a length, while they fit (an object of 128 members or more is rare)
             lengths = bytes(lengths)
             many: bytes = lengths.translate(_MANY)
@@ -451,10 +603,15 @@ class _Scan:
         names, to set against its members. Returns the places in ``alive`` (ascending) of those
         that repeat (the first ``limit`` at least), and the total.
         """
-        repeating: list[int] = []
-        total = 0
         objects, members = self.objects, self.members
         every = len(alive) == len(objects)  # nothing shadowed: alive[i] is i
+        if len(alive) >= _RUN:
+            texts = objects if every else list(map(objects.__getitem__, alive))
+            first = texts[:_CHUNK]
+            if len(set(first)) * _ALIKE <= len(first):
+                return self._alike(texts, limit)
+        repeating: list[int] = []
+        total = 0
         for start in range(0, len(alive), _CHUNK):
             end = min(start + _CHUNK, len(alive))
             if every:
@@ -490,6 +647,38 @@ class _Scan:
                     for number, size in zip(numbers, compress(sizes, repeats), strict=True):
                         members[number] = size
         return repeating, total
+
+    def _alike(self, texts: list[bytes], limit: int | None) -> tuple[list[int], int]:
+        """Step 4 for objects written alike (a dense text repeats a few): each text read once.
+
+        The distinct texts are parsed (orjson, a chunk at a time) and their members counted;
+        the objects that repeat a name are those of the texts that do, found by a set's
+        lookup each (in C). Returns what :meth:`_innermost` returns.
+        """
+        distinct = list(dict.fromkeys(texts))
+        sizes = _member_counts(distinct)
+        kept: list[int] = []  # each distinct text's names, as orjson keeps one a name
+        for start in range(0, len(distinct), _CHUNK):
+            joined = b"[{" + b"},{".join(distinct[start : start + _CHUNK]) + b"}]"
+            kept += map(len, _parsed(joined, self.errors))
+        repeats = list(map(ne, sizes, kept))
+        if True not in repeats:
+            return [], 0
+        # How many times each text comes: a pass over the objects a text, for a few of them.
+        if len(distinct) > _FEW:
+            times = list(Counter(texts).values())
+        else:
+            times = list(map(texts.count, distinct))
+        total = sum(compress(times, repeats))  # a name each, at least
+        # Two extra members or more, and two distinct names or more: counted from the names.
+        several = list(map(and_, map(lt, map((1).__add__, kept), sizes), map((1).__lt__, kept)))
+        if True in several:
+            total += _repeated_names(
+                list(compress(distinct, several)), list(compress(times, several)), self.errors
+            ) - sum(compress(times, several))
+        repeating = set(compress(distinct, repeats))
+        places = compress(count(), map(repeating.__contains__, texts))
+        return list(places if limit is None else islice(places, limit)), total
 
     def _names(self, number: int) -> list[str]:
         """The names innermost object ``number`` repeats, in the order they first appear."""
@@ -549,16 +738,22 @@ def _member_counts(objects: list[bytes]) -> list[int]:
 def _repeated_total(texts: list[bytes], errors: str) -> int:
     """How many names the innermost objects ``texts`` (between braces) repeat, all together.
 
-    Equal texts are read once (a dense text repeats a few objects), the others together in C
-    passes over the members, none a Python step: each object's names, with a count each, less
-    those it holds once. The names are the strings before a colon, raw when the texts hold no
-    escape (equal bytes, equal names), else read by the standard library's pairs parse.
+    Equal texts are read once (a dense text repeats a few objects): :func:`_repeated_names`.
     """
     if not texts:
         return 0
     weights = Counter(texts)
-    distinct = list(weights)
-    counts = list(weights.values())
+    return _repeated_names(list(weights), list(weights.values()), errors)
+
+
+def _repeated_names(distinct: list[bytes], counts: list[int], errors: str) -> int:
+    """How many names the distinct innermost objects ``distinct`` repeat, ``counts`` times each.
+
+    The objects are read together in C passes over the members, none a Python step: each
+    object's names, with a count each, less those it holds once. The names are the strings
+    before a colon, raw when the texts hold no escape (equal bytes, equal names), else read by
+    the standard library's pairs parse.
+    """
     joined = b"[{" + b"},{".join(distinct) + b"}]"
     if joined.find(b"\\") == -1:
         names: Any = _raw_names(joined)
