@@ -49,7 +49,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator
 from itertools import accumulate, chain, compress, count, islice, repeat
-from operator import and_, countOf, eq, is_, itemgetter, lt, ne, not_, truth
+from operator import and_, countOf, eq, is_, itemgetter, lt, ne, truth
 from typing import Any, Final, cast
 
 import orjson
@@ -631,13 +631,18 @@ class _Scan:
             repeats = list(map(ne, sizes, distinct))
             found = countOf(repeats, True)
             total += found
-            if extra > found:  # an object of one distinct name repeats that one
-                several: Any = compress(texts, repeats)
-                if 1 in distinct:
-                    single = list(map((1).__eq__, compress(distinct, repeats)))
-                    several = compress(several, map(not_, single))
-                    found -= countOf(single, True)
-                total += _repeated_total(list(several), self.errors) - found
+            if extra > found:
+                # Two extra members or more, and two distinct names or more: counted from the
+                # names (one extra member, or one distinct name, is one name repeated).
+                several = list(
+                    map(and_, map(lt, map((1).__add__, distinct), sizes), map((1).__lt__, distinct))
+                )
+                total += _repeated_total(
+                    list(compress(texts, several)),
+                    list(compress(sizes, several)),
+                    sum(compress(distinct, several)),
+                    self.errors,
+                ) - countOf(several, True)
             if limit is None or len(repeating) < limit:  # kept for the findings
                 places = list(compress(range(start, end), repeats))
                 repeating += places
@@ -674,7 +679,10 @@ class _Scan:
         several = list(map(and_, map(lt, map((1).__add__, kept), sizes), map((1).__lt__, kept)))
         if True in several:
             total += _repeated_names(
-                list(compress(distinct, several)), list(compress(times, several)), self.errors
+                list(compress(distinct, several)),
+                list(compress(sizes, several)),
+                list(compress(times, several)),
+                self.errors,
             ) - sum(compress(times, several))
         repeating = set(compress(distinct, repeats))
         places = compress(count(), map(repeating.__contains__, texts))
@@ -735,36 +743,81 @@ def _member_counts(objects: list[bytes]) -> list[int]:
     )
 
 
-def _repeated_total(texts: list[bytes], errors: str) -> int:
+def _repeated_total(texts: list[bytes], sizes: list[int], kept: int, errors: str) -> int:
     """How many names the innermost objects ``texts`` (between braces) repeat, all together.
 
-    Equal texts are read once (a dense text repeats a few objects): :func:`_repeated_names`.
+    ``sizes`` are their members, ``kept`` their distinct names (each object's counted apart).
+    Equal texts are read once when most are equal (a dense text
+    repeats a few objects): :func:`_repeated_names`.
     """
     if not texts:
         return 0
+    if len(set(texts)) * 2 > len(texts):  # mostly distinct (numbered): each read once anyway
+        return _repeated_names(texts, sizes, None, errors, kept)
     weights = Counter(texts)
-    return _repeated_names(list(weights), list(weights.values()), errors)
+    sized = dict(zip(texts, sizes, strict=True))
+    return _repeated_names(
+        list(weights), list(map(sized.__getitem__, weights)), list(weights.values()), errors
+    )
 
 
-def _repeated_names(distinct: list[bytes], counts: list[int], errors: str) -> int:
-    """How many names the distinct innermost objects ``distinct`` repeat, ``counts`` times each.
+def _repeated_names(
+    distinct: list[bytes],
+    sizes: list[int],
+    counts: list[int] | None,
+    errors: str,
+    kept: int | None = None,
+) -> int:
+    """How many names the innermost objects ``distinct`` repeat, ``counts`` times each.
 
-    The objects are read together in C passes over the members, none a Python step: each
-    object's names, with a count each, less those it holds once. The names are the strings
-    before a colon, raw when the texts hold no escape (equal bytes, equal names), else read by
-    the standard library's pairs parse.
+    ``sizes`` are their members; ``counts`` ``None`` is once each; ``kept`` (if known) their
+    distinct names, each object's counted apart. The objects are read
+    together in C passes over the members, none a Python step: each object's names, with a
+    count each, less those it holds once (:func:`_member_names`).
     """
     joined = b"[{" + b"},{".join(distinct) + b"}]"
-    if joined.find(b"\\") == -1:
-        names: Any = _raw_names(joined)
-    else:
-        pairs = json.loads(joined.decode("utf-8", errors), object_pairs_hook=tuple)
-        names = map(_NAME, chain.from_iterable(pairs))
-    owners = chain.from_iterable(map(repeat, count(), _member_counts(distinct)))
+    names = _member_names(joined, sum(sizes), errors)
+    if kept is not None and counts is None:
+        # No name in two objects (numbered names): each name's count is its object's.
+        counted = Counter(names)
+        if len(counted) == kept:
+            return countOf(map(lt, repeat(1), counted.values()), True)
+    owners = chain.from_iterable(map(repeat, count(), sizes))
     seen = Counter(zip(owners, names, strict=False))
+    repeats = map(lt, repeat(1), seen.values())
+    if counts is None:
+        return countOf(repeats, True)
     # The object of each name it repeats, weighed by how many times its text comes.
-    repeating = compress(map(_NAME, seen), map(lt, repeat(1), seen.values()))
-    return sum(map(counts.__getitem__, repeating))
+    return sum(map(counts.__getitem__, compress(map(_NAME, seen), repeats)))
+
+
+def _member_names(joined: bytes, members: int, errors: str) -> list[Any]:
+    r"""The names of the ``members`` members of ``joined``, a JSON text, as the parser reads them.
+
+    Where no quote is followed by white space, each name ends at a ``":`` outside strings; in a
+    copy whose escaped backslashes and quotes are ``\x`` and ``\y`` (every quote left
+    delimits), when there are as many ``":`` as members, no other: one regular expression finds
+    them all. Equal bytes are equal names where the text holds no ``\u`` or ``\/`` escape (a
+    character then has one spelling); else the names, their escapes written back, are read by
+    one parse as an array of strings. Otherwise the standard library's pairs parse gives them.
+    """
+    escaped = joined.find(b"\\") != -1
+    plain = joined.replace(b"\\\\", b"\\x").replace(b'\\"', b"\\y") if escaped else joined
+    if plain.count(b'":') == members and (
+        max(map(plain.find, b" \t\n\r")) == -1 or max(map(plain.find, _QUOTE_THEN_SPACE)) == -1
+    ):
+        names = _NAME_END.findall(plain)
+        if not escaped or (joined.find(b"\\u") == -1 and joined.find(b"\\/") == -1):
+            return names  # each character spelled one way only: equal names, equal bytes
+        # Every backslash of the copy begins an escape; `\y` first, as a `\\` written back
+        # before a `y` would read as one.
+        written = b'","'.join(names).replace(b"\\y", b'\\"').replace(b"\\x", b"\\\\")
+        decoded: list[str] = _parsed(b'["' + written + b'"]', errors)
+        return decoded
+    if not escaped:
+        return list(_raw_names(joined))
+    pairs = json.loads(joined.decode("utf-8", errors), object_pairs_hook=tuple)
+    return list(map(_NAME, chain.from_iterable(pairs)))
 
 
 def _parsed(joined: bytes, errors: str) -> Any:
@@ -860,6 +913,9 @@ def _raw_names(text: bytes) -> Iterator[bytes]:
     return compress(pieces[1::2], map(bytes.startswith, after, repeat(b":")))
 
 
+# A name, where every `":` ends one and no quote is left in a string: the string before it (a
+# match that began at any other quote would hold the name's opening quote).
+_NAME_END: Final = re.compile(rb'"([^"]*)":')
 _QUOTE_THEN_SPACE: Final = (b'" ', b'"\t', b'"\n', b'"\r')
 
 
