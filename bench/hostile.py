@@ -36,6 +36,7 @@ import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from itertools import count
 from pathlib import Path
 from typing import Any, cast
 
@@ -78,6 +79,23 @@ def som_story(payload_tail: bytes, limit: int = SOM_LIMIT) -> bytes:
     head, marker, rest = raw.partition(b'"assets":[]')
     assert marker
     return fill(head + b'"assets":[', payload_tail, b"]" + rest, limit)
+
+
+def numbered(head: bytes, item: bytes, tail: bytes, limit: int, sep: bytes = b",") -> bytes:
+    """``head item_0,item_1,... tail`` within ``limit`` bytes, item ``i`` with ``#`` written ``i``.
+
+    Each object then differs from the others (a counter in it), as an attacker writes them to
+    defeat a reading of each distinct object text once.
+    """
+    items: list[bytes] = []
+    size = len(head) + len(tail) - len(sep)
+    for i in count():
+        written = item.replace(b"#", b"%d" % i)
+        size += len(written) + len(sep)
+        if size > limit:
+            break
+        items.append(written)
+    return head + sep.join(items) + tail
 
 
 def short_keys(count: int) -> list[bytes]:
@@ -307,6 +325,47 @@ def duplicate_cases() -> list[Case]:
             fill(BQ_HEAD + b"{", b'"x":{"a":0,"a":0},"y":{"a":0,"a":0}', b"}}}", MIB),
         ),
         ("[{a, b}, ...]: no repeat", fill(data, b'{"a":0,"b":0}', b"]}}", MIB)),
+        # Issue 12, round 4: the same shapes with a counter `i` in each object, so that no two
+        # object texts are alike. A counter in a value is the harder of the two where a name
+        # is shared by the objects (a counter in a name makes each name one object's).
+        (
+            "[{a: i, a: i}, ...]: every object repeats, each object distinct",
+            numbered(data, b'{"a":#,"a":#}', b"]}}", MIB),
+        ),
+        (
+            "[{a: i, a: i, b: i, b: i}, ...]: two names twice, each object distinct",
+            numbered(data, b'{"a":#,"a":#,"b":#,"b":#}', b"]}}", MIB),
+        ),
+        (
+            "[{\\u0061: i, a: i}, ...]: escaped names, each object distinct",
+            numbered(data, b'{"\\u0061":#,"a":#}', b"]}}", MIB),
+        ),
+        (
+            "[{a{: i, a{: i}, ...]: brackets in names, each object distinct",
+            numbered(data, b'{"a{":#,"a{":#}', b"]}}", MIB),
+        ),
+        (
+            '[{a\\": i, a\\": i, \\\\: i, \\\\: i}, ...]: escaped quotes and backslashes, '
+            "each object distinct",
+            numbered(data, b'{"a\\"":#,"a\\"":#,"\\\\":#,"\\\\":#}', b"]}}", MIB),
+        ),
+        (
+            '[{\\u0022{: i, \\"{: i, \\u007b: i, {: i}, ...]: quotes and braces escaped or not, '
+            "each object distinct",
+            numbered(data, b'{"\\u0022{":#,"\\"{":#,"\\u007b":#,"{":#}', b"]}}", MIB),
+        ),
+        (
+            '[{a: "[{:,i", a: "}]"}, ...]: brackets and colons in values, each object distinct',
+            numbered(data, b'{"a:":"[{:,#","a:":"}]"}', b"]}}", MIB),
+        ),
+        (
+            "[{a: i, a: i, b: i, b: i}, ...]: as json.dumps writes, each object distinct",
+            numbered(data, b'{"a": #, "a": #, "b": #, "b": #}', b"]}}", MIB, sep=b", "),
+        ),
+        (
+            "{x_i: {a_i, a_i}, ...}: objects under distinct names, each object distinct",
+            numbered(BQ_HEAD + b"{", b'"x#":{"a#":0,"a#":0}', b"}}}", MIB),
+        ),
     ]
     return [
         Case.of(f"babelqueue, {name} (refuse)", raw, "babelqueue", settings=refuse)

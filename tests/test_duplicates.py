@@ -513,6 +513,11 @@ def _objects(item: bytes, count: int, head: bytes = b'{"data":[', tail: bytes = 
     return head + b",".join([item] * count) + tail
 
 
+def _numbered(item: bytes, count: int) -> bytes:
+    """``count`` objects in an array, the ``#`` of ``item`` written as each one's number."""
+    return b'{"data":[' + b",".join(item.replace(b"#", b"%d" % i) for i in range(count)) + b"]}"
+
+
 # The shapes of issue 12's table and bench/hostile.py's rows, at a tenth of the size limit (past
 # PRETEST_BYTES, so that the scan itself is measured): (text, findings in all).
 SHAPES: dict[str, tuple[bytes, int]] = {
@@ -580,6 +585,30 @@ SHAPES: dict[str, tuple[bytes, int]] = {
         b'{"data":{' + b",".join(b'"x%d":{"a":0,"a":0}' % i for i in range(6_000)) + b"}}",
         6_000,
     ),
+    # Round 4: objects each distinct (a counter in a value or a name) of two extra members.
+    "names-twice-each-distinct": (
+        _numbered(b'{"a":#,"a":#,"b":#,"b":#}', 4_000),
+        8_000,
+    ),
+    "numbered-names-twice-each-distinct": (
+        _numbered(b'{"a#":0,"a#":0,"b#":0,"b#":0}', 4_000),
+        8_000,
+    ),
+    "escaped-quotes-and-backslashes-each-distinct": (
+        _numbered(b'{"a\\"":#,"a\\"":#,"\\\\":#,"\\\\":#}', 3_000),
+        6_000,
+    ),
+    "quotes-and-braces-each-distinct": (
+        _numbered(b'{"\\u0022{":#,"\\"{":#,"\\u007b":#,"{":#}', 3_000),
+        6_000,
+    ),
+    "spaced-each-distinct": (
+        b'{"data": ['
+        + b", ".join(b'{"a": %d, "a": %d, "b": %d, "b": %d}' % ((i,) * 4) for i in range(4_000))
+        + b"]}",
+        8_000,
+    ),
+    "a-name-three-times-each-distinct": (_numbered(b'{"a#":0,"a#":0,"a#":0,"b#":0}', 4_000), 4_000),
 }
 
 
@@ -910,3 +939,128 @@ def test_a_text_that_is_not_json_is_json_invalid_alone(text: bytes) -> None:
         report = ek.check(text, "babelqueue", settings=ek.Settings(duplicate_keys=mode))
         assert [v.rule for v in report.violations] == [rules.JSON_INVALID]
         assert report.warnings == []
+
+
+# Objects each distinct: the members of an object (a name, whether a counter follows it, whether
+# the value is the counter), written in one of the ways below; the names hold what a reading of
+# names by bytes must not be fooled by (quotes, backslashes, `/` and its escape `\/`, digits,
+# spaces, colons and brackets).
+_DISTINCT_MEMBERS = st.lists(
+    st.tuples(
+        st.sampled_from(["a", "b", "a:b", "{", '"', "\\", "/", "é", ",", "", "1", " ", '":']),
+        st.booleans(),
+        st.booleans(),
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+def _distinct_object(members: list[tuple[str, bool, bool]], i: int, way: int) -> str:
+    """Object number ``i``: its names spelled by ``way`` (escapes, `\\/`, spaces)."""
+    written = []
+    for name, numbered, counted in members:
+        spelled = _name(name + (str(i) if numbered else ""), False, way % 4)
+        if way >= 4:
+            spelled = spelled.replace("/", "\\/")
+        value = str(i) if counted else '"v:"'
+        written.append(spelled + (" : " if way == 5 else ":") + value)
+    return "{" + (", " if way in (2, 3) else ",").join(written) + "}"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(_DISTINCT_MEMBERS, min_size=1, max_size=3),
+    st.integers(0, 5),
+    st.integers(_duplicates._RUN, 2 * _duplicates._CHUNK),
+    st.integers(1, 200),
+)
+def test_objects_each_distinct_are_read_as_the_standard_library_reads_them(
+    shapes: list[list[tuple[str, bool, bool]]], way: int, objects: int, limit: int
+) -> None:
+    # Many innermost objects, each differing by a counter in a name or a value, so that none is
+    # read once for others: their names read by bytes, by one regular expression, or parsed.
+    text = (
+        '{"data":['
+        + ",".join(_distinct_object(shapes[i % len(shapes)], i, way) for i in range(objects))
+        + "]}"
+    ).encode()
+    expected = _reference_pointers(text)
+    found = duplicate_keys(text, limit)
+    assert [v.pointer for v in found if v.rule == rules.JSON_DUPLICATE_KEY] == expected[:limit]
+    if len(expected) > limit:
+        assert found[-1].message.startswith(f"{len(expected) - limit} more finding")
+    else:
+        assert len(found) == len(expected)
+
+
+class _Paired(Counter[Any]):
+    """A ``collections.Counter`` that sums the pairs (tuples) every one of them counted."""
+
+    pairs = 0
+
+    def update(self, iterable: Any = None, /, **kwds: Any) -> None:
+        if iterable is not None and not isinstance(iterable, dict):
+            iterable = list(iterable)
+            type(self).pairs += sum(type(element) is tuple for element in iterable)
+        super().update(iterable, **kwds)
+
+
+@pytest.mark.parametrize(
+    "shape", ["numbered-names-twice-each-distinct", "a-name-three-times-each-distinct"]
+)
+def test_names_no_two_objects_share_are_counted_without_a_pair_each(
+    monkeypatch: pytest.MonkeyPatch, shape: str
+) -> None:
+    # Objects each distinct by a counter in their names: a name is one object's, so its count
+    # is counted by name (before: an (object, name) pair built and counted a member, 16,000
+    # here).
+    text, total = SHAPES[shape]
+    _Paired.pairs = 0
+    monkeypatch.setattr(_duplicates, "Counter", _Paired)
+    found = duplicate_keys(text, 100)
+    assert found[-1].message.startswith(f"{total - 100} more finding")
+    assert _Paired.pairs == 0
+
+
+def test_objects_of_one_extra_member_are_not_counted_by_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # One extra member is one name repeated, whatever the names: only the objects of two extra
+    # members or more are counted by name, in a chunk that holds both (before: every object
+    # that repeats a name in such a chunk, 12,000 names here).
+    text = (
+        b'{"data":['
+        + b",".join(b'{"a%d":0,"a%d":0,"b":%d}' % (i, i, i) for i in range(4_000))
+        + b',{"c":0,"c":0,"d":0,"d":0}]}'
+    )
+    _Tallied.counted = 0
+    monkeypatch.setattr(_duplicates, "Counter", _Tallied)
+    found = duplicate_keys(text, 100)
+    monkeypatch.undo()
+    assert found[-1].message.startswith(f"{4_002 - 100} more finding")
+    assert _Tallied.counted < 100
+
+
+@pytest.mark.parametrize(
+    "shape", ["escaped-quotes-and-backslashes-each-distinct", "quotes-and-braces-each-distinct"]
+)
+def test_escaped_names_of_objects_each_distinct_are_not_parsed_in_pairs(
+    monkeypatch: pytest.MonkeyPatch, shape: str
+) -> None:
+    # Their names are found by one regular expression, and read as bytes (no `\u` or `\/`: a
+    # character has one spelling) or parsed by orjson as an array of strings; the pairs parse
+    # reads the reduced text alone (before: every object's text again, the whole text's size).
+    text, total = SHAPES[shape]
+    read: list[int] = []
+    loads = json.loads
+
+    def counted(text: str, **kwargs: Any) -> Any:
+        read.append(len(text))
+        return loads(text, **kwargs)
+
+    monkeypatch.setattr(json, "loads", counted)
+    found = duplicate_keys(text, 100)
+    monkeypatch.undo()
+    assert found[-1].message.startswith(f"{total - 100} more finding")
+    assert sum(read) < len(text) // 8
