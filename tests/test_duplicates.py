@@ -1007,14 +1007,22 @@ class _Paired(Counter[Any]):
 
 
 @pytest.mark.parametrize(
-    "shape", ["numbered-names-twice-each-distinct", "a-name-three-times-each-distinct"]
+    "shape",
+    [
+        "names-twice-each-distinct",
+        "numbered-names-twice-each-distinct",
+        "a-name-three-times-each-distinct",
+        "escaped-quotes-and-backslashes-each-distinct",
+        "quotes-and-braces-each-distinct",
+        "spaced-each-distinct",
+    ],
 )
-def test_names_no_two_objects_share_are_counted_without_a_pair_each(
+def test_names_of_objects_each_distinct_are_counted_without_a_pair_each(
     monkeypatch: pytest.MonkeyPatch, shape: str
 ) -> None:
-    # Objects each distinct by a counter in their names: a name is one object's, so its count
-    # is counted by name (before: an (object, name) pair built and counted a member, 16,000
-    # here).
+    # Objects each distinct (a counter in their names or values) of two extra members: their
+    # repeats are counted by places, a C pass a pair of places across the objects (before: an
+    # (object, name) pair built and counted a member, 12,000 to 16,000 here).
     text, total = SHAPES[shape]
     _Paired.pairs = 0
     monkeypatch.setattr(_duplicates, "Counter", _Paired)

@@ -159,6 +159,9 @@ _CHUNK: Final = 4096  # innermost objects read per orjson parse (bounds the dict
 # A text whose first chunk of innermost objects holds at most one distinct text in this many
 # is read a distinct text at a time (_Scan._alike): a dense text repeats a few objects.
 _ALIKE: Final = 4
+# Objects of at most this many members have their repeats counted by places (C passes a pair
+# of places; a Counter's pair a member past it).
+_PLACES: Final = 16
 _FEW: Final = 4  # distinct texts counted one at a time (list.count), not by one Counter
 _MESSAGE: Final = (
     "The member {!r} appears more than once; JSON parsers disagree on which value wins."
@@ -640,7 +643,6 @@ class _Scan:
                 total += _repeated_total(
                     list(compress(texts, several)),
                     list(compress(sizes, several)),
-                    sum(compress(distinct, several)),
                     self.errors,
                 ) - countOf(several, True)
             if limit is None or len(repeating) < limit:  # kept for the findings
@@ -743,17 +745,16 @@ def _member_counts(objects: list[bytes]) -> list[int]:
     )
 
 
-def _repeated_total(texts: list[bytes], sizes: list[int], kept: int, errors: str) -> int:
+def _repeated_total(texts: list[bytes], sizes: list[int], errors: str) -> int:
     """How many names the innermost objects ``texts`` (between braces) repeat, all together.
 
-    ``sizes`` are their members, ``kept`` their distinct names (each object's counted apart).
-    Equal texts are read once when most are equal (a dense text
+    ``sizes`` are their members. Equal texts are read once when most are equal (a dense text
     repeats a few objects): :func:`_repeated_names`.
     """
     if not texts:
         return 0
     if len(set(texts)) * 2 > len(texts):  # mostly distinct (numbered): each read once anyway
-        return _repeated_names(texts, sizes, None, errors, kept)
+        return _repeated_names(texts, sizes, None, errors)
     weights = Counter(texts)
     sized = dict(zip(texts, sizes, strict=True))
     return _repeated_names(
@@ -762,26 +763,19 @@ def _repeated_total(texts: list[bytes], sizes: list[int], kept: int, errors: str
 
 
 def _repeated_names(
-    distinct: list[bytes],
-    sizes: list[int],
-    counts: list[int] | None,
-    errors: str,
-    kept: int | None = None,
+    distinct: list[bytes], sizes: list[int], counts: list[int] | None, errors: str
 ) -> int:
     """How many names the innermost objects ``distinct`` repeat, ``counts`` times each.
 
-    ``sizes`` are their members; ``counts`` ``None`` is once each; ``kept`` (if known) their
-    distinct names, each object's counted apart. The objects are read
-    together in C passes over the members, none a Python step: each object's names, with a
-    count each, less those it holds once (:func:`_member_names`).
+    ``sizes`` are their members; ``counts`` ``None`` is once each. The objects are read
+    together in C passes over the members, none a Python step (:func:`_member_names`): objects
+    each once, of a few members, by places (:func:`_repeats_by_place`); else each object's
+    names, with a count each, less those it holds once.
     """
     joined = b"[{" + b"},{".join(distinct) + b"}]"
     names = _member_names(joined, sum(sizes), errors)
-    if kept is not None and counts is None:
-        # No name in two objects (numbered names): each name's count is its object's.
-        counted = Counter(names)
-        if len(counted) == kept:
-            return countOf(map(lt, repeat(1), counted.values()), True)
+    if counts is None and max(sizes) <= _PLACES:
+        return _repeats_by_place(names, sizes)
     owners = chain.from_iterable(map(repeat, count(), sizes))
     seen = Counter(zip(owners, names, strict=False))
     repeats = map(lt, repeat(1), seen.values())
@@ -789,6 +783,41 @@ def _repeated_names(
         return countOf(repeats, True)
     # The object of each name it repeats, weighed by how many times its text comes.
     return sum(map(counts.__getitem__, compress(map(_NAME, seen), repeats)))
+
+
+def _repeats_by_place(names: list[Any], sizes: list[int]) -> int:
+    """How many names objects of ``sizes`` members (at most :data:`_PLACES`) repeat in all.
+
+    ``names`` are their members' names, object after object. Each pair of places (the j-th and
+    the k-th member) is compared across all the objects at once, a C pass, into an int of a
+    bit an object (a byte's low bit); a name repeats where its first place (equal to no earlier
+    one) equals a later one. A Python step a pair of places, none an object or a member.
+    """
+    widest = max(sizes)
+    if sizes.count(widest) == len(sizes):  # objects of one size: each place a slice
+        places = [names[k::widest] for k in range(widest)]
+        held = [-1] * widest
+    else:
+        starts = list(accumulate(sizes, initial=0))
+        del starts[-1]
+        # Past an object's members, its place is masked out: any name (or the padding) does.
+        padded = [*names, *repeat(None, widest)]
+        places = [list(map(padded.__getitem__, map(k.__add__, starts))) for k in range(widest)]
+        held = [int.from_bytes(bytes(map(k.__lt__, sizes)), "little") for k in range(widest)]
+    equal = {
+        (j, k): int.from_bytes(bytes(map(eq, places[j], places[k])), "little") & held[k]
+        for k in range(widest)
+        for j in range(k)
+    }
+    total = 0
+    for k in range(widest):
+        earlier = later = 0
+        for j in range(k):
+            earlier |= equal[j, k]
+        for j in range(k + 1, widest):
+            later |= equal[k, j]
+        total += (later & ~earlier).bit_count()
+    return total
 
 
 def _member_names(joined: bytes, members: int, errors: str) -> list[Any]:
