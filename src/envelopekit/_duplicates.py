@@ -823,7 +823,7 @@ def _repeats_by_place(names: list[Any], sizes: list[int]) -> int:
 def _member_names(joined: bytes, members: int, errors: str) -> list[Any]:
     r"""The names of the ``members`` members of ``joined``, a JSON text, as the parser reads them.
 
-    Where no quote is followed by white space, each name ends at a ``":`` outside strings; in a
+    Where no colon follows white space, each name ends at a ``":`` outside strings; in a
     copy whose escaped backslashes and quotes are ``\x`` and ``\y`` (every quote left
     delimits), when there are as many ``":`` as members, no other: one regular expression finds
     them all. Equal bytes are equal names where the text holds no ``\u`` or ``\/`` escape (a
@@ -833,7 +833,7 @@ def _member_names(joined: bytes, members: int, errors: str) -> list[Any]:
     escaped = joined.find(b"\\") != -1
     plain = joined.replace(b"\\\\", b"\\x").replace(b'\\"', b"\\y") if escaped else joined
     if plain.count(b'":') == members and (
-        max(map(plain.find, b" \t\n\r")) == -1 or max(map(plain.find, _QUOTE_THEN_SPACE)) == -1
+        max(map(plain.find, b" \t\n\r")) == -1 or max(map(plain.find, _SPACE_THEN_COLON)) == -1
     ):
         names = _NAME_END.findall(plain)
         if not escaped or (joined.find(b"\\u") == -1 and joined.find(b"\\/") == -1):
@@ -946,6 +946,8 @@ def _raw_names(text: bytes) -> Iterator[bytes]:
 # match that began at any other quote would hold the name's opening quote).
 _NAME_END: Final = re.compile(rb'"([^"]*)":')
 _QUOTE_THEN_SPACE: Final = (b'" ', b'"\t', b'"\n', b'"\r')
+# Looked for where a text holds white space: rarer than quotes, so each found faster.
+_SPACE_THEN_COLON: Final = (b" :", b"\t:", b"\n:", b"\r:")
 
 
 def _finding(at: str, name: str) -> Violation:
