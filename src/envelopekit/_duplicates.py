@@ -33,7 +33,9 @@ in pairs only what needs it:
    repeat. Objects written alike are read a distinct text at a time (parsed, counted, and their
    repeats found by a set's lookup an object). An object with one extra member, or of one
    distinct name, repeats one name; the names of the others (two extra members or more) are
-   counted together, each distinct object text once (a dense text repeats a few).
+   counted together, each distinct object text once (a dense text repeats a few), found by one
+   regular expression. Objects each distinct (a counter in each) of at most 16 members are
+   counted by places: each pair of places compared across all of them in one C pass.
 
 Findings come in document order (an object's own names in the order they first appear, then what
 its members hold), and at most ``limit`` are built: the rest are counted exactly, by C passes, and
