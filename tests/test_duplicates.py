@@ -795,13 +795,10 @@ def test_a_run_written_alike_reads_each_distinct_object_s_strings_once(
     assert read < len(text) // 20
 
 
-@pytest.mark.parametrize("shape", ["objects-as-values-of-one-name", "objects-under-names-in-turn"])
-def test_members_of_a_few_names_are_parsed_in_pairs_as_a_few(
-    monkeypatch: pytest.MonkeyPatch, shape: str
-) -> None:
-    # Of a run of members whose values are objects, each name's first and last member go to
-    # the pairs parse (before: every member, 6,000 here, a tuple each).
-    text, total = SHAPES[shape]
+def _scanned_counting_pairs_parse(
+    monkeypatch: pytest.MonkeyPatch, text: bytes | str
+) -> tuple[list[Violation], list[int]]:
+    """The scan's findings, and the length of each text it gave the standard library's parse."""
     read: list[int] = []
     loads = json.loads
 
@@ -812,6 +809,17 @@ def test_members_of_a_few_names_are_parsed_in_pairs_as_a_few(
     monkeypatch.setattr(json, "loads", counted)
     found = duplicate_keys(text, 100)
     monkeypatch.undo()
+    return found, read
+
+
+@pytest.mark.parametrize("shape", ["objects-as-values-of-one-name", "objects-under-names-in-turn"])
+def test_members_of_a_few_names_are_parsed_in_pairs_as_a_few(
+    monkeypatch: pytest.MonkeyPatch, shape: str
+) -> None:
+    # Of a run of members whose values are objects, each name's first and last member go to
+    # the pairs parse (before: every member, 6,000 here, a tuple each).
+    text, total = SHAPES[shape]
+    found, read = _scanned_counting_pairs_parse(monkeypatch, text)
     assert [v.pointer for v in found] == _reference_pointers(text)
     assert len(found) == total
     assert sum(read) < 200
@@ -1060,15 +1068,6 @@ def test_escaped_names_of_objects_each_distinct_are_not_parsed_in_pairs(
     # character has one spelling) or parsed by orjson as an array of strings; the pairs parse
     # reads the reduced text alone (before: every object's text again, the whole text's size).
     text, total = SHAPES[shape]
-    read: list[int] = []
-    loads = json.loads
-
-    def counted(text: str, **kwargs: Any) -> Any:
-        read.append(len(text))
-        return loads(text, **kwargs)
-
-    monkeypatch.setattr(json, "loads", counted)
-    found = duplicate_keys(text, 100)
-    monkeypatch.undo()
+    found, read = _scanned_counting_pairs_parse(monkeypatch, text)
     assert found[-1].message.startswith(f"{total - 100} more finding")
     assert sum(read) < len(text) // 8
