@@ -230,13 +230,19 @@ for _router in (ROUTER, NEAR_ROUTER):
 ATTEMPTS = (0, 1, 2**63 - 2, 2**63 - 1)
 
 
-def with_attempts(raw: bytes, attempts: int) -> bytes:
-    """``raw`` with ``attempts`` set, and an odd count on the URN whose handler fails."""
+def _object(raw: bytes) -> dict[str, Any] | None:
+    """``raw`` parsed, when it is a JSON object (the drawn message may be anything)."""
     try:
         document = json.loads(raw)
     except ValueError:
-        return raw
-    if not isinstance(document, dict):
+        return None
+    return document if isinstance(document, dict) else None
+
+
+def with_attempts(raw: bytes, attempts: int) -> bytes:
+    """``raw`` with ``attempts`` set, and an odd count on the URN whose handler fails."""
+    document = _object(raw)
+    if document is None:
         return raw
     document["attempts"] = attempts
     if attempts % 2:
@@ -247,11 +253,8 @@ def with_attempts(raw: bytes, attempts: int) -> bytes:
 def near_limit(raw: bytes, gap: int, shout: int, attempts: int) -> bytes:
     """``raw`` on the URN whose handler fails with ``shout`` characters, with ``attempts``, and
     padded (an unknown ``pad`` key) to ``gap`` bytes below ``NEAR_LIMIT`` where it is shorter."""
-    try:
-        document = json.loads(raw)
-    except ValueError:
-        return raw
-    if not isinstance(document, dict):
+    document = _object(raw)
+    if document is None:
         return raw
     document["job"] = f"urn:babel:orders:shout.{shout}"
     document["attempts"] = attempts

@@ -179,10 +179,14 @@ def test_ctrl_c_prints_the_summary_so_far_and_exits_130() -> None:
     assert b"Traceback" not in err
 
 
-def test_ctrl_c_on_an_endless_line_exits_130() -> None:
+def interrupted_on_dev_zero(*args: str) -> tuple[subprocess.CompletedProcess[bytes], str]:
+    """The command line on an endless line, interrupted once it has read 256 MiB of it.
+
+    Returns the run, and its ``/proc/<pid>/status`` just before the interrupt.
+    """
     with open("/dev/zero", "rb") as zero:
         proc = subprocess.Popen(
-            [ENTRY, "validate", "-"],
+            [ENTRY, *args, "-"],
             stdin=zero,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -193,9 +197,19 @@ def test_ctrl_c_on_an_endless_line_exits_130() -> None:
         status = Path(f"/proc/{proc.pid}/status").read_text()
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
-    rss_kib = int(next(x for x in status.splitlines() if x.startswith("VmRSS")).split()[1])
-    assert rss_kib < 200 * 1024
-    assert proc.returncode == 130, err
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), status
+
+
+def status_kib(status: str, field: str) -> int:
+    """A ``/proc/<pid>/status`` field in KiB (``VmRSS``, ``VmHWM``)."""
+    return int(next(x for x in status.splitlines() if x.startswith(field + ":")).split()[1])
+
+
+def test_ctrl_c_on_an_endless_line_exits_130() -> None:
+    done, status = interrupted_on_dev_zero("validate")
+    out, err = done.stdout, done.stderr
+    assert status_kib(status, "VmRSS") < 200 * 1024
+    assert done.returncode == 130, err
     assert b"0 messages" in out
     assert b"Traceback" not in err
 

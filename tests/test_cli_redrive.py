@@ -16,7 +16,15 @@ from babelqueue.transport import InMemoryTransport
 from envelopekit.babelqueue import BabelEnvelope
 from tests.conftest import DATA
 from tests.test_cli import run
-from tests.test_cli_input import ENTRY, env, peak_rss_kib, read_bytes, shell, wait_until
+from tests.test_cli_input import (
+    ENTRY,
+    env,
+    interrupted_on_dev_zero,
+    peak_rss_kib,
+    shell,
+    status_kib,
+    wait_until,
+)
 from tests.test_cli_input import run as run_with
 
 logging.getLogger("babelqueue.codec").setLevel(logging.ERROR)
@@ -241,22 +249,10 @@ def test_a_huge_line_is_copied_to_kept_in_flat_memory(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_on_an_endless_line_prints_the_summary_and_exits_130() -> None:
-    with open("/dev/zero", "rb") as zero:
-        proc = subprocess.Popen(
-            [ENTRY, "redrive", "--kept", "/dev/null", "-"],
-            stdin=zero,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env(),
-        )
-        # Well past start-up: reading /dev/zero (imports read a few MiB, not 256).
-        wait_until(lambda: read_bytes(proc.pid) > 256 * 1024 * 1024)
-        status = Path(f"/proc/{proc.pid}/status").read_text()
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=30)
-    peak_kib = int(next(x for x in status.splitlines() if x.startswith("VmHWM")).split()[1])
-    assert peak_kib < 200 * 1024
-    assert proc.returncode == 130, err
+    done, status = interrupted_on_dev_zero("redrive", "--kept", "/dev/null")
+    out, err = done.stdout, done.stderr
+    assert status_kib(status, "VmHWM") < 200 * 1024
+    assert done.returncode == 130, err
     assert out == b""
     assert err == (
         b"0 messages: 0 redriven, 0 kept, 0 not BabelQueue v1 envelopes\n"

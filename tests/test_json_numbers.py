@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
-from types import FrameType
 from typing import Any
 
 import orjson
@@ -17,6 +15,7 @@ from envelopekit import _json, rules
 from envelopekit._failfast import FULL_REPORT_BYTES
 from envelopekit._json import _HEAD_BYTES, PLAIN_NUMBERS, needs_scan, plain_numbers, proven_context
 from envelopekit.babelqueue import BabelEnvelope
+from tests._calls import python_calls
 from tests.conftest import DATA
 
 FIXTURE = orjson.loads((DATA / "babelqueue" / "fixtures" / "order-created.json").read_bytes())
@@ -123,19 +122,7 @@ def _large(data: Any) -> bytes:
 
 def _scans(call: Any) -> int:
     """How many times ``needs_scan`` runs during ``call()``."""
-    count = 0
-
-    def profile(frame: FrameType, event: str, arg: object) -> None:
-        nonlocal count
-        if event == "call" and frame.f_code is needs_scan.__code__:
-            count += 1
-
-    sys.setprofile(profile)
-    try:
-        call()
-    finally:
-        sys.setprofile(None)
-    return count
+    return python_calls(call).count(needs_scan.__code__)
 
 
 MANY_OBJECTS = [{"a": i % 10, "b": [1, 2]} for i in range(3_000)]

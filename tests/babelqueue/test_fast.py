@@ -9,7 +9,7 @@ own validator gives, fast path or not.
 from __future__ import annotations
 
 import json
-import sys
+from functools import partial
 from typing import Any
 
 import orjson
@@ -26,6 +26,7 @@ from envelopekit._settings import Settings
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.babelqueue._envelope import FAST_PATH
 from envelopekit.babelqueue._fast import DEPTH, SECONDS_THRESHOLD, fast_schema
+from tests._calls import python_calls
 from tests.conftest import DATA
 from tests.test_check_properties import PROFILE, SEEDS, VALUES, mutated
 
@@ -504,18 +505,7 @@ def test_the_fast_path_is_not_tried_over_the_bound(monkeypatch: pytest.MonkeyPat
 
 def _python_calls(call: Any, *args: Any) -> list[str]:
     """The Python functions ``call(*args)`` runs (``sys.setprofile``), by name."""
-    seen: list[str] = []
-
-    def profile(frame: Any, event: str, arg: Any) -> None:
-        if event == "call":
-            seen.append(frame.f_code.co_name)
-
-    sys.setprofile(profile)
-    try:
-        call(*args)
-    finally:
-        sys.setprofile(None)
-    return seen
+    return [code.co_name for code in python_calls(partial(call, *args))]
 
 
 def test_flat_data_takes_no_python_call_and_each_container_one() -> None:

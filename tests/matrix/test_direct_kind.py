@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 from collections.abc import Callable
 from functools import partial
-from types import FrameType
 from typing import Any
 
 import orjson
@@ -23,6 +21,7 @@ import pytest
 import envelopekit as ek
 from envelopekit.matrix import message_kind
 from envelopekit.matrix._spec import SPEC, _direct_kind
+from tests._calls import python_calls
 from tests.matrix.test_differential import corpus
 
 _SETTINGS = [ek.Settings(max_violations=3), ek.Settings()]
@@ -92,19 +91,7 @@ def test_the_kind_tried_first(raw: bytes, kind: str | None) -> None:
 
 def _selector_calls(call: Callable[[], object]) -> int:
     """How many times the union's selector (``message_kind``) runs during ``call()``."""
-    calls = 0
-
-    def profile(frame: FrameType, event: str, arg: object) -> None:
-        nonlocal calls
-        if event == "call" and frame.f_code is message_kind.__code__:
-            calls += 1
-
-    sys.setprofile(profile)
-    try:
-        call()
-    finally:
-        sys.setprofile(None)
-    return calls
+    return python_calls(call).count(message_kind.__code__)
 
 
 def test_a_request_and_a_reply_are_read_without_the_unions_selector() -> None:

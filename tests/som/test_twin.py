@@ -13,9 +13,7 @@ from __future__ import annotations
 import copy
 import enum
 import json
-import sys
 from collections.abc import Callable, Iterator
-from types import FrameType
 from typing import Any
 
 import pytest
@@ -23,6 +21,7 @@ from pydantic import ValidationError
 
 from envelopekit.som import SomEnvelope
 from envelopekit.som._envelope import FAST_PATH
+from tests._calls import python_calls
 from tests.som._corpus import label, positive_envelope, positive_files
 from tests.som.test_fast_path import outcome
 
@@ -321,18 +320,7 @@ KEPT_HOOKS = {"_claim_shape", "_unique_tags", "_tag_key", "_finite_container"}
 
 
 def _python_calls(call: Callable[[], object]) -> set[str]:
-    names: set[str] = set()
-
-    def profile(frame: FrameType, event: str, arg: object) -> None:
-        if event == "call":
-            names.add(frame.f_code.co_name)
-
-    sys.setprofile(profile)
-    try:
-        call()
-    finally:
-        sys.setprofile(None)
-    return names - {"<lambda>"}
+    return {code.co_name for code in python_calls(call)} - {"<lambda>"}
 
 
 @pytest.mark.parametrize("path", positive_files(), ids=label)
@@ -378,19 +366,11 @@ def test_free_form_json_is_walked_once_not_read_by_a_union_per_level() -> None:
         nested = [nested] if level % 2 else {"k": nested}
 
     def walks(document: dict[str, Any]) -> int:
-        calls: list[str] = []
-
-        def profile(frame: FrameType, event: str, arg: object) -> None:
-            if event == "call":
-                calls.append(frame.f_code.co_name)
-
         raw = _json(document)
-        sys.setprofile(profile)
-        try:
-            assert fast.validate_json(raw) is not None
-        finally:
-            sys.setprofile(None)
-        return calls.count("_finite_container")
+        found: list[object] = []
+        calls = python_calls(lambda: found.append(fast.validate_json(raw)))
+        assert found[0] is not None
+        return [code.co_name for code in calls].count("_finite_container")
 
     story = _document(STORY)
     # One walk for each non-empty array or object in `_actors`, whatever their depth.

@@ -341,16 +341,7 @@ class FastPath(Generic[M]):
         narrowed: Mapping[str, CoreSchema],
         dropped: Collection[str],
     ) -> None:
-        """A fast path for ``model``, as :func:`dispatching_validator` takes its arguments.
-
-        Args:
-            model: the model; its own core schema is the starting point.
-            field: the field whose schema is a tagged union under a wrap validator.
-            discriminator: the input key whose value picks the union's choice.
-            tags: the values of ``discriminator`` the fast path takes.
-            narrowed: fields re-typed for the fast path only (see :func:`dispatching_validator`).
-            dropped: the model validators left out (see :func:`dispatching_validator`).
-        """
+        """A fast path for ``model``; the arguments are :func:`dispatching_validator`'s."""
         self._arguments = (model, field, discriminator, tuple(tags))
         self._narrowed = narrowed
         self._dropped = dropped
