@@ -21,7 +21,7 @@ import envelopekit as ek
 from envelopekit._failfast import FULL_REPORT_BYTES, large_validator
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.babelqueue import _envelope as babelqueue_envelope
-from envelopekit.matrix import MxRequest
+from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse
 from envelopekit.som import SomEnvelope
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -153,3 +153,33 @@ def test_the_dict_door_of_a_large_babelqueue_message_is_read_as_json_reads_it() 
     assert [v.rule for v in ek.violations(caught.value, model=BabelEnvelope)] == [
         "number.non_finite"
     ]
+
+
+# A message of each model, wrong in a field, made large by unknown keys.
+WRONG: dict[type[BaseModel], dict[str, Any]] = {
+    BabelEnvelope: {"job": 1},
+    SomEnvelope: {"som_version": 1},
+    MxRequest: {"op": 1},
+    MxResponse: {"ok": "yes"},
+    MxErrorPayload: {"code": 1},
+}
+
+
+@pytest.mark.parametrize("model", list(WRONG), ids=lambda model: model.__name__)
+@pytest.mark.parametrize("door", ["json", "str", "dict"])
+def test_a_large_refusal_is_titled_by_its_model(model: type[BaseModel], door: str) -> None:
+    """Over the bound the error still names its model, as pydantic's own validator does.
+
+    It said "json-or-python[json=function-after[...], ...]": the copy was built without the
+    model's own config, which carries its title.
+    """
+    message = {**WRONG[model], **{f"k{i}": 0 for i in range(FULL_REPORT_BYTES // 8)}}
+    raw = orjson.dumps(message)
+    assert len(raw) > FULL_REPORT_BYTES
+    with pytest.raises(ValidationError) as caught:
+        if door == "dict":
+            model.model_validate(message)
+        else:
+            model.model_validate_json(raw if door == "json" else raw.decode())
+    assert caught.value.title == model.__name__
+    assert str(caught.value).split("\n", 1)[0].endswith(f" for {model.__name__}")

@@ -27,6 +27,7 @@ __all__ = [
     "fail_fast_validator",
     "fresh_validator",
     "large_validator",
+    "own_config",
 ]
 
 FULL_REPORT_BYTES: Final = 16_384
@@ -128,5 +129,27 @@ def large_validator(model: type[BaseModel]) -> SchemaValidator:
     found = _LARGE.get(model)
     if found is None:
         # A race builds it twice; either copy is the same validator.
-        found = _LARGE[model] = fail_fast_validator(model.__pydantic_core_schema__)
+        schema = model.__pydantic_core_schema__
+        found = _LARGE[model] = fail_fast_validator(schema, own_config(schema, model))
     return found
+
+
+def own_config(schema: Any, model: type) -> CoreConfig | None:
+    """The config pydantic builds ``model``'s own validator with: its model schema's.
+
+    It carries the title that a ``ValidationError`` names (without it, the schema's own name:
+    ``json-or-python[json=function-after[...], ...]``) and the settings of the schema around
+    the model (a wrapping validator, the definitions). ``None`` if ``schema`` has no model
+    schema of ``model``.
+    """
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if node.get("type") == "model" and node.get("cls") is model:
+                config: CoreConfig | None = node.get("config")
+                return config
+            stack.extend(value for key, value in node.items() if key != "metadata")
+        elif isinstance(node, list):
+            stack.extend(node)
+    return None

@@ -11,7 +11,7 @@ from pydantic_core import InitErrorDetails, SchemaValidator, core_schema
 
 from .. import rules
 from .._check import Spec, SpecName
-from .._failfast import fail_fast_validator
+from .._failfast import fail_fast_validator, own_config
 from .._settings import Settings
 from .._violations import Verdict, Violation, truncated, violations
 from ._base import remember_warning_cap
@@ -48,12 +48,14 @@ def _tolerant() -> SchemaValidator:
 def _tolerant_request() -> SchemaValidator:
     """:func:`_tolerant`'s request alone (read without the union, see :func:`_direct_kind`)."""
     keys = core_schema.with_info_plain_validator_function(_note_unknown_key)
-    return fail_fast_validator(MxRequest.__pydantic_core_schema__, open_models={MxRequest: keys})
+    schema = MxRequest.__pydantic_core_schema__
+    return fail_fast_validator(schema, own_config(schema, MxRequest), {MxRequest: keys})
 
 
 @cache
 def _fail_fast_response() -> SchemaValidator:
-    return fail_fast_validator(MxResponse.__pydantic_core_schema__)
+    schema = MxResponse.__pydantic_core_schema__
+    return fail_fast_validator(schema, own_config(schema, MxResponse))
 
 
 _validate_json = MESSAGE_ADAPTER.validator.validate_json
