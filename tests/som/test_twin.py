@@ -54,6 +54,25 @@ ASSET = ("payload", "assets", 0)
 PROVENANCE = ("payload", "assets", 1, "provenance")
 CLAIM = ("payload", "assertions", 0, "claim")
 MEDIA_REF = (*ASSET, "media_refs", 0)
+ASSERTION = ("payload", "assertions", 0)
+_CLAIMED = {
+    "assertion_id": "a-1",
+    "assertion_type": "FACT_CHECK",
+    "target": {"kind": "STORY", "id": "s"},
+    "claim": {"metric": "m", "value": 1},
+    "asserted_at": "2026-09-11T16:27:00Z",
+    "provenance": {"author": "HUMAN"},
+}
+_DETECTED = {"detection_class": "deepfake", "verdict": "none", "score": 0.1}
+
+
+def _match(claim: Any) -> dict[str, Any]:
+    return {**_CLAIMED, "assertion_type": "MATCH", "claim": claim}
+
+
+def _detection(claim: Any) -> dict[str, Any]:
+    return {**_CLAIMED, "assertion_type": "DETECTION", "claim": claim}
+
 
 # (name, base document, path, value)
 EDGES: list[tuple[str, str, tuple[str | int, ...], Any]] = [
@@ -153,6 +172,28 @@ EDGES: list[tuple[str, str, tuple[str | int, ...], Any]] = [
     ("story type bad", STORY, ("payload", "story_type"), "LIVE"),
     ("story type missing", STORY, ("payload", "story_type"), _DELETE),
     ("claim without value", STORY, (*CLAIM, "value"), _DELETE),
+    ("claim without metric", STORY, (*CLAIM, "metric"), _DELETE),
+    ("claim empty", STORY, CLAIM, {}),
+    ("claim keys in another order", STORY, CLAIM, {"value": 1, "x": [2], "metric": "m"}),
+    ("claim a string", STORY, CLAIM, "metric"),
+    ("claim an array of its keys", STORY, CLAIM, ["metric", "value"]),
+    ("claim key in a nested object", STORY, CLAIM, {"metric": "m", "x": {"value": 1}}),
+    ("claim of a match", STORY, ASSERTION, {**_CLAIMED, "assertion_type": "MATCH"}),
+    ("claim of a match with its key", STORY, ASSERTION, _match({"story_id": "s", "n": 1})),
+    ("claim of a match, key null", STORY, ASSERTION, _match({"story_id": None})),
+    ("claim of a detection", STORY, ASSERTION, _detection({"detection_class": "c"})),
+    ("claim of a detection with its keys", STORY, ASSERTION, _detection(_DETECTED)),
+    ("assertion type bad", STORY, (*ASSERTION, "assertion_type"), "OPINION"),
+    ("assertion type missing", STORY, (*ASSERTION, "assertion_type"), _DELETE),
+    ("assertion type lower", STORY, (*ASSERTION, "assertion_type"), "fact_check"),
+    # free-form containers of scalars, read in Rust one level down
+    ("actors flat", STORY, ("_actors",), {"a": {"b": 1, "c": "d", "e": None, "f": 2.5}}),
+    ("actors flat nan", STORY, ("_actors",), {"a": {"b": 1, "c": float("nan")}}),
+    ("actors list inf", STORY, ("_actors",), {"a": [1, float("inf")]}),
+    ("actors empty below", STORY, ("_actors",), {"a": {"b": {}, "c": []}, "d": [[], {}]}),
+    ("actors long list nan", STORY, ("_actors",), {"a": [*range(70), float("nan")]}),
+    ("actors nested nan", STORY, ("_actors",), {"a": [{"b": float("nan")}]}),
+    ("extension object nan", STORY, ("payload", "extensions", "com.nbcu.x"), {"a": float("nan")}),
 ]
 
 
@@ -312,11 +353,12 @@ def test_model_instances_in_the_input_go_to_the_model() -> None:
     assert SomEnvelope.model_validate(document).payload is envelope.payload
 
 
-# The hooks the fast path keeps (a Rust schema cannot keep a dict as sent and require keys,
-# nor compare list items): a new name here means a Rust reading was lost. `_finite_container`
-# walks a free-form array or object once (`_twin.json_definition`): a Rust union per level
-# copied each container into the error of every choice that failed on it (issue 12).
-KEPT_HOOKS = {"_claim_shape", "_unique_tags", "_tag_key", "_finite_container"}
+# The hooks the fast path keeps (a Rust schema cannot compare list items): a new name here
+# means a Rust reading was lost. `_finite_container` walks a free-form array or object that
+# holds another once (`_twin.json_definition`): a Rust union per level copied each container into
+# the error of every choice that failed on it (issue 12). `_claim_shape` is read in Rust (a
+# tagged union on `assertion_type`, the keys checked by `frozenset.issubset`).
+KEPT_HOOKS = {"_unique_tags", "_tag_key", "_finite_container"}
 
 
 def _python_calls(call: Callable[[], object]) -> set[str]:
@@ -348,16 +390,18 @@ STRUCTURAL_HOOKS = {
     "_human_has_no_model",
     "_lifecycle_iff_active",
     "_extension_key",
+    "_claim_shape",
 }
 
 
 def test_free_form_json_is_walked_once_not_read_by_a_union_per_level() -> None:
-    """A non-empty free-form array or object is one Python walk, whatever its depth (issue 12).
+    """A free-form array or object holding another is one Python walk, however deep.
 
     The first reading was a Rust union per level, and pydantic-core copies a container into
     the error of each choice that fails on it: 16 KB of 28-deep arrays in ``_actors`` cost 10
-    times the model's own reading. A string, a scalar and an empty array or object are read
-    without a walk. Counted by the calls made, not timed.
+    times the model's own reading (issue 12). A string, a scalar and an array or object of
+    scalars only (or empty) are read in Rust, without a walk (issue 16: an extension's object
+    of scalars cost a Python call). Counted by the calls made, not timed.
     """
     fast = FAST_PATH.validator()
     assert fast is not None
@@ -373,11 +417,16 @@ def test_free_form_json_is_walked_once_not_read_by_a_union_per_level() -> None:
         return [code.co_name for code in calls].count("_finite_container")
 
     story = _document(STORY)
-    # One walk for each non-empty array or object in `_actors`, whatever their depth.
-    assert walks({**story, "_actors": {"a": nested, "b": [1], "c": "s"}}) == walks(story) + 2
+    # One walk for each array or object in `_actors` that holds one, whatever its depth.
+    assert walks({**story, "_actors": {"a": nested, "b": [1], "c": "s"}}) == walks(story) + 1
+    assert walks({**story, "_actors": {"a": [nested, nested, [1], {}]}}) == walks(story) + 1
+    assert walks({**story, "_actors": {"a": [{"x": 1}] * 300, "b": {"c": []}}}) == walks(story) + 2
     scalars = {"s": "x", "i": 7, "f": 2.5, "t": True, "n": None, "e": [], "o": {}}
     assert walks({**story, "_actors": scalars}) == walks(story)
-    assert walks({**story, "_actors": {**scalars, "l": [[]], "d": {"k": {}}}}) == walks(story) + 2
+    flat = {"l": [1, "x", None, 2.5, False], "d": {"k": "v", "n": None}}
+    assert walks({**story, "_actors": {**scalars, **flat}}) == walks(story)
+    # A flat container longer than 64 items is walked (item by item the walk is cheaper).
+    assert walks({**story, "_actors": {"a": [1] * 64, "b": [1] * 65}}) == walks(story) + 1
     refused = _json({**_document(STORY), "_actors": {"a": [[[{"n": float("nan")}]]]}})
     assert fast.validate_json(refused) is None
     with pytest.raises(ValidationError):

@@ -40,6 +40,7 @@ from ._types import (
 )
 
 __all__ = [
+    "CLAIM_KEYS",
     "TERMINAL_STORY_TYPES",
     "ActiveSkill",
     "Assertion",
@@ -443,11 +444,12 @@ class AssertionTarget(_Story):
     """The id of that asset, link, telling or story, a string."""
 
 
-_CLAIM_KEYS: Final[dict[str, tuple[str, ...]]] = {
+CLAIM_KEYS: Final[dict[str, tuple[str, ...]]] = {
     "FACT_CHECK": ("metric", "value"),
     "MATCH": ("story_id",),
     "DETECTION": ("detection_class", "verdict"),
 }
+"""The keys ``claim`` holds for each ``assertion_type`` (the schema's ``if``/``then``)."""
 
 
 class Assertion(_Story):
@@ -464,7 +466,7 @@ class Assertion(_Story):
                     },
                     "then": {"properties": {"claim": {"required": list(keys)}}},
                 }
-                for kind, keys in _CLAIM_KEYS.items()
+                for kind, keys in CLAIM_KEYS.items()
             ]
         }
     )
@@ -510,7 +512,7 @@ class Assertion(_Story):
 
     @model_validator(mode="after")
     def _claim_shape(self) -> Assertion:
-        for key in _CLAIM_KEYS[self.assertion_type]:
+        for key in CLAIM_KEYS[self.assertion_type]:
             if key not in self.claim:
                 raise rule_error(
                     "required",

@@ -38,7 +38,14 @@ from pydantic_core import CoreSchema, core_schema
 from .._json import refuse_non_finite
 from ._delivery import DeliveryMediaAvailable
 from ._link import LinkEvent
-from ._story_context import AuthorshipProvenance, MediaRange, MediaRef, StoryContext
+from ._story_context import (
+    CLAIM_KEYS,
+    Assertion,
+    AuthorshipProvenance,
+    MediaRange,
+    MediaRef,
+    StoryContext,
+)
 from ._telling import TellingEvent
 from ._types import (
     EXTENSION_KEY_PATTERN,
@@ -86,6 +93,10 @@ _JSON: Final[CoreSchema] = core_schema.definition_reference_schema(JSON_REF)
 # Nothing validates against it: a member the rule refuses, present, fails in Rust.
 _NEVER: Final[CoreSchema] = core_schema.int_schema(strict=True, gt=0, lt=0)
 
+# A longer flat container is walked: item by item, Rust's reading (a `type` call and a copy)
+# costs a little more than the walk, which only a short container's saved call outweighs.
+_FLAT_AT_MOST: Final = 64
+
 _STRICT_INT: Final = core_schema.int_schema(strict=True)
 _FINITE_FLOAT: Final = core_schema.float_schema(strict=True, allow_inf_nan=False)
 
@@ -95,9 +106,12 @@ def json_definition() -> CoreSchema:
 
     A string, the most common free-form value, is a strict ``str`` in Rust and nothing else.
     Any other value is read as ``Any`` reads it, once, and its Python object picks its check by
-    its type (a tagged union on ``type``, then on ``bool`` for an array or object: a C call
-    each, never a Python frame): an int or a bool as it is, a float if finite, an empty array
-    or object as it is, and a non-empty one walked once by :func:`_finite_container`.
+    its type (a tagged union on ``type``: a C call, never a Python frame): an int or a bool as
+    it is, a float if finite. An array or object of scalars only (empty too) is read in Rust,
+    its items checked the same way (a new list or dict of the same items, in the same order);
+    any other is walked once by :func:`_finite_container`, whatever its depth. So a flat
+    container (an extension's object of scalars, a claim) costs no Python call, and a nested
+    one the Rust reading up to its first container item, then one walk.
 
     Only the ``str`` choice can fail, before the rest, and only at this level: pydantic-core
     copies the input into a failed choice's error, so a container is copied once, here, and
@@ -106,16 +120,31 @@ def json_definition() -> CoreSchema:
     arrays in ``_actors`` cost 10 times the model's own reading). After ``Any`` a choice that
     fails costs no copy (a Python object's error holds a reference), and none fails.
     """
-    walked = core_schema.tagged_union_schema(
-        {False: core_schema.any_schema(), True: _WALKED}, discriminator=bool
+    # An item of a flat array or object (a Python object already: `Any` read it): a scalar.
+    scalar = core_schema.nullable_schema(
+        core_schema.tagged_union_schema(
+            {
+                str: core_schema.any_schema(),
+                int: core_schema.any_schema(),
+                bool: core_schema.any_schema(),
+                float: _FINITE_FLOAT,
+            },
+            discriminator=type,
+        )
     )
     by_type = core_schema.tagged_union_schema(
         {
             int: core_schema.any_schema(),
             bool: core_schema.any_schema(),
             float: _FINITE_FLOAT,
-            dict: walked,
-            list: walked,
+            dict: _flat_or_walked(
+                core_schema.dict_schema(
+                    values_schema=scalar, max_length=_FLAT_AT_MOST, fail_fast=True
+                )
+            ),
+            list: _flat_or_walked(
+                core_schema.list_schema(scalar, max_length=_FLAT_AT_MOST, fail_fast=True)
+            ),
         },
         discriminator=type,
     )
@@ -129,6 +158,15 @@ def json_definition() -> CoreSchema:
         ),
         ref=JSON_REF,
     )
+
+
+def _flat_or_walked(flat: CoreSchema) -> CoreSchema:
+    """A container read by ``flat`` in Rust when it holds only scalars, else walked once.
+
+    ``flat`` stops at its first item that is not a scalar (``fail_fast``), whose error holds
+    a reference to the Python object, not a copy; a container it refuses is not empty.
+    """
+    return core_schema.union_schema([flat, _WALKED], mode="left_to_right")
 
 
 def _finite_container(value: Any) -> Any:
@@ -237,10 +275,14 @@ def _in_json(rust: Node, hook: Node) -> Node:
 
 @dataclass(frozen=True)
 class Shape:
-    """One branch of a conditional rule: members the branch requires and members it refuses."""
+    """One branch of a conditional rule: members it requires, refuses, and the keys they hold.
+
+    ``holding`` pairs a required member, an object, with the keys that object must have.
+    """
 
     required: tuple[str, ...] = ()
     absent: tuple[str, ...] = ()
+    holding: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -291,6 +333,11 @@ _RULES: Final[dict[Callable[..., Any], Rule]] = {
         },
         by="story_type",
         field="lifecycle",
+    ),
+    # `_claim_shape`: the keys `claim` holds for each assertion type.
+    Assertion.__pydantic_decorators__.model_validators["_claim_shape"].func: Rule(
+        {kind: Shape(holding=(("claim", keys),)) for kind, keys in CLAIM_KEYS.items()},
+        by="assertion_type",
     ),
     # `_exposure` and `_conditionals`: what each message type requires or refuses.
     TellingEvent.__pydantic_decorators__.model_validators["_exposure"].func: Rule(
@@ -482,10 +529,28 @@ def _strip_function(schema: Node) -> Node:
     return cast("Node", schema["schema"])
 
 
+def _holding(keys: tuple[str, ...]) -> CoreSchema:
+    """An object's own reading, then the check that it has every one of ``keys``.
+
+    The object is kept as it is, members in their order: the keys are checked by a tagged
+    union whose discriminator is ``frozenset(keys).issubset`` (a C call, no Python frame),
+    with one choice, ``True``.
+    """
+    return core_schema.tagged_union_schema(
+        {True: core_schema.any_schema()}, discriminator=frozenset(keys).issubset
+    )
+
+
 def _shaped(model: Node, shape: Shape) -> Node | None:
-    """``model`` with the members of ``shape`` required or refused."""
+    """``model`` with the members of ``shape`` required or refused, holding its keys."""
     fields_node: Node = model["schema"]
     fields = dict(fields_node["fields"])
+    for name, keys in shape.holding:
+        field = fields.get(name)
+        if field is None or field["schema"].get("type") in ("default", "function-after"):
+            return None
+        schema = core_schema.chain_schema([field["schema"], _holding(keys)])
+        fields[name] = {**field, "schema": schema}
     for name in (*shape.required, *shape.absent):
         field = fields.get(name)
         if field is None or field["schema"].get("type") != "default":
