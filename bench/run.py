@@ -291,6 +291,34 @@ def som_floor(message_type: str) -> SchemaValidator:
     return fresh_validator(floor, _models_in(floor))
 
 
+def through_pydantic_door(validator: SchemaValidator) -> Callable[[bytes], Any]:
+    """``validator`` called as any pydantic model's JSON door calls its own.
+
+    pydantic's ``BaseModel.model_validate_json`` itself (its frame, its argument check) on a
+    class whose validator is ``validator``: the same Python call every model's door costs,
+    ``SomEnvelope``'s own and the BabelQueue floor's (``PydanticFloor.model_validate_json``).
+    """
+    holder = type("SomEnvelope", (), {"__pydantic_validator__": validator})
+    door = cast("Callable[[type, bytes], Any]", BaseModel.__dict__["model_validate_json"].__func__)
+    return partial(door, holder)
+
+
+def python_calls(call: Callable[[], object]) -> int:
+    """How many Python functions ``call`` runs (a profiler hook counts them)."""
+    calls = 0
+
+    def hook(frame: object, event: str, arg: object) -> None:
+        nonlocal calls
+        calls += event == "call"
+
+    sys.setprofile(hook)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
 def _models_in(node: Any) -> set[type]:
     """The classes of the model schemas in the core schema ``node``."""
     found: set[type] = set()
@@ -432,8 +460,10 @@ def micro(rounds: int, budget: float) -> list[Comparison]:
     }
     for message_type, raw in families.items():
         assert official_som(raw) and rs_som(raw), message_type
-        floor = som_floor(message_type).validate_json
+        bare = som_floor(message_type)
+        floor = through_pydantic_door(bare)
         assert type(floor(raw)).__name__ == "SomEnvelope"
+        assert python_calls(partial(bare.validate_json, raw)) == 0, message_type
         name = "beat-6" if message_type == "story.context" else message_type
         som = group(
             {
@@ -441,6 +471,7 @@ def micro(rounds: int, budget: float) -> list[Comparison]:
                 "dict": partial(som_validate, json.loads(raw)),
                 "parse + dict": partial(som_from_dict, raw),
                 "floor": partial(floor, raw),
+                "bare floor": partial(bare.validate_json, raw),
                 "jsonschema": partial(official_som, raw),
                 "jsonschema-rs": partial(rs_som, raw),
             }
@@ -471,6 +502,12 @@ def micro(rounds: int, budget: float) -> list[Comparison]:
             ),
             compare(
                 f"(floor) SOM {name} floor vs jsonschema-rs", som["floor"], som["jsonschema-rs"]
+            ),
+            compare(f"(floor) SOM {name} floor vs jsonschema", som["floor"], som["jsonschema"]),
+            compare(
+                f"(reference) SOM {name} vs its floor's validator alone (no model door)",
+                som["validate"],
+                som["bare floor"],
             ),
         ]
 
