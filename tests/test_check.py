@@ -360,6 +360,27 @@ def test_check_never_changes_a_verdict_once_built(
     assert list(sealed.warnings) == expected.warnings
 
 
+def test_the_clean_verdict_is_the_one_its_init_builds() -> None:
+    """``check`` builds the verdict of a message its quick reader takes without ``__init__``."""
+    clean: set[str] = set()
+    for path in SINGLE:
+        spec = path.parent.name
+        raw = path.read_bytes()
+        first, second = ek.check(raw, spec=spec), ek.check(raw, spec=spec)
+        if not first.ok or first.warnings:
+            continue
+        clean.add(spec)
+        assert type(first) is ek.Verdict
+        assert first == ek.Verdict(spec, first.envelope, [], [])
+        # Each verdict has lists of its own: a caller's append changes no other verdict.
+        assert first.violations is not second.violations
+        assert first.warnings is not second.warnings
+        first.warnings.append(ek.Violation("x.y", "", "z", "policy"))
+        assert second.warnings == []
+        assert ek.check(raw, spec=spec).warnings == []
+    assert clean == {"babelqueue", "som", "matrix"}
+
+
 _BABELQUEUE_JSON = sorted((DATA / "babelqueue").rglob("*.json"))
 
 

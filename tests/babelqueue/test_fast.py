@@ -23,7 +23,7 @@ from envelopekit import rules
 from envelopekit._check import spec_named
 from envelopekit._compat import MISSING
 from envelopekit._settings import Settings
-from envelopekit.babelqueue import BabelEnvelope
+from envelopekit.babelqueue import BabelEnvelope, _envelope
 from envelopekit.babelqueue._envelope import FAST_PATH
 from envelopekit.babelqueue._fast import DEPTH, SECONDS_THRESHOLD, fast_schema
 from tests._calls import python_calls
@@ -349,6 +349,31 @@ def test_a_str_message_and_a_context() -> None:
     assert_same(with_context, BabelEnvelope.model_validate_json(raw))
 
 
+def test_the_door_reads_each_option_past_its_common_call() -> None:
+    """The common call is tested first; each option still reaches the model's own validator.
+
+    The options are keyword-only, as ``BaseModel.model_validate_json``'s.
+    """
+    # Three unsafe integers: the context's cap of 1 keeps one warning and counts the rest.
+    noted = orjson.dumps({**BASE, "data": {"a": 2**60, "b": 2**61, "c": 2**62}})
+    capped = BabelEnvelope.model_validate_json(noted, context={"max_violations": 1})
+    assert len(capped.envelope_warnings()) < len(
+        BabelEnvelope.model_validate_json(noted).envelope_warnings()
+    )
+    # `strict=False`: the lax reading takes a number written as a string.
+    lax = orjson.dumps({**BASE, "attempts": "3"})
+    with pytest.raises(ValidationError):
+        BabelEnvelope.model_validate_json(lax)
+    assert BabelEnvelope.model_validate_json(lax, strict=False).attempts == 3
+    # `extra="forbid"`: an unknown key is refused.
+    unknown = orjson.dumps({**BASE, "x_note": 1})
+    assert BabelEnvelope.model_validate_json(unknown).model_extra == {"x_note": 1}
+    with pytest.raises(ValidationError, match="x_note"):
+        BabelEnvelope.model_validate_json(unknown, extra="forbid")
+    with pytest.raises(TypeError):
+        BabelEnvelope.model_validate_json(unknown, None, "forbid")  # type: ignore[misc]
+
+
 # --- parametrised and derived models keep the model's own validation ------------------------
 
 
@@ -493,7 +518,8 @@ def test_the_fast_path_is_not_tried_over_the_bound(monkeypatch: pytest.MonkeyPat
     small = BabelEnvelope.create("urn:x:y", {"x": _nested(20, list(range(30)))}).to_json()
     assert len(raw) > 16_384
     expected, expected_small = _full_json(raw), _full_json(small)
-    monkeypatch.setattr(FAST_PATH, "parse", parse)
+    # The door reads the fast validator through its module's `_parse` (FAST_PATH.parse).
+    monkeypatch.setattr(_envelope, "_parse", parse)
     monkeypatch.setattr(FAST_PATH, "_built", counted_built)
     assert BabelEnvelope.model_validate_json(raw) == expected
     assert BabelEnvelope.model_validate(json.loads(raw)) == expected

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Annotated, Any, ClassVar, Final, Generic, cast, get_args
 
@@ -195,6 +195,25 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         every array stopping at its first failing item, so a refusal reports at most one
         error per array and its cost stays bounded; the verdict is the same.
         """
+        if (
+            strict is None
+            and extra is None
+            and by_alias is None
+            and by_name is None
+            and cls is BabelEnvelope
+            and len(json_data) <= FULL_REPORT_BYTES
+        ):
+            # The common call, first and inline: a Python frame costs what a few rules do in
+            # Rust, so it does no more than the size test and the fast validator's own call.
+            found: Self | None
+            try:
+                found = _parse(json_data)
+            except ValidationError:  # not JSON: the model's validator reports it
+                found = None
+            if found is not None:
+                return found
+            __tracebackhide__ = True
+            return super().model_validate_json(json_data, context=context)
         __tracebackhide__ = True
         if len(json_data) > FULL_REPORT_BYTES:
             # Bounded as `check` reads it: one error per array (the same validator), numbers
@@ -208,21 +227,6 @@ class BabelEnvelope(WireModel, Generic[DataT]):
                 by_name=by_name,
             )
             return large
-        if (
-            cls is BabelEnvelope
-            and strict is None
-            and extra is None
-            and by_alias is None
-            and by_name is None
-        ):
-            # Inline: a Python frame costs what a few rules do in Rust.
-            found: Self | None
-            try:
-                found = FAST_PATH.parse(json_data)
-            except ValidationError:  # not JSON: the model's validator reports it
-                found = None
-            if found is not None:
-                return found
         return super().model_validate_json(
             json_data,
             strict=strict,
@@ -553,6 +557,22 @@ FAST_PATH: Final = FastPath(
     BabelEnvelope.__pydantic_decorators__.model_validators["_consume"].func,
 )
 """``BabelEnvelope``'s fast path (:mod:`._fast`), built on first use."""
+
+
+def _first_parse(json_data: str | bytes | bytearray) -> Any:
+    """``FAST_PATH.parse`` on the first call; then ``_parse`` is the fast validator's own method.
+
+    A module global is read in the frame for less than an attribute of ``FAST_PATH`` (its
+    ``parse`` is rebound once the validator is built).
+    """
+    global _parse
+    try:
+        return FAST_PATH.parse(json_data)
+    finally:
+        _parse = FAST_PATH.parse
+
+
+_parse: Callable[[str | bytes | bytearray], Any] = _first_parse
 
 
 def _warning_cap(context: object) -> int:
