@@ -371,7 +371,7 @@ def test_the_door_reads_each_option_past_its_common_call() -> None:
     with pytest.raises(ValidationError, match="x_note"):
         BabelEnvelope.model_validate_json(unknown, extra="forbid")
     with pytest.raises(TypeError):
-        BabelEnvelope.model_validate_json(unknown, None, "forbid")  # type: ignore[misc]
+        BabelEnvelope.model_validate_json(unknown, None, "forbid")  # type: ignore[call-arg]
 
 
 # --- parametrised and derived models keep the model's own validation ------------------------
