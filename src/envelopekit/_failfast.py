@@ -8,13 +8,16 @@ schema has ``fail_fast`` set (:func:`large_validator`): what it accepts is exact
 accepts (``fail_fast`` changes only how much is reported), and a refusal costs one failing
 item per array. Small messages keep the all-errors validator: their cost is bounded by their
 size, and the official validators report every error.
+
+The models' fast paths meet these validators at the bound (:data:`TOO_LARGE`), and their JSON
+doors read them through a module global (:func:`first_parse`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, MutableMapping
 from types import MappingProxyType
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from pydantic import BaseModel
 from pydantic_core import CoreConfig, CoreSchema, SchemaValidator
@@ -22,9 +25,11 @@ from pydantic_core import CoreConfig, CoreSchema, SchemaValidator
 __all__ = [
     "FULL_REPORT_BYTES",
     "TOO_LARGE",
+    "JsonParse",
     "TooLarge",
     "fail_fast_schema",
     "fail_fast_validator",
+    "first_parse",
     "fresh_validator",
     "large_validator",
     "own_config",
@@ -44,6 +49,31 @@ TOO_LARGE: Final = TooLarge()
 """What a fast path's ``validate_python`` returns for a dict whose JSON is over
 :data:`FULL_REPORT_BYTES` (its orjson probe's length): the caller reads it with
 :func:`large_validator`, as ``model_validate_json`` reads such a message."""
+
+JsonParse = Callable[[str | bytes | bytearray], Any]
+"""A fast path's reading of a JSON message: the model, or ``None`` where it declines."""
+
+
+class _FastPath(Protocol):
+    parse: JsonParse
+
+
+def first_parse(fast: _FastPath, module: MutableMapping[str, Any], name: str) -> JsonParse:
+    """A stand-in for the module global ``name``: ``fast.parse``, which replaces it once called.
+
+    A model's JSON door reads its fast validator from a module global, for less than an
+    attribute of its fast path; the fast path's ``parse`` is rebound to the validator's own
+    method once that is built, on the first call.
+    """
+
+    def first(json_data: str | bytes | bytearray) -> Any:
+        try:
+            return fast.parse(json_data)
+        finally:
+            module[name] = fast.parse
+
+    return first
+
 
 _ARRAYS: Final = frozenset({"list", "tuple", "set", "frozenset", "deque"})
 _NONE: Final[Mapping[type, CoreSchema]] = MappingProxyType({})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Annotated, Any, ClassVar, Final, Generic, cast, get_args
 
@@ -25,7 +25,14 @@ from typing_extensions import Self, TypeVar
 from .. import rules
 from .._compat import MISSING
 from .._errors import ProducerError
-from .._failfast import FULL_REPORT_BYTES, TOO_LARGE, TooLarge, large_validator
+from .._failfast import (
+    FULL_REPORT_BYTES,
+    TOO_LARGE,
+    JsonParse,
+    TooLarge,
+    first_parse,
+    large_validator,
+)
 from .._formats import UuidStr
 from .._ids import now_ms, uuid4
 from .._json import (
@@ -559,20 +566,7 @@ FAST_PATH: Final = FastPath(
 """``BabelEnvelope``'s fast path (:mod:`._fast`), built on first use."""
 
 
-def _first_parse(json_data: str | bytes | bytearray) -> Any:
-    """``FAST_PATH.parse`` on the first call; then ``_parse`` is the fast validator's own method.
-
-    A module global is read in the frame for less than an attribute of ``FAST_PATH`` (its
-    ``parse`` is rebound once the validator is built).
-    """
-    global _parse
-    try:
-        return FAST_PATH.parse(json_data)
-    finally:
-        _parse = FAST_PATH.parse
-
-
-_parse: Callable[[str | bytes | bytearray], Any] = _first_parse
+_parse: JsonParse = first_parse(FAST_PATH, globals(), "_parse")
 
 
 def _warning_cap(context: object) -> int:

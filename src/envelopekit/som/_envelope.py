@@ -44,7 +44,7 @@ from typing_extensions import Self, TypeVar, Unpack
 from .. import rules
 from .._compat import MISSING
 from .._errors import ProducerError
-from .._failfast import FULL_REPORT_BYTES, TOO_LARGE, large_validator
+from .._failfast import FULL_REPORT_BYTES, TOO_LARGE, JsonParse, first_parse, large_validator
 from .._json import dumps
 from .._schema import shipping
 from .._settings import Settings
@@ -788,20 +788,7 @@ FAST_PATH: Final[FastPath[Any]] = FastPath(
 """``SomEnvelope.model_validate_json``'s fast path (:mod:`._fast`), built on first use."""
 
 
-def _first_parse(json_data: str | bytes | bytearray) -> Any:
-    """``FAST_PATH.parse`` on the first call; then ``_parse`` is the fast validator's own method.
-
-    A module global is read in the frame for less than an attribute of ``FAST_PATH`` (its
-    ``parse`` is rebound once the validator is built).
-    """
-    global _parse
-    try:
-        return FAST_PATH.parse(json_data)
-    finally:
-        _parse = FAST_PATH.parse
-
-
-_parse: Callable[[str | bytes | bytearray], Any] = _first_parse
+_parse: JsonParse = first_parse(FAST_PATH, globals(), "_parse")
 
 
 def validate_large(raw: bytes | str, context: Mapping[str, Any]) -> SomEnvelope:
