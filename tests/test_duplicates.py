@@ -509,13 +509,17 @@ def test_the_one_name_a_wide_object_holds_twice_is_named(
     assert [v.pointer for v in duplicate_keys(text)] == _reference_pointers(text)
 
 
-def _objects(item: bytes, count: int, head: bytes = b'{"data":[', tail: bytes = b"]}") -> bytes:
-    return head + b",".join([item] * count) + tail
+def _objects(
+    item: bytes, count: int, head: bytes = b'{"data":[', tail: bytes = b"]}", sep: bytes = b","
+) -> bytes:
+    return head + sep.join([item] * count) + tail
 
 
-def _numbered(item: bytes, count: int) -> bytes:
-    """``count`` objects in an array, the ``#`` of ``item`` written as each one's number."""
-    return b'{"data":[' + b",".join(item.replace(b"#", b"%d" % i) for i in range(count)) + b"]}"
+def _numbered(
+    item: bytes, count: int, head: bytes = b'{"data":[', tail: bytes = b"]}", sep: bytes = b","
+) -> bytes:
+    """As :func:`_objects`, the ``#`` of ``item`` written as each one's number."""
+    return head + sep.join(item.replace(b"#", b"%d" % i) for i in range(count)) + tail
 
 
 # The shapes of issue 12's table and bench/hostile.py's rows, at a tenth of the size limit (past
@@ -563,26 +567,20 @@ SHAPES: dict[str, tuple[bytes, int]] = {
     ),
     "shapes-in-turn": (_objects(b'{"a":0,"a":0},{"b":[1]},[{"c":0}]', 2_500), 2_500),
     "spaced-as-json-dumps-writes": (
-        b'{"data": [' + b", ".join([b'{"a": 0, "a": 0, "b": 0, "b": 0}'] * 4_000) + b"]}",
+        _objects(b'{"a": 0, "a": 0, "b": 0, "b": 0}', 4_000, head=b'{"data": [', sep=b", "),
         8_000,
     ),
     "no-repeat": (_objects(b'{"a":0,"b":0}', 6_000), 0),
     "objects-under-names-in-turn": (
-        b'{"data":{' + b",".join([b'"x":{"a":0,"a":0},"y":{"a":0,"a":0}'] * 3_000) + b"}}",
+        _objects(b'"x":{"a":0,"a":0},"y":{"a":0,"a":0}', 3_000, head=b'{"data":{', tail=b"}}"),
         4,
     ),
     # Round 3: what a run written alike does not read at once (each object distinct), and
     # members of distinct names.
-    "objects-each-distinct": (
-        b'{"data":[' + b",".join(b'{"a":%d,"a":%d}' % (i, i) for i in range(6_000)) + b"]}",
-        6_000,
-    ),
-    "escaped-names-each-distinct": (
-        b'{"data":[' + b",".join(b'{"\\u0061":%d,"a":%d}' % (i, i) for i in range(6_000)) + b"]}",
-        6_000,
-    ),
+    "objects-each-distinct": (_numbered(b'{"a":#,"a":#}', 6_000), 6_000),
+    "escaped-names-each-distinct": (_numbered(b'{"\\u0061":#,"a":#}', 6_000), 6_000),
     "objects-under-distinct-names": (
-        b'{"data":{' + b",".join(b'"x%d":{"a":0,"a":0}' % i for i in range(6_000)) + b"}}",
+        _numbered(b'"x#":{"a":0,"a":0}', 6_000, head=b'{"data":{', tail=b"}}"),
         6_000,
     ),
     # Round 4: objects each distinct (a counter in a value or a name) of two extra members.
@@ -603,9 +601,7 @@ SHAPES: dict[str, tuple[bytes, int]] = {
         6_000,
     ),
     "spaced-each-distinct": (
-        b'{"data": ['
-        + b", ".join(b'{"a": %d, "a": %d, "b": %d, "b": %d}' % ((i,) * 4) for i in range(4_000))
-        + b"]}",
+        _numbered(b'{"a": #, "a": #, "b": #, "b": #}', 4_000, head=b'{"data": [', sep=b", "),
         8_000,
     ),
     "a-name-three-times-each-distinct": (_numbered(b'{"a#":0,"a#":0,"a#":0,"b#":0}', 4_000), 4_000),

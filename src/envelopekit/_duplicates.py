@@ -626,7 +626,8 @@ class _Scan:
                 known = list(map(members.__getitem__, alive[start:end]))
             # Those cut by _cut are counted now (a run counted its own).
             sizes = _member_counts(texts) if None in known else cast("list[int]", known)
-            parsed = _parsed(b"[{" + b"},{".join(texts) + b"}]", self.errors)
+            joined = b"[{" + b"},{".join(texts) + b"}]"
+            parsed = _parsed(joined, self.errors)
             distinct = list(map(len, parsed))
             extra = sum(sizes) - sum(distinct)
             if not extra:  # no object of the chunk repeats a name
@@ -642,11 +643,14 @@ class _Scan:
                 several = list(
                     map(and_, map(lt, map((1).__add__, distinct), sizes), map((1).__lt__, distinct))
                 )
-                total += _repeated_total(
-                    list(compress(texts, several)),
-                    list(compress(sizes, several)),
-                    self.errors,
-                ) - countOf(several, True)
+                if False in several:
+                    total += _repeated_total(
+                        list(compress(texts, several)),
+                        list(compress(sizes, several)),
+                        self.errors,
+                    ) - countOf(several, True)
+                else:  # every object of the chunk: its text already joined
+                    total += _repeated_total(texts, sizes, self.errors, joined) - len(several)
             if limit is None or len(repeating) < limit:  # kept for the findings
                 places = list(compress(range(start, end), repeats))
                 repeating += places
@@ -747,16 +751,19 @@ def _member_counts(objects: list[bytes]) -> list[int]:
     )
 
 
-def _repeated_total(texts: list[bytes], sizes: list[int], errors: str) -> int:
+def _repeated_total(
+    texts: list[bytes], sizes: list[int], errors: str, joined: bytes | None = None
+) -> int:
     """How many names the innermost objects ``texts`` (between braces) repeat, all together.
 
-    ``sizes`` are their members. Equal texts are read once when most are equal (a dense text
+    ``sizes`` are their members; ``joined`` their texts as :func:`_repeated_names` joins them,
+    where the caller has it. Equal texts are read once when most are equal (a dense text
     repeats a few objects): :func:`_repeated_names`.
     """
     if not texts:
         return 0
     if len(set(texts)) * 2 > len(texts):  # mostly distinct (numbered): each read once anyway
-        return _repeated_names(texts, sizes, None, errors)
+        return _repeated_names(texts, sizes, None, errors, joined)
     weights = Counter(texts)
     sized = dict(zip(texts, sizes, strict=True))
     return _repeated_names(
@@ -765,16 +772,22 @@ def _repeated_total(texts: list[bytes], sizes: list[int], errors: str) -> int:
 
 
 def _repeated_names(
-    distinct: list[bytes], sizes: list[int], counts: list[int] | None, errors: str
+    distinct: list[bytes],
+    sizes: list[int],
+    counts: list[int] | None,
+    errors: str,
+    joined: bytes | None = None,
 ) -> int:
     """How many names the innermost objects ``distinct`` repeat, ``counts`` times each.
 
-    ``sizes`` are their members; ``counts`` ``None`` is once each. The objects are read
+    ``sizes`` are their members; ``counts`` ``None`` is once each; ``joined`` is
+    ``[{...},{...}]`` of them, where the caller has built it already. The objects are read
     together in C passes over the members, none a Python step (:func:`_member_names`): objects
     each once, of a few members, by places (:func:`_repeats_by_place`); else each object's
     names, with a count each, less those it holds once.
     """
-    joined = b"[{" + b"},{".join(distinct) + b"}]"
+    if joined is None:
+        joined = b"[{" + b"},{".join(distinct) + b"}]"
     names = _member_names(joined, sum(sizes), errors)
     if counts is None and max(sizes) <= _PLACES:
         return _repeats_by_place(names, sizes)
