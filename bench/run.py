@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict
 from pydantic_core import CoreSchema, SchemaValidator, core_schema, from_json
 
 import envelopekit as ek
+from envelopekit._cli import PROGRESS_DELAY
 from envelopekit._failfast import fresh_validator
 from envelopekit._text import json_branch
 from envelopekit.babelqueue import BabelEnvelope
@@ -591,12 +592,13 @@ def mixed_ndjson(path: Path, count: int) -> None:
 
 
 def cli_run(
-    path: Path, *options: str, terminal: bool = False, jobs: int = 1
+    path: Path, *options: str, terminal: bool = False, jobs: int = 1, bar: bool = True
 ) -> tuple[float, int, float]:
     """Wall seconds, peak RSS (KiB) and CPU seconds of `envelopekit validate --format json`.
 
     With ``terminal`` the command's stderr is a pseudo-terminal (drained as it is written),
-    so it draws its progress bar as it does for a user; otherwise stderr is not a terminal.
+    so it draws its progress bar as it does for a user, which ``bar`` says it must (or must
+    not); otherwise stderr is not a terminal.
     """
     script = (
         "import resource, subprocess, sys, time;"
@@ -633,7 +635,8 @@ def cli_run(
         os.close(follower)
         reader.join(timeout=5)
         os.close(leader)
-    assert b"validating" in b"".join(drawn), "no progress bar was drawn on the terminal"
+    shown = b"validating" in b"".join(drawn)
+    assert shown == bar, f"the progress bar was {'not ' * bar}drawn on the terminal"
     seconds, rss, cpu = done.stdout.split()
     return float(seconds), int(rss), float(cpu)
 
@@ -707,11 +710,22 @@ def scale(count: int, runs: int) -> dict[str, Any]:
         # A whole process run varies more than an in-process loop: medians of several runs,
         # each pair of commands compared run against run, alternately.
         base, large_run = cli_pair(partial(cli_run, small), partial(cli_run, large), runs)
-        plain, bar = cli_pair(partial(cli_run, small), partial(cli_run, small, terminal=True), runs)
-        # The same on the large input: the difference between the two sizes is the bar's cost
-        # per message, with rich's import (paid once, only on a terminal) cancelled out.
+        # The small input's run ends within the bar's delay: on a terminal, no bar is drawn.
+        plain, bar = cli_pair(
+            partial(cli_run, small), partial(cli_run, small, terminal=True, bar=False), runs
+        )
+        # The bar drawn from the start, on both inputs: the difference between the two sizes
+        # is its cost per message, with rich's import (paid once) cancelled out.
+        at_once = ("--progress-delay", "0")
+        plain_at_once, bar_at_once = cli_pair(
+            partial(cli_run, small, *at_once),
+            partial(cli_run, small, *at_once, terminal=True),
+            runs,
+        )
         plain_large, bar_large = cli_pair(
-            partial(cli_run, large), partial(cli_run, large, terminal=True), runs
+            partial(cli_run, large, *at_once),
+            partial(cli_run, large, *at_once, terminal=True),
+            runs,
         )
         allow, refuse = cli_pair(
             partial(cli_run, small), partial(cli_run, small, "--duplicate-keys", "refuse"), runs
@@ -724,6 +738,8 @@ def scale(count: int, runs: int) -> dict[str, Any]:
         "large": large_run,
         "plain": plain,
         "bar": bar,
+        "plain_at_once": plain_at_once,
+        "bar_at_once": bar_at_once,
         "plain_large": plain_large,
         "bar_large": bar_large,
         "allow": allow,
@@ -776,19 +792,35 @@ def report(comparisons: list[Comparison], imports: dict[str, float], cli: dict[s
     base, large = cli["base"], cli["large"]
     flat = large["rss"] <= base["rss"] * 1.2
 
-    def row(label: str, ours: dict[str, float], peer: dict[str, float], limit: float) -> str:
+    def row(label: str, ours: dict[str, float], peer: dict[str, float], limit: float | None) -> str:
         ratio, fastest = ours["cpu"] / peer["cpu"], ours["cpu_min"] / peer["cpu_min"]
+        met = "—" if limit is None else "yes" if ratio <= limit else "**no**"
         return (
             f"| {label} | {ours['cpu']:.2f} s CPU | {peer['cpu']:.2f} s CPU | {ratio:.3f} "
-            f"| {fastest:.3f} | ≤ {limit}x | {'yes' if ratio <= limit else '**no**'} |"
+            f"| {fastest:.3f} | {'—' if limit is None else f'≤ {limit}x'} | {met} |"
         )
 
     lines += [
         row(
-            "CLI progress bar on a terminal vs stderr not a terminal",
+            f"CLI on a terminal vs stderr not a terminal, {count:,} messages: the run ends "
+            f"within the bar's {PROGRESS_DELAY:g} s delay (no bar drawn, rich not imported)",
             cli["bar"],
             cli["plain"],
             1.03,
+        ),
+        row(
+            f"CLI progress bar drawn from the start (`--progress-delay 0`) vs stderr not a "
+            f"terminal, {count * 4:,} messages",
+            cli["bar_large"],
+            cli["plain_large"],
+            1.03,
+        ),
+        row(
+            f"(reference) the same, {count:,} messages: rich's import in a run too short for "
+            "the default delay to draw a bar",
+            cli["bar_at_once"],
+            cli["plain_at_once"],
+            None,
         ),
         steady_row(cli, 1.03),
         row("CLI --duplicate-keys refuse vs the default", cli["refuse"], cli["allow"], 1.5),
@@ -799,8 +831,10 @@ def report(comparisons: list[Comparison], imports: dict[str, float], cli: dict[s
         f"{count / base['cpu']:,.0f} per CPU second; peak RSS {base['rss'] / 1024:.1f} MiB; "
         f"at {count * 4:,} messages {count * 4 / large['wall']:,.0f} msg/s "
         f"({count * 4 / large['cpu']:,.0f} per CPU second) and peak RSS "
-        f"{large['rss'] / 1024:.1f} MiB (flat: {'yes' if flat else '**no**'}). Progress bar "
-        f"wall clock: {cli['bar']['wall']:.2f} s against {cli['plain']['wall']:.2f} s; "
+        f"{large['rss'] / 1024:.1f} MiB (flat: {'yes' if flat else '**no**'}). On a terminal, "
+        f"wall clock: {cli['bar']['wall']:.2f} s against {cli['plain']['wall']:.2f} s (no bar), "
+        f"{cli['bar_large']['wall']:.2f} s against {cli['plain_large']['wall']:.2f} s at "
+        f"{count * 4:,} messages (the bar drawn from the start); "
         f"duplicate keys refused: {cli['refuse']['wall']:.2f} s against "
         f"{cli['allow']['wall']:.2f} s.",
         "",
@@ -811,16 +845,17 @@ def report(comparisons: list[Comparison], imports: dict[str, float], cli: dict[s
 
 def steady_row(cli: dict[str, Any], limit: float) -> str:
     """The progress bar's CPU per message: the large input's extra CPU over the small one's,
-    on a terminal against not, so the start-up (rich's import among it) cancels out."""
+    the bar drawn from the start, on a terminal against not, so the start-up (rich's import
+    among it) cancels out."""
     extra: int = cli["messages"] * 3
 
     def per_message(run: str, key: str) -> float:
-        larger: float = cli[f"{run}_large"][key] - cli[run][key]
+        larger: float = cli[f"{run}_large"][key] - cli[f"{run}_at_once"][key]
         return larger / extra * 1e6
 
     bar, plain = per_message("bar", "cpu"), per_message("plain", "cpu")
     fastest = per_message("bar", "cpu_min") / per_message("plain", "cpu_min")
-    fixed = cli["bar"]["cpu"] - cli["plain"]["cpu"]
+    fixed = cli["bar_at_once"]["cpu"] - cli["plain_at_once"]["cpu"]
     return (
         f"| CLI progress bar, steady: CPU per message (start-up out; on the small input the "
         f"terminal run's start-up, rich's import in it, costs {fixed * 1e3:+.0f} ms) "

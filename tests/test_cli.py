@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -291,18 +292,21 @@ def test_the_readme_shows_what_make_demo_prints() -> None:
 def test_progress_bar_only_for_large_inputs_on_a_terminal() -> None:
     from envelopekit._cli import PROGRESS_MIN_BYTES, _Progress
 
-    assert _Progress(PROGRESS_MIN_BYTES, enabled=True)._bar is not None
-    assert _Progress(PROGRESS_MIN_BYTES - 1, enabled=True)._bar is None
-    assert _Progress(PROGRESS_MIN_BYTES * 10, enabled=False)._bar is None
+    assert _Progress(PROGRESS_MIN_BYTES, enabled=True).enabled
+    assert not _Progress(PROGRESS_MIN_BYTES - 1, enabled=True).enabled
+    assert not _Progress(PROGRESS_MIN_BYTES * 10, enabled=False).enabled
+    with _Progress(PROGRESS_MIN_BYTES - 1, enabled=True, delay=0) as small:
+        small.advance(PROGRESS_MIN_BYTES - 1)
+        assert not small.drawn
 
 
 def test_progress_bar_advances_in_steps_and_ends_complete() -> None:
     # rich's advance() per message cost more than the validation (bench/run.py).
     from envelopekit._cli import PROGRESS_MIN_BYTES, PROGRESS_MIN_STEP, _Progress
 
-    progress = _Progress(PROGRESS_MIN_BYTES, enabled=True)
-    task = progress._bar.tasks[0]
+    progress = _Progress(PROGRESS_MIN_BYTES, enabled=True, delay=0)
     with progress:
+        task = progress._bar.tasks[0]
         progress.advance(PROGRESS_MIN_STEP - 1)
         assert task.completed == 0
         progress.advance(1)
@@ -312,31 +316,116 @@ def test_progress_bar_advances_in_steps_and_ends_complete() -> None:
     assert task.completed == PROGRESS_MIN_STEP + 10
 
 
-def test_progress_bar_draws_on_a_terminal(tmp_path: Path) -> None:
-    # A real pseudo-terminal on stderr: the bar appears there, never on stdout.
+def test_progress_bar_waits_for_its_delay_reading_the_clock_a_step_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from envelopekit import _cli
+
+    now, reads = [100.0], [0]
+
+    def clock() -> float:
+        reads[0] += 1
+        return now[0]
+
+    monkeypatch.setattr(_cli, "monotonic", clock)
+    step = _cli.PROGRESS_MIN_STEP
+    progress = _cli._Progress(_cli.PROGRESS_MIN_BYTES, enabled=True)
+
+    def drawn() -> bool:
+        return progress.drawn
+
+    with progress:
+        assert reads[0] == 1  # the run's start
+        progress.advance(step * 3)
+        now[0] += _cli.PROGRESS_DELAY - 0.01
+        for _ in range(step):
+            progress.advance(1)
+        assert not drawn()
+        assert reads[0] == 3  # once a step: not once a message
+        now[0] += 0.01
+        progress.advance(step - 1)
+        assert not drawn()
+        progress.advance(1)
+        assert drawn()
+        task = progress._bar.tasks[0]
+        assert task.completed == step * 5  # what was read before the bar, counted
+        progress.advance(7)
+    assert task.completed == step * 5 + 7
+
+
+def on_terminal(feed: Path, *options: str) -> tuple[subprocess.CompletedProcess[bytes], bytes]:
+    """``validate`` with stderr a real pseudo-terminal: what it printed, and what it drew there.
+
+    Python's import-time profile goes to stderr too, so the terminal shows what was imported.
+    """
     import pty
 
-    good = orjson.dumps(orjson.loads((FIXTURES / "order-created.json").read_bytes()))
-    feed = tmp_path / "big.ndjson"
-    feed.write_bytes((good + b"\n") * 6000)
     command = [ENTRY] if ENTRY else [sys.executable, "-m", "envelopekit"]
     leader, follower = pty.openpty()
-    done = subprocess.run(
-        [*command, "validate", "--spec", "babelqueue", "--format", "json", str(feed)],
-        stdout=subprocess.PIPE,
-        stderr=follower,
-        check=False,
-    )
-    os.close(follower)
-    shown = b""
-    with suppress(OSError):
-        while chunk := os.read(leader, 65536):
-            shown += chunk
-    os.close(leader)
+    drawn: list[bytes] = []
+
+    def drain() -> None:  # as a terminal does: the profile alone would fill the pty's buffer
+        with suppress(OSError):
+            while chunk := os.read(leader, 65536):
+                drawn.append(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        done = subprocess.run(
+            [*command, "validate", "--spec", "babelqueue", "--format", "json", *options, str(feed)],
+            stdout=subprocess.PIPE,
+            stderr=follower,
+            env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"},
+            check=False,
+            timeout=120,
+        )
+    finally:
+        os.close(follower)
+        reader.join(timeout=10)
+        os.close(leader)
+    return done, b"".join(drawn)
+
+
+@pytest.fixture(scope="module")
+def big_feed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    good = orjson.dumps(orjson.loads((FIXTURES / "order-created.json").read_bytes()))
+    feed = tmp_path_factory.mktemp("progress") / "big.ndjson"
+    feed.write_bytes((good + b"\n") * 6000)
+    return feed
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_progress_bar_draws_on_a_terminal(big_feed: Path, jobs: str) -> None:
+    # The bar appears on the terminal (stderr), never on stdout.
+    done, shown = on_terminal(big_feed, "--progress-delay", "0", "--jobs", jobs)
     assert done.returncode == 0
     assert b"validating" in shown
+    assert b"| rich.progress" in shown
     assert b"validating" not in done.stdout
+    lines = [orjson.loads(line) for line in done.stdout.splitlines()]
+    assert [line["ok"] for line in lines] == [True] * 6000
+    assert [line["source"] for line in lines] == [f"{big_feed}:{n}" for n in range(1, 6001)]
+
+
+def test_a_run_shorter_than_the_delay_draws_no_bar_and_never_imports_rich(big_feed: Path) -> None:
+    # 6,000 messages take well under the 2 s default: no bar, and none of rich's import cost.
+    done, shown = on_terminal(big_feed)
+    assert done.returncode == 0
+    assert b"| envelopekit._cli" in shown  # the import profile did reach the terminal
+    assert b"validating" not in shown
+    assert b"rich" not in shown
     assert len(done.stdout.splitlines()) == 6000
+
+
+@pytest.mark.parametrize("value", ["-1", "nan", "inf", "soon"])
+def test_progress_delay_must_be_seconds(value: str) -> None:
+    done = run("validate", "--progress-delay", value, "-")
+    assert done.returncode == 2
+    assert f"--progress-delay: not a number of seconds, 0 or more: '{value}'".encode() in (
+        done.stderr
+    )
+    assert b"Traceback" not in done.stderr
 
 
 def test_duplicate_keys_flag(tmp_path: Path) -> None:

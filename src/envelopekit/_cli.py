@@ -16,9 +16,10 @@ import argparse
 import sys
 from collections import Counter
 from collections.abc import Sequence
-from contextlib import AbstractContextManager, nullcontext, suppress
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from time import monotonic
 from typing import IO, Any, Final, cast
 
 import orjson
@@ -56,6 +57,9 @@ PROGRESS_STEPS: Final = 256
 PROGRESS_MIN_STEP: Final = 16 * 1024
 PROGRESS_MAX_STEP: Final = 1024 * 1024
 PROGRESS_REFRESH: Final = 4
+# The bar shows once a run has lasted this long (``--progress-delay``): importing rich (about
+# 40 ms) is then at most 2% of any run that draws it, and a run over sooner never needed a bar.
+PROGRESS_DELAY: Final = 2.0
 # The most ``--jobs`` accepts, or the cores the process may use where there are more.
 MAX_JOBS: Final = 256
 
@@ -140,59 +144,84 @@ def _count(counter: Counter[str], found: list[Violation]) -> None:
 
 
 class _Progress:
-    """A rich progress bar on stderr, only on a terminal and only for large inputs."""
+    """A rich progress bar on stderr: on a terminal, for large inputs, once a run has lasted.
 
-    def __init__(self, total: int, enabled: bool) -> None:
+    Attributes:
+        enabled: whether a bar may be drawn (the caller starts its workers before the bar's
+            thread, as forking a threaded process is unsafe).
+    """
+
+    def __init__(self, total: int, enabled: bool, delay: float = PROGRESS_DELAY) -> None:
         self._bar: Any = None
         self._task: Any = None
+        self._total = total
+        self._delay = delay
+        self._since = 0.0
         # rich's advance() takes a lock and records a speed sample: called per message it cost
         # more than validating one (bench/run.py); bytes are handed over in steps instead.
         self._step = min(max(total // PROGRESS_STEPS, PROGRESS_MIN_STEP), PROGRESS_MAX_STEP)
         self._pending = 0
-        self._context: AbstractContextManager[Any] = nullcontext()
-        if enabled and total >= PROGRESS_MIN_BYTES:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                DownloadColumn,
-                Progress,
-                TimeRemainingColumn,
-                TransferSpeedColumn,
-            )
+        self._done = 0  # bytes read before the bar was drawn
+        self.enabled = enabled and total >= PROGRESS_MIN_BYTES
 
-            self._bar = Progress(
-                "[progress.description]{task.description}",
-                BarColumn(),
-                DownloadColumn(),
-                TransferSpeedColumn(),
-                TimeRemainingColumn(),
-                console=Console(stderr=True),
-                transient=True,
-                refresh_per_second=PROGRESS_REFRESH,
-            )
-            self._task = self._bar.add_task("validating", total=total)
-            self._context = self._bar
-        self.drawn = self._bar is not None
+    @property
+    def drawn(self) -> bool:
+        """Whether the bar is drawn (so far)."""
+        return self._bar is not None
 
     def __enter__(self) -> _Progress:
-        self._context.__enter__()
+        self._since = monotonic()
+        if self.enabled and self._delay <= 0:
+            self._draw()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._flush()
-        self._context.__exit__(None, None, None)
+        if self._bar is not None:
+            self._flush()
+            self._bar.__exit__(None, None, None)
 
     def advance(self, size: int) -> None:
         """Record ``size`` more bytes read."""
-        if self._bar is not None:
+        if self.enabled:
             self._pending += size
             if self._pending >= self._step:
                 self._flush()
 
     def _flush(self) -> None:
-        if self._bar is not None and self._pending:
+        if self._bar is None:
+            # The clock is read a step at a time, not a message at a time.
+            self._done += self._pending
+            self._pending = 0
+            if monotonic() - self._since < self._delay:
+                return
+            self._draw()
+        elif self._pending:
             self._bar.advance(self._task, self._pending)
             self._pending = 0
+
+    def _draw(self) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            Progress,
+            TimeRemainingColumn,
+            TransferSpeedColumn,
+        )
+
+        bar = Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            DownloadColumn(),
+            TransferSpeedColumn(),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=True,
+            refresh_per_second=PROGRESS_REFRESH,
+        )
+        self._task = bar.add_task("validating", total=self._total, completed=self._done)
+        bar.__enter__()
+        self._bar = bar
 
 
 # --- output ---------------------------------------------------------------------------------
@@ -268,11 +297,11 @@ def _validate(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> i
     failure: UsageError | None = None
     interrupted = False
     total = sum(source.size for source in inputs)
-    progress = _Progress(total, enabled=stderr.isatty())
+    progress = _Progress(total, enabled=stderr.isatty(), delay=args.progress_delay)
     jobs_module = _cli_jobs()
     jobs = args.jobs if args.jobs is not None else jobs_module.default_jobs()
     pool = jobs_module.Pool(jobs, jobs_module.Judge(args.spec, settings, limit, as_json))
-    if jobs > 1 and progress.drawn:
+    if jobs > 1 and progress.enabled:
         pool.start()  # before the bar's thread: forking a threaded process is unsafe
 
     def emit(out: bytes, part: Summary) -> None:
@@ -326,6 +355,16 @@ def _jobs(text: str) -> int:
     if not 1 <= jobs <= most:
         raise argparse.ArgumentTypeError(f"not a number of processes from 1 to {most}: {text!r}")
     return jobs
+
+
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise argparse.ArgumentTypeError(f"not a number of seconds, 0 or more: {text!r}")
+    return seconds
 
 
 def verdict_for(message: Message, spec: str, settings: Any, limit: int) -> Verdict[Any]:
@@ -395,6 +434,14 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="validate in N processes, verdicts still in input order (default: the cores "
         f"this process may use; 1: in this process only; at most {MAX_JOBS} or the cores)",
+    )
+    validate.add_argument(
+        "--progress-delay",
+        type=_seconds,
+        default=PROGRESS_DELAY,
+        metavar="SECONDS",
+        help="on a terminal, show a progress bar for inputs of 1 MiB or more once the run has "
+        f"lasted SECONDS (default: {PROGRESS_DELAY:g}; 0: at once)",
     )
     validate.add_argument(
         "paths",
