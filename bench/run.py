@@ -396,6 +396,7 @@ def micro(rounds: int, budget: float) -> list[Comparison]:
             "validate": lambda: BabelEnvelope.model_validate_json(BQ_RAW),
             "dict": lambda: BabelEnvelope.model_validate(json.loads(BQ_RAW)),
             "check": lambda: ek.check(BQ_RAW, spec="babelqueue"),
+            "check auto": lambda: ek.check(BQ_RAW),
             "official encode": lambda: EnvelopeCodec.encode(decoded),
             "encode": env.to_json,
             "orjson": lambda: orjson.loads(BQ_RAW),
@@ -430,6 +431,11 @@ def micro(rounds: int, budget: float) -> list[Comparison]:
             bq["check"],
             bq["validate"],
             at_most=1.1,
+        ),
+        compare(
+            '(reference) BabelQueue ek.check(spec="auto") vs ek.check(spec="babelqueue")',
+            bq["check auto"],
+            bq["check"],
         ),
         compare(
             "BabelQueue dict: model_validate(json.loads output) vs model_validate_json",

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 import envelopekit as ek
 from envelopekit import rules
+from envelopekit._check import detect
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import MxRequest, MxResponse
 from envelopekit.som import SomEnvelope
@@ -212,6 +213,40 @@ def test_auto_keeps_open_matrix_messages_with_foreign_extras(
     assert (verdict.spec, verdict.rules()) == ("matrix", [])
 
 
+def test_auto_reads_a_babelqueue_message_without_detecting_it_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A message BabelQueue's quick reader takes carries the signature detection tries first:
+    # it is not parsed for detection. Any other goes through detection, as before.
+    from pydantic_core import from_json
+
+    parsed: list[object] = []
+
+    def counted(raw: bytes, **options: Any) -> Any:
+        parsed.append(raw)
+        return from_json(raw, **options)
+
+    monkeypatch.setattr("envelopekit._check.from_json", counted)
+    good = orjson.loads((EXAMPLES / "babelqueue" / "order-created.json").read_bytes())
+    story = (
+        DATA / "som" / "examples" / "story-context" / "hurricane-beat6-envelope.json"
+    ).read_bytes()
+    with_urn = {**good, "urn": good["job"]}
+    del with_urn["job"]
+    cases: list[tuple[bytes | str, int, str]] = [
+        (orjson.dumps(good), 0, "babelqueue"),
+        (orjson.dumps(good).decode(), 0, "babelqueue"),  # a str: encoded, then read alike
+        (orjson.dumps({**good, "op": "x"}), 1, "babelqueue"),  # unknown key: declined
+        (orjson.dumps(with_urn), 1, "babelqueue"),  # `urn` alone: declined
+        (story, 1, "som"),  # no `"job"` in it: not tried
+        (story.replace(b'"payload"', b'"job":1,"payload"', 1), 1, "som"),  # tried, declined
+    ]
+    for raw, parses, spec in cases:
+        parsed.clear()
+        verdict = ek.check(raw)
+        assert (len(parsed), verdict.spec) == (parses, spec), raw[:80]
+
+
 def test_str_with_a_lone_surrogate_is_invalid_json_for_every_spec() -> None:
     for spec in ("auto", "babelqueue", "som", "matrix"):
         assert ek.check('{"op":"a","job":"\ud800","payload":"x"}', spec=spec).rules() == [
@@ -382,38 +417,46 @@ def test_the_clean_verdict_is_the_one_its_init_builds() -> None:
 
 
 _BABELQUEUE_JSON = sorted((DATA / "babelqueue").rglob("*.json"))
+_EVERY_JSON = sorted(DATA.rglob("*.json")) + SINGLE
 
 
+@pytest.mark.parametrize("spec", ["babelqueue", "auto"])
 @pytest.mark.parametrize("duplicates", ["allow", "warn", "refuse"])
-def test_what_the_clean_reader_takes_check_finds_clean(duplicates: str) -> None:
+def test_what_the_clean_reader_takes_check_finds_clean(duplicates: str, spec: str) -> None:
     from envelopekit._check import clean_reader
 
     config = ek.Settings(duplicate_keys=duplicates)  # type: ignore[arg-type]
-    found = clean_reader("babelqueue", config)
+    found = clean_reader(spec, config)
     assert found is not None
-    quick, most = found
+    quick, most, vouched = found
+    assert vouched == "babelqueue"
     taken = declined = 0
-    for path in _BABELQUEUE_JSON:
-        raw = orjson.dumps(orjson.loads(path.read_bytes()))
+    for path in _BABELQUEUE_JSON if spec == "babelqueue" else _EVERY_JSON:
+        try:
+            raw = orjson.dumps(orjson.loads(path.read_bytes()))
+        except orjson.JSONDecodeError:
+            continue  # a refusal case of the corpus: the reader raises, as tested below
         try:
             envelope = quick(raw) if len(raw) <= most else None
         except ValidationError:
             envelope = None
-        verdict = ek.check(raw, spec="babelqueue", settings=config)
+        verdict = ek.check(raw, spec=spec, settings=config)
         if envelope is None:
             declined += 1
             continue
         taken += 1
         assert verdict.ok and not verdict.warnings, path
         assert verdict.envelope == envelope
+        # Detection, which the reader stands in for, names the same spec.
+        assert verdict.spec == detect(orjson.loads(raw)) == "babelqueue"
     assert taken and declined  # both kinds are in the corpus
 
 
 def test_the_clean_reader_is_offered_only_where_check_would_use_it() -> None:
     from envelopekit._check import clean_reader
 
-    assert clean_reader("auto", ek.Settings()) is None
     assert clean_reader("babelqueue", ek.Settings(max_depth=3)) is None
+    assert clean_reader("auto", ek.Settings(max_depth=3)) is None
     small = clean_reader("babelqueue", ek.Settings(max_message_bytes=300))
     assert small is not None and small[1] == 300
 
@@ -427,7 +470,7 @@ def test_where_duplicate_keys_are_looked_for_the_clean_reader_declines_a_repeat(
     settings = ek.Settings(duplicate_keys=duplicates)  # type: ignore[arg-type]
     found = clean_reader("babelqueue", settings)
     assert found is not None
-    quick, _ = found
+    quick, _, _ = found
     clean = DUPLICATED.replace(b'"x":2,', b"").replace(b',"k":2', b"")
     clean = clean.replace(b',"a/b":[{"k":1}]', b"")
     assert quick(clean) is not None

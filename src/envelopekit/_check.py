@@ -270,25 +270,58 @@ class Spec(abc.ABC):
 _LOADED: dict[str, Spec] = {}
 
 
-def clean_reader(spec: str, settings: Settings) -> tuple[Callable[[bytes], Any], int] | None:
-    """The spec's quick reader and the most bytes it may read, where it decides clean verdicts.
+def clean_reader(
+    spec: str, settings: Settings
+) -> tuple[Callable[[bytes], Any], int, SpecName] | None:
+    """A quick reader that decides clean verdicts, the most bytes it may read, and their spec.
 
-    Where ``check`` would return the reader's envelope as an ``ok`` verdict with nothing noted;
-    ``None`` where it would not (``spec="auto"``, a depth limit below the reader's). For a caller
+    Where ``check`` would return the reader's envelope as an ``ok`` verdict of that spec with
+    nothing noted; ``None`` where it would not (a depth limit below the reader's). For a caller
     that only needs to know a message is clean (the command line's judge): a message of at most
     that many bytes that the reader takes (not ``None``, no ``ValidationError``) has exactly that
-    verdict, with no ``Verdict`` built. Where duplicate keys are looked for, the reader also
-    declines a message that may repeat a member name (:func:`may_repeat`, which ``check`` asks
-    first too at that size).
+    verdict, with no ``Verdict`` built. For ``spec="auto"`` it is BabelQueue's reader, on a text
+    holding ``"job"``, as ``check`` tries it (:func:`_clean_babelqueue`). Where duplicate keys
+    are looked for, the reader also declines a message that may repeat a member name
+    (:func:`may_repeat`, which ``check`` asks first too at that size).
     """
-    if spec == "auto":
-        return None  # auto detects first
-    _, quick, most, _ = spec_named(spec).planned(settings)
+    found = spec_named("babelqueue" if spec == "auto" else spec)
+    _, quick, most, _ = found.planned(settings)
     if most < 0:
         return None
     if settings.duplicate_keys != "allow":
-        return partial(_without_repeats, quick), most
-    return quick, most
+        quick = partial(_without_repeats, quick)
+    if spec == "auto":
+        quick = partial(_with_job, quick)
+    return quick, most, found.name
+
+
+def _clean_babelqueue(encoded: bytes, settings: Settings) -> Verdict[Any] | None:
+    """``check(encoded, "auto")`` where BabelQueue's quick reader takes the text, else ``None``.
+
+    A message that reader takes has ``job``, and a ``meta`` object with ``schema_version``:
+    the BabelQueue signature, which detection tries before any other test. So detection would
+    name BabelQueue, whose validation would return this same clean verdict: the text need not
+    be parsed for detection first.
+    """
+    target = _LOADED.get("babelqueue") or spec_named("babelqueue")
+    seen, quick, most, final = target.quick_plan
+    if seen is not settings:
+        seen, quick, most, final = target.quick_plan = target.planned(settings)
+    if len(encoded) > most:
+        return None
+    try:
+        envelope = quick(encoded)
+    except ValidationError:  # not JSON: detection reports it
+        return None
+    if envelope is None:
+        return None
+    verdict: Verdict[Any] = Verdict(target.name, envelope, [], [])
+    return verdict if final else _completed(verdict, encoded, settings)
+
+
+def _with_job(quick: Callable[[bytes], Any], raw: bytes) -> Any:
+    """``quick(raw)``, or ``None`` for a text that does not hold ``"job"`` (``spec="auto"``)."""
+    return quick(raw) if raw.find(b'"job"') != -1 else None
 
 
 def _without_repeats(quick: Callable[[bytes], Any], raw: bytes) -> Any:
@@ -398,6 +431,12 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
                 verdict.violations = []
                 verdict.warnings = []
                 return verdict if final else _completed(verdict, encoded, settings)
+    elif encoded.find(b'"job"') != -1:
+        # spec "auto", a text that may be BabelQueue's: what its quick reader takes needs no
+        # detection first (_clean_babelqueue).
+        clean = _clean_babelqueue(encoded, settings)
+        if clean is not None:
+            return clean
     size = len(encoded)
     name = spec
     limit = settings.max_message_bytes

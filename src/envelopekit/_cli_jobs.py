@@ -149,8 +149,8 @@ class Judge:
         invalid_head = b"INVALID " + head[8:]
         # Lines first .. number - 1 are clean verdicts of spec ``kind``, not written yet.
         first, kind = block.number, spec
-        # A line the spec's quick reader takes is clean: no verdict is built for it.
-        quick, most = clean_reader(spec, settings) or (None, 0)
+        # A line the quick reader takes is a clean verdict of `vouched`: none is built for it.
+        quick, most, vouched = clean_reader(spec, settings) or (None, 0, spec)
         for number, line in enumerate(lines, block.number):
             size = len(line)
             if size > limit:
@@ -163,6 +163,11 @@ class Judge:
                 if quick is not None and len(body) <= most:
                     try:
                         if quick(body) is not None:
+                            if kind != vouched:  # spec "auto": a run is of one spec
+                                if number > first:
+                                    out.append(_run(head, clean[kind], first, number))
+                                    summary.valid += number - first
+                                first, kind = number, vouched
                             continue
                     except ValidationError:  # not JSON: check reports it
                         pass
