@@ -213,11 +213,12 @@ def test_auto_keeps_open_matrix_messages_with_foreign_extras(
     assert (verdict.spec, verdict.rules()) == ("matrix", [])
 
 
-def test_auto_reads_a_babelqueue_message_without_detecting_it_first(
+def test_auto_reads_a_valid_babelqueue_or_som_message_without_detecting_it_first(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # A message BabelQueue's quick reader takes carries the signature detection tries first:
-    # it is not parsed for detection. Any other goes through detection, as before.
+    # A message BabelQueue's quick reader takes carries the signature detection tries first,
+    # and a SOM message with nothing wrong has only SOM's keys: neither is parsed for
+    # detection. Any other goes through detection, as before, and gets the named spec's verdict.
     from pydantic_core import from_json
 
     parsed: list[object] = []
@@ -228,9 +229,13 @@ def test_auto_reads_a_babelqueue_message_without_detecting_it_first(
 
     monkeypatch.setattr("envelopekit._check.from_json", counted)
     good = orjson.loads((EXAMPLES / "babelqueue" / "order-created.json").read_bytes())
-    story = (
-        DATA / "som" / "examples" / "story-context" / "hurricane-beat6-envelope.json"
-    ).read_bytes()
+    story = orjson.dumps(
+        orjson.loads(
+            (
+                DATA / "som" / "examples" / "story-context" / "hurricane-beat6-envelope.json"
+            ).read_bytes()
+        )
+    )
     with_urn = {**good, "urn": good["job"]}
     del with_urn["job"]
     cases: list[tuple[bytes | str, int, str]] = [
@@ -238,13 +243,28 @@ def test_auto_reads_a_babelqueue_message_without_detecting_it_first(
         (orjson.dumps(good).decode(), 0, "babelqueue"),  # a str: encoded, then read alike
         (orjson.dumps({**good, "op": "x"}), 1, "babelqueue"),  # unknown key: declined
         (orjson.dumps(with_urn), 1, "babelqueue"),  # `urn` alone: declined
-        (story, 1, "som"),  # no `"job"` in it: not tried
-        (story.replace(b'"payload"', b'"job":1,"payload"', 1), 1, "som"),  # tried, declined
+        (story, 0, "som"),
+        (story.replace(b'"payload"', b'"job":1,"payload"', 1), 1, "som"),  # both declined
+        ((EXAMPLES / "som" / "bad-topic.json").read_bytes(), 1, "som"),  # SOM's verdict kept
+        (story.replace(b'"som_version":"1.0.0"', b'"som_version":"0.3.2"'), 1, "som"),
+        (
+            orjson.dumps({"op": "$reply", "correlationId": "c-1", "som_version": "1.0.0"}),
+            1,
+            "matrix",
+        ),
+        (orjson.dumps({**good, "som_version": "1.0.0"}), 1, "babelqueue"),  # an unknown key
     ]
     for raw, parses, spec in cases:
         parsed.clear()
         verdict = ek.check(raw)
         assert (len(parsed), verdict.spec) == (parses, spec), raw[:80]
+        named = ek.check(raw, spec)
+        assert (verdict.ok, verdict.violations, verdict.warnings) == (
+            named.ok,
+            named.violations,
+            named.warnings,
+        )
+        assert verdict.envelope == named.envelope
 
 
 def test_str_with_a_lone_surrogate_is_invalid_json_for_every_spec() -> None:

@@ -483,7 +483,11 @@ def _read(
         named = _read_with_stand_in(encoded, said, target, settings, size)
         if named is not None:
             return named
+    tried = None
     if target is None:
+        tried = _som_first(encoded, settings, size)
+        if tried is not None and tried.ok:
+            return tried
         try:
             # pydantic's own parser, so auto-detection reads exactly what validation will.
             document = from_json(encoded, allow_inf_nan=True)
@@ -508,12 +512,32 @@ def _read(
             return _refused(
                 found, rules.MESSAGE_TOO_LARGE, f"{size} bytes exceeds {target.max_bytes}."
             )
-    verdict = target.validate(encoded, settings)
+    if tried is not None and target.name == "som":
+        verdict = tried  # SOM's own verdict, read before detection
+    else:
+        verdict = target.validate(encoded, settings)
     if verdict.violations and verdict.violations[0].rule == rules.JSON_INVALID:
         named = _read_with_stand_in(encoded, verdict.violations[0].message, target, settings, size)
         if named is not None:
             return named
     return verdict
+
+
+def _som_first(encoded: bytes, settings: Settings, size: int) -> Verdict[Any] | None:
+    """SOM's verdict on a text holding ``"som_version"`` within SOM's size limit, else ``None``.
+
+    For ``spec="auto"``: a SOM message refuses every key it does not define, and defines none
+    of those the other specs' signatures test (``job``, ``urn``, ``op``, ``ok``), while it
+    requires ``som_version``, which SOM's shape test (the first) keys on. So a text SOM finds
+    nothing wrong with is one detection would name SOM: it need not be parsed for detection
+    first. Any other verdict stands only if detection does name SOM.
+    """
+    if encoded.find(b'"som_version"') == -1:
+        return None
+    som = spec_named("som")
+    if som.max_bytes is not None and size > som.max_bytes:
+        return None
+    return som.validate(encoded, settings)
 
 
 def _completed(
