@@ -238,21 +238,31 @@ def test_auto_reads_a_valid_babelqueue_or_som_message_without_detecting_it_first
     )
     with_urn = {**good, "urn": good["job"]}
     del with_urn["job"]
+    large = {**good, "data": {f"k{i}": "v" * 16 for i in range(1200)}}  # past the quick reader
     cases: list[tuple[bytes | str, int, str]] = [
         (orjson.dumps(good), 0, "babelqueue"),
         (orjson.dumps(good).decode(), 0, "babelqueue"),  # a str: encoded, then read alike
-        (orjson.dumps({**good, "op": "x"}), 1, "babelqueue"),  # unknown key: declined
-        (orjson.dumps(with_urn), 1, "babelqueue"),  # `urn` alone: declined
+        (orjson.dumps(large), 0, "babelqueue"),
+        (orjson.dumps({**good, "op": "$reply"}), 0, "babelqueue"),  # the signature comes first
+        (orjson.dumps({**good, "som_version": "1.0.0"}), 0, "babelqueue"),
+        (orjson.dumps(with_urn), 0, "babelqueue"),
+        (orjson.dumps({**good, "attempts": -1}), 1, "babelqueue"),  # its verdict kept
         (story, 0, "som"),
-        (story.replace(b'"payload"', b'"job":1,"payload"', 1), 1, "som"),  # both declined
-        ((EXAMPLES / "som" / "bad-topic.json").read_bytes(), 1, "som"),  # SOM's verdict kept
+        (story.replace(b'"payload"', b'"job":1,"payload"', 1), 1, "som"),
+        ((EXAMPLES / "som" / "bad-topic.json").read_bytes(), 1, "som"),
         (story.replace(b'"som_version":"1.0.0"', b'"som_version":"0.3.2"'), 1, "som"),
         (
             orjson.dumps({"op": "$reply", "correlationId": "c-1", "som_version": "1.0.0"}),
             1,
             "matrix",
         ),
-        (orjson.dumps({**good, "som_version": "1.0.0"}), 1, "babelqueue"),  # an unknown key
+        # BabelQueue's words inside another spec's message: read as BabelQueue, then detected.
+        (
+            orjson.dumps({"op": "fs.write", "payload": {"job": "a", "schema_version": 1}}),
+            1,
+            "matrix",
+        ),
+        (orjson.dumps({"job": "urn:a:b"}), 1, "babelqueue"),  # no `"schema_version"`: detected
     ]
     for raw, parses, spec in cases:
         parsed.clear()

@@ -485,7 +485,7 @@ def _read(
             return named
     tried = None
     if target is None:
-        tried = _som_first(encoded, settings, size)
+        tried = _named_first(encoded, settings, size)
         if tried is not None and tried.ok:
             return tried
         try:
@@ -512,8 +512,8 @@ def _read(
             return _refused(
                 found, rules.MESSAGE_TOO_LARGE, f"{size} bytes exceeds {target.max_bytes}."
             )
-    if tried is not None and target.name == "som":
-        verdict = tried  # SOM's own verdict, read before detection
+    if tried is not None and tried.spec == target.name:
+        verdict = tried  # read before detection
     else:
         verdict = target.validate(encoded, settings)
     if verdict.violations and verdict.violations[0].rule == rules.JSON_INVALID:
@@ -523,21 +523,29 @@ def _read(
     return verdict
 
 
-def _som_first(encoded: bytes, settings: Settings, size: int) -> Verdict[Any] | None:
-    """SOM's verdict on a text holding ``"som_version"`` within SOM's size limit, else ``None``.
+def _named_first(encoded: bytes, settings: Settings, size: int) -> Verdict[Any] | None:
+    """For ``spec="auto"``: the verdict of the spec the text's strings name, before detection.
 
-    For ``spec="auto"``: a SOM message refuses every key it does not define, and defines none
-    of those the other specs' signatures test (``job``, ``urn``, ``op``, ``ok``), while it
-    requires ``som_version``, which SOM's shape test (the first) keys on. So a text SOM finds
-    nothing wrong with is one detection would name SOM: it need not be parsed for detection
-    first. Any other verdict stands only if detection does name SOM.
+    BabelQueue's for a text holding ``"schema_version"`` and ``"job"`` or ``"urn"``, else SOM's
+    for one holding ``"som_version"``, within the spec's size limit; ``None`` for any other.
+    A verdict with no violation is the one detection would reach, so the text need not be
+    parsed for detection. A BabelQueue message has ``job`` or ``urn``, and a ``meta`` object
+    with ``schema_version``: the signature detection tries before any other test. A SOM
+    message has ``som_version``, which SOM's shape test (the first) keys on, and refuses every
+    key it does not define, among them those the other specs' tests key on (``job``, ``urn``,
+    ``op``, ``ok``). Any other verdict stands only where detection names its spec.
     """
-    if encoded.find(b'"som_version"') == -1:
+    if encoded.find(b'"schema_version"') != -1 and (
+        encoded.find(b'"job"') != -1 or encoded.find(b'"urn"') != -1
+    ):
+        named = spec_named("babelqueue")
+    elif encoded.find(b'"som_version"') != -1:
+        named = spec_named("som")
+    else:
         return None
-    som = spec_named("som")
-    if som.max_bytes is not None and size > som.max_bytes:
+    if named.max_bytes is not None and size > named.max_bytes:
         return None
-    return som.validate(encoded, settings)
+    return named.validate(encoded, settings)
 
 
 def _completed(
