@@ -277,6 +277,50 @@ def test_auto_reads_a_valid_babelqueue_or_som_message_without_detecting_it_first
         assert verdict.envelope == named.envelope
 
 
+_AUTO_BASES = [
+    orjson.loads((EXAMPLES / "babelqueue" / "order-created.json").read_bytes()),
+    orjson.loads((EXAMPLES / "som" / "telling-started.json").read_bytes()),
+    orjson.loads(
+        (DATA / "som" / "examples" / "story-context" / "hurricane-beat6-envelope.json").read_bytes()
+    ),
+    orjson.loads((EXAMPLES / "matrix" / "request-join-tell.json").read_bytes()),
+    orjson.loads((EXAMPLES / "matrix" / "response-list-page.json").read_bytes()),
+]
+# The keys the three specs' detection tests and readers key on, and any other.
+_AUTO_KEYS = st.sampled_from(
+    ["job", "urn", "meta", "data", "op", "ok", "error", "som_version", "message_type", "payload"]
+) | st.text(max_size=6)
+_AUTO_VALUES: st.SearchStrategy[Any] = st.sampled_from(
+    [1, -1, "x", "urn:a:b", "1.0.0", "$reply", False, None, {}, {"schema_version": 1}, []]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    base=st.sampled_from(_AUTO_BASES),
+    extra=st.dictionaries(_AUTO_KEYS, _AUTO_VALUES, max_size=3),
+    gone=st.sets(_AUTO_KEYS, max_size=2),
+    mode=st.sampled_from(["strict", "tolerant"]),
+)
+def test_auto_is_detection_then_the_named_spec(
+    base: dict[str, Any], extra: dict[str, Any], gone: set[str], mode: str
+) -> None:
+    # What auto reads before detection (BabelQueue's quick reader, the spec a text's strings
+    # name) must never change its verdict: it is detection's spec's, or spec.unrecognised.
+    config = ek.Settings(som_version_mode=mode)  # type: ignore[arg-type]
+    document = {k: v for k, v in {**base, **extra}.items() if k not in gone}
+    raw = orjson.dumps(document)
+    auto = ek.check(raw, settings=config)
+    found = detect(document)
+    if found is None:
+        assert auto.rules() == [rules.SPEC_UNRECOGNISED]
+        return
+    named = ek.check(raw, found, settings=config)
+    assert auto.spec == found
+    assert (auto.violations, auto.warnings) == (named.violations, named.warnings)
+    assert auto.envelope == named.envelope
+
+
 def test_str_with_a_lone_surrogate_is_invalid_json_for_every_spec() -> None:
     for spec in ("auto", "babelqueue", "som", "matrix"):
         assert ek.check('{"op":"a","job":"\ud800","payload":"x"}', spec=spec).rules() == [
