@@ -213,12 +213,13 @@ def test_auto_keeps_open_matrix_messages_with_foreign_extras(
     assert (verdict.spec, verdict.rules()) == ("matrix", [])
 
 
-def test_auto_reads_a_valid_babelqueue_or_som_message_without_detecting_it_first(
+def test_auto_reads_a_valid_message_without_detecting_it_first(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # A message BabelQueue's quick reader takes carries the signature detection tries first,
-    # and a SOM message with nothing wrong has only SOM's keys: neither is parsed for
-    # detection. Any other goes through detection, as before, and gets the named spec's verdict.
+    # A message BabelQueue's quick reader takes carries the signature detection tries first, a
+    # SOM message with nothing wrong has only SOM's keys, and a valid Matrix message in a text
+    # with no other spec's keys has Matrix's shape: none is parsed for detection. Any other
+    # goes through detection, as before, and gets the named spec's verdict.
     from pydantic_core import from_json
 
     parsed: list[object] = []
@@ -238,6 +239,10 @@ def test_auto_reads_a_valid_babelqueue_or_som_message_without_detecting_it_first
     )
     with_urn = {**good, "urn": good["job"]}
     del with_urn["job"]
+    reply = orjson.loads((EXAMPLES / "matrix" / "response-list-page.json").read_bytes())
+    request = orjson.dumps(
+        orjson.loads((EXAMPLES / "matrix" / "request-join-tell.json").read_bytes())
+    )
     large = {**good, "data": {f"k{i}": "v" * 16 for i in range(1200)}}  # past the quick reader
     cases: list[tuple[bytes | str, int, str]] = [
         (orjson.dumps(good), 0, "babelqueue"),
@@ -263,6 +268,19 @@ def test_auto_reads_a_valid_babelqueue_or_som_message_without_detecting_it_first
             "matrix",
         ),
         (orjson.dumps({"job": "urn:a:b"}), 1, "babelqueue"),  # no `"schema_version"`: detected
+        (request, 0, "matrix"),
+        (orjson.dumps({"ok": False, "error": "no such directory"}), 0, "matrix"),
+        (request.replace(b'"payload"', b'"op2":1,"payload"', 1), 1, "matrix"),  # refused
+        (orjson.dumps({**reply, "zz": 1}), 0, "matrix"),  # a reply is open: kept
+        # BabelQueue's signature spelled with escapes in an open reply: detection's to decide.
+        (
+            orjson.dumps(reply)[:-1] + rb',"j\u006fb":"urn:a:b","meta":{"schema\u005fversion":1}}',
+            1,
+            "babelqueue",
+        ),
+        (request.replace(b'"op":"', b'"op":1,"x":"', 1), 1, "matrix"),  # its verdict kept
+        (request.replace(b'"payload"', b'"message_type":"a","payload"', 1), 1, "som"),
+        (request.replace(b'"payload"', b'"note":"\\u00e9","payload"', 1), 1, "matrix"),
     ]
     for raw, parses, spec in cases:
         parsed.clear()

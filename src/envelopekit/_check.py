@@ -526,14 +526,23 @@ def _read(
 def _named_first(encoded: bytes, settings: Settings, size: int) -> Verdict[Any] | None:
     """For ``spec="auto"``: the verdict of the spec the text's strings name, before detection.
 
-    BabelQueue's for a text holding ``"schema_version"`` and ``"job"`` or ``"urn"``, else SOM's
-    for one holding ``"som_version"``, within the spec's size limit; ``None`` for any other.
-    A verdict with no violation is the one detection would reach, so the text need not be
-    parsed for detection. A BabelQueue message has ``job`` or ``urn``, and a ``meta`` object
-    with ``schema_version``: the signature detection tries before any other test. A SOM
-    message has ``som_version``, which SOM's shape test (the first) keys on, and refuses every
-    key it does not define, among them those the other specs' tests key on (``job``, ``urn``,
-    ``op``, ``ok``). Any other verdict stands only where detection names its spec.
+    BabelQueue's for a text holding ``"schema_version"`` and ``"job"`` or ``"urn"``; else SOM's
+    for one holding ``"som_version"``; else Matrix's for one holding ``"op"`` or ``"ok"`` and
+    none of ``"schema_version"``, ``"message_type"`` and a backslash-u escape; each within the
+    spec's size limit. ``None`` for any other text. A verdict with no violation is the one
+    detection would reach, so the text need not be parsed for detection:
+
+    * a BabelQueue message has ``job`` or ``urn``, and a ``meta`` object with
+      ``schema_version``: the signature detection tries before any other test;
+    * a SOM message has ``som_version``, which SOM's shape test (the first) keys on, and refuses
+      every key it does not define, among them those the other specs' tests key on (``job``,
+      ``urn``, ``op``, ``ok``);
+    * a Matrix message has ``op``, or ``ok`` false with an ``error``: Matrix's shape, tested
+      before BabelQueue's. Only BabelQueue's signature and SOM's shape come before it, and a
+      text without a backslash-u escape spells every key as it is, so one without those
+      strings has neither.
+
+    Any other verdict stands only where detection names its spec.
     """
     if encoded.find(b'"schema_version"') != -1 and (
         encoded.find(b'"job"') != -1 or encoded.find(b'"urn"') != -1
@@ -541,6 +550,13 @@ def _named_first(encoded: bytes, settings: Settings, size: int) -> Verdict[Any] 
         named = spec_named("babelqueue")
     elif encoded.find(b'"som_version"') != -1:
         named = spec_named("som")
+    elif (
+        (encoded.find(b'"op"') != -1 or encoded.find(b'"ok"') != -1)
+        and encoded.find(b'"schema_version"') == -1
+        and encoded.find(b'"message_type"') == -1
+        and encoded.find(b"\\u") == -1
+    ):
+        named = spec_named("matrix")
     else:
         return None
     if named.max_bytes is not None and size > named.max_bytes:
