@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import re
 import typing
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -213,13 +214,12 @@ def test_auto_keeps_open_matrix_messages_with_foreign_extras(
     assert (verdict.spec, verdict.rules()) == ("matrix", [])
 
 
-def test_auto_reads_a_valid_message_without_detecting_it_first(
+def test_auto_reads_a_clean_babelqueue_message_without_detecting_it_first(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # A message BabelQueue's quick reader takes carries the signature detection tries first, a
-    # SOM message with nothing wrong has only SOM's keys, and a valid Matrix message in a text
-    # with no other spec's keys has Matrix's shape: none is parsed for detection. Any other
-    # goes through detection, as before, and gets the named spec's verdict.
+    # A message BabelQueue's quick reader takes carries the signature detection tries first: it
+    # is not parsed for detection. Any other goes through detection, as before, and gets the
+    # named spec's verdict.
     from pydantic_core import from_json
 
     parsed: list[object] = []
@@ -247,40 +247,25 @@ def test_auto_reads_a_valid_message_without_detecting_it_first(
     cases: list[tuple[bytes | str, int, str]] = [
         (orjson.dumps(good), 0, "babelqueue"),
         (orjson.dumps(good).decode(), 0, "babelqueue"),  # a str: encoded, then read alike
-        (orjson.dumps(large), 0, "babelqueue"),
-        (orjson.dumps({**good, "op": "$reply"}), 0, "babelqueue"),  # the signature comes first
-        (orjson.dumps({**good, "som_version": "1.0.0"}), 0, "babelqueue"),
-        (orjson.dumps(with_urn), 0, "babelqueue"),
-        (orjson.dumps({**good, "attempts": -1}), 1, "babelqueue"),  # its verdict kept
-        (story, 0, "som"),
-        (story.replace(b'"payload"', b'"job":1,"payload"', 1), 1, "som"),
-        ((EXAMPLES / "som" / "bad-topic.json").read_bytes(), 1, "som"),
-        (story.replace(b'"som_version":"1.0.0"', b'"som_version":"0.3.2"'), 1, "som"),
-        (
-            orjson.dumps({"op": "$reply", "correlationId": "c-1", "som_version": "1.0.0"}),
-            1,
-            "matrix",
-        ),
-        # BabelQueue's words inside another spec's message: read as BabelQueue, then detected.
+        # What the quick reader declines is detected first, as before.
+        (orjson.dumps(large), 1, "babelqueue"),
+        (orjson.dumps({**good, "op": "$reply"}), 1, "babelqueue"),  # the signature comes first
+        (orjson.dumps(with_urn), 1, "babelqueue"),
+        (orjson.dumps({**good, "attempts": -1}), 1, "babelqueue"),
+        (story, 1, "som"),
+        (request, 1, "matrix"),
+        # BabelQueue's words inside another spec's message: tried, declined, then detected.
         (
             orjson.dumps({"op": "fs.write", "payload": {"job": "a", "schema_version": 1}}),
             1,
             "matrix",
         ),
-        (orjson.dumps({"job": "urn:a:b"}), 1, "babelqueue"),  # no `"schema_version"`: detected
-        (request, 0, "matrix"),
-        (orjson.dumps({"ok": False, "error": "no such directory"}), 0, "matrix"),
-        (request.replace(b'"payload"', b'"op2":1,"payload"', 1), 1, "matrix"),  # refused
-        (orjson.dumps({**reply, "zz": 1}), 0, "matrix"),  # a reply is open: kept
         # BabelQueue's signature spelled with escapes in an open reply: detection's to decide.
         (
             orjson.dumps(reply)[:-1] + rb',"j\u006fb":"urn:a:b","meta":{"schema\u005fversion":1}}',
             1,
             "babelqueue",
         ),
-        (request.replace(b'"op":"', b'"op":1,"x":"', 1), 1, "matrix"),  # its verdict kept
-        (request.replace(b'"payload"', b'"message_type":"a","payload"', 1), 1, "som"),
-        (request.replace(b'"payload"', b'"note":"\\u00e9","payload"', 1), 1, "matrix"),
     ]
     for raw, parses, spec in cases:
         parsed.clear()
@@ -524,10 +509,10 @@ def test_what_the_clean_reader_takes_check_finds_clean(duplicates: str, spec: st
     assert vouched == "babelqueue"
     taken = declined = 0
     for path in _BABELQUEUE_JSON if spec == "babelqueue" else _EVERY_JSON:
-        try:
-            raw = orjson.dumps(orjson.loads(path.read_bytes()))
-        except orjson.JSONDecodeError:
-            continue  # a refusal case of the corpus: the reader raises, as tested below
+        raw = path.read_bytes()
+        # A refusal case of the corpus (not JSON to orjson) is read as it is.
+        with suppress(orjson.JSONDecodeError):
+            raw = orjson.dumps(orjson.loads(raw))
         try:
             envelope = quick(raw) if len(raw) <= most else None
         except ValidationError:

@@ -431,9 +431,9 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
                 verdict.violations = []
                 verdict.warnings = []
                 return verdict if final else _completed(verdict, encoded, settings)
-    elif encoded.find(b'"job"') != -1:
+    elif len(encoded) <= FULL_REPORT_BYTES and encoded.find(b'"job"') != -1:
         # spec "auto", a text that may be BabelQueue's: what its quick reader takes needs no
-        # detection first (_clean_babelqueue).
+        # detection first (_clean_babelqueue). Past the bound the reader takes nothing.
         clean = _clean_babelqueue(encoded, settings)
         if clean is not None:
             return clean
@@ -483,11 +483,7 @@ def _read(
         named = _read_with_stand_in(encoded, said, target, settings, size)
         if named is not None:
             return named
-    tried = None
     if target is None:
-        tried = _named_first(encoded, settings, size)
-        if tried is not None and tried.ok:
-            return tried
         try:
             # pydantic's own parser, so auto-detection reads exactly what validation will.
             document = from_json(encoded, allow_inf_nan=True)
@@ -512,56 +508,12 @@ def _read(
             return _refused(
                 found, rules.MESSAGE_TOO_LARGE, f"{size} bytes exceeds {target.max_bytes}."
             )
-    if tried is not None and tried.spec == target.name:
-        verdict = tried  # read before detection
-    else:
-        verdict = target.validate(encoded, settings)
+    verdict = target.validate(encoded, settings)
     if verdict.violations and verdict.violations[0].rule == rules.JSON_INVALID:
         named = _read_with_stand_in(encoded, verdict.violations[0].message, target, settings, size)
         if named is not None:
             return named
     return verdict
-
-
-def _named_first(encoded: bytes, settings: Settings, size: int) -> Verdict[Any] | None:
-    """For ``spec="auto"``: the verdict of the spec the text's strings name, before detection.
-
-    BabelQueue's for a text holding ``"schema_version"`` and ``"job"`` or ``"urn"``; else SOM's
-    for one holding ``"som_version"``; else Matrix's for one holding ``"op"`` or ``"ok"`` and
-    none of ``"schema_version"``, ``"message_type"`` and a backslash-u escape; each within the
-    spec's size limit. ``None`` for any other text. A verdict with no violation is the one
-    detection would reach, so the text need not be parsed for detection:
-
-    * a BabelQueue message has ``job`` or ``urn``, and a ``meta`` object with
-      ``schema_version``: the signature detection tries before any other test;
-    * a SOM message has ``som_version``, which SOM's shape test (the first) keys on, and refuses
-      every key it does not define, among them those the other specs' tests key on (``job``,
-      ``urn``, ``op``, ``ok``);
-    * a Matrix message has ``op``, or ``ok`` false with an ``error``: Matrix's shape, tested
-      before BabelQueue's. Only BabelQueue's signature and SOM's shape come before it, and a
-      text without a backslash-u escape spells every key as it is, so one without those
-      strings has neither.
-
-    Any other verdict stands only where detection names its spec.
-    """
-    if encoded.find(b'"schema_version"') != -1 and (
-        encoded.find(b'"job"') != -1 or encoded.find(b'"urn"') != -1
-    ):
-        named = spec_named("babelqueue")
-    elif encoded.find(b'"som_version"') != -1:
-        named = spec_named("som")
-    elif (
-        (encoded.find(b'"op"') != -1 or encoded.find(b'"ok"') != -1)
-        and encoded.find(b'"schema_version"') == -1
-        and encoded.find(b'"message_type"') == -1
-        and encoded.find(b"\\u") == -1
-    ):
-        named = spec_named("matrix")
-    else:
-        return None
-    if named.max_bytes is not None and size > named.max_bytes:
-        return None
-    return named.validate(encoded, settings)
 
 
 def _completed(

@@ -154,9 +154,7 @@ class Judge:
         for number, line in enumerate(lines, block.number):
             size = len(line)
             if size > limit:
-                if number > first:
-                    out.append(_run(head, clean[kind], first, number))
-                    summary.valid += number - first
+                _closed(out, summary, head, clean, kind, first, number)
                 self._one(Message(f"{name}:{number}", line[: limit + 1], size), summary, out)
                 first = number + 1
             elif body := line.strip(JSON_WHITESPACE):
@@ -164,18 +162,14 @@ class Judge:
                     try:
                         if quick(body) is not None:
                             if kind != vouched:  # spec "auto": a run is of one spec
-                                if number > first:
-                                    out.append(_run(head, clean[kind], first, number))
-                                    summary.valid += number - first
+                                _closed(out, summary, head, clean, kind, first, number)
                                 first, kind = number, vouched
                             continue
                     except ValidationError:  # not JSON: check reports it
                         pass
                 verdict = check(body, spec, settings=settings)
                 if verdict.violations or verdict.warnings:
-                    if number > first:
-                        out.append(_run(head, clean[kind], first, number))
-                        summary.valid += number - first
+                    _closed(out, summary, head, clean, kind, first, number)
                     written = self._findings(verdict)
                     if written.rules:
                         summary.invalid += 1
@@ -194,19 +188,13 @@ class Judge:
                     )
                     first = number + 1
                 elif verdict.spec != kind:  # spec "auto": a run is of one spec
-                    if number > first:
-                        out.append(_run(head, clean[kind], first, number))
-                        summary.valid += number - first
+                    _closed(out, summary, head, clean, kind, first, number)
                     first, kind = number, verdict.spec
             else:  # a blank line: no verdict
-                if number > first:
-                    out.append(_run(head, clean[kind], first, number))
-                    summary.valid += number - first
+                _closed(out, summary, head, clean, kind, first, number)
                 first = number + 1
         end = block.number + len(lines)
-        if end > first:
-            out.append(_run(head, clean[kind], first, end))
-            summary.valid += end - first
+        _closed(out, summary, head, clean, kind, first, end)
 
     def _findings(self, verdict: Verdict[Any]) -> _Written:
         """What a verdict with findings writes and counts, made once per distinct findings.
@@ -243,6 +231,25 @@ class _Written(NamedTuple):
     rest: bytes  # the verdict's line after its source's line number
     rules: tuple[str, ...]  # each violation's rule once, in order
     warnings: tuple[str, ...]  # each warning's rule once, in order
+
+
+def _closed(
+    out: list[bytes],
+    summary: Summary,
+    head: bytes,
+    tails: dict[str, bytes],
+    kind: str,
+    first: int,
+    end: int,
+) -> None:
+    """A run of clean verdicts of spec ``kind`` ended: its lines written, and counted.
+
+    The run is lines ``first`` .. ``end`` - 1, each ending in ``tails[kind]``; an empty one
+    writes nothing (its ``kind`` may then be ``"auto"``, no verdict read yet).
+    """
+    if end > first:
+        out.append(_run(head, tails[kind], first, end))
+        summary.valid += end - first
 
 
 def _run(head: bytes, tail: bytes, first: int, end: int) -> bytes:
