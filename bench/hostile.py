@@ -81,6 +81,17 @@ def som_story(payload_tail: bytes, limit: int = SOM_LIMIT) -> bytes:
     return fill(head + b'"assets":[', payload_tail, b"]" + rest, limit)
 
 
+def som_member(name: str, head: bytes, item: bytes, tail: bytes, limit: int = SOM_LIMIT) -> bytes:
+    """The beat-6 story with its member ``name`` as ``head item,item,... tail`` within ``limit``."""
+    envelope = orjson.loads(
+        (DATA / "som" / "examples" / "story-context" / "hurricane-beat6-envelope.json").read_bytes()
+    )
+    envelope[name] = "@"
+    before, marker, after = orjson.dumps(envelope).partition(b'"@"')
+    assert marker
+    return fill(before + head, item, tail + after, limit)
+
+
 def numbered(head: bytes, item: bytes, tail: bytes, limit: int, sep: bytes = b",") -> bytes:
     """``head item_0,item_1,... tail`` within ``limit`` bytes, item ``i`` with ``#`` written ``i``.
 
@@ -208,6 +219,38 @@ def cases() -> list[Case]:
         Case.of(
             "matrix op of 1 MiB (a.a.a...A)",
             b'{"op":"' + b"a." * ((MIB - 40) // 2) + b'A","payload":{}}',
+            "matrix",
+        ),
+        # Required members missing around a large value: pydantic-core built the object around
+        # them as Python objects once per missing member (session 30).
+        Case.of(
+            "babelqueue {unknown: [{}, ...]}: every member missing",
+            fill(b'{"unknown":[', b"{}", b"]}", MIB),
+            "babelqueue",
+        ),
+        Case.of(
+            "babelqueue meta = {unknown: [{}, ...]}: its members missing",
+            fill(
+                BQ_HEAD.partition(b'"meta":')[0] + b'"data":{},"meta":{"unknown":[',
+                b"{}",
+                b"]}}",
+                MIB,
+            ),
+            "babelqueue",
+        ),
+        Case.of(
+            "som {unknown: [{}, ...]}: every member missing",
+            fill(b'{"unknown":[', b"{}", b"]}", SOM_LIMIT),
+            "som",
+        ),
+        Case.of(
+            "som originating_system = {unknown: [{}, ...]}: its members missing",
+            som_member("originating_system", b'{"unknown":[', b"{}", b"]}"),
+            "som",
+        ),
+        Case.of(
+            "matrix {unknown: [{}, ...]}: every member missing",
+            fill(b'{"unknown":[', b"{}", b"]}", MIB),
             "matrix",
         ),
         Case.of(

@@ -15,13 +15,22 @@ from typing import Any
 
 import orjson
 import pytest
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import envelopekit as ek
-from envelopekit._failfast import FULL_REPORT_BYTES, large_validator
+from envelopekit._check import spec_named
+from envelopekit._failfast import (
+    FULL_REPORT_BYTES,
+    Absent,
+    fail_fast_validator,
+    large_validator,
+    own_config,
+    restored,
+)
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.babelqueue import _envelope as babelqueue_envelope
 from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse
+from envelopekit.matrix._classify import MESSAGE_ADAPTER, MxMessage
 from envelopekit.som import SomEnvelope
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -184,3 +193,148 @@ def test_a_large_refusal_is_titled_by_its_model(model: type[BaseModel], door: st
             model.model_validate_json(raw if door == "json" else raw.decode())
     assert caught.value.title == model.__name__
     assert str(caught.value).split("\n", 1)[0].endswith(f" for {model.__name__}")
+
+
+# --- Required members a large message lacks (check's validators default them to Absent) ---
+
+SEEDS: dict[str, list[Path]] = {
+    "babelqueue": sorted((DATA / "babelqueue" / "fixtures").glob("*.json")),
+    "som": sorted(p for p in (DATA / "som" / "examples").glob("*/*.json") if "envelope" in p.name),
+    "matrix": [DATA / "matrix" / "cases.json"],
+}
+# Over the bound: what follows the document is whitespace, so the large readers take it.
+PAD = b" " * (FULL_REPORT_BYTES + 1)
+
+
+def _seed_documents() -> list[tuple[str, str, Any]]:
+    found: list[tuple[str, str, Any]] = []
+    for spec, paths in SEEDS.items():
+        for path in paths:
+            if path.name == "cases.json":
+                cases = orjson.loads(path.read_bytes())["cases"]
+                found += [(spec, case["id"], case["doc"]) for case in cases if "doc" in case]
+            else:
+                found.append((spec, path.stem, orjson.loads(path.read_bytes())))
+    return [item for item in found if isinstance(item[2], dict)]
+
+
+def _without_members(document: Any) -> list[Any]:
+    """``document`` with each member of each object removed, and each object emptied."""
+    variants: list[Any] = []
+
+    def walk(node: Any, rebuild: Any) -> None:
+        if isinstance(node, dict):
+            for key in node:
+                variants.append(rebuild({k: v for k, v in node.items() if k != key}))
+            variants.append(rebuild({}))
+            variants.append(rebuild({"unknown": 1}))
+            for key, value in node.items():
+                walk(value, lambda v, key=key, node=node: rebuild({**node, key: v}))
+        elif isinstance(node, list):
+            for at, value in enumerate(node):
+                walk(value, lambda v, at=at, node=node: rebuild([*node[:at], v, *node[at + 1 :]]))
+
+    walk(document, lambda v: v)
+    return variants
+
+
+def _door_violations(spec: str, raw: bytes) -> list[ek.Violation]:
+    """What the model's own fail-fast reading of ``raw`` finds (pydantic's ``missing``)."""
+    try:
+        if spec == "babelqueue":
+            BabelEnvelope.model_validate_json(raw)
+        elif spec == "som":
+            SomEnvelope.model_validate_json(raw)
+        else:
+            fail_fast_validator(MESSAGE_ADAPTER.core_schema).validate_json(raw, by_name=False)
+    except ValidationError as exc:
+        model = {"babelqueue": BabelEnvelope, "som": SomEnvelope}.get(spec, MxMessage)
+        return ek.violations(exc, model=model, partial=True)
+    return []
+
+
+@pytest.mark.parametrize(
+    ("spec", "document"),
+    [
+        pytest.param(spec, document, id=f"{spec}-{name}")
+        for spec, name, document in _seed_documents()
+    ],
+)
+def test_a_large_message_lacking_members_gets_the_door_s_verdict(spec: str, document: Any) -> None:
+    """check's readers default required fields to ``Absent``; mapped, the errors are the door's.
+
+    Every corpus message with each member of each object removed, each object emptied or
+    holding only an unknown key, padded over the bound.
+    """
+    for variant in _without_members(document):
+        raw = orjson.dumps(variant) + PAD
+        verdict = ek.check(raw, spec)
+        assert verdict.violations == _door_violations(spec, raw), variant
+
+
+@pytest.mark.parametrize("spec", ["babelqueue", "som", "matrix"])
+def test_a_large_message_lacking_members_is_built_once(spec: str) -> None:
+    """Each missing member's error held the whole document, built again as Python objects.
+
+    pydantic-core gives a missing field's error the object around it as input; eight missing
+    around a 240 KB SOM payload built it eight times (25x ``orjson.loads``, 44 MiB). In check's
+    readers a field that refuses an ``Absent`` is in error on it alone; only Matrix's payload,
+    a JSON value (which any object is), stays required and holds the document. Counted on the
+    errors the reader raises, not timed.
+    """
+    raw = b'{"unknown":[' + b",".join([b"[]"] * 20_000) + b"]}"
+    with pytest.raises(ValidationError) as caught:
+        spec_named(spec).read_large(raw, {})
+    errors = caught.value.errors(include_url=False)
+    holding = [error for error in errors if isinstance(error["input"], dict)]
+    missing = [v for v in ek.check(raw, spec).violations if v.rule.endswith(".required")]
+    kept = 1 if spec == "matrix" else 0
+    assert len(holding) == kept < len(missing), (holding, missing)
+
+
+class Part(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+    sku: str
+    qty: int | str
+
+
+class Order(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+    order_id: str = Field(alias="orderId")
+    total: int | float | str
+    parts: list[Part]
+    by_key: dict[str, Part]
+    note: str = ""
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"{}",
+        b'{"unknown":1}',
+        b'{"orderId":"o"}',
+        b'{"total":[],"parts":[{}],"by_key":{"a":{},"b":{"sku":1},"c":{}}}',
+        b'{"order_id":"o","parts":[{"qty":1},{}],"by_key":{}}',
+    ],
+)
+def test_restored_errors_are_the_model_s_own(raw: bytes) -> None:
+    """Mapped back, the errors of a validator with ``absent`` are pydantic's, in its order.
+
+    One ``missing`` per field (a union's members each refused the ``Absent``), at the alias
+    pydantic names the field by, for each of several objects of the same model in turn.
+    """
+    schema = Order.__pydantic_core_schema__
+    config = own_config(schema, Order)
+    own = fail_fast_validator(schema, config)
+    with_absent = fail_fast_validator(schema, config, absent=True)
+    with pytest.raises(ValidationError) as expected:
+        own.validate_json(raw)
+    with pytest.raises(ValidationError) as found:
+        with_absent.validate_json(raw)
+    raw_errors = found.value.errors(include_url=False)
+    assert any(type(error["input"]) is Absent for error in raw_errors)
+
+    def shown(errors: list[Any]) -> list[tuple[str, tuple[str | int, ...], str]]:
+        return [(error["type"], tuple(error["loc"]), error["msg"]) for error in errors]
+
+    assert shown(restored(raw_errors)) == shown(expected.value.errors(include_url=False))

@@ -17,14 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, MutableMapping
 from types import MappingProxyType
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, TypeVar
 
 from pydantic import BaseModel
-from pydantic_core import CoreConfig, CoreSchema, SchemaValidator
+from pydantic_core import CoreConfig, CoreSchema, ErrorDetails, SchemaValidator
 
 __all__ = [
     "FULL_REPORT_BYTES",
     "TOO_LARGE",
+    "Absent",
     "JsonParse",
     "TooLarge",
     "fail_fast_schema",
@@ -33,12 +34,14 @@ __all__ = [
     "fresh_validator",
     "large_validator",
     "own_config",
+    "passes_absent",
+    "restored",
 ]
 
 FULL_REPORT_BYTES: Final = 16_384
 """Messages up to this size are validated with every error reported."""
 
-_LARGE: dict[type, SchemaValidator] = {}
+_LARGE: dict[tuple[type, bool], SchemaValidator] = {}
 
 
 class TooLarge:
@@ -79,20 +82,110 @@ _ARRAYS: Final = frozenset({"list", "tuple", "set", "frozenset", "deque"})
 _NONE: Final[Mapping[type, CoreSchema]] = MappingProxyType({})
 
 
+class Absent:
+    """The default a required field has in a validator built with ``absent`` (``check``'s).
+
+    pydantic-core reports a missing field with the whole object around it as the error's
+    input, and builds that input as Python objects once per missing field: eight fields
+    missing around a 240 KB payload built it eight times (25x ``orjson.loads``, 44 MiB;
+    ``bench/hostile.py``). In ``check``'s validators a required field that refuses this object
+    in Rust defaults to it instead (``validate_default``), so the error is on this object
+    alone; :func:`restored` reads such errors back as pydantic's ``missing``.
+    """
+
+    __slots__ = ("name", "segment")
+
+    def __init__(self, name: str, segment: str) -> None:
+        self.name = name
+        """The field's name: the segment its error's location holds for it."""
+        self.segment = segment
+        """The segment pydantic's ``missing`` error names the field by (its alias, if any)."""
+
+    def __repr__(self) -> str:
+        return "<absent>"
+
+
+# Core schema types that refuse an `Absent` in Rust, calling no Python function.
+_REFUSING: Final = frozenset({"str", "int", "float", "bool", "literal", "dict", *_ARRAYS})
+_PASSING: set[Callable[..., Any]] = set()
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def passes_absent(function: F) -> F:
+    """Mark a wrap validator or a callable discriminator as taking an :class:`Absent` in stride.
+
+    A wrap validator so marked hands an :class:`Absent` to its handler; a discriminator returns
+    a tag for it. A required field whose schema calls such a function may then default to an
+    :class:`Absent` too (:func:`fail_fast_schema`).
+    """
+    _PASSING.add(getattr(function, "__func__", function))
+    return function
+
+
+def restored(errors: list[ErrorDetails]) -> list[ErrorDetails]:
+    """``errors`` as the model's own validator reports them: ``missing`` where it was absent.
+
+    A required field a message lacks is one ``missing`` error at the field, however many
+    members of its union refused the :class:`Absent` it defaulted to. ``errors`` itself when
+    none did.
+    """
+    if not any(type(error["input"]) is Absent for error in errors):
+        return errors
+    found: list[ErrorDetails] = []
+    last: tuple[Absent, tuple[str | int, ...]] | None = None
+    for error in errors:
+        absent = error["input"]
+        if type(absent) is not Absent:
+            found.append(error)
+            last = None
+            continue
+        loc = error["loc"]
+        # After the field's own segment come only the tags of its union's members.
+        end = max((at for at, segment in enumerate(loc) if segment == absent.name), default=-1)
+        if end < 0:  # not where a field's error stands: kept as reported
+            found.append(error)
+            last = None
+            continue
+        field = (absent, (*loc[:end], absent.segment))
+        if field != last:
+            found.append(
+                {"type": "missing", "loc": field[1], "msg": "Field required", "input": None}
+            )
+            last = field
+    return found
+
+
 def fail_fast_schema(
-    node: Any, models: set[type] | None = None, open_models: Mapping[type, CoreSchema] = _NONE
+    node: Any,
+    models: set[type] | None = None,
+    open_models: Mapping[type, CoreSchema] = _NONE,
+    *,
+    absent: bool = False,
 ) -> Any:
     """A copy of the core schema ``node`` with ``fail_fast`` on every array schema.
 
     Only dicts and lists are copied; functions, classes and other values are shared. The
     classes of the model schemas met are added to ``models``. A model in ``open_models`` keeps
     its unknown keys (``extra="allow"``) instead of refusing each with an error, and each key
-    is validated by the schema it maps to (for the caller to note it).
+    is validated by the schema it maps to (for the caller to note it). With ``absent``, a
+    required field whose schema refuses an :class:`Absent` in Rust defaults to one, for a
+    validator of JSON only whose errors are read through :func:`restored`.
     """
+    refs = _refs(node) if absent else None
+    return _copied(node, models, open_models, refs)
+
+
+def _copied(
+    node: Any,
+    models: set[type] | None,
+    open_models: Mapping[type, CoreSchema],
+    refs: dict[str, Any] | None,
+) -> Any:
     if isinstance(node, dict):
         # `metadata` holds JSON Schema hooks and extras, never a validator.
         copy = {
-            key: value if key == "metadata" else fail_fast_schema(value, models, open_models)
+            key: value if key == "metadata" else _copied(value, models, open_models, refs)
             for key, value in node.items()
         }
         kind = copy.get("type")
@@ -105,16 +198,96 @@ def fail_fast_schema(
             if keys is not None and copy["schema"].get("type") == "model-fields":
                 copy["config"] = {**copy.get("config", {}), "extra_fields_behavior": "allow"}
                 copy["schema"] = {**copy["schema"], "extras_keys_schema": keys}
+        elif kind == "model-fields" and refs is not None:
+            copy["fields"] = {
+                name: _defaulted(name, field, refs) for name, field in copy["fields"].items()
+            }
         return copy
     if isinstance(node, list):
-        return [fail_fast_schema(item, models, open_models) for item in node]
+        return [_copied(item, models, open_models, refs) for item in node]
     return node
+
+
+def _defaulted(name: str, field: dict[str, Any], refs: dict[str, Any]) -> dict[str, Any]:
+    """A model field that defaults to an :class:`Absent` where its schema refuses one in Rust."""
+    schema = field["schema"]
+    if schema.get("type") == "default" or not _refuses(schema, refs, set()):
+        return field
+    alias = field.get("validation_alias", name)
+    if not isinstance(alias, str):  # alias paths: left as pydantic reports them
+        return field
+    defaulted = {
+        "type": "default",
+        "schema": schema,
+        "default": Absent(name, alias),
+        "validate_default": True,
+    }
+    return {**field, "schema": defaulted}
+
+
+def _refuses(schema: Any, refs: dict[str, Any], seen: set[str]) -> bool:
+    """Whether ``schema`` refuses an :class:`Absent` with no Python function called."""
+    kind = schema.get("type")
+    if kind in _REFUSING:
+        return True
+    if kind in ("function-after", "nullable"):
+        return _refuses(schema["schema"], refs, seen)
+    if kind == "json-or-python":  # a JSON validator reads the default as JSON too
+        return _refuses(schema["json_schema"], refs, seen)
+    if kind == "union":
+        return all(
+            _refuses(choice[0] if isinstance(choice, tuple) else choice, refs, seen)
+            for choice in schema["choices"]
+        )
+    if kind == "function-wrap":
+        function = schema["function"]["function"]
+        return getattr(function, "__func__", function) in _PASSING and _refuses(
+            schema["schema"], refs, seen
+        )
+    if kind == "tagged-union":
+        tag = schema["discriminator"]
+        return (not callable(tag) or tag in _PASSING) and all(
+            _refuses(choice, refs, seen) for choice in schema["choices"].values()
+        )
+    if kind == "model":
+        if schema.get("custom_init"):
+            return False
+        inner = schema["schema"]
+        if schema.get("root_model"):  # validates the value itself
+            return _refuses(inner, refs, seen)
+        while inner.get("type") == "function-after":
+            inner = inner["schema"]
+        return bool(inner.get("type") == "model-fields")
+    if kind == "definition-ref":
+        ref = schema["schema_ref"]
+        if ref in seen or ref not in refs:
+            return False
+        return _refuses(refs[ref], refs, seen | {ref})
+    return False
+
+
+def _refs(node: Any) -> dict[str, Any]:
+    """Every schema in ``node`` that carries a ``ref``, by it."""
+    found: dict[str, Any] = {}
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            ref = item.get("ref")
+            if isinstance(ref, str) and item.get("type") != "definition-ref":
+                found[ref] = item
+            stack.extend(value for key, value in item.items() if key != "metadata")
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
 
 
 def fail_fast_validator(
     schema: CoreSchema,
     config: CoreConfig | None = None,
     open_models: Mapping[type, CoreSchema] = _NONE,
+    *,
+    absent: bool = False,
 ) -> SchemaValidator:
     """A validator of ``schema`` (a model's or adapter's core schema) that fails fast.
 
@@ -124,9 +297,11 @@ def fail_fast_validator(
         open_models: models whose copies keep unknown keys in ``__pydantic_extra__``
             instead of refusing each with its own error, each to the schema that validates
             its unknown keys (the caller reports them).
+        absent: required fields default to an :class:`Absent` (:func:`fail_fast_schema`): for
+            a validator of JSON only, whose errors the caller reads through :func:`restored`.
     """
     models: set[type] = set()
-    copy = fail_fast_schema(schema, models, open_models)
+    copy = fail_fast_schema(schema, models, open_models, absent=absent)
     return fresh_validator(copy, models, config)
 
 
@@ -150,17 +325,21 @@ def fresh_validator(
             model.__pydantic_complete__ = True  # type: ignore[attr-defined]
 
 
-def large_validator(model: type[BaseModel]) -> SchemaValidator:
+def large_validator(model: type[BaseModel], *, absent: bool = False) -> SchemaValidator:
     """The fail-fast copy of ``model``'s own schema: how a message over the bound is read.
 
-    Built on first use, once per class, and shared by ``check`` (``Spec.read_large``) and the
-    model's ``model_validate_json``, so that both report the same errors for the same bytes.
+    Built on first use, once per class, and read by the model's ``model_validate_json``. With
+    ``absent``, ``check``'s (``Spec.read_large``): its required fields default to an
+    :class:`Absent`, and its errors read through :func:`restored` are the same as the door's
+    for the same bytes.
     """
-    found = _LARGE.get(model)
+    found = _LARGE.get((model, absent))
     if found is None:
         # A race builds it twice; either copy is the same validator.
         schema = model.__pydantic_core_schema__
-        found = _LARGE[model] = fail_fast_validator(schema, own_config(schema, model))
+        found = _LARGE[model, absent] = fail_fast_validator(
+            schema, own_config(schema, model), absent=absent
+        )
     return found
 
 

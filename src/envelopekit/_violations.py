@@ -23,6 +23,7 @@ from typing_extensions import LiteralString
 
 from . import rules
 from ._compat import MISSING
+from ._failfast import restored
 from ._formats import Format
 from ._model import WireModel, model_named
 from .rules import Keyword, NamedId, RaisedRule, Source
@@ -568,7 +569,7 @@ def violations(
         raise TypeError(f"{exc.title!r} is not an envelopekit wire model; pass model=")
     node = _node(root)
     seen: dict[tuple[str, str], Violation] = {}
-    errors = exc.errors(include_url=False)
+    errors = restored(exc.errors(include_url=False))
     mapped = 0
     in_array = False
     for error in errors:

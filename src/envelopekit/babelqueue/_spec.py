@@ -28,7 +28,7 @@ def _read_large(raw: bytes | str, context: dict[str, Any]) -> Any:
     # The validator model_validate_json reads a large message with: the same errors. Numbers
     # proven plain by C passes over the bytes are not walked for (a Python step a container).
     proven = proven_context(raw, context)
-    return large_validator(BabelEnvelope).validate_json(raw, context=proven)
+    return large_validator(BabelEnvelope, absent=True).validate_json(raw, context=proven)
 
 
 class _BabelQueue(Spec):

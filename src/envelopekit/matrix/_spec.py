@@ -11,7 +11,7 @@ from pydantic_core import InitErrorDetails, SchemaValidator, core_schema
 
 from .. import rules
 from .._check import Spec, SpecName
-from .._failfast import fail_fast_validator, own_config
+from .._failfast import fail_fast_validator, own_config, restored
 from .._settings import Settings
 from .._violations import Verdict, Violation, truncated, violations
 from ._base import remember_warning_cap
@@ -24,7 +24,7 @@ __all__ = ["SPEC", "MatrixSpec"]
 
 @cache
 def _fail_fast() -> SchemaValidator:
-    return fail_fast_validator(MESSAGE_ADAPTER.core_schema)
+    return fail_fast_validator(MESSAGE_ADAPTER.core_schema, absent=True)
 
 
 def _note_unknown_key(key: str, info: ValidationInfo) -> str:
@@ -41,7 +41,9 @@ def _tolerant() -> SchemaValidator:
     appends it to the validation context, a list.
     """
     keys = core_schema.with_info_plain_validator_function(_note_unknown_key)
-    return fail_fast_validator(MESSAGE_ADAPTER.core_schema, open_models={MxRequest: keys})
+    return fail_fast_validator(
+        MESSAGE_ADAPTER.core_schema, open_models={MxRequest: keys}, absent=True
+    )
 
 
 @cache
@@ -49,13 +51,15 @@ def _tolerant_request() -> SchemaValidator:
     """:func:`_tolerant`'s request alone (read without the union, see :func:`_direct_kind`)."""
     keys = core_schema.with_info_plain_validator_function(_note_unknown_key)
     schema = MxRequest.__pydantic_core_schema__
-    return fail_fast_validator(schema, own_config(schema, MxRequest), {MxRequest: keys})
+    return fail_fast_validator(
+        schema, own_config(schema, MxRequest), {MxRequest: keys}, absent=True
+    )
 
 
 @cache
 def _fail_fast_response() -> SchemaValidator:
     schema = MxResponse.__pydantic_core_schema__
-    return fail_fast_validator(schema, own_config(schema, MxResponse))
+    return fail_fast_validator(schema, own_config(schema, MxResponse), absent=True)
 
 
 _validate_json = MESSAGE_ADAPTER.validator.validate_json
@@ -91,7 +95,7 @@ def _was_request(exc: ValidationError, raw: bytes, unknown: list[str] | None = N
         return True
     if unknown is not None and "ok" not in unknown:
         return True
-    errors = exc.errors(include_url=False)
+    errors = restored(exc.errors(include_url=False))
     if not any(e["type"] == "missing" and e["loc"] == ("op",) for e in errors):
         return True
     return unknown is None and not any(

@@ -44,7 +44,15 @@ from typing_extensions import Self, TypeVar, Unpack
 from .. import rules
 from .._compat import MISSING
 from .._errors import ProducerError
-from .._failfast import FULL_REPORT_BYTES, TOO_LARGE, JsonParse, first_parse, large_validator
+from .._failfast import (
+    FULL_REPORT_BYTES,
+    TOO_LARGE,
+    Absent,
+    JsonParse,
+    first_parse,
+    large_validator,
+    passes_absent,
+)
 from .._json import dumps
 from .._schema import shipping
 from .._settings import Settings
@@ -293,13 +301,14 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
 
     @field_validator("payload", mode="wrap")
     @classmethod
+    @passes_absent
     def _dispatch(
         cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
     ) -> Any:
         # `message_type` is declared (so validated) before `payload`; when it failed, the
         # payload is only checked to be an object, as the envelope schema does.
         message_type = info.data.get("message_type")
-        if cls is not SomEnvelope and isinstance(message_type, str):
+        if cls is not SomEnvelope and isinstance(message_type, str) and type(value) is not Absent:
             expect_family(cls, message_type)
         token = validating_as(message_type if isinstance(message_type, str) else "")
         try:
@@ -802,5 +811,6 @@ def validate_large(raw: bytes | str, context: Mapping[str, Any]) -> SomEnvelope:
     Raises:
         pydantic.ValidationError: when the message is not valid.
     """
-    found: SomEnvelope = large_validator(SomEnvelope).validate_json(raw, context=context)
+    reader = large_validator(SomEnvelope, absent=True)
+    found: SomEnvelope = reader.validate_json(raw, context=context)
     return found

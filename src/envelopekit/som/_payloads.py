@@ -15,6 +15,7 @@ from typing import Annotated, Any, Final, Literal, TypeAlias
 
 from pydantic import ConfigDict, Discriminator, RootModel, Tag
 
+from .._failfast import passes_absent
 from ._delivery import DeliveryMediaAvailable
 from ._link import LinkEvent
 from ._skill_warning import SkillWarning
@@ -119,6 +120,7 @@ def message_type_of(payload: FamilyPayload) -> str:
     return next(tag for kind, tag in _SINGLE_TYPE.items() if isinstance(payload, kind))
 
 
+@passes_absent
 def _payload_tag(value: Any) -> str:
     message_type = _validating.get()
     if message_type is not None:
