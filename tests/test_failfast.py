@@ -10,6 +10,7 @@ and by counting calls, never by time.
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import envelopekit as ek
+from envelopekit import _doors as doors
 from envelopekit._check import spec_named
 from envelopekit._failfast import (
     FULL_REPORT_BYTES,
@@ -238,19 +240,39 @@ def _without_members(document: Any) -> list[Any]:
     return variants
 
 
-def _door_violations(spec: str, raw: bytes) -> list[ek.Violation]:
-    """What the model's own fail-fast reading of ``raw`` finds (pydantic's ``missing``)."""
+# The models' own fail-fast readers, without Absent: pydantic's errors for a missing member.
+OWN_READERS: dict[str, tuple[Any, Any]] = {
+    "babelqueue": (BabelEnvelope, lambda raw: large_validator(BabelEnvelope).validate_json(raw)),
+    "som": (SomEnvelope, lambda raw: large_validator(SomEnvelope).validate_json(raw)),
+    "matrix": (
+        MxMessage,
+        lambda raw: fail_fast_validator(MESSAGE_ADAPTER.core_schema).validate_json(
+            raw, by_name=False
+        ),
+    ),
+}
+DOORS: dict[str, list[type[BaseModel]]] = {
+    "babelqueue": [BabelEnvelope],
+    "som": [SomEnvelope],
+    "matrix": [MxRequest, MxResponse, MxErrorPayload],
+}
+
+
+def _own_violations(spec: str, raw: bytes) -> list[ek.Violation]:
+    model, read = OWN_READERS[spec]
     try:
-        if spec == "babelqueue":
-            BabelEnvelope.model_validate_json(raw)
-        elif spec == "som":
-            SomEnvelope.model_validate_json(raw)
-        else:
-            fail_fast_validator(MESSAGE_ADAPTER.core_schema).validate_json(raw, by_name=False)
+        read(raw)
     except ValidationError as exc:
-        model = {"babelqueue": BabelEnvelope, "som": SomEnvelope}.get(spec, MxMessage)
         return ek.violations(exc, model=model, partial=True)
     return []
+
+
+def _raised(validate: Any, raw: bytes) -> list[Any] | None:
+    try:
+        validate(raw)
+    except ValidationError as exc:
+        return [exc.title, exc.errors(include_url=False)]
+    return None
 
 
 @pytest.mark.parametrize(
@@ -260,16 +282,22 @@ def _door_violations(spec: str, raw: bytes) -> list[ek.Violation]:
         for spec, name, document in _seed_documents()
     ],
 )
-def test_a_large_message_lacking_members_gets_the_door_s_verdict(spec: str, document: Any) -> None:
-    """check's readers default required fields to ``Absent``; mapped, the errors are the door's.
+def test_a_large_message_lacking_members_is_read_as_pydantic_reads_it(
+    spec: str, document: Any
+) -> None:
+    """check's readers and the doors default required fields to ``Absent``; nothing shows it.
 
     Every corpus message with each member of each object removed, each object emptied or
-    holding only an unknown key, padded over the bound.
+    holding only an unknown key, padded over the bound: ``check`` finds what the model's own
+    fail-fast reader finds, and each door raises exactly that reader's errors (types,
+    locations, messages, contexts, and the object a member is missing from as input).
     """
     for variant in _without_members(document):
         raw = orjson.dumps(variant) + PAD
-        verdict = ek.check(raw, spec)
-        assert verdict.violations == _door_violations(spec, raw), variant
+        assert ek.check(raw, spec).violations == _own_violations(spec, raw), variant
+        for model in DOORS[spec]:
+            expected = _raised(large_validator(model).validate_json, raw)
+            assert _raised(model.model_validate_json, raw) == expected, (model, variant)
 
 
 @pytest.mark.parametrize("spec", ["babelqueue", "som", "matrix"])
@@ -338,3 +366,40 @@ def test_restored_errors_are_the_model_s_own(raw: bytes) -> None:
         return [(error["type"], tuple(error["loc"]), error["msg"]) for error in errors]
 
     assert shown(restored(raw_errors)) == shown(expected.value.errors(include_url=False))
+
+
+@pytest.mark.parametrize(
+    ("model", "raw", "options"),
+    [
+        # Over RESTORED_MOST errors (unknown keys of the closed SOM envelope): read again as
+        # pydantic-core reads it, instead of restoring 1,500 errors one by one.
+        (SomEnvelope, orjson.dumps({f"k{i}": [0] * 8 for i in range(1_500)}), {}),
+        # Named by their Python names, missing fields are not where the Absent says.
+        (
+            MxResponse,
+            orjson.dumps({"op": "$reply", "pad": "x" * FULL_REPORT_BYTES}),
+            {"by_name": True},
+        ),
+        (MxResponse, orjson.dumps({"op": "$reply", "pad": "x" * FULL_REPORT_BYTES}), {}),
+    ],
+    ids=["many-errors", "by-name", "by-alias"],
+)
+def test_a_door_raises_pydantic_s_own_errors(
+    model: type[BaseModel], raw: bytes, options: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert len(raw) > FULL_REPORT_BYTES
+    restoring: list[object] = []
+    real = doors.reported
+
+    def spied(*args: Any) -> ValidationError:
+        restoring.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(doors, "reported", spied)
+    expected = _raised(partial(large_validator(model).validate_json, **options), raw)
+    assert expected is not None
+    with pytest.raises(ValidationError) as caught:
+        model.model_validate_json(raw, **options)
+    assert [caught.value.title, caught.value.errors(include_url=False)] == expected
+    assert any(error["type"] == "missing" for error in expected[1])
+    assert bool(restoring) is (not options and model is MxResponse)

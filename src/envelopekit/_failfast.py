@@ -15,7 +15,9 @@ doors read them through a module global (:func:`first_parse`).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, MutableMapping
+from functools import partial
 from types import MappingProxyType
 from typing import Any, Final, Protocol, TypeVar
 
@@ -33,6 +35,7 @@ __all__ = [
     "first_parse",
     "fresh_validator",
     "large_validator",
+    "missed",
     "own_config",
     "passes_absent",
     "restored",
@@ -105,6 +108,28 @@ class Absent:
         return "<absent>"
 
 
+class _Missed(threading.local):
+    count = 0
+
+
+_MISSED: Final = _Missed()
+
+
+def _absent(found: Absent) -> Absent:
+    # The default factory: called only for a field the message lacks.
+    _MISSED.count += 1
+    return found
+
+
+def missed() -> int:
+    """How many required fields the validators built with ``absent`` found missing, so far.
+
+    Counted per thread: a caller compares the count before and after a validation to know
+    whether its errors need :func:`restored` at all, without reading them.
+    """
+    return _MISSED.count
+
+
 # Core schema types that refuse an `Absent` in Rust, calling no Python function.
 _REFUSING: Final = frozenset({"str", "int", "float", "bool", "literal", "dict", *_ARRAYS})
 _PASSING: set[Callable[..., Any]] = set()
@@ -149,8 +174,9 @@ def restored(errors: list[ErrorDetails]) -> list[ErrorDetails]:
             continue
         field = (absent, (*loc[:end], absent.segment))
         if field != last:
+            # The input stays the Absent: the object the field is missing from was not built.
             found.append(
-                {"type": "missing", "loc": field[1], "msg": "Field required", "input": None}
+                {"type": "missing", "loc": field[1], "msg": "Field required", "input": absent}
             )
             last = field
     return found
@@ -219,7 +245,7 @@ def _defaulted(name: str, field: dict[str, Any], refs: dict[str, Any]) -> dict[s
     defaulted = {
         "type": "default",
         "schema": schema,
-        "default": Absent(name, alias),
+        "default_factory": partial(_absent, Absent(name, alias)),
         "validate_default": True,
     }
     return {**field, "schema": defaulted}

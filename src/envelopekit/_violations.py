@@ -18,7 +18,8 @@ from typing import Any, Final, Generic, Literal, TypeVar, Union
 import typing_extensions
 from pydantic import BaseModel, Discriminator, ValidationError
 from pydantic.fields import FieldInfo
-from pydantic_core import ErrorDetails, PydanticCustomError
+from pydantic_core import ErrorDetails, InitErrorDetails, PydanticCustomError
+from pydantic_core.core_schema import ErrorType
 from typing_extensions import LiteralString
 
 from . import rules
@@ -35,8 +36,10 @@ __all__ = [
     "cap",
     "context_cap",
     "is_unicode",
+    "member_path",
     "pointer",
     "quote",
+    "raised_again",
     "rule_error",
     "truncated",
     "violation",
@@ -201,6 +204,32 @@ def as_pydantic_error(found: Violation) -> PydanticCustomError:
 
 _RAISABLE_KEYWORDS: Final[frozenset[str]] = frozenset(typing.get_args(Keyword))
 _RAISABLE: Final[frozenset[str]] = _RAISABLE_KEYWORDS | frozenset(typing.get_args(NamedId))
+
+
+# pydantic-core's own error types; any other is one of ours, a PydanticCustomError.
+_PYDANTIC_ERRORS: Final = frozenset(typing.get_args(ErrorType))
+
+
+def raised_again(error: ErrorDetails, value: Any) -> InitErrorDetails:
+    """``error``, as a ``ValidationError`` reported it, to raise again with ``value`` as input.
+
+    Not a new finding: an error pydantic-core or :func:`rule_error` raised, with its type, its
+    location, its message and its context.
+    """
+    kind = error["type"]
+    ctx = error.get("ctx")
+    details: InitErrorDetails = {
+        "type": (
+            kind
+            if kind in _PYDANTIC_ERRORS
+            else PydanticCustomError(literal(kind), literal(error["msg"]), ctx)
+        ),
+        "loc": tuple(error["loc"]),
+        "input": value,
+    }
+    if ctx is not None:
+        details["ctx"] = ctx
+    return details
 
 
 def literal(text: str) -> LiteralString:
@@ -458,6 +487,15 @@ def _walk(root: _Node, loc: tuple[str | int, ...]) -> tuple[_Node | None, list[s
         else:
             node = _UNKNOWN
     return innermost, segments, node
+
+
+def member_path(model: Any, loc: tuple[str | int, ...]) -> list[str | int]:
+    """The keys and indexes, in the document, of where an error of ``model`` at ``loc`` stands.
+
+    pydantic's location with the tags of the unions it went through left out: the segments of
+    the error's JSON pointer.
+    """
+    return _walk(_node(model), loc)[1]
 
 
 def _leaf(node: _Node) -> _Node:

@@ -24,6 +24,7 @@ from typing_extensions import Self, TypeVar
 
 from .. import rules
 from .._compat import MISSING
+from .._doors import validate_large_json
 from .._errors import ProducerError
 from .._failfast import (
     FULL_REPORT_BYTES,
@@ -200,7 +201,9 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         exactly as without it. A message over 16 KiB (``len(json_data)`` over
         ``FULL_REPORT_BYTES``) is validated as ``ek.check`` reads it: the model's schema with
         every array stopping at its first failing item, so a refusal reports at most one
-        error per array and its cost stays bounded; the verdict is the same.
+        error per array and its cost stays bounded; the verdict is the same. The errors for
+        members it lacks are pydantic's ``missing``, each holding the object it is missing
+        from, built once for all of them (``envelopekit._doors``).
         """
         if (
             strict is None
@@ -225,7 +228,8 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         if len(json_data) > FULL_REPORT_BYTES:
             # Bounded as `check` reads it: one error per array (the same validator), numbers
             # proven plain by C passes not walked for.
-            large: Self = large_validator(cls).validate_json(
+            large: Self = validate_large_json(
+                cls,
                 json_data,
                 strict=strict,
                 extra=extra,

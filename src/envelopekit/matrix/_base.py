@@ -23,7 +23,8 @@ from pydantic_core import CoreSchema
 from typing_extensions import Self
 
 from .. import rules
-from .._failfast import FULL_REPORT_BYTES, large_validator
+from .._doors import validate_large_json
+from .._failfast import FULL_REPORT_BYTES
 from .._json import INT64_MAX, dumps, needs_scan, scan_numbers
 from .._model import WireModel
 from .._settings import get_settings
@@ -229,7 +230,9 @@ class MxModel(WireModel, WireNames):
         A message over 16 KiB (``len(json_data)`` over ``FULL_REPORT_BYTES``) is validated as
         ``ek.check`` reads it: the model's schema with every array stopping at its first
         failing item, so a refusal reports at most one error per array and its cost stays
-        bounded; the verdict is the same. Smaller messages report every error.
+        bounded; the verdict is the same. The errors for members it lacks are pydantic's
+        ``missing``, each holding the object it is missing from, built once for all of them
+        (``envelopekit._doors``). Smaller messages report every error.
         """
         __tracebackhide__ = True
         if by_alias is False and by_name is not True:
@@ -237,12 +240,18 @@ class MxModel(WireModel, WireNames):
             return super().model_validate_json(json_data, by_alias=by_alias, by_name=by_name)
         # pydantic's method is this call and the check above: called directly, as its frame
         # would cost a tenth of a small request's validation.
-        validator = (
-            large_validator(cls)
-            if len(json_data) > FULL_REPORT_BYTES
-            else cls.__pydantic_validator__
-        )
-        found: Self = validator.validate_json(
+        if len(json_data) > FULL_REPORT_BYTES:
+            large: Self = validate_large_json(
+                cls,
+                json_data,
+                strict=strict,
+                extra=extra,
+                context=context,
+                by_alias=by_alias,
+                by_name=by_name,
+            )
+            return large
+        found: Self = cls.__pydantic_validator__.validate_json(
             json_data,
             strict=strict,
             extra=extra,

@@ -43,6 +43,7 @@ from typing_extensions import Self, TypeVar, Unpack
 
 from .. import rules
 from .._compat import MISSING
+from .._doors import validate_large_json
 from .._errors import ProducerError
 from .._failfast import (
     FULL_REPORT_BYTES,
@@ -404,7 +405,8 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
         ``ek.check`` reads it, by the model's schema with every array stopping at its first
         failing item (no fast path), so a refusal reports at most one error per array and its
         cost stays bounded (``assets = [{}] * 79000``: 237,000 errors before); the verdict is
-        the same.
+        the same. The errors for members it lacks are pydantic's ``missing``, each holding the
+        object it is missing from, built once for all of them (``envelopekit._doors``).
         """
         if (
             strict is None
@@ -430,7 +432,8 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
         if len(json_data) > FULL_REPORT_BYTES:
             # Bounded as `check` reads it: one error per array (the same validator), and never
             # the fast path, whose free-form JSON costs more than the model's on large input.
-            large: Self = large_validator(cls).validate_json(
+            large: Self = validate_large_json(
+                cls,
                 json_data,
                 strict=strict,
                 extra=extra,
