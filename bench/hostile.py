@@ -253,6 +253,23 @@ def cases() -> list[Case]:
             fill(b'{"unknown":[', b"{}", b"]}", MIB),
             "matrix",
         ),
+        # A bare error payload was read as a request, then through the union; an error code
+        # that is no string reached the enum class, which quotes it whole (session 30).
+        Case.of(
+            "matrix bare error payload, code = [{}, ...]",
+            fill(b'{"ok":false,"error":"x","code":[', b"{}", b"]}", MIB),
+            "matrix",
+        ),
+        Case.of(
+            "matrix reply, payload.code = [{}, ...]",
+            fill(
+                b'{"op":"$reply","correlationId":"c","payload":{"ok":false,"error":"x","code":[',
+                b"{}",
+                b"]}}",
+                MIB,
+            ),
+            "matrix",
+        ),
         Case.of(
             "babelqueue data = 1 MiB string of brackets",
             BQ_HEAD + b'"' + b"[{" * ((MIB - len(BQ_HEAD) - 10) // 2) + b'"}}',

@@ -2,8 +2,9 @@
 
 The union's selector is a Python function: pydantic-core hands it the whole document as Python
 objects before validating it, so every message was converted twice. ``check`` reads a text
-without ``"$reply"`` as a request and one with it as a response, and only when the errors show
-that was not the document's kind (or the text has a ``\\u`` escape) through the union. The
+with ``"$reply"`` as a response, one with ``"ok"`` and without ``"op"`` as a bare error payload,
+any other as a request, and only when the errors show that was not the document's kind (or the
+text has a ``\\u`` escape) through the union. The
 verdict must be the union's, finding for finding, for small and large messages alike.
 """
 
@@ -72,7 +73,7 @@ def test_the_verdict_is_the_unions(kind: str) -> None:
             for settings in _SETTINGS:
                 new = SPEC._validate_large(large, settings)
                 assert same(new, SPEC._validate_union_large(large, settings)), large[-300:]
-    assert seen == {"request", "response", None}
+    assert seen == {"request", "response", "error-payload", None}
 
 
 @pytest.mark.parametrize(
@@ -82,7 +83,11 @@ def test_the_verdict_is_the_unions(kind: str) -> None:
         (b'{"op":"a.b","replyTo":"$replies.c","payload":"$reply"}', "response"),
         (b'{"op":"a.b","correlationId":"c","replyTo":"$replies.c","payload":1}', "request"),
         (b'{"op":"\\u0024reply","payload":1}', None),
-        (b'{"ok":false,"error":"x"}', "request"),
+        (b'{"ok":false,"error":"x"}', "error-payload"),
+        # "op" in its bytes (here a member of details): read as a request first.
+        (b'{"ok":false,"error":"x","details":{"op":1}}', "request"),
+        # No "op" anywhere, an "ok" that is not its own: the errors send it to the union.
+        (b'{"error":"x","details":{"ok":1}}', "error-payload"),
     ],
 )
 def test_the_kind_tried_first(raw: bytes, kind: str | None) -> None:
@@ -103,9 +108,13 @@ def test_a_request_and_a_reply_are_read_without_the_unions_selector() -> None:
     bad = b'{"op":"fs.list","payload":[18446744073709551616]}'
     for raw in (request, reply, bad, request + b" " * 17000, reply + b" " * 17000):
         assert _selector_calls(partial(ek.check, raw, "matrix")) == 0
-    # The union still reads what the bytes cannot tell: an escape, a bare error payload.
+    # The union still reads what the bytes cannot tell: an escape, a document whose "ok" or
+    # "op" is not its own.
     escaped = b'{"op":"\\u0024reply","correlationId":"c","payload":1}'
     assert _selector_calls(lambda: ek.check(escaped, "matrix")) == 1
     assert ek.check(escaped, "matrix").envelope.__class__.__name__ == "MxResponse"
     bare = b'{"ok":false,"error":"x"}'
-    assert _selector_calls(lambda: ek.check(bare, "matrix")) == 1
+    for raw in (bare, b'{"ok":true,"error":1}', bare + b" " * 17000):
+        assert _selector_calls(partial(ek.check, raw, "matrix")) == 0
+    nested = b'{"error":"x","details":{"ok":1}}'
+    assert _selector_calls(lambda: ek.check(nested, "matrix")) == 1

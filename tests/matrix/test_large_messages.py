@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+from enum import Enum
 from typing import Any
 
 import orjson
@@ -27,6 +28,7 @@ from envelopekit._violations import Violation, violations
 from envelopekit.matrix import _spec
 from envelopekit.matrix._classify import MESSAGE_ADAPTER, MxMessage
 from envelopekit.matrix._spec import SPEC
+from tests._calls import python_calls
 from tests.matrix.test_differential import corpus
 
 LIMIT = 3  # a small cap, so that the mutation set crosses it
@@ -154,3 +156,32 @@ def test_the_merge_is_what_the_mapper_makes_of_all_the_errors(
     alone = ValidationError.from_exception_data("MxRequest", errors, "json")
     found = violations(alone, model=MxMessage, limit=limit, partial=True)
     assert _spec._with_unknown_keys(found, unknown, limit) == expected
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"ok": False, "error": "x", "code": "@"},
+        {"op": "$reply", "correlationId": "c", "payload": {"ok": False, "error": "x", "code": "@"}},
+    ],
+    ids=["bare", "in-a-reply"],
+)
+@pytest.mark.parametrize(
+    "code", [b"[" + b",".join([b"{}"] * 9_000) + b"]", b"5"], ids=["large", "5"]
+)
+def test_an_error_code_that_is_no_string_never_reaches_the_enum_class(
+    document: dict[str, Any], code: bytes
+) -> None:
+    """pydantic-core hands a value no member matches to the enum class, which quotes it whole.
+
+    A 1 MiB array as ``code`` cost 30 ms in ``Enum.__new__`` building its repr; only a string
+    reaches the enum validator now, and the verdict is the enum's own: ``enum`` and ``type``.
+    """
+    raw = orjson.dumps(document).replace(b'"@"', code)
+    found: list[ek.Verdict[Any]] = []
+    entered = python_calls(lambda: found.append(ek.check(raw, "matrix")))
+    assert Enum.__new__.__code__ not in entered
+    assert [(v.rule, v.pointer.rpartition("/")[2]) for v in found[0].violations] == [
+        ("error-payload.enum", "code"),
+        ("error-payload.type", "code"),
+    ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, Final, cast
 
 from pydantic import ValidationError, ValidationInfo
 from pydantic_core import InitErrorDetails, SchemaValidator, core_schema
@@ -16,6 +16,7 @@ from .._settings import Settings
 from .._violations import Verdict, Violation, truncated, violations
 from ._base import remember_warning_cap
 from ._classify import MESSAGE_ADAPTER, MxMessage
+from ._error_payload import MxErrorPayload
 from ._request import MxRequest
 from ._response import MxResponse
 
@@ -62,9 +63,16 @@ def _fail_fast_response() -> SchemaValidator:
     return fail_fast_validator(schema, own_config(schema, MxResponse), absent=True)
 
 
+@cache
+def _fail_fast_error() -> SchemaValidator:
+    schema = MxErrorPayload.__pydantic_core_schema__
+    return fail_fast_validator(schema, own_config(schema, MxErrorPayload), absent=True)
+
+
 _validate_json = MESSAGE_ADAPTER.validator.validate_json
 _validate_request = MxRequest.__pydantic_validator__.validate_json
 _validate_response = MxResponse.__pydantic_validator__.validate_json
+_validate_error = MxErrorPayload.__pydantic_validator__.validate_json
 
 
 def _direct_kind(raw: bytes | str) -> str | None:
@@ -75,13 +83,17 @@ def _direct_kind(raw: bytes | str) -> str | None:
     Matrix message was converted twice (1 µs of a small request's 4; a 1 MiB payload, as long
     as ``orjson.loads``). Without a backslash-u escape, an ``op`` of ``"$reply"`` is those
     exact bytes: a text without them is no response, so it is read as a request; a text with
-    them, as a response. Whether that was the document's kind is then told by the errors
-    (:func:`_was_request`, :func:`_was_response`); when it was not, the union reads it.
-    ``None`` (the union) for a text with one, or a ``str``.
+    them, as a response. A text with ``"ok"`` and without ``"op"`` has no ``op`` anywhere:
+    a bare error payload if its ``ok`` is its own, so it is read as one. Whether that was the
+    document's kind is then told by the errors (:func:`_was_request`, :func:`_was_response`,
+    :func:`_was_error_payload`); when it was not, the union reads it. ``None`` (the union)
+    for a text with one, or a ``str``.
     """
     if type(raw) is not bytes or b"\\u" in raw:
         return None
-    return "response" if b'"$reply"' in raw else "request"
+    if b'"$reply"' in raw:
+        return "response"
+    return "error-payload" if b'"ok"' in raw and b'"op"' not in raw else "request"
 
 
 def _was_request(exc: ValidationError, raw: bytes, unknown: list[str] | None = None) -> bool:
@@ -103,9 +115,34 @@ def _was_request(exc: ValidationError, raw: bytes, unknown: list[str] | None = N
     )
 
 
+def _was_error_payload(exc: ValidationError) -> bool:
+    """Whether a document without ``op`` that failed as an error payload is one.
+
+    It is unless it is no object (an error at the top) or has no ``ok`` of its own.
+    """
+    return all(
+        error["loc"] and not (error["type"] == "missing" and error["loc"] == ("ok",))
+        for error in restored(exc.errors(include_url=False))
+    )
+
+
 def _was_response(exc: ValidationError) -> bool:
     """Whether a document that failed as a response is one: an object whose ``op`` is right."""
     return all(error["loc"] and error["loc"][0] != "op" for error in exc.errors(include_url=False))
+
+
+_MODELS: Final[dict[str, Any]] = {
+    "request": MxRequest,
+    "response": MxResponse,
+    "error-payload": MxErrorPayload,
+}
+
+
+def _was(kind: str, exc: ValidationError, raw: bytes, unknown: list[str] | None = None) -> bool:
+    """Whether a document that failed as the model of ``kind`` is of that kind."""
+    if kind == "request":
+        return _was_request(exc, raw, unknown)
+    return _was_response(exc) if kind == "response" else _was_error_payload(exc)
 
 
 def _read(raw: bytes | str, context: dict[str, Any] | None = None) -> Any:
@@ -168,17 +205,17 @@ class MatrixSpec(Spec):
         if seen is not settings:
             context = {"max_violations": settings.max_violations}
             self._context = (settings, context)
-        request = kind == "request"
         try:
-            if request:
+            if kind == "request":
                 envelope = _validate_request(raw, by_name=False, context=context)
-            else:
+            elif kind == "response":
                 envelope = _validate_response(raw, by_name=False, context=context)
+            else:
+                envelope = _validate_error(raw, by_name=False, context=context)
         except ValidationError as exc:
-            if not (_was_request(exc, cast("bytes", raw)) if request else _was_response(exc)):
+            if not _was(kind, exc, cast("bytes", raw)):
                 return None
-            model = MxRequest if request else MxResponse
-            found = violations(exc, model=model, limit=settings.max_violations)
+            found = violations(exc, model=_MODELS[kind], limit=settings.max_violations)
             return Verdict(self.name, None, found)
         return Verdict(self.name, envelope, [], envelope.envelope_warnings())
 
@@ -187,8 +224,8 @@ class MatrixSpec(Spec):
 
         The same violations, in the same order, with the same count of what was left out, and
         for a valid message the same envelope; only the unknown keys past the
-        ``max_violations`` cap are never built as errors. The request or the response alone
-        where :func:`_direct_kind` tells which, else the union.
+        ``max_violations`` cap are never built as errors. The request, the response or the
+        error payload alone where :func:`_direct_kind` tells which, else the union.
         """
         unknown: list[str] = []
         limit = settings.max_violations
@@ -201,12 +238,13 @@ class MatrixSpec(Spec):
             elif kind == "response":
                 model = MxResponse
                 envelope = _fail_fast_response().validate_json(raw, by_name=False)
+            elif kind == "error-payload":
+                model = MxErrorPayload
+                envelope = _fail_fast_error().validate_json(raw, by_name=False)
             else:
                 envelope = _tolerant().validate_json(raw, by_name=False, context=unknown)
         except ValidationError as exc:
-            if kind == "request" and not _was_request(exc, cast("bytes", raw), unknown):
-                return self._validate_union_large(raw, settings)
-            if kind == "response" and not _was_response(exc):
+            if kind is not None and not _was(kind, exc, cast("bytes", raw), unknown):
                 return self._validate_union_large(raw, settings)
             found = violations(exc, model=model, limit=limit, partial=True)
             if unknown:
