@@ -86,14 +86,15 @@ _NONE: Final[Mapping[type, CoreSchema]] = MappingProxyType({})
 
 
 class Absent:
-    """The default a required field has in a validator built with ``absent`` (``check``'s).
+    """The default a required field has in a validator built with ``absent``.
 
     pydantic-core reports a missing field with the whole object around it as the error's
     input, and builds that input as Python objects once per missing field: eight fields
-    missing around a 240 KB payload built it eight times (25x ``orjson.loads``, 44 MiB;
-    ``bench/hostile.py``). In ``check``'s validators a required field that refuses this object
-    in Rust defaults to it instead (``validate_default``), so the error is on this object
-    alone; :func:`restored` reads such errors back as pydantic's ``missing``.
+    missing around a 240 KB payload built it eight times (22.8x ``orjson.loads``, 43.9 MiB;
+    ``bench/hostile.py``). In the validators ``check`` and the models' JSON doors read large
+    messages with, a required field whose schema refuses this object defaults to it instead
+    (a default factory, validated as a value), so the error is on this object alone;
+    :func:`restored` reads such errors back as pydantic's ``missing``.
     """
 
     __slots__ = ("name", "segment")
@@ -195,8 +196,8 @@ def fail_fast_schema(
     classes of the model schemas met are added to ``models``. A model in ``open_models`` keeps
     its unknown keys (``extra="allow"``) instead of refusing each with an error, and each key
     is validated by the schema it maps to (for the caller to note it). With ``absent``, a
-    required field whose schema refuses an :class:`Absent` in Rust defaults to one, for a
-    validator of JSON only whose errors are read through :func:`restored`.
+    required field whose schema refuses an :class:`Absent` defaults to one, for a validator of
+    JSON only whose errors are read through :func:`restored`.
     """
     refs = _refs(node) if absent else None
     return _copied(node, models, open_models, refs)
@@ -235,7 +236,7 @@ def _copied(
 
 
 def _defaulted(name: str, field: dict[str, Any], refs: dict[str, Any]) -> dict[str, Any]:
-    """A model field that defaults to an :class:`Absent` where its schema refuses one in Rust."""
+    """A model field that defaults to an :class:`Absent` where its schema refuses one."""
     schema = field["schema"]
     if schema.get("type") == "default" or not _refuses(schema, refs, set()):
         return field
@@ -252,7 +253,11 @@ def _defaulted(name: str, field: dict[str, Any], refs: dict[str, Any]) -> dict[s
 
 
 def _refuses(schema: Any, refs: dict[str, Any], seen: set[str]) -> bool:
-    """Whether ``schema`` refuses an :class:`Absent` with no Python function called."""
+    """Whether ``schema`` refuses an :class:`Absent`: in Rust, or past functions that pass it.
+
+    A function that may choke on it (a plain or before validator, one not marked with
+    :func:`passes_absent`) leaves the field required.
+    """
     kind = schema.get("type")
     if kind in _REFUSING:
         return True
