@@ -92,6 +92,17 @@ def som_member(name: str, head: bytes, item: bytes, tail: bytes, limit: int = SO
     return fill(before + head, item, tail + after, limit)
 
 
+def som_member_keys(name: str, count: int) -> bytes:
+    """The beat-6 story with ``count`` unknown keys added to its member ``name``."""
+    envelope = orjson.loads(
+        (DATA / "som" / "examples" / "story-context" / "hurricane-beat6-envelope.json").read_bytes()
+    )
+    envelope[name] = {**envelope[name], **{key.decode(): 0 for key in short_keys(count)}}
+    raw = orjson.dumps(envelope)
+    assert len(raw) <= SOM_LIMIT
+    return raw
+
+
 def numbered(head: bytes, item: bytes, tail: bytes, limit: int, sep: bytes = b",") -> bytes:
     """``head item_0,item_1,... tail`` within ``limit`` bytes, item ``i`` with ``#`` written ``i``.
 
@@ -215,6 +226,16 @@ def cases() -> list[Case]:
             "matrix request, 110,000 unknown keys",
             MX_HEAD + b"{}," + b",".join(b'"%s":0' % key for key in short_keys(110_000)) + b"}",
             "matrix",
+        ),
+        Case.of(
+            "som envelope, 29,999 unknown keys",
+            b"{" + b",".join(b'"%s":0' % key for key in short_keys(29_999)) + b"}",
+            "som",
+        ),
+        Case.of(
+            "som story.context payload, 29,000 unknown keys",
+            som_member_keys("payload", 29_000),
+            "som",
         ),
         Case.of(
             "matrix op of 1 MiB (a.a.a...A)",

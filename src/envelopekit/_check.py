@@ -225,6 +225,14 @@ class Spec(abc.ABC):
             most = min(most, self.max_bytes)
         return (settings, self.quick, most, final)
 
+    def context_of(self, settings: Settings) -> dict[str, Any]:
+        """The validation context the registry entry names, from ``settings``."""
+        seen, context = self._context
+        if seen is not settings or context is None:
+            context = {field: getattr(settings, field) for field in self._fields}
+            self._context = (settings, context)
+        return context
+
     def validate(self, raw: bytes | str, settings: Settings) -> Verdict[Any]:
         """Validate one message already within the size and depth limits."""
         large = len(raw) > FULL_REPORT_BYTES
@@ -236,14 +244,7 @@ class Spec(abc.ABC):
                 return own
         read = self.read_large if large else self.read
         try:
-            if self._fields:
-                seen, context = self._context
-                if seen is not settings:
-                    context = {field: getattr(settings, field) for field in self._fields}
-                    self._context = (settings, context)
-                envelope = read(raw, context)
-            else:
-                envelope = read(raw)
+            envelope = read(raw, self.context_of(settings)) if self._fields else read(raw)
         except ValidationError as exc:
             found = violations(exc, model=self.model, limit=settings.max_violations, partial=large)
             return Verdict(self.name, None, found)

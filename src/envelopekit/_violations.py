@@ -44,6 +44,7 @@ __all__ = [
     "truncated",
     "violation",
     "violations",
+    "with_unknown_keys",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -639,6 +640,42 @@ def violations(
             )
         )
     return found_list
+
+
+def with_unknown_keys(
+    found: list[Violation],
+    unknown: list[str],
+    limit: int,
+    *,
+    model: Any,
+    title: str,
+    at: tuple[str, ...] = (),
+) -> list[Violation]:
+    """What a closed model reports: ``found`` (its other errors), then its unknown keys.
+
+    For a reading that noted a model's unknown keys instead of refusing each with an error
+    (``extras_keys_schema``): pydantic-core reports a closed model's unknown keys after every
+    error of its fields, one ``extra_forbidden`` per key in input order, and :func:`violations`
+    maps errors in order up to ``limit`` findings and counts the rest. ``found`` is that mapping
+    of the other errors alone, so the whole is ``found`` with the first keys there is room for,
+    and the count. ``model`` and ``title`` are those of the closed reading, ``at`` the location
+    of the model in it (a union's tag).
+    """
+    tail = found[-1] if found and found[-1].rule == rules.VIOLATIONS_TRUNCATED else None
+    if tail is not None:
+        count = tail.message.partition(" ")[0]
+        if count.isdigit():  # the mapping stopped among the other errors: no key is reached
+            return [*found[:-1], truncated(int(count) + len(unknown))]
+        found = found[:-1]  # the notice that arrays stopped at their first failing item
+    room = min(max(limit - len(found), 0), len(unknown))
+    errors: list[InitErrorDetails] = [
+        {"type": "extra_forbidden", "loc": (*at, key), "input": None} for key in unknown[:room]
+    ]
+    keys = violations(ValidationError.from_exception_data(title, errors, "json"), model=model)
+    left = len(unknown) - room
+    if left:
+        return [*found, *keys, truncated(left)]
+    return [*found, *keys] if tail is None else [*found, *keys, tail]
 
 
 def truncated(left: int) -> Violation:

@@ -7,13 +7,12 @@ from functools import cache
 from typing import Any, ClassVar, Final, cast
 
 from pydantic import ValidationError, ValidationInfo
-from pydantic_core import InitErrorDetails, SchemaValidator, core_schema
+from pydantic_core import SchemaValidator, core_schema
 
-from .. import rules
 from .._check import Spec, SpecName
 from .._failfast import fail_fast_validator, own_config, restored
 from .._settings import Settings
-from .._violations import Verdict, Violation, truncated, violations
+from .._violations import Verdict, Violation, violations, with_unknown_keys
 from ._base import remember_warning_cap
 from ._classify import MESSAGE_ADAPTER, MxMessage
 from ._error_payload import MxErrorPayload
@@ -154,31 +153,10 @@ def _read_large(raw: bytes | str, context: dict[str, Any] | None = None) -> Any:
 
 
 def _with_unknown_keys(found: list[Violation], unknown: list[str], limit: int) -> list[Violation]:
-    """What the closed request reports: ``found`` (its other errors), then its unknown keys.
-
-    pydantic-core reports a closed model's unknown keys after every error of its fields, one
-    ``extra_forbidden`` per key in input order; :func:`violations` maps errors in order up to
-    ``limit`` findings and counts the rest. ``found`` is that mapping of the other errors
-    alone, so the whole is ``found`` with the first keys there is room for, and the count.
-    """
-    tail = found[-1] if found and found[-1].rule == rules.VIOLATIONS_TRUNCATED else None
-    if tail is not None:
-        count = tail.message.partition(" ")[0]
-        if count.isdigit():  # the mapping stopped among the other errors: no key is reached
-            return [*found[:-1], truncated(int(count) + len(unknown))]
-        found = found[:-1]  # the notice that arrays stopped at their first failing item
-    room = min(max(limit - len(found), 0), len(unknown))
-    errors: list[InitErrorDetails] = [
-        {"type": "extra_forbidden", "loc": ("request", key), "input": None}
-        for key in unknown[:room]
-    ]
-    keys = violations(
-        ValidationError.from_exception_data("MxRequest", errors, "json"), model=MxMessage
+    """What the closed request reports: ``found`` (its other errors), then its unknown keys."""
+    return with_unknown_keys(
+        found, unknown, limit, model=MxMessage, title="MxRequest", at=("request",)
     )
-    left = len(unknown) - room
-    if left:
-        return [*found, *keys, truncated(left)]
-    return [*found, *keys] if tail is None else [*found, *keys, tail]
 
 
 class MatrixSpec(Spec):
