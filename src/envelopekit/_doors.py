@@ -30,7 +30,6 @@ _UNPARSED: Final = object()
 def validate_large_json(
     model: type[BaseModel],
     json_data: str | bytes | bytearray,
-    *,
     strict: bool | None = None,
     extra: Any = None,
     context: Any | None = None,
@@ -38,6 +37,8 @@ def validate_large_json(
     by_name: bool | None = None,
 ) -> Any:
     """``model``'s fail-fast reading of a large message, raising the model's own errors.
+
+    The arguments are ``model_validate_json``'s, in its order.
 
     Raises:
         pydantic.ValidationError: as the fail-fast copy of the model's own schema raises it.

@@ -23,28 +23,15 @@ import envelopekit as ek
 from envelopekit.matrix import message_kind
 from envelopekit.matrix._spec import SPEC, _direct_kind
 from tests._calls import python_calls
+from tests._verdicts import same, without
 from tests.matrix.test_differential import corpus
 
 _SETTINGS = [ek.Settings(max_violations=3), ek.Settings()]
 
 
-def same(new: ek.Verdict[Any], old: ek.Verdict[Any]) -> bool:
-    return (new.violations, new.warnings, new.envelope, type(new.envelope)) == (
-        old.violations,
-        old.warnings,
-        old.envelope,
-        type(old.envelope),
-    )
-
-
 def union_reading(raw: bytes, settings: ek.Settings) -> ek.Verdict[Any]:
     """What ``Spec.validate`` gives a small message without Matrix's own reading: the union's."""
-    own = SPEC.validate_small
-    SPEC.validate_small = None
-    try:
-        return SPEC.validate(raw, settings)
-    finally:
-        SPEC.validate_small = own
+    return without(SPEC, "validate_small", raw, settings)
 
 
 def padded(raw: bytes, rng: random.Random) -> bytes:

@@ -18,6 +18,7 @@ import envelopekit as ek
 from envelopekit._failfast import FULL_REPORT_BYTES
 from envelopekit.som import FAMILY_BY_MESSAGE_TYPE
 from envelopekit.som._spec import _UNKNOWN, SPEC, _tolerant
+from tests._verdicts import same, without
 from tests.som._corpus import (
     label,
     negative_envelope,
@@ -37,21 +38,7 @@ PAD = b" " * (FULL_REPORT_BYTES + 1)
 
 def closed_reading(raw: bytes, settings: ek.Settings) -> ek.Verdict[Any]:
     """What ``Spec.validate`` gives a large message without SOM's own reading: the closed one."""
-    own = SPEC.validate_large
-    SPEC.validate_large = None
-    try:
-        return SPEC.validate(raw, settings)
-    finally:
-        SPEC.validate_large = own
-
-
-def same(new: ek.Verdict[Any], old: ek.Verdict[Any]) -> bool:
-    return (new.violations, new.warnings, new.envelope, type(new.envelope)) == (
-        old.violations,
-        old.warnings,
-        old.envelope,
-        type(old.envelope),
-    )
+    return without(SPEC, "validate_large", raw, settings)
 
 
 def with_unknown(document: dict[str, Any], count: int) -> list[dict[str, Any]]:

@@ -228,14 +228,9 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         if len(json_data) > FULL_REPORT_BYTES:
             # Bounded as `check` reads it: one error per array (the same validator), numbers
             # proven plain by C passes not walked for.
+            proven = proven_context(json_data, context)
             large: Self = validate_large_json(
-                cls,
-                json_data,
-                strict=strict,
-                extra=extra,
-                context=proven_context(json_data, context),
-                by_alias=by_alias,
-                by_name=by_name,
+                cls, json_data, strict, extra, proven, by_alias, by_name
             )
             return large
         return super().model_validate_json(

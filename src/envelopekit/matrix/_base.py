@@ -242,13 +242,7 @@ class MxModel(WireModel, WireNames):
         # would cost a tenth of a small request's validation.
         if len(json_data) > FULL_REPORT_BYTES:
             large: Self = validate_large_json(
-                cls,
-                json_data,
-                strict=strict,
-                extra=extra,
-                context=context,
-                by_alias=by_alias,
-                by_name=by_name,
+                cls, json_data, strict, extra, context, by_alias, by_name
             )
             return large
         found: Self = cls.__pydantic_validator__.validate_json(

@@ -433,13 +433,7 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
             # Bounded as `check` reads it: one error per array (the same validator), and never
             # the fast path, whose free-form JSON costs more than the model's on large input.
             large: Self = validate_large_json(
-                cls,
-                json_data,
-                strict=strict,
-                extra=extra,
-                context=context,
-                by_alias=by_alias,
-                by_name=by_name,
+                cls, json_data, strict, extra, context, by_alias, by_name
             )
             return large
         if cls is SomEnvelope and by_alias is None and by_name is None:
