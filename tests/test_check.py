@@ -308,8 +308,8 @@ _AUTO_VALUES: st.SearchStrategy[Any] = st.sampled_from(
 def test_auto_is_detection_then_the_named_spec(
     base: dict[str, Any], extra: dict[str, Any], gone: set[str], mode: str
 ) -> None:
-    # What auto reads before detection (BabelQueue's quick reader, the spec a text's strings
-    # name) must never change its verdict: it is detection's spec's, or spec.unrecognised.
+    # What auto reads before detection (BabelQueue's quick reader) must never change its
+    # verdict: it is detection's spec's, or spec.unrecognised.
     config = ek.Settings(som_version_mode=mode)  # type: ignore[arg-type]
     document = {k: v for k, v in {**base, **extra}.items() if k not in gone}
     raw = orjson.dumps(document)

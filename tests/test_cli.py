@@ -453,3 +453,42 @@ def test_a_directory_without_messages_is_a_usage_error(tmp_path: Path) -> None:
     done = run("validate", str(tmp_path))
     assert done.returncode == 2
     assert done.stderr == f"envelopekit: no messages in {tmp_path}\n".encode()
+
+
+def test_large_messages_lacking_members_or_full_of_unknown_keys_through_the_executable() -> None:
+    """Session 30's hostile kinds, one line each, as ``validate`` reads them in a subprocess.
+
+    Members missing around a large value (each spec), a SOM envelope of 20,000 unknown keys, a
+    Matrix bare error payload whose ``code`` is a large array: the findings are ``check``'s,
+    the required members are named, and the unknown keys past the cap are counted.
+    """
+    big = b"[" + b",".join([b"{}"] * 3_000) + b"]"
+    lines = [
+        b'{"unknown":' + big + b"}",
+        b'{"unknown":' + big + b"}",
+        b'{"unknown":' + big + b"}",
+        b"{" + b",".join(b'"k%d":0' % i for i in range(20_000)) + b"}",
+        b'{"ok":false,"error":"x","code":' + big + b"}",
+    ]
+    specs = ["babelqueue", "som", "matrix", "som", "matrix"]
+    shown = []
+    for line, spec in zip(lines, specs, strict=True):
+        done = run("validate", "--format", "json", "--spec", spec, "-", stdin=line)
+        assert done.returncode == 1, done.stderr
+        assert b"Traceback" not in done.stderr
+        shown.append(json.loads(done.stdout.splitlines()[0]))
+    for found, line, spec in zip(shown, lines, specs, strict=True):
+        assert found["violations"] == [v.to_dict() for v in ek.check(line, spec).violations]
+    assert {v["pointer"] for v in shown[0]["violations"] if v["rule"].endswith(".required")} == {
+        "/trace_id",
+        "/data",
+        "/meta",
+        "/attempts",
+    }
+    # The envelope's eight missing members, then 92 of its keys; the other 19,908 counted.
+    assert [v["rule"] for v in shown[3]["violations"][:8]] == ["envelope.required"] * 8
+    assert shown[3]["violations"][-1]["message"].startswith("19908 more findings")
+    assert [v["rule"] for v in shown[4]["violations"]] == [
+        "error-payload.enum",
+        "error-payload.type",
+    ]

@@ -16,7 +16,7 @@ doors read them through a module global (:func:`first_parse`).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping, MutableMapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from functools import partial
 from types import MappingProxyType
 from typing import Any, Final, Protocol, TypeVar
@@ -161,15 +161,12 @@ def restored(errors: list[ErrorDetails]) -> list[ErrorDetails]:
     found: list[ErrorDetails] = []
     last: tuple[Absent, tuple[str | int, ...]] | None = None
     for error in errors:
-        absent = error["input"]
-        if type(absent) is not Absent:
-            found.append(error)
-            last = None
-            continue
-        loc = error["loc"]
+        absent, loc = error["input"], error["loc"]
         # After the field's own segment come only the tags of its union's members.
-        end = max((at for at, segment in enumerate(loc) if segment == absent.name), default=-1)
-        if end < 0:  # not where a field's error stands: kept as reported
+        end = -1
+        if type(absent) is Absent:
+            end = max((at for at, segment in enumerate(loc) if segment == absent.name), default=-1)
+        if end < 0:  # no Absent, or not where a field's error stands: kept as reported
             found.append(error)
             last = None
             continue
@@ -299,18 +296,23 @@ def _refuses(schema: Any, refs: dict[str, Any], seen: set[str]) -> bool:
 
 def _refs(node: Any) -> dict[str, Any]:
     """Every schema in ``node`` that carries a ``ref``, by it."""
-    found: dict[str, Any] = {}
+    return {
+        item["ref"]: item
+        for item in _schemas(node)
+        if isinstance(item.get("ref"), str) and item.get("type") != "definition-ref"
+    }
+
+
+def _schemas(node: Any) -> Iterator[dict[str, Any]]:
+    """Every dict in the core schema ``node``, ``metadata`` left out (never a validator)."""
     stack = [node]
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
-            ref = item.get("ref")
-            if isinstance(ref, str) and item.get("type") != "definition-ref":
-                found[ref] = item
+            yield item
             stack.extend(value for key, value in item.items() if key != "metadata")
         elif isinstance(item, list):
             stack.extend(item)
-    return found
 
 
 def fail_fast_validator(
@@ -382,14 +384,8 @@ def own_config(schema: Any, model: type) -> CoreConfig | None:
     the model (a wrapping validator, the definitions). ``None`` if ``schema`` has no model
     schema of ``model``.
     """
-    stack = [schema]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            if node.get("type") == "model" and node.get("cls") is model:
-                config: CoreConfig | None = node.get("config")
-                return config
-            stack.extend(value for key, value in node.items() if key != "metadata")
-        elif isinstance(node, list):
-            stack.extend(node)
+    for node in _schemas(schema):
+        if node.get("type") == "model" and node.get("cls") is model:
+            config: CoreConfig | None = node.get("config")
+            return config
     return None

@@ -596,6 +596,8 @@ def violations(
             many of pydantic's errors were left out, and those are never mapped.
         partial: the error came from a validation that stopped each array at its first
             failing item; when one did, ``violations.truncated`` says the rest went unchecked.
+            Its errors on a required field's ``Absent`` are read as pydantic's ``missing``
+            (``_failfast.restored``).
 
     Returns:
         One violation per distinct (rule, pointer), in pydantic's order.
@@ -608,7 +610,9 @@ def violations(
         raise TypeError(f"{exc.title!r} is not an envelopekit wire model; pass model=")
     node = _node(root)
     seen: dict[tuple[str, str], Violation] = {}
-    errors = restored(exc.errors(include_url=False))
+    errors = exc.errors(include_url=False)
+    if partial:  # only the fail-fast readings default required fields to an Absent
+        errors = restored(errors)
     mapped = 0
     in_array = False
     for error in errors:

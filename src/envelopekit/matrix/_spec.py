@@ -179,10 +179,7 @@ class MatrixSpec(Spec):
         kind = _direct_kind(raw)
         if kind is None:
             return None
-        seen, context = self._context
-        if seen is not settings:
-            context = {"max_violations": settings.max_violations}
-            self._context = (settings, context)
+        context = self.context_of(settings)
         try:
             if kind == "request":
                 envelope = _validate_request(raw, by_name=False, context=context)
@@ -208,16 +205,13 @@ class MatrixSpec(Spec):
         unknown: list[str] = []
         limit = settings.max_violations
         kind = _direct_kind(raw)
-        model: Any = MxMessage
+        model = MxMessage if kind is None else _MODELS[kind]
         try:
             if kind == "request":
-                model = MxRequest
                 envelope = _tolerant_request().validate_json(raw, by_name=False, context=unknown)
             elif kind == "response":
-                model = MxResponse
                 envelope = _fail_fast_response().validate_json(raw, by_name=False)
             elif kind == "error-payload":
-                model = MxErrorPayload
                 envelope = _fail_fast_error().validate_json(raw, by_name=False)
             else:
                 envelope = _tolerant().validate_json(raw, by_name=False, context=unknown)
