@@ -238,6 +238,11 @@ def cases() -> list[Case]:
             "som",
         ),
         Case.of(
+            "som originating_system, 29,000 unknown keys",
+            som_member_keys("originating_system", 29_000),
+            "som",
+        ),
+        Case.of(
             "matrix op of 1 MiB (a.a.a...A)",
             b'{"op":"' + b"a." * ((MIB - 40) // 2) + b'A","payload":{}}',
             "matrix",

@@ -19,17 +19,26 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from functools import partial
 from types import MappingProxyType
-from typing import Any, Final, Protocol, TypeVar
+from typing import Any, Final, Protocol, TypeVar, cast
 
-from pydantic import BaseModel
-from pydantic_core import CoreConfig, CoreSchema, ErrorDetails, SchemaValidator
+from pydantic import BaseModel, ValidationInfo
+from pydantic_core import (
+    CoreConfig,
+    CoreSchema,
+    ErrorDetails,
+    PydanticKnownError,
+    SchemaValidator,
+    core_schema,
+)
 
 __all__ = [
     "FULL_REPORT_BYTES",
     "TOO_LARGE",
+    "UNKNOWN_KEYS",
     "Absent",
     "JsonParse",
     "TooLarge",
+    "UnknownKeys",
     "fail_fast_schema",
     "fail_fast_validator",
     "first_parse",
@@ -180,12 +189,72 @@ def restored(errors: list[ErrorDetails]) -> list[ErrorDetails]:
     return found
 
 
+UNKNOWN_KEYS: Final = "envelopekit_unknown_keys"
+"""The validation context's entry for the :class:`UnknownKeys` of a validator built with
+``counted``."""
+
+
+class UnknownKeys:
+    """Which unknown keys a reading's closed models refuse; the others are counted.
+
+    A closed model refuses each unknown key with an error, and pydantic-core builds each error
+    twice (in Rust, then as a Python dict): 29,000 keys in a SOM payload cost 14x
+    ``orjson.loads`` to raise and as much again to read (``bench/hostile.py``). In a validator
+    built with ``counted`` each closed model is read open, and each unknown key meets this
+    object: the first key of each model instance is refused as the closed model refuses it
+    (``extra_forbidden``), so every instance that would fail still fails, and so are the next
+    keys while fewer than ``limit`` were refused; past that a key is only counted in
+    :attr:`left`.
+
+    The errors are then the closed reading's, in its order, less :attr:`left` keys that all
+    come after ``limit`` refused ones, each with its own pointer: a mapping capped at ``limit``
+    findings keeps the same ones, and :attr:`left` more are left out
+    (``_violations.with_left_out``). An instance is told by the dict of the fields
+    pydantic-core validates its keys with (``ValidationInfo.data``).
+    """
+
+    __slots__ = ("instance", "left", "limit", "refused")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        """How many keys are refused before the next key of an instance is only counted."""
+        self.refused = 0
+        """How many keys were refused."""
+        self.left = 0
+        """How many keys were counted, not refused."""
+        self.instance: object = None
+        """The fields' dict of the instance whose key was read last (held, so that no later
+        instance's dict takes its place in memory)."""
+
+
+def _unknown_key(key: str, info: ValidationInfo) -> str:
+    # Called once per unknown key (29,000 in a 240 KB payload): a few reads, no call.
+    keys: UnknownKeys = cast("dict[str, Any]", info.context)[UNKNOWN_KEYS]
+    instance = info.data
+    if instance is keys.instance and keys.refused >= keys.limit:
+        keys.left += 1
+        return key
+    keys.instance = instance
+    keys.refused += 1
+    raise PydanticKnownError("extra_forbidden")  # as the closed model refuses the key
+
+
+def _without_extras(fields: tuple[Any, Any, Any]) -> tuple[Any, None, Any]:
+    # An accepted instance had no unknown key (its first is always refused): its extras are
+    # None, as the closed model's, not the open copy's empty dict.
+    return fields[0], None, fields[2]
+
+
+_UNKNOWN_KEY: Final = core_schema.with_info_plain_validator_function(_unknown_key)
+
+
 def fail_fast_schema(
     node: Any,
     models: set[type] | None = None,
     open_models: Mapping[type, CoreSchema] = _NONE,
     *,
     absent: bool = False,
+    counted: bool = False,
 ) -> Any:
     """A copy of the core schema ``node`` with ``fail_fast`` on every array schema.
 
@@ -194,10 +263,11 @@ def fail_fast_schema(
     its unknown keys (``extra="allow"``) instead of refusing each with an error, and each key
     is validated by the schema it maps to (for the caller to note it). With ``absent``, a
     required field whose schema refuses an :class:`Absent` defaults to one, for a validator of
-    JSON only whose errors are read through :func:`restored`.
+    JSON only whose errors are read through :func:`restored`. With ``counted``, a closed model
+    refuses the unknown keys its reading's :class:`UnknownKeys` refuses, and counts the rest.
     """
     refs = _refs(node) if absent else None
-    return _copied(node, models, open_models, refs)
+    return _copied(node, models, open_models, refs, counted)
 
 
 def _copied(
@@ -205,11 +275,12 @@ def _copied(
     models: set[type] | None,
     open_models: Mapping[type, CoreSchema],
     refs: dict[str, Any] | None,
+    counted: bool,
 ) -> Any:
     if isinstance(node, dict):
         # `metadata` holds JSON Schema hooks and extras, never a validator.
         copy = {
-            key: value if key == "metadata" else _copied(value, models, open_models, refs)
+            key: value if key == "metadata" else _copied(value, models, open_models, refs, counted)
             for key, value in node.items()
         }
         kind = copy.get("type")
@@ -219,16 +290,25 @@ def _copied(
             if models is not None:
                 models.add(copy["cls"])
             keys = open_models.get(copy["cls"])
-            if keys is not None and copy["schema"].get("type") == "model-fields":
-                copy["config"] = {**copy.get("config", {}), "extra_fields_behavior": "allow"}
-                copy["schema"] = {**copy["schema"], "extras_keys_schema": keys}
+            config, fields = copy.get("config", {}), copy["schema"]
+            if fields.get("type") != "model-fields":
+                return copy
+            if keys is not None:
+                copy["config"] = {**config, "extra_fields_behavior": "allow"}
+                copy["schema"] = {**fields, "extras_keys_schema": keys}
+            elif counted and config.get("extra_fields_behavior") == "forbid":
+                copy["config"] = {**config, "extra_fields_behavior": "allow"}
+                counting = cast("CoreSchema", {**fields, "extras_keys_schema": _UNKNOWN_KEY})
+                copy["schema"] = core_schema.no_info_after_validator_function(
+                    _without_extras, counting
+                )
         elif kind == "model-fields" and refs is not None:
             copy["fields"] = {
                 name: _defaulted(name, field, refs) for name, field in copy["fields"].items()
             }
         return copy
     if isinstance(node, list):
-        return [_copied(item, models, open_models, refs) for item in node]
+        return [_copied(item, models, open_models, refs, counted) for item in node]
     return node
 
 
@@ -321,6 +401,7 @@ def fail_fast_validator(
     open_models: Mapping[type, CoreSchema] = _NONE,
     *,
     absent: bool = False,
+    counted: bool = False,
 ) -> SchemaValidator:
     """A validator of ``schema`` (a model's or adapter's core schema) that fails fast.
 
@@ -332,9 +413,11 @@ def fail_fast_validator(
             its unknown keys (the caller reports them).
         absent: required fields default to an :class:`Absent` (:func:`fail_fast_schema`): for
             a validator of JSON only, whose errors the caller reads through :func:`restored`.
+        counted: closed models refuse only the unknown keys the :class:`UnknownKeys` in the
+            context (at :data:`UNKNOWN_KEYS`) refuses, and count the rest.
     """
     models: set[type] = set()
-    copy = fail_fast_schema(schema, models, open_models, absent=absent)
+    copy = fail_fast_schema(schema, models, open_models, absent=absent, counted=counted)
     return fresh_validator(copy, models, config)
 
 

@@ -44,6 +44,7 @@ __all__ = [
     "truncated",
     "violation",
     "violations",
+    "with_left_out",
     "with_unknown_keys",
 ]
 
@@ -665,12 +666,9 @@ def with_unknown_keys(
     and the count. ``model`` and ``title`` are those of the closed reading, ``at`` the location
     of the model in it (a union's tag).
     """
-    tail = found[-1] if found and found[-1].rule == rules.VIOLATIONS_TRUNCATED else None
-    if tail is not None:
-        count = tail.message.partition(" ")[0]
-        if count.isdigit():  # the mapping stopped among the other errors: no key is reached
-            return [*found[:-1], truncated(int(count) + len(unknown))]
-        found = found[:-1]  # the notice that arrays stopped at their first failing item
+    found, count, tail = _tail(found)
+    if count is not None:  # the mapping stopped among the other errors: no key is reached
+        return [*found, truncated(count + len(unknown))]
     room = min(max(limit - len(found), 0), len(unknown))
     errors: list[InitErrorDetails] = [
         {"type": "extra_forbidden", "loc": (*at, key), "input": None} for key in unknown[:room]
@@ -680,6 +678,32 @@ def with_unknown_keys(
     if left:
         return [*found, *keys, truncated(left)]
     return [*found, *keys] if tail is None else [*found, *keys, tail]
+
+
+def with_left_out(found: list[Violation], left: int) -> list[Violation]:
+    """``found`` (a capped mapping's findings) with ``left`` more findings left out.
+
+    For the errors a reading never built (``_failfast.UnknownKeys``), all after the last
+    finding kept: the count joins ``violations.truncated``'s, which replaces the notice that
+    arrays stopped at their first failing item, as :func:`violations` does.
+    """
+    if not left:
+        return found
+    found, count, _ = _tail(found)
+    return [*found, truncated(left + (count or 0))]
+
+
+def _tail(found: list[Violation]) -> tuple[list[Violation], int | None, Violation | None]:
+    """``found`` without its ``violations.truncated``, that finding's count and the finding.
+
+    The count is ``None`` when there is no such finding, or when it is the notice that arrays
+    stopped at their first failing item.
+    """
+    if not found or found[-1].rule != rules.VIOLATIONS_TRUNCATED:
+        return found, None, None
+    tail = found[-1]
+    count = tail.message.partition(" ")[0]
+    return found[:-1], int(count) if count.isdigit() else None, tail
 
 
 def truncated(left: int) -> Violation:
