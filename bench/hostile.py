@@ -103,6 +103,17 @@ def som_member_keys(name: str, count: int) -> bytes:
     return raw
 
 
+def som_extensions(count: int) -> bytes:
+    """The beat-6 story with ``count`` extension keys not namespaced ``com.<vendor>.``."""
+    envelope = orjson.loads(
+        (DATA / "som" / "examples" / "story-context" / "hurricane-beat6-envelope.json").read_bytes()
+    )
+    envelope["payload"]["extensions"] = {key.decode(): 0 for key in short_keys(count)}
+    raw = orjson.dumps(envelope)
+    assert len(raw) <= SOM_LIMIT
+    return raw
+
+
 def numbered(head: bytes, item: bytes, tail: bytes, limit: int, sep: bytes = b",") -> bytes:
     """``head item_0,item_1,... tail`` within ``limit`` bytes, item ``i`` with ``#`` written ``i``.
 
@@ -240,6 +251,11 @@ def cases() -> list[Case]:
         Case.of(
             "som originating_system, 29,000 unknown keys",
             som_member_keys("originating_system", 29_000),
+            "som",
+        ),
+        Case.of(
+            "som story.context extensions, 29,000 keys not namespaced",
+            som_extensions(29_000),
             "som",
         ),
         Case.of(

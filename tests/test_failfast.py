@@ -66,6 +66,48 @@ def test_a_large_som_message_reports_one_error_per_array() -> None:
     assert ek.violations(exc, model=SomEnvelope, partial=True) == verdict.violations
 
 
+def som_story_with_extensions(keys: list[str]) -> bytes:
+    """The beat-6 story with ``payload.extensions`` holding ``keys``, each to 0."""
+    envelope = orjson.loads(STORY.read_bytes())
+    envelope["payload"]["extensions"] = dict.fromkeys(keys, 0)
+    return orjson.dumps(envelope)
+
+
+def test_a_large_som_message_reports_one_refused_key_per_map() -> None:
+    """20,000 extension keys that are not namespaced were 20,000 errors from a Python validator;
+    over the bound the map stops at its first, as an array at its first failing item."""
+    raw = som_story_with_extensions([f"k{i}" for i in range(20_000)])
+    assert FULL_REPORT_BYTES < len(raw) <= 240_000
+    exc = errors_of(SomEnvelope, raw)
+    assert exc.error_count() == 1
+    assert exc.errors()[0]["loc"] == ("payload", "story.context", "extensions", "k0", "[key]")
+    verdict = ek.check(raw, spec="som")
+    assert ek.violations(exc, model=SomEnvelope, partial=True) == verdict.violations
+    first, notice = verdict.violations
+    assert (first.rule, first.pointer) == (
+        "story-context.additionalProperties",
+        "/payload/extensions/k0",
+    )
+    assert notice.rule == "violations.truncated" and "key of each map" in notice.message
+    # Within the bound every refused key is reported; namespaced keys pass at any size.
+    small = som_story_with_extensions(["a", "com.x.b", "c"])
+    assert [v.pointer for v in ek.check(small, spec="som").violations] == [
+        "/payload/extensions/a",
+        "/payload/extensions/c",
+    ]
+    assert ek.check(som_story_with_extensions([f"com.x.{i}" for i in range(12_000)]), "som").ok
+
+
+def test_an_unknown_key_named_like_a_map_s_key_says_nothing_stopped() -> None:
+    """pydantic-core locates a refused map key at ``(..., key, "[key]")``; an unknown key named
+    ``[key]`` is no map key, and a verdict with only it says no array or map stopped."""
+    envelope = orjson.loads(STORY.read_bytes())
+    raw = orjson.dumps({**envelope, "[key]": 0}) + b" " * FULL_REPORT_BYTES
+    assert [(v.rule, v.pointer) for v in ek.check(raw, spec="som").violations] == [
+        ("envelope.additionalProperties", "/[key]")
+    ]
+
+
 def test_the_bound_is_check_s() -> None:
     """Within FULL_REPORT_BYTES every error is reported; one byte over, one per array."""
     within = som_story_with_assets(b"{}", FULL_REPORT_BYTES)

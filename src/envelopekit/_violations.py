@@ -621,7 +621,7 @@ def violations(
             break
         mapped += 1
         if partial and not in_array:
-            in_array = any(type(segment) is int for segment in error["loc"])
+            in_array = _in_array(error)
         found, also = _one(error, node)
         seen.setdefault((found.rule, found.pointer), found)
         if also:
@@ -640,11 +640,24 @@ def violations(
             violation(
                 rules.VIOLATIONS_TRUNCATED,
                 "",
-                "A large message: validation stopped at the first failing item of each array, "
-                "so later items were not checked.",
+                "A large message: validation stopped at the first failing item of each array "
+                "(and key of each map), so later items were not checked.",
             )
         )
     return found_list
+
+
+def _in_array(error: ErrorDetails) -> bool:
+    """Whether ``error`` is on an array item, or on a key of a map that checks its keys.
+
+    In a fail-fast reading (``_failfast``) either may have stopped before later items.
+    pydantic-core locates a refused key at ``(..., key, "[key]")``; a closed model's unknown
+    key named ``[key]`` is ``extra_forbidden``, and no model field has that name.
+    """
+    loc = error["loc"]
+    if any(type(segment) is int for segment in loc):
+        return True
+    return bool(loc) and loc[-1] == "[key]" and error["type"] != "extra_forbidden"
 
 
 def with_unknown_keys(
