@@ -258,6 +258,29 @@ def cases() -> list[Case]:
             som_extensions(29_000),
             "som",
         ),
+        # Long strings of one shape in a member (session 31's sweep): escapes the number proof
+        # read pairwise, a blank test that looked each space up, a warning quoting all of it.
+        Case.of(
+            "babelqueue data string of \\u0001 escapes (1 MiB)",
+            fill(BQ_HEAD + b'"', b"\\u0001", b'"}}', MIB, sep=b""),
+            "babelqueue",
+        ),
+        Case.of(
+            "babelqueue job of spaces (1 MiB)",
+            fill(b'{"job":"', b" ", b'",' + BQ_HEAD.partition(b'",')[2] + b"1}}", MIB, sep=b""),
+            "babelqueue",
+        ),
+        Case.of(
+            "matrix replyTo of 1 MiB (a/a/...)",
+            fill(
+                b'{"op":"fs.write","correlationId":"c-1","replyTo":"',
+                b"a/",
+                b'","payload":{}}',
+                MIB,
+                sep=b"",
+            ),
+            "matrix",
+        ),
         Case.of(
             "matrix op of 1 MiB (a.a.a...A)",
             b'{"op":"' + b"a." * ((MIB - 40) // 2) + b'A","payload":{}}',

@@ -8,7 +8,7 @@ import pytest
 
 import envelopekit as ek
 from envelopekit import rules
-from envelopekit._violations import pointer, violation
+from envelopekit._violations import MAX_MESSAGE_CHARS, pointer, shown, violation
 
 
 def test_pointer_escapes() -> None:
@@ -64,3 +64,13 @@ def test_verdict_rules_dedupes_in_order() -> None:
     verdict: ek.Verdict[Any] = ek.Verdict("som", None, [a, c, b])
     assert verdict.rules() == ["envelope.required", "envelope.enum"]
     assert not verdict.ok
+
+
+def test_a_message_quotes_a_long_string_by_its_head() -> None:
+    """``shown`` reads a long string's first characters only: a message holds no more."""
+    long = "a'b" + "x" * 1_000_000
+    assert shown(long) == repr(long[:MAX_MESSAGE_CHARS])
+    assert shown("short") == "'short'"
+    assert shown(5) == "5"
+    message = violation("message.too_large", "", f"{shown(long)} is long").message
+    assert message == violation("message.too_large", "", f"{long!r} is long").message

@@ -58,7 +58,7 @@ import orjson
 
 from . import rules
 from ._json import outside_strings, segment, unquoted
-from ._violations import Violation, truncated, violation
+from ._violations import Violation, shown, truncated, violation
 
 __all__ = ["PRETEST_BYTES", "duplicate_keys", "may_repeat"]
 
@@ -165,9 +165,7 @@ _ALIKE: Final = 4
 # of places; a Counter's pair a member past it).
 _PLACES: Final = 16
 _FEW: Final = 4  # distinct texts counted one at a time (list.count), not by one Counter
-_MESSAGE: Final = (
-    "The member {!r} appears more than once; JSON parsers disagree on which value wins."
-)
+_MESSAGE: Final = "The member {} appears more than once; JSON parsers disagree on which value wins."
 
 
 class _NotJson(Exception):
@@ -966,4 +964,4 @@ _SPACE_THEN_COLON: Final = (b" :", b"\t:", b"\n:", b"\r:")
 
 
 def _finding(at: str, name: str) -> Violation:
-    return violation(rules.JSON_DUPLICATE_KEY, at + segment(name), _MESSAGE.format(name))
+    return violation(rules.JSON_DUPLICATE_KEY, at + segment(name), _MESSAGE.format(shown(name)))

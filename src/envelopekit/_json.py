@@ -15,7 +15,8 @@ import re
 import sys
 from array import array
 from collections.abc import Callable, Mapping
-from itertools import accumulate
+from itertools import accumulate, compress, repeat
+from operator import and_, not_, sub, xor
 from typing import Any, Final
 
 import orjson
@@ -30,6 +31,7 @@ from ._violations import (
     is_unicode,
     pointer,
     quote,
+    shown,
     truncated,
     violation,
 )
@@ -134,7 +136,7 @@ def _refuse(at: str, problem: str) -> Never:
 
 def _check_text(text: str, at: str) -> None:
     if not is_unicode(text):
-        _refuse(at, f"{text!r} is not valid Unicode")
+        _refuse(at, f"{shown(text)} is not valid Unicode")
 
 
 def loads(raw: bytes | bytearray | memoryview | str) -> Any:
@@ -201,9 +203,10 @@ def _plain(raw: bytes) -> bool:
     A head's last string may be cut off; :func:`unquoted` reads what is left of it as inside,
     so what a head shows outside its strings is outside the text's too.
     """
-    has_escapes = raw.find(b"\\") != -1
-    text = raw.replace(b"\\\\", b"\\x").replace(b'\\"', b"\\x") if has_escapes else raw
-    outside = unquoted(text.translate(_NUMBER_SKELETON, _NOT_NUMBER_SKELETON))
+    if raw.find(b"\\") == -1:
+        outside = unquoted(raw.translate(_NUMBER_SKELETON, _NOT_NUMBER_SKELETON))
+    else:
+        outside = _outside_escaped(raw)
     return (
         outside.find(b"\\") == -1
         and outside.find(b"N") == -1
@@ -212,6 +215,30 @@ def _plain(raw: bytes) -> bool:
         # true keeps "ue", false "se": any other e is an exponent's.
         and outside.count(b"e") + outside.count(b"E") == outside.count(b"ue") + outside.count(b"se")
     )
+
+
+def _outside_escaped(raw: bytes) -> bytes:
+    r"""What of ``raw``, a text with escapes, is outside its strings, as :func:`_plain` reads it.
+
+    A quote is escaped when an odd run of backslashes ends just before it. With up to
+    :data:`_FEW_STRINGS` quotes the text is split at them and each piece's run is read (C
+    passes over the pieces: 1 MiB of ``\u0001`` in one string, 0.3 ms); with more, the pairs
+    ``\\`` and ``\"`` are replaced first, in two searches whose cost is the text's (about
+    1 ms a MiB when backslashes are dense, orjson then paying for as many strings).
+    """
+    pieces = raw.split(b'"', _FEW_STRINGS)
+    if len(pieces) > _FEW_STRINGS:
+        text = raw.replace(b"\\\\", b"\\x").replace(b'\\"', b"\\x")
+        return unquoted(text.translate(_NUMBER_SKELETON, _NOT_NUMBER_SKELETON))
+    kept: Any = pieces[::2]
+    if any(map(bytes.endswith, pieces, repeat(b"\\"))):
+        runs = map(sub, map(len, pieces), map(len, map(bytes.rstrip, pieces, repeat(b"\\"))))
+        real = map(not_, map(and_, runs, repeat(1)))  # the quote after the piece ends a string
+        kept = compress(pieces, map(not_, accumulate(real, xor, initial=False)))
+    return b"".join(kept).translate(_NUMBER_SKELETON, _NOT_NUMBER_SKELETON)
+
+
+_FEW_STRINGS: Final = 8192
 
 
 def numbers_plain(context: object) -> bool:

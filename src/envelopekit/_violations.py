@@ -41,6 +41,7 @@ __all__ = [
     "quote",
     "raised_again",
     "rule_error",
+    "shown",
     "truncated",
     "violation",
     "violations",
@@ -571,7 +572,7 @@ def _one(error: ErrorDetails, root: _Node) -> tuple[Violation, tuple[Keyword, ..
         also = ("type",)
     if keyword == "additionalProperties" and key in getattr(model, "__false_schema__", ()):
         keyword = "false_schema"
-        message = f"The key {key!r} is not allowed in this schema version."
+        message = f"The key {shown(key)} is not allowed in this schema version."
     return violation(rules.structural(schema, keyword), ptr, message), also
 
 
@@ -747,6 +748,17 @@ def cap(found: list[Violation], limit: int) -> list[Violation]:
         else:
             left += 1
     return [*kept, truncated(left)] if left else kept
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` as a message quotes it: a string's first :data:`MAX_MESSAGE_CHARS` only.
+
+    A message is cut to that length (:func:`violation`), so the rest of a long input is never
+    shown; ``repr`` of all of it would cost a pass over, and a copy of, up to 1 MiB.
+    """
+    if type(value) is str and len(value) > MAX_MESSAGE_CHARS:
+        return repr(value[:MAX_MESSAGE_CHARS])
+    return repr(value)
 
 
 def quote(value: object, limit: int = 40) -> str:

@@ -6,11 +6,14 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
 import envelopekit as ek
 from envelopekit import rules
 from envelopekit.babelqueue import BabelEnvelope
+from envelopekit.babelqueue._urn import ASCII_WHITESPACE, is_blank
 
 BASE: dict[str, Any] = {
     "job": "urn:babel:orders:created",
@@ -102,6 +105,13 @@ def test_unicode_space_is_not_blank() -> None:
     # Only ASCII whitespace is blank, as in every official SDK.
     verdict = verdict_of(message(job="\u00a0"))
     assert verdict.ok
+
+
+@given(st.text(alphabet=" \t\n\v\f\r\x1c\x1d\x1e\x1f\x85\xa0\u2000a"))
+def test_blank_is_the_six_ascii_spaces_and_nothing_else(text: str) -> None:
+    """``is_blank`` (a table's ``isspace``, not ``strip(chars)``: 3.6 ms a MiB of spaces) is
+    the blank set every SDK shares."""
+    assert is_blank(text) is (not text.strip(ASCII_WHITESPACE))
 
 
 @pytest.mark.parametrize("value", [123, True, None, ["x"]], ids=["int", "bool", "null", "list"])

@@ -246,7 +246,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
     def _consume(self, info: ValidationInfo) -> Self:
         # Runs on every message the fast path (._fast) does not take: the rare cases.
         fields = self.__dict__
-        if not fields["job"].strip(ASCII_WHITESPACE):
+        if is_blank(fields["job"]):
             alias = fields["urn"]
             if alias is MISSING or is_blank(alias):
                 raise rule_error(

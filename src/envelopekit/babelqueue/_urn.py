@@ -10,7 +10,7 @@ import re
 from typing import Final
 
 from .. import rules
-from .._violations import Violation, violation
+from .._violations import Violation, shown, violation
 
 __all__ = ["ASCII_WHITESPACE", "URN_CONVENTION", "is_blank", "lint_urn"]
 
@@ -26,7 +26,14 @@ URN_CONVENTION: Final = re.compile(
 
 def is_blank(value: str) -> bool:
     """Whether ``value`` is empty or only ASCII whitespace."""
-    return not value.strip(ASCII_WHITESPACE)
+    # `strip(chars)` looks each character up in `chars` (3.6 ms for a MiB of spaces); `isspace`
+    # is a table's, and among ASCII characters only U+001C..U+001F are spaces and not blank.
+    return not value or (
+        value.isascii() and value.isspace() and not any(c in value for c in _ASCII_NOT_BLANK)
+    )
+
+
+_ASCII_NOT_BLANK: Final = "\x1c\x1d\x1e\x1f"
 
 
 def lint_urn(urn: str) -> list[Violation]:
@@ -44,7 +51,7 @@ def lint_urn(urn: str) -> list[Violation]:
         violation(
             rules.URN_CONVENTION,
             "/job",
-            f"{urn!r} does not follow urn:babel:<context>:<event> "
+            f"{shown(urn)} does not follow urn:babel:<context>:<event> "
             "(lowercase, dot-subdivided segments).",
         )
     ]

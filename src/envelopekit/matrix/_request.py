@@ -14,7 +14,7 @@ from .._errors import ProducerError
 from .._ids import uuid7
 from .._json import plain_json
 from .._settings import Settings, get_settings
-from .._violations import Violation, violation, violations
+from .._violations import Violation, shown, violation, violations
 from ._base import (
     JsonData,
     LamportValue,
@@ -408,7 +408,7 @@ class MxRequest(MxModel, Generic[ArgsT]):
                 violation(
                     rules.REPLY_TO_CONVENTION,
                     "/replyTo",
-                    f"replyTo {self.reply_to!r} is not $replies.<correlationId>",
+                    f"replyTo {shown(self.reply_to)} is not $replies.<correlationId>",
                 )
             )
         found += trace_warnings(self.trace_id, self.span_id, self.parent_span_id)

@@ -88,11 +88,13 @@ def _direct_kind(raw: bytes | str) -> str | None:
     :func:`_was_error_payload`); when it was not, the union reads it. ``None`` (the union)
     for a text with one, or a ``str``.
     """
-    if type(raw) is not bytes or b"\\u" in raw:
+    # A search for a byte is memchr's; for two or more, a step every few bytes (0.8 ms a MiB):
+    # the cheap question first, and a request's early "op" before a search for "ok".
+    if type(raw) is not bytes or (b"\\" in raw and b"\\u" in raw):
         return None
     if b'"$reply"' in raw:
         return "response"
-    return "error-payload" if b'"ok"' in raw and b'"op"' not in raw else "request"
+    return "error-payload" if b'"op"' not in raw and b'"ok"' in raw else "request"
 
 
 def _was_request(exc: ValidationError, raw: bytes, unknown: list[str] | None = None) -> bool:

@@ -17,7 +17,7 @@ from typing_extensions import Never
 from .. import rules
 from .._errors import ProducerError
 from .._ids import span_id, trace_id
-from .._violations import Violation, rule_error, violation
+from .._violations import Violation, rule_error, shown, violation
 
 __all__ = [
     "SPAN_ID_PATTERN",
@@ -93,7 +93,7 @@ def require_trace_id(value: str, name: str = "trace_id") -> str:
             non-W3C id of its own accord.
     """
     if not isinstance(value, str) or not is_trace_id(value):
-        _refuse(name, f"{name} {value!r} is not a W3C trace-id (32 lowercase hex, not 0)")
+        _refuse(name, f"{name} {shown(value)} is not a W3C trace-id (32 lowercase hex, not 0)")
     return value
 
 
@@ -104,7 +104,7 @@ def require_span_id(value: str, name: str = "span_id") -> str:
         ProducerError: when it is not (``trace_context.format``).
     """
     if not isinstance(value, str) or not is_span_id(value):
-        _refuse(name, f"{name} {value!r} is not a W3C span id (16 lowercase hex, not 0)")
+        _refuse(name, f"{name} {shown(value)} is not a W3C span id (16 lowercase hex, not 0)")
     return value
 
 
@@ -122,7 +122,6 @@ def trace_warnings(trace: object, span: object, parent: object) -> list[Violatio
         ("parentSpanId", parent, is_span_id, "span id (16 lowercase hex, not all zeros)"),
     ):
         if isinstance(value, str) and not check(value):
-            found.append(
-                violation(rules.TRACE_CONTEXT_FORMAT, "/" + key, f"{value!r} is not a W3C {kind}")
-            )
+            message = f"{shown(value)} is not a W3C {kind}"
+            found.append(violation(rules.TRACE_CONTEXT_FORMAT, "/" + key, message))
     return found

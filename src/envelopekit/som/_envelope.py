@@ -58,7 +58,7 @@ from .._json import dumps
 from .._schema import shipping
 from .._settings import Settings
 from .._text import text_checked_schema
-from .._violations import Violation, rule_error, violation
+from .._violations import Violation, rule_error, shown, violation
 from ._delivery import DeliveryMediaAvailable
 from ._envelope_schema import as_tagged_union, envelope_json_schema
 from ._fast import FastPath
@@ -535,7 +535,7 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
                 violation(
                     rules.PAYLOAD_UNVALIDATED,
                     "/payload",
-                    f"message_type {self.message_type!r} has no SOM 1.0 schema; "
+                    f"message_type {shown(self.message_type)} has no SOM 1.0 schema; "
                     "the payload is passed through unvalidated.",
                 )
             )
