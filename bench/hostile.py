@@ -271,6 +271,11 @@ def cases() -> list[Case]:
             "babelqueue",
         ),
         Case.of(
+            "matrix error code of 1 MiB (TTT...)",
+            fill(b'{"ok":false,"error":"x","code":"', b"T", b'"}', MIB, sep=b""),
+            "matrix",
+        ),
+        Case.of(
             "matrix replyTo of 1 MiB (a/a/...)",
             fill(
                 b'{"op":"fs.write","correlationId":"c-1","replyTo":"',
