@@ -207,11 +207,11 @@ class UnknownKeys:
     keys while fewer than ``limit`` were refused; past that a key is only counted in
     :attr:`left`.
 
-    The errors are then the closed reading's, in its order, less :attr:`left` keys that all
-    come after ``limit`` refused ones, each with its own pointer: a mapping capped at ``limit``
-    findings keeps the same ones, and :attr:`left` more are left out
-    (``_violations.with_left_out``). An instance is told by the dict of the fields
-    pydantic-core validates its keys with (``ValidationInfo.data``).
+    The errors are then the closed reading's (a key's holding the key as its input, not the
+    value), in its order, less :attr:`left` keys that all come after ``limit`` refused ones,
+    each with its own pointer: a mapping capped at ``limit`` findings keeps the same ones, and
+    :attr:`left` more are left out (``_violations.with_left_out``). An instance is told by the
+    dict of the fields pydantic-core validates its keys with (``ValidationInfo.data``).
     """
 
     __slots__ = ("instance", "left", "limit", "refused")
