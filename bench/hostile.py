@@ -266,6 +266,17 @@ def cases() -> list[Case]:
             "babelqueue",
         ),
         Case.of(
+            "babelqueue data of 100 arrays and a string of \\u0001 escapes (1 MiB)",
+            fill(
+                BQ_HEAD + b"[" + b",".join([b"[]"] * 100) + b'],"s":"',
+                b"\\u0001",
+                b'"}}',
+                MIB,
+                sep=b"",
+            ),
+            "babelqueue",
+        ),
+        Case.of(
             "babelqueue job of spaces (1 MiB)",
             fill(b'{"job":"', b" ", b'",' + BQ_HEAD.partition(b'",')[2] + b"1}}", MIB, sep=b""),
             "babelqueue",

@@ -542,6 +542,29 @@ def test_the_depth_scan_agrees_with_the_byte_loop(raw: bytes, limit: int) -> Non
     assert exceeds_depth(raw, limit) is reference_depth(raw, limit)
 
 
+_JSON_TEXTS = st.recursive(
+    st.text(alphabet='[]{}"\\a\x01', max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(alphabet='[]{}"\\a', max_size=3), inner, max_size=4)
+    ),
+    max_leaves=12,
+).map(lambda value: orjson.dumps(value))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_JSON_TEXTS)
+def test_the_brackets_outside_strings_are_the_regex_s(raw: bytes) -> None:
+    """A JSON text, its strings holding brackets, quotes and backslashes: cut at its quotes
+    (few strings) or with its pairs neutralised, the brackets left are those outside."""
+    expected = _json_module._STRING.sub(b"", raw).translate(None, _json_module._STRUCTURE_ONLY)
+    assert _json_module.outside_strings(raw) == expected
+    few = _json_module.outside_few_strings(raw)
+    if b"\\" in raw:
+        assert few is not None
+        assert few.translate(None, _json_module._STRUCTURE_ONLY) == expected
+
+
 def test_the_depth_scan_crosses_its_chunks() -> None:
     raw = b"[" * 70_000 + b"]" * 70_000
     assert exceeds_depth(raw, 69_999) and not exceeds_depth(raw, 70_000)

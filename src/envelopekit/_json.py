@@ -218,26 +218,41 @@ def _plain(raw: bytes) -> bool:
 
 
 def _outside_escaped(raw: bytes) -> bytes:
-    r"""What of ``raw``, a text with escapes, is outside its strings, as :func:`_plain` reads it.
+    """What of ``raw``, a text with escapes, is outside its strings, as :func:`_plain` reads it."""
+    outside = outside_few_strings(raw)
+    if outside is None:
+        return unquoted(_paired(raw).translate(_NUMBER_SKELETON, _NOT_NUMBER_SKELETON))
+    return outside.translate(_NUMBER_SKELETON, _NOT_NUMBER_SKELETON)
+
+
+def _paired(raw: bytes) -> bytes:
+    r"""``raw`` with each escape pair ``\\`` and ``\"`` neutralised (``\x``), left to right."""
+    return raw.replace(b"\\\\", b"\\x").replace(b'\\"', b"\\x")
+
+
+def outside_few_strings(raw: bytes) -> bytes | None:
+    r"""What of ``raw`` is outside its strings, joined; ``None`` when it holds many strings.
 
     A quote is escaped when an odd run of backslashes ends just before it. With up to
     :data:`_FEW_STRINGS` quotes the text is split at them and each piece's run is read (C
-    passes over the pieces: 1 MiB of ``\u0001`` in one string, 0.3 ms); with more, the pairs
-    ``\\`` and ``\"`` are replaced first, in two searches whose cost is the text's (about
-    1 ms a MiB when backslashes are dense, orjson then paying for as many strings).
+    passes over the pieces: 1 MiB of ``\u0001`` in one string, 0.3 ms). With more (or a head
+    of 64 KiB holding more than their rate), the caller replaces the pairs ``\\`` and ``\"``
+    first, in two searches whose cost is the text's: about 1 ms a MiB when backslashes are
+    dense, when orjson pays for as many strings. A backslash outside the strings (never JSON)
+    is kept in what is returned.
     """
     # A text whose head holds many quotes holds many: not split only to find out.
-    few = raw.count(b'"', 0, _HEAD_BYTES) <= _FEW_STRINGS * _HEAD_BYTES // 1_048_576
-    pieces = raw.split(b'"', _FEW_STRINGS) if few else []
-    if not few or len(pieces) > _FEW_STRINGS:
-        text = raw.replace(b"\\\\", b"\\x").replace(b'\\"', b"\\x")
-        return unquoted(text.translate(_NUMBER_SKELETON, _NOT_NUMBER_SKELETON))
+    if raw.count(b'"', 0, _HEAD_BYTES) > _FEW_STRINGS * _HEAD_BYTES // 1_048_576:
+        return None
+    pieces = raw.split(b'"', _FEW_STRINGS)
+    if len(pieces) > _FEW_STRINGS:
+        return None
     kept: Any = pieces[::2]
     if any(map(bytes.endswith, pieces, repeat(b"\\"))):
         runs = map(sub, map(len, pieces), map(len, map(bytes.rstrip, pieces, repeat(b"\\"))))
         real = map(not_, map(and_, runs, repeat(1)))  # the quote after the piece ends a string
         kept = compress(pieces, map(not_, accumulate(real, xor, initial=False)))
-    return b"".join(kept).translate(_NUMBER_SKELETON, _NOT_NUMBER_SKELETON)
+    return b"".join(kept)
 
 
 _FEW_STRINGS: Final = 8192
@@ -662,7 +677,7 @@ def _replaced(text: bytes, classes: bytes) -> bytes | None:
         return None
     plain = text
     if text.find(b"\\") != -1:
-        plain = text.replace(b"\\\\", b"\\x").replace(b'\\"', b"\\x")
+        plain = _paired(text)
         skeleton = plain.translate(None, _NOT_QUOTE_OR_BACKSLASH)
         if plain.find(b"\\\n") != -1 or unquoted(skeleton).find(b"\\") != -1:
             return _by_regex(text)
@@ -737,17 +752,20 @@ def outside_strings(raw: bytes) -> bytes:
 
     A string runs from a quote to the next quote not escaped by a backslash (to the end of
     the text when none closes it); outside strings a backslash means nothing. The common
-    text, whose backslashes are all escapes inside strings, is read by a few C passes: the
-    escaped backslashes and quotes are neutralised first, then every other quote toggles.
-    A backslash found outside strings that way (never valid JSON) takes the regex, which
-    reads the text byte by byte in C.
+    text, whose backslashes are all escapes inside strings, is read by a few C passes: split
+    at its quotes when it holds few strings (:func:`outside_few_strings`), else with the
+    escaped backslashes and quotes neutralised first and every other quote toggling. A
+    backslash found outside strings that way (never valid JSON) takes the regex, which reads
+    the text byte by byte in C.
     """
-    # `\\` pairs first, left to right as escapes pair; then `\"` is an escaped quote. Each
-    # backslash is kept: one left outside the strings below shows that this reading of the
-    # text was not the byte loop's. (A memchr first: a replace searches at a byte a step.)
-    has_escapes = raw.find(b"\\") != -1
-    text = raw.replace(b"\\\\", b"\\x").replace(b'\\"', b"\\x") if has_escapes else raw
-    outside = unquoted(text.translate(None, _STRUCTURE_ONLY))
+    # Each backslash is kept: one left outside the strings shows that this reading of the text
+    # was not the byte loop's. (A memchr first: a replace searches at a byte a step.)
+    if raw.find(b"\\") == -1:
+        outside = unquoted(raw.translate(None, _STRUCTURE_ONLY))
+    elif (few := outside_few_strings(raw)) is not None:
+        outside = few.translate(None, _STRUCTURE_ONLY)
+    else:
+        outside = unquoted(_paired(raw).translate(None, _STRUCTURE_ONLY))
     if outside.find(b"\\") == -1:
         return outside
     return _STRING.sub(b"", raw).translate(None, _STRUCTURE_ONLY).translate(None, b"\\")
