@@ -596,8 +596,9 @@ def violations(
             validated (discriminated by ``Tag``s); found from ``exc.title`` when not given.
         limit: at most this many violations; past it, one ``violations.truncated`` says how
             many of pydantic's errors were left out, and those are never mapped.
-        partial: the error came from a validation that stopped each array at its first
-            failing item; when one did, ``violations.truncated`` says the rest went unchecked.
+        partial: the error came from a validation that stopped each array (and each map that
+            checks its keys) at its first failing item; when one may have, ``violations.truncated``
+            says the rest went unchecked.
             Its errors on a required field's ``Absent`` are read as pydantic's ``missing``
             (``_failfast.restored``).
 
@@ -616,13 +617,13 @@ def violations(
     if partial:  # only the fail-fast readings default required fields to an Absent
         errors = restored(errors)
     mapped = 0
-    in_array = False
+    stopped = False
     for error in errors:
         if limit is not None and len(seen) >= limit:
             break
         mapped += 1
-        if partial and not in_array:
-            in_array = _in_array(error)
+        if partial and not stopped:
+            stopped = _may_have_stopped(error)
         found, also = _one(error, node)
         seen.setdefault((found.rule, found.pointer), found)
         if also:
@@ -636,7 +637,7 @@ def violations(
     left = len(errors) - mapped
     if left:
         found_list.append(truncated(left))
-    elif in_array:
+    elif stopped:
         found_list.append(
             violation(
                 rules.VIOLATIONS_TRUNCATED,
@@ -648,7 +649,7 @@ def violations(
     return found_list
 
 
-def _in_array(error: ErrorDetails) -> bool:
+def _may_have_stopped(error: ErrorDetails) -> bool:
     """Whether ``error`` is on an array item, or on a key of a map that checks its keys.
 
     In a fail-fast reading (``_failfast``) either may have stopped before later items.
@@ -699,7 +700,7 @@ def with_left_out(found: list[Violation], left: int) -> list[Violation]:
 
     For the errors a reading never built (``_failfast.UnknownKeys``), all after the last
     finding kept: the count joins ``violations.truncated``'s, which replaces the notice that
-    arrays stopped at their first failing item, as :func:`violations` does.
+    arrays (and maps) stopped at their first failing item, as :func:`violations` does.
     """
     if not left:
         return found
@@ -711,7 +712,7 @@ def _tail(found: list[Violation]) -> tuple[list[Violation], int | None, Violatio
     """``found`` without its ``violations.truncated``, that finding's count and the finding.
 
     The count is ``None`` when there is no such finding, or when it is the notice that arrays
-    stopped at their first failing item.
+    (and maps) stopped at their first failing item.
     """
     if not found or found[-1].rule != rules.VIOLATIONS_TRUNCATED:
         return found, None, None
