@@ -559,7 +559,7 @@ def test_the_brackets_outside_strings_are_the_regex_s(raw: bytes) -> None:
     (few strings) or with its pairs neutralised, the brackets left are those outside."""
     expected = _json_module._STRING.sub(b"", raw).translate(None, _json_module._STRUCTURE_ONLY)
     assert _json_module.outside_strings(raw) == expected
-    few = _json_module.outside_few_strings(raw)
+    few = _json_module._few_strings_outside(raw)
     if b"\\" in raw:
         assert few is not None
         assert few.translate(None, _json_module._STRUCTURE_ONLY) == expected

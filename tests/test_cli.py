@@ -492,3 +492,39 @@ def test_large_messages_lacking_members_or_full_of_unknown_keys_through_the_exec
         "error-payload.enum",
         "error-payload.type",
     ]
+
+
+def test_session_31_s_hostile_kinds_through_the_executable() -> None:
+    """One line of each kind session 31 bounded, as ``validate`` reads them in a subprocess.
+
+    A SOM payload of 20,000 unknown keys (counted past the cap), a story's ``extensions`` of
+    20,000 keys not namespaced (the map stops at its first), a BabelQueue string of 100,000
+    ``\\u0001`` escapes after 100 arrays, a Matrix error ``code`` of 500,000 characters: the
+    findings are ``check``'s, never a traceback.
+    """
+    story = orjson.loads(
+        (DATA / "som" / "examples" / "story-context" / "hurricane-beat6-envelope.json").read_bytes()
+    )
+    keys = {f"k{i}": 0 for i in range(20_000)}
+    order = orjson.loads((DATA / "babelqueue" / "fixtures" / "order-created.json").read_bytes())
+    lines = [
+        orjson.dumps({**story, "payload": {**story["payload"], **keys}}),
+        orjson.dumps({**story, "payload": {**story["payload"], "extensions": keys}}),
+        orjson.dumps({**order, "data": {"a": [[]] * 100, "s": "\x01" * 100_000}}),
+        orjson.dumps({"ok": False, "error": "x", "code": "T" * 500_000}),
+    ]
+    specs = ["som", "som", "babelqueue", "matrix"]
+    shown = []
+    for line, spec in zip(lines, specs, strict=True):
+        done = run("validate", "--format", "json", "--spec", spec, "-", stdin=line)
+        assert b"Traceback" not in done.stderr
+        shown.append(json.loads(done.stdout.splitlines()[0]))
+        assert done.returncode == (0 if spec == "babelqueue" else 1), done.stderr
+    for found, line, spec in zip(shown, lines, specs, strict=True):
+        assert found["violations"] == [v.to_dict() for v in ek.check(line, spec).violations]
+    assert [v["pointer"] for v in shown[0]["violations"][:2]] == ["/payload/k0", "/payload/k1"]
+    assert shown[0]["violations"][-1]["message"].startswith("19900 more findings")
+    assert [v["pointer"] for v in shown[1]["violations"]] == ["/payload/extensions/k0", ""]
+    assert [(v["rule"], v["pointer"]) for v in shown[3]["violations"]] == [
+        ("error-payload.enum", "/code")
+    ]

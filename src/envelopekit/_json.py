@@ -203,10 +203,7 @@ def _plain(raw: bytes) -> bool:
     A head's last string may be cut off; :func:`unquoted` reads what is left of it as inside,
     so what a head shows outside its strings is outside the text's too.
     """
-    if raw.find(b"\\") == -1:
-        outside = unquoted(raw.translate(_NUMBER_SKELETON, _NOT_NUMBER_SKELETON))
-    else:
-        outside = _outside_escaped(raw)
+    outside = _outside(raw, _NUMBER_SKELETON, _NOT_NUMBER_SKELETON)
     return (
         outside.find(b"\\") == -1
         and outside.find(b"N") == -1
@@ -217,12 +214,20 @@ def _plain(raw: bytes) -> bool:
     )
 
 
-def _outside_escaped(raw: bytes) -> bytes:
-    """What of ``raw``, a text with escapes, is outside its strings, as :func:`_plain` reads it."""
-    outside = outside_few_strings(raw)
-    if outside is None:
-        return unquoted(_paired(raw).translate(_NUMBER_SKELETON, _NOT_NUMBER_SKELETON))
-    return outside.translate(_NUMBER_SKELETON, _NOT_NUMBER_SKELETON)
+def _outside(raw: bytes, table: bytes | None, delete: bytes) -> bytes:
+    """``raw.translate(table, delete)`` of what is outside its strings, read by C passes.
+
+    A text without a backslash has every quote a string's; one with few strings is split at
+    its quotes (:func:`_few_strings_outside`); one with many has its escape pairs neutralised
+    first (:func:`_paired`). A head cut inside a string reads what is left of it as inside. A
+    backslash outside the strings (never JSON) is kept, for the caller to see.
+    """
+    if raw.find(b"\\") == -1:
+        return unquoted(raw.translate(table, delete))
+    few = _few_strings_outside(raw)
+    if few is not None:
+        return few.translate(table, delete)
+    return unquoted(_paired(raw).translate(table, delete))
 
 
 def _paired(raw: bytes) -> bytes:
@@ -230,16 +235,16 @@ def _paired(raw: bytes) -> bytes:
     return raw.replace(b"\\\\", b"\\x").replace(b'\\"', b"\\x")
 
 
-def outside_few_strings(raw: bytes) -> bytes | None:
+def _few_strings_outside(raw: bytes) -> bytes | None:
     r"""What of ``raw`` is outside its strings, joined; ``None`` when it holds many strings.
 
     A quote is escaped when an odd run of backslashes ends just before it. With up to
     :data:`_FEW_STRINGS` quotes the text is split at them and each piece's run is read (C
     passes over the pieces: 1 MiB of ``\u0001`` in one string, 0.3 ms). With more (or a head
-    of 64 KiB holding more than their rate), the caller replaces the pairs ``\\`` and ``\"``
-    first, in two searches whose cost is the text's: about 1 ms a MiB when backslashes are
-    dense, when orjson pays for as many strings. A backslash outside the strings (never JSON)
-    is kept in what is returned.
+    of 64 KiB holding more than their rate), :func:`_outside` replaces the pairs ``\\`` and
+    ``\"`` first, in two searches whose cost is the text's: about 1 ms a MiB when backslashes
+    are dense, when orjson pays for as many strings. A backslash outside the strings (never
+    JSON) is kept in what is returned.
     """
     # A text whose head holds many quotes holds many: not split only to find out.
     if raw.count(b'"', 0, _HEAD_BYTES) > _FEW_STRINGS * _HEAD_BYTES // 1_048_576:
@@ -752,20 +757,13 @@ def outside_strings(raw: bytes) -> bytes:
 
     A string runs from a quote to the next quote not escaped by a backslash (to the end of
     the text when none closes it); outside strings a backslash means nothing. The common
-    text, whose backslashes are all escapes inside strings, is read by a few C passes: split
-    at its quotes when it holds few strings (:func:`outside_few_strings`), else with the
-    escaped backslashes and quotes neutralised first and every other quote toggling. A
-    backslash found outside strings that way (never valid JSON) takes the regex, which reads
-    the text byte by byte in C.
+    text, whose backslashes are all escapes inside strings, is read by a few C passes
+    (:func:`_outside`). A backslash found outside strings that way (never valid JSON) takes
+    the regex, which reads the text byte by byte in C.
     """
     # Each backslash is kept: one left outside the strings shows that this reading of the text
-    # was not the byte loop's. (A memchr first: a replace searches at a byte a step.)
-    if raw.find(b"\\") == -1:
-        outside = unquoted(raw.translate(None, _STRUCTURE_ONLY))
-    elif (few := outside_few_strings(raw)) is not None:
-        outside = few.translate(None, _STRUCTURE_ONLY)
-    else:
-        outside = unquoted(_paired(raw).translate(None, _STRUCTURE_ONLY))
+    # was not the byte loop's.
+    outside = _outside(raw, None, _STRUCTURE_ONLY)
     if outside.find(b"\\") == -1:
         return outside
     return _STRING.sub(b"", raw).translate(None, _STRUCTURE_ONLY).translate(None, b"\\")
