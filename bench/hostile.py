@@ -224,6 +224,18 @@ def cases() -> list[Case]:
             fill(MX_HEAD + b'{"a":[', b"1152921504606846976", b"]}}", MIB),
             "matrix",
         ),
+        # Small integers, the most numbers a byte (session 32's sweep): free-form JSON that
+        # Matrix, SOM and CloudEvents walked in Python, a step a number, twice for Matrix.
+        Case.of(
+            "matrix payload = [-1, -1, ...] (small integers)",
+            fill(MX_HEAD + b'{"a":[', b"-1", b"]}}", MIB),
+            "matrix",
+        ),
+        Case.of(
+            "som extensions value = [-1, -1, ...] (small integers)",
+            som_member("extensions", b'{"com.x.y":[', b"-1", b"]}"),
+            "som",
+        ),
         Case.of(
             "babelqueue data = [60-deep arrays, ...]", fill(BQ_HEAD + b"[", deep(60), b"]}}", MIB)
         ),

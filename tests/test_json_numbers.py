@@ -29,9 +29,15 @@ CASES: dict[str, tuple[bytes, bool]] = {
     "sixteen-digits": (b'{"a":9007199254740993}', False),
     "sixteen-fraction-digits": (b'{"a":0.1234567890123456}', False),  # errs to the walk
     "sixteen-digits-before-a-point": (b'{"a":1234567890123456.5}', False),
-    "exponent": (b'{"a":1e5}', False),
-    "exponent-capital": (b'{"a":1E-5}', False),
-    "exponent-after-true": (b"[true,1e2]", False),
+    # A float with an exponent of two digits and fewer than 16 digits is below 1e115: finite.
+    "exponent": (b'{"a":1e5}', True),
+    "exponent-capital": (b'{"a":1E-5}', True),
+    "exponent-two-digits": (b'{"a":[999999999999999e99,-9.99999999999999E+99]}', True),
+    "exponent-after-true": (b"[true,1e2,false,1e-2]", True),
+    "exponent-three-digits": (b'{"a":1e308}', False),
+    "exponent-three-digits-signed": (b'{"a":[1e+400,1E-400]}', False),
+    "exponent-leading-zeros": (b'{"a":1e0001}', False),  # errs to the walk
+    "exponent-sixteen-digits": (b'{"a":1234567890123456e1}', False),
     "nan": (b'{"a":NaN}', False),
     "infinity": (b'{"a":-Infinity}', False),
     "many-small-ints": (b"[" + b",".join(b"7" for _ in range(100)) + b"]", True),
@@ -86,14 +92,15 @@ _ACROSS = {
     "literal": (b"true", False),
     "escape": (b'"\\u0041 NaN"', False),
     "fraction": (b"-0.5", False),
-    "exponent": (b"12345e5", True),
+    "exponent": (b"12345e5", False),
+    "exponent-three-digits": (b"12345e500", True),
     "nan": (b"NaN", True),
 }
 
 
 @pytest.mark.parametrize(("piece", "noted"), _ACROSS.values(), ids=_ACROSS.keys())
 @pytest.mark.parametrize("shift", range(-20, 3))
-@pytest.mark.parametrize("after", [b"", b",1e5", b",NaN", b",12345678901234567"])
+@pytest.mark.parametrize("after", [b"", b",1e500", b",NaN", b",12345678901234567"])
 def test_the_head_read_first_never_changes_the_answer(
     piece: bytes, noted: bool, shift: int, after: bytes
 ) -> None:
@@ -130,7 +137,7 @@ def test_a_long_string_of_escapes_is_cut_out_at_its_quotes() -> None:
     raw = orjson.dumps({**FIXTURE, "data": {"t": "\x01" * 170_000, "n": 1}})
     assert plain_numbers(raw)
     assert python_calls(lambda: plain_numbers(raw)).count(_json.unquoted.__code__) == 0
-    assert not plain_numbers(raw.replace(b'"n":1', b'"n":1e5'))
+    assert not plain_numbers(raw.replace(b'"n":1', b'"n":1e500'))
 
 
 def test_proven_context_keeps_the_callers_context() -> None:
@@ -138,7 +145,7 @@ def test_proven_context_keeps_the_callers_context() -> None:
     given_context = {"max_violations": 3}
     assert proven_context(b"[1]", given_context) == {"max_violations": 3, PLAIN_NUMBERS: True}
     assert given_context == {"max_violations": 3}  # a copy, not the caller's dict changed
-    assert proven_context(b"[1e5]", given_context) is given_context
+    assert proven_context(b"[1e500]", given_context) is given_context
     marker = object()
     assert proven_context(b"[1]", marker) is marker  # not a dict: left alone
 
@@ -197,3 +204,50 @@ def test_an_unknown_key_with_a_number_to_note_is_still_reported() -> None:
     verdict = ek.check(raw, "babelqueue")
     assert rules.NUMBER_UNSAFE_INTEGER in {w.rule for w in verdict.warnings}
     assert _json.plain_numbers(raw) is False
+
+
+@settings(max_examples=300, deadline=None)
+@given(_VALUES, st.integers(min_value=0, max_value=40), st.integers(min_value=1, max_value=4))
+def test_a_reading_answers_as_the_walk_does(value: Any, budget: int, asked: int) -> None:
+    """Whatever its budget, a reading says of each value what the walk says; its proof is taken
+    once; it is clean exactly when no value asked had a number to note."""
+    text = json.dumps(value).encode()
+    reading = _json.NumberReading(text)
+    reading.left = budget
+    context = {PLAIN_NUMBERS: reading}
+    values = [json.loads(text) for _ in range(asked)]
+    proofs = python_calls(lambda: [_json.numbers_spared(item, context) for item in values]).count(
+        plain_numbers.__code__
+    )
+    assert [_json.numbers_spared(item, context) for item in values] == [
+        not needs_scan(item) for item in values
+    ]
+    assert proofs <= 1
+    assert _json.numbers_clean(context) is not needs_scan(value)
+
+
+def test_a_reading_walks_within_its_budget_then_proves_once() -> None:
+    """A text of 4,000 arrays: the walk stops past its budget (a step a value, one for 16
+    bytes) and the proof answers for every value after it."""
+    value = [[1, 2, 3]] * 4_000
+    text = orjson.dumps(value)
+    context = _json.reading_context(text, None)
+    reading = context[PLAIN_NUMBERS]
+    assert reading.left == len(text) // _json.BYTES_A_STEP
+    calls = python_calls(lambda: [_json.numbers_spared(value, context) for _ in range(5)])
+    assert calls.count(needs_scan.__code__) == 1  # the outer array alone spends the budget
+    assert calls.count(plain_numbers.__code__) == 1
+    assert reading.plain is True and _json.numbers_clean(context)
+    # A text of few values for its size: the walk answers within the budget, no proof.
+    few = [["x" * 100, 1]]
+    small = _json.reading_context(orjson.dumps(few), {"max_violations": 3})
+    assert _json.numbers_spared(few, small)
+    assert small[PLAIN_NUMBERS].plain is None and small["max_violations"] == 3
+
+
+def test_a_context_without_a_reading_walks() -> None:
+    assert _json.numbers_spared([1, 2], None) and not _json.numbers_spared([2**60], None)
+    assert _json.numbers_spared([2**60], {PLAIN_NUMBERS: True})  # the caller's proof
+    assert not _json.numbers_clean(None) and _json.numbers_clean({PLAIN_NUMBERS: True})
+    marker = object()
+    assert _json.reading_context(b"[1]", marker) is marker  # not a dict: left alone

@@ -12,6 +12,8 @@ import pytest
 
 import envelopekit as ek
 from envelopekit import ProducerError, Settings, rules
+from envelopekit._failfast import FULL_REPORT_BYTES
+from envelopekit._json import needs_scan
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.cloudevents import (
     SOM_DATASCHEMA,
@@ -23,6 +25,7 @@ from envelopekit.cloudevents import (
 )
 from envelopekit.matrix import MxRequest
 from envelopekit.som import SomEnvelope
+from tests._calls import python_calls
 from tests.som._corpus import EXAMPLES, positive_envelope
 
 BQ = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1042}, queue="orders")
@@ -644,3 +647,28 @@ def test_integers_beyond_int64_in_babelqueue_data_are_kept() -> None:
     assert verdict.envelope is not None
     assert verdict.envelope.to_json() == env.to_json() == wide
     assert [w.rule for w in verdict.warnings] == [rules.NUMBER_BEYOND_INT64]
+
+
+def _large_event(last: bytes) -> bytes:
+    """A structured event over 16 KiB: its envelope's data holds 30,000 plain numbers."""
+    numbers = b"[" + b",".join([b"-1", b"12", b"0.5"] * 10_000) + b"," + last + b"]"
+    body = to_structured(BQ).replace(b'"order_id":1042', b'"order_id":' + numbers)
+    assert len(body) > FULL_REPORT_BYTES
+    return body
+
+
+def test_a_large_events_plain_numbers_are_not_walked() -> None:
+    """C passes prove the numbers of a large event plain: its data is not walked for NaN (a
+    Python step a value, 10x ``orjson.loads`` on 1 MiB of small integers)."""
+    found: list[Any] = []
+    entered = python_calls(lambda: found.append(from_structured(_large_event(b"7"))))
+    assert needs_scan.__code__ not in entered
+    assert found[0].ok, found[0].violations
+
+
+@pytest.mark.parametrize("token", [b"NaN", b"-Infinity", b"1e400"])
+def test_a_large_events_non_finite_number_is_still_refused(token: bytes) -> None:
+    verdict = from_structured(_large_event(token))
+    assert [(v.rule, v.pointer) for v in verdict.violations] == [
+        (rules.NUMBER_NON_FINITE, "/data/data/order_id/30000")
+    ]

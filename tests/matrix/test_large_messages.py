@@ -24,9 +24,13 @@ from pydantic_core import InitErrorDetails
 import envelopekit as ek
 from envelopekit import rules
 from envelopekit._failfast import FULL_REPORT_BYTES
+from envelopekit._json import needs_scan
 from envelopekit._violations import Violation, violations
 from envelopekit.matrix import _spec
 from envelopekit.matrix._classify import MESSAGE_ADAPTER, MxMessage
+from envelopekit.matrix._error_payload import MxErrorPayload
+from envelopekit.matrix._request import MxRequest
+from envelopekit.matrix._response import MxResponse
 from envelopekit.matrix._spec import SPEC
 from tests._calls import python_calls
 from tests.matrix.test_differential import corpus
@@ -209,3 +213,87 @@ def test_an_error_code_that_is_no_member_never_reaches_the_enum_class(
         ("error-payload.enum", "code")
     ]
     assert ek.check(raw.replace(code.encode(), b'"NOT_FOUND"'), "matrix").ok
+
+
+def _numbers(groups: int) -> bytes:
+    """``groups`` arrays of four small numbers, in an array: a walk is a call an array."""
+    return b"[" + b",".join([b"[-1,12,0.5,-0.0]"] * groups) + b"]"
+
+
+# Over FULL_REPORT_BYTES (the large reading), and over READ_BYTES only (the small one).
+_GROUPS = {"large": 8_000, "over READ_BYTES": 200}
+_PLACES = {
+    "request payload": (b'{"op":"a.b","payload":@}', "/payload"),
+    "response payload": (b'{"op":"$reply","correlationId":"c","ok":true,"payload":@}', "/payload"),
+    "response extra": (b'{"op":"$reply","correlationId":"c","ok":true,"payload":1,"x":@}', "/x"),
+    "error details": (b'{"ok":false,"error":"e","code":"NOT_FOUND","details":@}', "/details"),
+    "error extra": (b'{"ok":false,"error":"e","x":@}', "/x"),
+    "reply's error details": (
+        b'{"op":"$reply","correlationId":"c","ok":false,'
+        b'"payload":{"ok":false,"error":"e","details":@}}',
+        "/payload/details",
+    ),
+}
+
+
+@pytest.mark.parametrize("size", list(_GROUPS))
+@pytest.mark.parametrize("place", list(_PLACES))
+def test_numbers_proven_plain_are_not_walked_again(place: str, size: str) -> None:
+    """Free-form JSON was walked twice, by its validator and for the warnings, a Python step a
+    value (each walk about 5x ``orjson.loads`` on small integers). ``check`` (past
+    ``READ_BYTES``) walks a tenth of it at most, then proves the text's numbers plain by C
+    passes, and the warnings do not walk it again; the JSON door proves a large message
+    first."""
+    shell, _ = _PLACES[place]
+    groups = _GROUPS[size]
+    raw = shell.replace(b"@", _numbers(groups))
+    large = len(raw) > FULL_REPORT_BYTES
+    assert large is (size == "large") and len(raw) > _spec.READ_BYTES
+    found: list[Any] = []
+    checked = python_calls(lambda: found.append(ek.check(raw, "matrix")))
+    assert checked.count(needs_scan.__code__) <= groups // 10
+    read = python_calls(lambda: found.append(json_door(raw)))
+    assert (needs_scan.__code__ not in read) is large
+    verdict, envelope = found
+    assert verdict.ok and verdict.warnings == []
+    assert verdict.envelope == envelope == MESSAGE_ADAPTER.validate_json(raw, by_name=False)
+    warned = python_calls(lambda: found.append(verdict.envelope.envelope_warnings()))
+    assert needs_scan.__code__ not in warned
+    assert found[-1] == []
+
+
+@pytest.mark.parametrize("size", list(_GROUPS))
+@pytest.mark.parametrize("place", list(_PLACES))
+@pytest.mark.parametrize(
+    ("number", "rule"),
+    [(b"9007199254740992", rules.NUMBER_UNSAFE_INTEGER), (b"1e400", rules.NUMBER_NON_FINITE)],
+)
+def test_a_number_not_plain_is_still_found(place: str, size: str, number: bytes, rule: str) -> None:
+    """One number beyond 2^53-1 (a warning) or infinite (a refusal) at the end: the proof
+    fails and the walk finds it, at its pointer, through both doors."""
+    shell, at = _PLACES[place]
+    groups = _GROUPS[size]
+    raw = shell.replace(b"@", _numbers(groups)[:-1] + b"," + number + b"]")
+    pointer = f"{at}/{groups}"
+    verdict = ek.check(raw, "matrix")
+    noted = verdict.warnings if rule == rules.NUMBER_UNSAFE_INTEGER else verdict.violations
+    assert [(v.rule, v.pointer) for v in noted] == [(rule, pointer)]
+    if rule == rules.NUMBER_UNSAFE_INTEGER:
+        door = json_door(raw)
+        assert [(v.rule, v.pointer) for v in door.envelope_warnings()] == [(rule, pointer)]
+    else:
+        with pytest.raises(ValidationError):
+            json_door(raw)
+
+
+def json_door(raw: bytes) -> Any:
+    """The JSON door of the model the document is (``MxRequest``, ...), as a user calls it."""
+    document = json.loads(raw)
+    model = (
+        MxResponse
+        if document.get("op") == "$reply"
+        else MxRequest
+        if "op" in document
+        else MxErrorPayload
+    )
+    return model.model_validate_json(raw)

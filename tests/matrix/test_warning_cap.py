@@ -115,11 +115,11 @@ def test_the_cap_does_not_change_the_model() -> None:
 
 def test_the_cap_is_forgotten_with_its_model() -> None:
     gc.collect()
-    before = len(_base._CAPS)
+    before = len(_base._READINGS)
     for _ in range(50):
         ek.check(request(), "matrix", settings=ek.Settings(max_violations=7))
     gc.collect()
-    assert len(_base._CAPS) == before
+    assert len(_base._READINGS) == before
 
 
 def test_validation_builds_no_number_warning(monkeypatch: pytest.MonkeyPatch) -> None:

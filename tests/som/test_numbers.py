@@ -19,8 +19,12 @@ from pydantic import ValidationError
 
 import envelopekit as ek
 from envelopekit import ProducerError, Settings
+from envelopekit._failfast import FULL_REPORT_BYTES
+from envelopekit._json import needs_scan
 from envelopekit._violations import violations
+from envelopekit.rules import VIOLATIONS_TRUNCATED
 from envelopekit.som import SomEnvelope, StoryContext
+from tests._calls import python_calls
 from tests.som._corpus import DATA, wrap
 
 BAD = "__NON_FINITE__"
@@ -290,3 +294,55 @@ def test_an_escaped_lone_surrogate_is_invalid_json() -> None:
     assert json.loads(raw)["payload"]["headline"] == "\ud800"  # Python accepts it
     verdict = ek.check(raw, spec="som")
     assert [v.rule for v in verdict.violations] == [ek.rules.JSON_INVALID]
+
+
+# About 100 KB of plain numbers in 6,000 arrays (a walk is a call an array): a message
+# carrying them is large (over FULL_REPORT_BYTES).
+_GROUPS = 6_000
+_PAD = [[-1, 12, 0.5, -0.0]] * _GROUPS
+
+
+def _large(document: dict[str, Any]) -> dict[str, Any]:
+    padded = copy.deepcopy(document)
+    padded["extensions"] = {**padded.get("extensions", {}), "com.pad.numbers": _PAD}
+    return padded
+
+
+@pytest.mark.parametrize(("case", "document", "where"), CASES, ids=IDS)
+def test_a_large_messages_plain_numbers_are_not_walked(
+    case: str, document: dict[str, Any], where: str
+) -> None:
+    """A large message's free-form JSON is walked for NaN (a Python step a value, about 5x
+    ``orjson.loads`` on 240 KB of small integers) only within a budget; past it C passes prove
+    the text's numbers plain, by ``check`` and the JSON door."""
+    del case, where
+    raw = _raw(_large(document), "1")
+    assert len(raw) > FULL_REPORT_BYTES
+    found: list[Any] = []
+    checked = python_calls(lambda: found.append(ek.check(raw, "som")))
+    read = python_calls(lambda: found.append(SomEnvelope.model_validate_json(raw)))
+    for entered in (checked, read):
+        assert entered.count(needs_scan.__code__) <= _GROUPS // 10
+    verdict, envelope = found
+    assert verdict.ok, verdict.violations
+    assert verdict.envelope == envelope == SomEnvelope.__pydantic_validator__.validate_json(raw)
+
+
+@pytest.mark.parametrize("token", ["NaN", "-Infinity", "1e400"])
+@pytest.mark.parametrize(("case", "document", "where"), CASES, ids=IDS)
+def test_a_large_messages_non_finite_number_is_still_refused(
+    case: str, document: dict[str, Any], where: str, token: str
+) -> None:
+    """The proof fails on one non-finite number: the walk finds it, at its pointer (with the
+    notice that a large message's arrays stop at their first failing item, when in one)."""
+    del case
+    raw = _raw(_large(document), token)
+    assert len(raw) > FULL_REPORT_BYTES
+    verdict = ek.check(raw, spec="som")
+    with pytest.raises(ValidationError) as caught:
+        SomEnvelope.model_validate_json(raw)
+    door = violations(caught.value, model=SomEnvelope, partial=True)
+    for found in (verdict.violations, door):
+        assert [(v.rule, v.pointer) for v in found if v.rule != VIOLATIONS_TRUNCATED] == [
+            (ek.rules.NUMBER_NON_FINITE, where)
+        ]

@@ -25,7 +25,15 @@ from typing_extensions import Self
 from .. import rules
 from .._doors import validate_large_json
 from .._failfast import FULL_REPORT_BYTES
-from .._json import INT64_MAX, dumps, needs_scan, scan_numbers
+from .._json import (
+    INT64_MAX,
+    dumps,
+    needs_scan,
+    numbers_clean,
+    numbers_spared,
+    proven_context,
+    scan_numbers,
+)
 from .._model import WireModel
 from .._settings import get_settings
 from .._text import text_checked_schema
@@ -39,17 +47,19 @@ __all__ = [
     "TrueConst",
     "WireNames",
     "number_warnings",
-    "remember_warning_cap",
+    "remember_reading",
     "unsafe_integer",
     "warning_cap",
 ]
 
 
-def _json_numbers(value: JsonValue) -> JsonValue:
+def _json_numbers(value: JsonValue, info: ValidationInfo) -> JsonValue:
     # pydantic's JSON parser takes NaN/Infinity (and 1e400 as inf) and integers of any size;
-    # neither survives a trip through other languages, so both are refused here.
-    # One pointer-free pass for the common payload of safe numbers; scan only when needed.
-    if not needs_scan(value):
+    # neither survives a trip through other languages, so both are refused here. One
+    # pointer-free pass for the common payload of safe numbers, or none where C passes prove
+    # the text's numbers plain (`check` and the JSON door past a size: `numbers_spared`); scan
+    # only when needed.
+    if numbers_spared(value, info.context):
         return value
     # Only the refusals matter here: the warnings are built when asked, so none is built now
     # (50,000 integers beyond 2^53 built 50,000 warnings, pointers and all, to drop them).
@@ -100,35 +110,50 @@ LamportValue = Annotated[
 """A Lamport timestamp: a JSON integer, at least 0 (and within signed 64-bit)."""
 
 
-def number_warnings(value: Any, base: str, max_warnings: int | None = None) -> list[Violation]:
-    """The ``number.unsafe_integer`` warnings for the JSON data under ``value``.
+def number_warnings(
+    model: BaseModel, value: Any, base: str, max_warnings: int | None = None
+) -> list[Violation]:
+    """The ``number.unsafe_integer`` warnings for the JSON data under ``value``, of ``model``.
 
-    At most ``max_warnings`` of them (the environment's ``max_violations`` when not given),
-    the rest counted in one ``violations.truncated``.
+    At most ``max_warnings`` of them (by default :func:`warning_cap`'s), the rest counted in
+    one ``violations.truncated``. None, without a walk, when ``model``'s reading found no
+    number to note in it (:func:`remember_reading`).
     """
+    entry = _READINGS.get(id(model))
+    if entry is not None and entry[2] and entry[0]() is model:
+        return []
     if not needs_scan(value):
         return []
-    room = get_settings().max_violations if max_warnings is None else max_warnings
+    room = warning_cap(model) if max_warnings is None else max_warnings
     return scan_numbers(value, base, max_warnings=room)[1]
 
 
-# The warning cap each model was validated with (its validation context's `max_violations`), by
-# id, while the model lives. Not on the model: pydantic compares private state in `==` (a model
-# read by `check` would differ from the same one read without a context) and a key in
-# `__dict__` fails the union serializers' check; an id table costs nothing to the model.
-_CAPS: dict[int, tuple[weakref.ReferenceType[Any], int]] = {}
+# How each model was read, by id, while it lives: the warning cap of its validation context
+# (`max_violations`, or None) and whether its reading found no number to note. Not on the
+# model: pydantic compares private state in `==` (a model read by `check` would differ from the
+# same one read without a context) and a key in `__dict__` fails the union serializers' check;
+# an id table costs nothing to the model.
+_READINGS: dict[int, tuple[weakref.ReferenceType[Any], int | None, bool]] = {}
 
 
 def _forget(key: int, ref: weakref.ReferenceType[Any]) -> None:
-    entry = _CAPS.get(key)
+    entry = _READINGS.get(key)
     if entry is not None and entry[0] is ref:
-        del _CAPS[key]
+        del _READINGS[key]
 
 
-def remember_warning_cap(model: BaseModel, room: int) -> None:
-    """Keep ``room`` as the most warnings :func:`warning_cap` gives ``model``, while it lives."""
+def remember_reading(model: BaseModel, room: int | None, clean: bool = False) -> None:
+    """Keep, while ``model`` lives, how it was read.
+
+    Args:
+        model: the model read.
+        room: the most warnings :func:`warning_cap` gives it (``None``: the environment's).
+        clean: its reading found no number to note in its free-form JSON (its text's numbers
+            proven plain, or walked: ``_json.numbers_clean``), so :func:`number_warnings`
+            has none to build.
+    """
     key = id(model)
-    _CAPS[key] = (weakref.ref(model, partial(_forget, key)), room)
+    _READINGS[key] = (weakref.ref(model, partial(_forget, key)), room, clean)
 
 
 def warning_cap(model: BaseModel) -> int:
@@ -137,8 +162,8 @@ def warning_cap(model: BaseModel) -> int:
     Its validation context's ``max_violations`` (``check`` passes its settings'), else the
     environment's.
     """
-    entry = _CAPS.get(id(model))
-    if entry is not None and entry[0]() is model:
+    entry = _READINGS.get(id(model))
+    if entry is not None and entry[1] is not None and entry[0]() is model:
         return entry[1]
     return get_settings().max_violations
 
@@ -198,13 +223,15 @@ class MxModel(WireModel, WireNames):
 
     @model_validator(mode="after")
     def _context_cap(self, info: ValidationInfo) -> Self:
-        # The validation context's warning cap (``check`` passes its settings'), kept for the
-        # number warnings `envelope_warnings` builds later, when the context is gone.
+        # The validation context's warning cap (``check`` passes its settings') and whether
+        # its reading of the numbers found none to note (every field is read by now), kept for
+        # the number warnings `envelope_warnings` builds later, when the context is gone.
         context = info.context
         if context is not None:
             room = context_cap(context)
-            if room is not None:
-                remember_warning_cap(self, room)
+            clean = numbers_clean(context)
+            if room is not None or clean:
+                remember_reading(self, room, clean)
         return self
 
     @classmethod
@@ -241,8 +268,10 @@ class MxModel(WireModel, WireNames):
         # pydantic's method is this call and the check above: called directly, as its frame
         # would cost a tenth of a small request's validation.
         if len(json_data) > FULL_REPORT_BYTES:
+            # Numbers proven plain by C passes over the bytes are not walked for.
+            proven = proven_context(json_data, context)
             large: Self = validate_large_json(
-                cls, json_data, strict, extra, context, by_alias, by_name
+                cls, json_data, strict, extra, proven, by_alias, by_name
             )
             return large
         found: Self = cls.__pydantic_validator__.validate_json(

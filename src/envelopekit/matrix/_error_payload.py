@@ -13,7 +13,7 @@ from .._compat import MISSING
 from .._errors import ProducerError
 from .._json import plain_json
 from .._violations import Violation, violation
-from ._base import FalseConst, JsonData, MxModel, number_warnings, warning_cap
+from ._base import FalseConst, JsonData, MxModel, number_warnings
 
 __all__ = ["MxErrorCode", "MxErrorPayload"]
 
@@ -203,7 +203,6 @@ class MxErrorPayload(MxModel):
         At most ``max_warnings`` number warnings in each part (``details``, the unknown keys);
         by default the cap this payload was validated with.
         """
-        room = warning_cap(self) if max_warnings is None else max_warnings
         found: list[Violation] = []
         if self.code is MxErrorCode.OK:
             found.append(
@@ -227,7 +226,7 @@ class MxErrorPayload(MxModel):
                 )
             )
         if self.details is not MISSING:
-            found += number_warnings(self.details, base + "/details", room)
+            found += number_warnings(self, self.details, base + "/details", max_warnings)
         if self.model_extra:
-            found += number_warnings(self.model_extra, base, room)
+            found += number_warnings(self, self.model_extra, base, max_warnings)
         return found

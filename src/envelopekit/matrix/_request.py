@@ -21,7 +21,6 @@ from ._base import (
     MxModel,
     number_warnings,
     unsafe_integer,
-    warning_cap,
 )
 from ._error_payload import MxErrorCode, MxErrorPayload
 from ._lamport import LamportClock
@@ -414,5 +413,5 @@ class MxRequest(MxModel, Generic[ArgsT]):
         found += trace_warnings(self.trace_id, self.span_id, self.parent_span_id)
         if self.lamport is not MISSING:
             found += unsafe_integer(self.lamport, "/lamport")
-        found += number_warnings(self.payload, "/payload", warning_cap(self))
+        found += number_warnings(self, self.payload, "/payload")
         return found

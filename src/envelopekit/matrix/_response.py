@@ -123,7 +123,7 @@ class MxResponse(MxModel, Generic[ResultT]):
         if isinstance(self.payload, MxErrorPayload):
             found += self.payload.warnings_at("/payload", room)
         else:
-            found += number_warnings(self.payload, "/payload", room)
+            found += number_warnings(self, self.payload, "/payload", room)
         if self.model_extra:
-            found += number_warnings(self.model_extra, "", room)
+            found += number_warnings(self, self.model_extra, "", room)
         return found

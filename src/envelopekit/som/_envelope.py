@@ -54,7 +54,7 @@ from .._failfast import (
     large_validator,
     passes_absent,
 )
-from .._json import dumps
+from .._json import dumps, reading_context
 from .._schema import shipping
 from .._settings import Settings
 from .._text import text_checked_schema
@@ -430,10 +430,12 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
             )
         __tracebackhide__ = True
         if len(json_data) > FULL_REPORT_BYTES:
-            # Bounded as `check` reads it: one error per array (the same validator), and never
-            # the fast path, whose free-form JSON costs more than the model's on large input.
+            # Bounded as `check` reads it: one error per array (the same validator), free-form
+            # JSON walked within a budget and then proven by C passes, and never the fast path,
+            # whose free-form JSON costs more than the model's on large input.
+            read = reading_context(json_data, context)
             large: Self = validate_large_json(
-                cls, json_data, strict, extra, context, by_alias, by_name
+                cls, json_data, strict, extra, read, by_alias, by_name
             )
             return large
         if cls is SomEnvelope and by_alias is None and by_name is None:

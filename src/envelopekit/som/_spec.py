@@ -11,6 +11,7 @@ from pydantic_core import SchemaValidator
 
 from .._check import Spec, SpecName
 from .._failfast import UNKNOWN_KEYS, UnknownKeys, fail_fast_validator, own_config
+from .._json import reading_context
 from .._settings import Settings
 from .._violations import Verdict, violations, with_left_out
 from ._envelope import SomEnvelope, validate_large
@@ -24,7 +25,8 @@ def _read(raw: bytes | str, context: dict[str, Any]) -> SomEnvelope:
 
 
 def _read_large(raw: bytes | str, context: dict[str, Any]) -> SomEnvelope:
-    return validate_large(raw, context)  # the model's validator failing fast
+    # The model's validator failing fast; its free-form JSON read with a NumberReading.
+    return validate_large(raw, reading_context(raw, context))
 
 
 @cache
@@ -67,9 +69,9 @@ class SomSpec(Spec):
         """
         keys = UnknownKeys(settings.max_violations)
         try:
-            envelope = _counted().validate_json(
-                raw, context={**self.context_of(settings), UNKNOWN_KEYS: keys}
-            )
+            # Free-form JSON walked within a budget, then the numbers proven plain by C passes.
+            context = reading_context(raw, {**self.context_of(settings), UNKNOWN_KEYS: keys})
+            envelope = _counted().validate_json(raw, context=context)
         except ValidationError as exc:
             found = violations(exc, model=SomEnvelope, limit=keys.limit, partial=True)
             return Verdict(self.name, None, with_left_out(found, keys.left))

@@ -35,7 +35,7 @@ from typing import Any, Final, cast, get_args
 from pydantic import AfterValidator, PlainValidator
 from pydantic_core import CoreSchema, core_schema
 
-from .._json import refuse_non_finite
+from .._json import finite_json
 from ._delivery import DeliveryMediaAvailable
 from ._link import LinkEvent
 from ._story_context import (
@@ -102,7 +102,7 @@ _FINITE_FLOAT: Final = core_schema.float_schema(strict=True, allow_inf_nan=False
 
 
 def json_definition() -> CoreSchema:
-    """Any JSON value with finite numbers: what ``refuse_non_finite`` lets through.
+    """Any JSON value with finite numbers: what ``finite_json`` lets through.
 
     A string, the most common free-form value, is a strict ``str`` in Rust and nothing else.
     Any other value is read as ``Any`` reads it, once, and its Python object picks its check by
@@ -434,7 +434,7 @@ class Twin:
         if function is _extension_key:
             found = _keys_of_extensions(self._node(inner, message_type))
             return None if found is None else found
-        if function is refuse_non_finite:
+        if function is finite_json:
             walked = self._node(inner, message_type)
             free = _free_form(walked)
             return None if free is None else _in_json(free, {**node, "schema": walked})

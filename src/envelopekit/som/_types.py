@@ -26,6 +26,7 @@ from pydantic import (
     Strict,
     StringConstraints,
     Tag,
+    ValidationInfo,
     WithJsonSchema,
     model_validator,
 )
@@ -35,7 +36,7 @@ from typing_extensions import Never, Self
 
 from .. import rules
 from .._formats import DateTimeStr, UriStr, UuidStr
-from .._json import refuse_non_finite
+from .._json import finite_json
 from .._model import WireModel
 from .._violations import rule_error
 from ..rules import Keyword
@@ -94,10 +95,10 @@ class SomOpenModel(WireModel):
     __schema_name__: ClassVar[str] = ""
 
     @model_validator(mode="after")
-    def _finite_extras(self) -> Self:
+    def _finite_extras(self, info: ValidationInfo) -> Self:
         extra = self.__pydantic_extra__
         if extra:
-            refuse_non_finite(extra)
+            finite_json(extra, info)
         return self
 
 
@@ -277,11 +278,11 @@ TimeRange: TypeAlias = Annotated[
 """A TAMS timerange (``[0:0_134:0)``) or a list of them."""
 
 
-def _string_or_object(value: Any) -> str | dict[str, Any]:
+def _string_or_object(value: Any, info: ValidationInfo) -> str | dict[str, Any]:
     if type(value) is str:
         return value
     if type(value) is dict:
-        return refuse_non_finite(value)  # type: ignore[no-any-return]
+        return finite_json(value, info)  # type: ignore[no-any-return]
     raise _any_of("Input should be a string or an object", "type")
 
 
@@ -295,10 +296,10 @@ StringOrObject: TypeAlias = Annotated[
 
 # --- free-form JSON ------------------------------------------------------------------------------
 
-JsonObject: TypeAlias = Annotated[dict[str, Any], AfterValidator(refuse_non_finite)]
+JsonObject: TypeAlias = Annotated[dict[str, Any], AfterValidator(finite_json)]
 """A free-form JSON object, kept as sent; NaN and Infinity under it are ``number.non_finite``."""
 
-JsonArray: TypeAlias = Annotated[list[Any], AfterValidator(refuse_non_finite)]
+JsonArray: TypeAlias = Annotated[list[Any], AfterValidator(finite_json)]
 """A free-form JSON array, kept as sent; NaN and Infinity under it are ``number.non_finite``."""
 
 # --- extensions ----------------------------------------------------------------------------------
@@ -318,7 +319,7 @@ ExtensionKey: TypeAlias = Annotated[str, AfterValidator(_extension_key)]
 
 Extensions: TypeAlias = Annotated[
     dict[ExtensionKey, Any],
-    AfterValidator(refuse_non_finite),
+    AfterValidator(finite_json),
     # Schema generation only: the official schema's form (pydantic would write the pattern as
     # `patternProperties` but leave other keys allowed).
     WithJsonSchema(
