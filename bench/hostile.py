@@ -236,6 +236,31 @@ def cases() -> list[Case]:
             som_member("extensions", b'{"com.x.y":[', b"-1", b"]}"),
             "som",
         ),
+        # One number to note after many plain ones: the proof fails, and the array is read.
+        Case.of(
+            "babelqueue data = [-1, ..., 2**53+1] (one warning at the end)",
+            fill(BQ_HEAD + b"[", b"-1", b",9007199254740993]}}", MIB),
+        ),
+        Case.of(
+            "matrix payload = [-1, ..., 2**53+1] (one warning at the end)",
+            fill(MX_HEAD + b'{"a":[', b"-1", b",9007199254740993]}}", MIB),
+            "matrix",
+        ),
+        Case.of(
+            "babelqueue data = [-1, ..., 1e400] (one refusal at the end)",
+            fill(BQ_HEAD + b"[", b"-1", b",1e400]}}", MIB),
+            swap=(b"1e400", b"1.000"),
+        ),
+        Case.of(
+            "matrix payload = [-1, ..., 1e400] (one refusal at the end)",
+            fill(MX_HEAD + b'{"a":[', b"-1", b",1e400]}}", MIB),
+            "matrix",
+            swap=(b"1e400", b"1.000"),
+        ),
+        Case.of(
+            "babelqueue data = [-1, ..., 0.1234567890123456] (a 16-digit fraction at the end)",
+            fill(BQ_HEAD + b"[", b"-1", b",0.1234567890123456]}}", MIB),
+        ),
         Case.of(
             "babelqueue data = [60-deep arrays, ...]", fill(BQ_HEAD + b"[", deep(60), b"]}}", MIB)
         ),

@@ -145,7 +145,7 @@ def test_proven_context_keeps_the_callers_context() -> None:
     given_context = {"max_violations": 3}
     assert proven_context(b"[1]", given_context) == {"max_violations": 3, PLAIN_NUMBERS: True}
     assert given_context == {"max_violations": 3}  # a copy, not the caller's dict changed
-    assert proven_context(b"[1e500]", given_context) is given_context
+    assert proven_context(b"[1e500]", given_context) == {"max_violations": 3, PLAIN_NUMBERS: False}
     marker = object()
     assert proven_context(b"[1]", marker) is marker  # not a dict: left alone
 
@@ -174,9 +174,11 @@ def test_a_large_message_of_plain_numbers_is_not_walked_for_them(door: str) -> N
     else:
         assert BabelEnvelope.model_validate_json(raw).data == {"items": MANY_OBJECTS}
         assert _scans(lambda: BabelEnvelope.model_validate_json(raw)) == 0
-    # One number to note anywhere and the walk runs as before.
+    # One number to note anywhere: the proof fails, and the data is scanned without a walk.
     risky = _large([*MANY_OBJECTS, {"big": 2**60}])
-    assert _scans(lambda: ek.check(risky, "babelqueue")) > 0
+    entered = python_calls(lambda: ek.check(risky, "babelqueue"))
+    assert entered.count(needs_scan.__code__) == 0
+    assert entered.count(_json.scan_numbers.__code__) == 1
 
 
 @pytest.mark.parametrize(
@@ -209,20 +211,24 @@ def test_an_unknown_key_with_a_number_to_note_is_still_reported() -> None:
 @settings(max_examples=300, deadline=None)
 @given(_VALUES, st.integers(min_value=0, max_value=40), st.integers(min_value=1, max_value=4))
 def test_a_reading_answers_as_the_walk_does(value: Any, budget: int, asked: int) -> None:
-    """Whatever its budget, a reading says of each value what the walk says; its proof is taken
-    once; it is clean exactly when no value asked had a number to note."""
+    """Whatever its budget, a reading spares only a value the walk finds nothing in, and every
+    such value once its proof holds; its proof is taken once; told what the caller's scans
+    find, it is clean exactly when no value asked had a number to note."""
     text = json.dumps(value).encode()
     reading = _json.NumberReading(text)
     reading.left = budget
     context = {PLAIN_NUMBERS: reading}
     values = [json.loads(text) for _ in range(asked)]
-    proofs = python_calls(lambda: [_json.numbers_spared(item, context) for item in values]).count(
-        plain_numbers.__code__
-    )
-    assert [_json.numbers_spared(item, context) for item in values] == [
-        not needs_scan(item) for item in values
-    ]
+    spared: list[bool] = []
+    proofs = python_calls(
+        lambda: spared.extend(_json.numbers_spared(item, context) for item in values)
+    ).count(plain_numbers.__code__)
     assert proofs <= 1
+    for item, answer in zip(values, spared, strict=True):
+        assert not (answer and needs_scan(item))
+        assert answer or reading.plain is not True
+        if not answer and needs_scan(item):  # the caller's scan finds it
+            _json.note_numbers(context)
     assert _json.numbers_clean(context) is not needs_scan(value)
 
 
@@ -248,6 +254,9 @@ def test_a_reading_walks_within_its_budget_then_proves_once() -> None:
 def test_a_context_without_a_reading_walks() -> None:
     assert _json.numbers_spared([1, 2], None) and not _json.numbers_spared([2**60], None)
     assert _json.numbers_spared([2**60], {PLAIN_NUMBERS: True})  # the caller's proof
-    assert not _json.numbers_clean(None) and _json.numbers_clean({PLAIN_NUMBERS: True})
+    assert not _json.numbers_spared([1, 2], {PLAIN_NUMBERS: False})  # failed: the caller scans
+    assert _json.numbers_clean(None) is None and _json.numbers_clean({PLAIN_NUMBERS: True})
+    assert _json.numbers_clean({PLAIN_NUMBERS: False}) is None
+    _json.note_numbers({PLAIN_NUMBERS: True})  # nothing to tell: no reading
     marker = object()
     assert _json.reading_context(b"[1]", marker) is marker  # not a dict: left alone

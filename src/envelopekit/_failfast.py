@@ -249,6 +249,13 @@ def _without_extras(fields: tuple[Any, Any, Any]) -> tuple[Any, None, Any]:
 _UNKNOWN_KEY: Final = core_schema.with_info_plain_validator_function(_unknown_key)
 
 
+CONTEXT_READERS: Final[dict[Callable[..., Any], Callable[..., Any]]] = {}
+"""After-validators of free-form JSON (without the validation context, which costs a
+``ValidationInfo`` a call), each to its variant that reads the context: what the copies of
+:func:`fail_fast_schema` call, for a reading that gives the context something to say (a
+``_json.NumberReading``). Filled by the modules that define them."""
+
+
 def fail_fast_schema(
     node: Any,
     models: set[type] | None = None,
@@ -256,21 +263,25 @@ def fail_fast_schema(
     *,
     absent: bool = False,
     counted: bool = False,
+    failing: bool = True,
 ) -> Any:
     """A copy of the core schema ``node`` with ``fail_fast`` on every array schema.
 
     And on every map that checks only its keys (:func:`_checks_keys`).
 
-    Only dicts and lists are copied; functions, classes and other values are shared. The
-    classes of the model schemas met are added to ``models``. A model in ``open_models`` keeps
-    its unknown keys (``extra="allow"``) instead of refusing each with an error, and each key
-    is validated by the schema it maps to (for the caller to note it). With ``absent``, a
-    required field whose schema refuses an :class:`Absent` defaults to one, for a validator of
-    JSON only whose errors are read through :func:`restored`. With ``counted``, a closed model
-    refuses the unknown keys its reading's :class:`UnknownKeys` refuses, and counts the rest.
+    Only dicts and lists are copied; functions, classes and other values are shared, but for
+    the after-validators in :data:`CONTEXT_READERS`, which the copy calls in their variants.
+    The classes of the model schemas met are added to ``models``. A model in ``open_models``
+    keeps its unknown keys (``extra="allow"``) instead of refusing each with an error, and
+    each key is validated by the schema it maps to (for the caller to note it). With
+    ``absent``, a required field whose schema refuses an :class:`Absent` defaults to one, for
+    a validator of JSON only whose errors are read through :func:`restored`. With
+    ``counted``, a closed model refuses the unknown keys its reading's :class:`UnknownKeys`
+    refuses, and counts the rest. Without ``failing``, arrays and maps do not fail fast: the
+    copy reports every error, as the schema does.
     """
     refs = _refs(node) if absent else None
-    return _copied(node, models, open_models, refs, counted)
+    return _copied(node, models, open_models, refs, counted, failing)
 
 
 def _copied(
@@ -279,16 +290,24 @@ def _copied(
     open_models: Mapping[type, CoreSchema],
     refs: dict[str, Any] | None,
     counted: bool,
+    failing: bool = True,
 ) -> Any:
     if isinstance(node, dict):
         # `metadata` holds JSON Schema hooks and extras, never a validator.
         copy = {
-            key: value if key == "metadata" else _copied(value, models, open_models, refs, counted)
+            key: value
+            if key == "metadata"
+            else _copied(value, models, open_models, refs, counted, failing)
             for key, value in node.items()
         }
         kind = copy.get("type")
         if (isinstance(kind, str) and kind in _ARRAYS) or (kind == "dict" and _checks_keys(copy)):
-            copy["fail_fast"] = True
+            if failing:
+                copy["fail_fast"] = True
+        elif kind == "function-after" and copy["function"].get("type") == "no-info":
+            variant = CONTEXT_READERS.get(copy["function"]["function"])
+            if variant is not None:
+                copy["function"] = {"type": "with-info", "function": variant}
         elif kind == "model" and isinstance(copy.get("cls"), type):
             if models is not None:
                 models.add(copy["cls"])
@@ -311,7 +330,7 @@ def _copied(
             }
         return copy
     if isinstance(node, list):
-        return [_copied(item, models, open_models, refs, counted) for item in node]
+        return [_copied(item, models, open_models, refs, counted, failing) for item in node]
     return node
 
 
@@ -419,6 +438,7 @@ def fail_fast_validator(
     *,
     absent: bool = False,
     counted: bool = False,
+    failing: bool = True,
 ) -> SchemaValidator:
     """A validator of ``schema`` (a model's or adapter's core schema) that fails fast.
 
@@ -432,9 +452,13 @@ def fail_fast_validator(
             a validator of JSON only, whose errors the caller reads through :func:`restored`.
         counted: closed models refuse only the unknown keys the :class:`UnknownKeys` in the
             context (at :data:`UNKNOWN_KEYS`) refuses, and count the rest.
+        failing: whether arrays and maps fail fast (else only the :data:`CONTEXT_READERS`
+            differ from ``schema``).
     """
     models: set[type] = set()
-    copy = fail_fast_schema(schema, models, open_models, absent=absent, counted=counted)
+    copy = fail_fast_schema(
+        schema, models, open_models, absent=absent, counted=counted, failing=failing
+    )
     return fresh_validator(copy, models, config)
 
 

@@ -34,16 +34,18 @@ def union_reading(raw: bytes, settings: ek.Settings) -> ek.Verdict[Any]:
     return without(SPEC, "validate_small", raw, settings)
 
 
-def padded(raw: bytes, rng: random.Random) -> bytes:
-    """``raw`` past FULL_REPORT_BYTES: a long unknown key first, or a long payload member."""
+def padded(raw: bytes, rng: random.Random, size: int = 17000) -> bytes:
+    """``raw`` past ``size`` bytes (by default FULL_REPORT_BYTES): a long unknown key first, or
+    a long payload member of numbers (one of them, at times, to note)."""
     doc = json.loads(raw)
     if isinstance(doc, dict) and isinstance(doc.get("payload"), dict) and rng.random() < 0.5:
-        doc["payload"]["pad"] = [1] * 9000
+        last: list[list[Any]] = [[], [2**60], [0.5], [-(2**63)]]
+        doc["payload"]["pad"] = [1] * (size // 2) + rng.choice(last)
         return json.dumps(doc, ensure_ascii=rng.random() < 0.2).encode("utf-8", "surrogatepass")
     body = raw.lstrip()
     if not body.startswith(b"{") or body[1:].lstrip().startswith(b"}"):
-        return raw + b" " * 17000
-    return b'{"pad":"' + b"x" * 17000 + b'",' + body[1:]
+        return raw + b" " * size
+    return b'{"pad":"' + b"x" * size + b'",' + body[1:]
 
 
 @pytest.mark.parametrize("kind", ["request", "response", "error-payload"])
@@ -60,6 +62,10 @@ def test_the_verdict_is_the_unions(kind: str) -> None:
             for settings in _SETTINGS:
                 new = SPEC._validate_large(large, settings)
                 assert same(new, SPEC._validate_union_large(large, settings)), large[-300:]
+        elif index % 4 == 1:  # past READ_BYTES: read with a NumberReading
+            medium = padded(raw, rng, 2500)
+            for settings in _SETTINGS:
+                assert same(SPEC.validate(medium, settings), union_reading(medium, settings))
     assert seen == {"request", "response", "error-payload", None}
 
 

@@ -98,7 +98,13 @@ def test_the_validation_context_caps_them_at_every_door(cap: int) -> None:
 
 
 def test_a_context_without_a_usable_cap_leaves_the_environments() -> None:
-    for context in ({}, {"max_violations": 0}, {"max_violations": "5"}, ["not", "a", "map"]):
+    for context in (
+        {},
+        {"max_violations": 0},
+        {"max_violations": "5"},
+        ["not", "a", "map"],
+        object(),
+    ):
         read = MxRequest.model_validate_json(request(), context=context)
         assert read.envelope_warnings()[-1] == truncated(len(WIDE) - ENVIRONMENT_CAP)
 

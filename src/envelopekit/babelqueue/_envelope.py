@@ -38,9 +38,9 @@ from .._formats import UuidStr
 from .._ids import now_ms, uuid4
 from .._json import (
     INT64_MAX,
+    PLAIN_NUMBERS,
     dumps,
     needs_scan,
-    numbers_plain,
     plain_json,
     proven_context,
     scan_numbers,
@@ -264,20 +264,23 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         # Unknown keys of the dead_letter block (only on a dead-letter queue) follow the rules too.
         dead_extra = None if dead_letter is MISSING else dead_letter.__pydantic_extra__
         data = fields["data"]
-        # Plain data read from a text whose numbers are proven plain (`check` and the JSON door
-        # prove it by C passes for a large message): no number of it, or of an extra, to walk.
-        plain = type(data) is dict and numbers_plain(info.context)
+        # `check` and the JSON door prove a large message's numbers plain by C passes, or not:
+        # plain data, and its extras, have no number to walk for; data whose proof failed is
+        # scanned without a walk first (the walk would only say where to look, at its cost).
+        proof = info.context.get(PLAIN_NUMBERS) if type(info.context) is dict else None
+        plain = type(data) is dict and proof is True
         if type(data) is not dict:
             data = data.model_dump() if isinstance(data, BaseModel) else data
         # One pointer-free pass over each part; pointers are built only for what it flags.
+        scan = not plain and (proof is False or needs_scan(data))
         if (
-            extra
+            scan
+            or extra
             or meta_extra
             or dead_extra
-            or (not plain and needs_scan(data))
             or meta.__dict__["created_at"] < SECONDS_THRESHOLD
         ):
-            self._noted(data, extra, meta_extra, dead_extra, info.context, plain)
+            self._noted(data, extra, meta_extra, dead_extra, info.context, plain, scan)
         return self
 
     def _noted(
@@ -288,10 +291,12 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         dead_extra: dict[str, Any] | None,
         context: object,
         plain: bool,
+        scan: bool,
     ) -> None:
         """The rarer half of `_consume`: unknown or forbidden keys, numbers to report.
 
-        ``plain``: the numbers of the text are proven plain, so none is walked for.
+        ``plain``: the numbers of the text are proven plain, so none is walked for. ``scan``:
+        ``data`` is to be scanned (`_consume` walked it, or its proof failed).
         """
         noted: list[Violation] = []
         if extra:
@@ -302,7 +307,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         parts = ((data, "/data"), (extra, ""), (meta_extra, "/meta"), (dead_extra, "/dead_letter"))
         room = _warning_cap(context)
         for value, base in () if plain else parts:
-            if value and needs_scan(value):
+            if value and (scan if base == "/data" else needs_scan(value)):
                 # Decisions §6: a Go or Node hop writes doubles such as 1e20 as integer
                 # literals, so inside `data` (only) one beyond int64 is read, with a warning.
                 more_errors, unsafe = scan_numbers(

@@ -24,11 +24,13 @@ from typing_extensions import Self
 
 from .. import rules
 from .._doors import validate_large_json
-from .._failfast import FULL_REPORT_BYTES
+from .._failfast import CONTEXT_READERS, FULL_REPORT_BYTES
 from .._json import (
     INT64_MAX,
+    PLAIN_NUMBERS,
     dumps,
     needs_scan,
+    note_numbers,
     numbers_clean,
     numbers_spared,
     proven_context,
@@ -53,13 +55,11 @@ __all__ = [
 ]
 
 
-def _json_numbers(value: JsonValue, info: ValidationInfo) -> JsonValue:
+def _json_numbers(value: JsonValue) -> JsonValue:
     # pydantic's JSON parser takes NaN/Infinity (and 1e400 as inf) and integers of any size;
-    # neither survives a trip through other languages, so both are refused here. One
-    # pointer-free pass for the common payload of safe numbers, or none where C passes prove
-    # the text's numbers plain (`check` and the JSON door past a size: `numbers_spared`); scan
-    # only when needed.
-    if numbers_spared(value, info.context):
+    # neither survives a trip through other languages, so both are refused here.
+    # One pointer-free pass for the common payload of safe numbers; scan only when needed.
+    if not needs_scan(value):
         return value
     # Only the refusals matter here: the warnings are built when asked, so none is built now
     # (50,000 integers beyond 2^53 built 50,000 warnings, pointers and all, to drop them).
@@ -68,6 +68,24 @@ def _json_numbers(value: JsonValue, info: ValidationInfo) -> JsonValue:
         raise as_pydantic_error(errors[0])
     return value
 
+
+def _read_json_numbers(value: JsonValue, info: ValidationInfo) -> JsonValue:
+    # `_json_numbers` where `check` reads the numbers with a NumberReading (a copy of the
+    # schema calls it: `_failfast.CONTEXT_READERS`): walked within a budget or proven plain by
+    # C passes, scanned without a walk first where the proof failed, and the reading told what
+    # the scan found for the warnings (no walk for them where it found nothing).
+    context = info.context
+    if numbers_spared(value, context):
+        return value
+    errors, counted = scan_numbers(value, "", first_refusal=True, max_warnings=0)
+    if errors:
+        raise as_pydantic_error(errors[0])
+    if counted:  # warnings to build when asked
+        note_numbers(context)
+    return value
+
+
+CONTEXT_READERS[_json_numbers] = _read_json_numbers
 
 JsonData = Annotated[JsonValue, AfterValidator(_json_numbers)]
 """Any JSON value (``null`` included), with the cross-language number rules applied."""
@@ -120,9 +138,11 @@ def number_warnings(
     number to note in it (:func:`remember_reading`).
     """
     entry = _READINGS.get(id(model))
-    if entry is not None and entry[2] and entry[0]() is model:
+    clean = entry[2] if entry is not None and entry[0]() is model else None
+    if clean:
         return []
-    if not needs_scan(value):
+    # A reading told of a number to note (clean is False): the scan finds where, no walk first.
+    if clean is None and not needs_scan(value):
         return []
     room = warning_cap(model) if max_warnings is None else max_warnings
     return scan_numbers(value, base, max_warnings=room)[1]
@@ -133,7 +153,7 @@ def number_warnings(
 # model: pydantic compares private state in `==` (a model read by `check` would differ from the
 # same one read without a context) and a key in `__dict__` fails the union serializers' check;
 # an id table costs nothing to the model.
-_READINGS: dict[int, tuple[weakref.ReferenceType[Any], int | None, bool]] = {}
+_READINGS: dict[int, tuple[weakref.ReferenceType[Any], int | None, bool | None]] = {}
 
 
 def _forget(key: int, ref: weakref.ReferenceType[Any]) -> None:
@@ -142,15 +162,15 @@ def _forget(key: int, ref: weakref.ReferenceType[Any]) -> None:
         del _READINGS[key]
 
 
-def remember_reading(model: BaseModel, room: int | None, clean: bool = False) -> None:
+def remember_reading(model: BaseModel, room: int | None, clean: bool | None = None) -> None:
     """Keep, while ``model`` lives, how it was read.
 
     Args:
         model: the model read.
         room: the most warnings :func:`warning_cap` gives it (``None``: the environment's).
-        clean: its reading found no number to note in its free-form JSON (its text's numbers
-            proven plain, or walked: ``_json.numbers_clean``), so :func:`number_warnings`
-            has none to build.
+        clean: whether its reading found no number to note in its free-form JSON
+            (``_json.numbers_clean``): if so, :func:`number_warnings` has none to build; if
+            not, it scans without walking first; ``None``, nothing known.
     """
     key = id(model)
     _READINGS[key] = (weakref.ref(model, partial(_forget, key)), room, clean)
@@ -229,8 +249,13 @@ class MxModel(WireModel, WireNames):
         context = info.context
         if context is not None:
             room = context_cap(context)
-            clean = numbers_clean(context)
-            if room is not None or clean:
+            # Only a large message is read with a proof or a reading: a small one asks nothing.
+            clean = (
+                numbers_clean(context)
+                if type(context) is dict and PLAIN_NUMBERS in context
+                else None
+            )
+            if room is not None or clean is not None:
                 remember_reading(self, room, clean)
         return self
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any, ClassVar, Final, cast
 
@@ -83,6 +83,21 @@ _validate_json = MESSAGE_ADAPTER.validator.validate_json
 _validate_request = MxRequest.__pydantic_validator__.validate_json
 _validate_response = MxResponse.__pydantic_validator__.validate_json
 _validate_error = MxErrorPayload.__pydantic_validator__.validate_json
+
+
+@cache
+def _reading(kind: str) -> Callable[..., Any]:
+    """The ``validate_json`` of ``kind``'s model read with a NumberReading (past READ_BYTES).
+
+    A copy of its schema whose free-form JSON reads the validation context
+    (``_failfast.CONTEXT_READERS``), reporting every error as the model does: the model's own
+    validator does not read the context, which would cost every small message a
+    ``ValidationInfo``.
+    """
+    model = _MODELS[kind]
+    schema = model.__pydantic_core_schema__
+    validator = fail_fast_validator(schema, own_config(schema, model), failing=False)
+    return validator.validate_json
 
 
 def _direct_kind(raw: bytes | str) -> str | None:
@@ -193,10 +208,11 @@ class MatrixSpec(Spec):
         if kind is None:
             return None
         context = self.context_of(settings)
-        if len(raw) > READ_BYTES:
-            context = reading_context(raw, context)
         try:
-            if kind == "request":
+            if len(raw) > READ_BYTES:
+                read = _reading(kind)
+                envelope = read(raw, by_name=False, context=reading_context(raw, context))
+            elif kind == "request":
                 envelope = _validate_request(raw, by_name=False, context=context)
             elif kind == "response":
                 envelope = _validate_response(raw, by_name=False, context=context)
