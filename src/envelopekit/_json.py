@@ -14,8 +14,8 @@ import json
 import re
 import sys
 from array import array
-from collections.abc import Callable, Mapping
-from itertools import accumulate, compress, repeat, tee
+from collections.abc import Callable, Iterator, Mapping
+from itertools import accumulate, compress, repeat
 from operator import and_, not_, sub, xor
 from typing import Any, Final
 
@@ -317,9 +317,13 @@ def needs_scan(value: Any, reading: NumberReading | None = None) -> bool:
         if reading.left < 0:
             raise _Spent
     if len(items) >= _BULK:
-        flagged = _flags(items)
-        if flagged is not None:
-            return flagged[1].search(flagged[0]) is not None
+        notable = _notable_items(items if kind is list else list(items))
+        if notable is not None:
+            for _, item in notable:
+                # An integer or a float it yields is one to note; anything else may hold one.
+                if type(item) is int or type(item) is float or needs_scan(item, reading):
+                    return True
+            return False
     for item in items:
         kind_of_item = type(item)
         if kind_of_item is int:
@@ -337,22 +341,66 @@ def needs_scan(value: Any, reading: NumberReading | None = None) -> bool:
     return False
 
 
-_BULK: Final = 64  # items of an array or object read by C passes (:func:`_flags`) first
+_BULK: Final = 64  # an array or object this long is read by `_notable_items`
 
 
-def _flags(items: Any) -> tuple[bytes, re.Pattern[bytes]] | None:
+def _notable_items(seq: list[Any]) -> Iterator[tuple[int, Any]] | None:
+    """``(index, item)`` of the items of ``seq`` that may be, or hold, a number to note.
+
+    For an array whose first :data:`_CHUNK` items are of one number type (else ``None``: the
+    caller reads it item by item, as a generator would only slow that down). Read a chunk at a
+    time, as the caller asks: by C passes where the chunk is of one number type
+    (:func:`_one_type`: no Python step an item; an array of small integers, read in about 6 ns
+    each by orjson, took 30 ns each to walk and 88 to scan), else item by item, as
+    :func:`needs_scan` reads them. An array of NaN took 14x ``orjson.loads`` when read whole
+    before its first item.
+    """
+    first = _one_type(seq[:_CHUNK])
+    return None if first is None else _chunks_notable(seq, first)
+
+
+def _chunks_notable(
+    seq: list[Any], first: tuple[bytes, re.Pattern[bytes]]
+) -> Iterator[tuple[int, Any]]:
+    """:func:`_notable_items` of ``seq``, whose first chunk's flags are ``first``."""
+    high, low = JS_SAFE_MAX, _JS_SAFE_MIN
+    for start in range(0, len(seq), _CHUNK):
+        chunk = seq[start : start + _CHUNK]
+        found = first if start == 0 else _one_type(chunk)
+        if found is not None:
+            for match in found[1].finditer(found[0]):
+                yield start + match.start(), chunk[match.start()]
+            continue
+        for at, item in enumerate(chunk, start):
+            kind = type(item)
+            if kind is int:
+                if high >= item >= low:
+                    continue
+            elif kind is str or kind is bool or item is None:
+                continue
+            elif kind is float:
+                if item - item == 0.0:
+                    continue
+            elif not item:
+                continue
+            yield at, item
+
+
+_CHUNK: Final = 4096
+
+
+def _one_type(items: list[Any]) -> tuple[bytes, re.Pattern[bytes]] | None:
     """A byte an item of ``items``, and the pattern of those that may be numbers to note.
 
     For integers only (``bool`` among them), each one's bit length: 54 or more is beyond
     ±(2^53-1). For floats only, whether it equals itself less itself: not where it is NaN or
-    infinite. C passes, no Python step an item (an array of small integers, read in about 6 ns
-    each by orjson, took 30 ns each to walk and 88 to scan). ``None`` for any other items
-    (``int.bit_length`` and ``float.__sub__`` refuse other types without calling into them, and a
-    bit length over 255 has no byte): they are read one by one.
+    infinite. ``None`` where they are not all of one number type: ``int.bit_length`` and
+    ``float.__sub__`` refuse other types without calling into them, and a bit length over 255
+    has no byte.
     """
     try:
-        first = next(iter(items))
-        if type(items) is list and type(items[-1]) is not type(first):
+        first = items[0]
+        if type(items[-1]) is not type(first):
             return None  # not of one type: the passes would fail at the end
         if type(first) is float:
             differences = list(map(float.__sub__, items, items))
@@ -363,7 +411,6 @@ def _flags(items: Any) -> tuple[bytes, re.Pattern[bytes]] | None:
 
 
 _FALSE: Final = re.compile(rb"\x00")
-_START: Final = re.Match.start
 _BEYOND_SAFE: Final = re.compile(rb"[\x36-\xff]")  # a bit length of 54 or more
 
 
@@ -557,13 +604,10 @@ def scan_numbers(
         elif type(node) is _Rest:
             items = node.items
         else:
-            items = enumerate(node)
-            flagged = _flags(node) if len(node) >= _BULK and not full else None
-            if flagged is not None:
-                # Only the items C passes flag can be numbers to note: the others are read past,
-                # and those flagged are found as the loop asks (it may stop at the cap).
-                positions, fetched = tee(map(_START, flagged[1].finditer(flagged[0])))
-                items = zip(positions, map(node.__getitem__, fetched), strict=True)
+            # A long array yields only what may be or hold a number to note, found a chunk at a
+            # time as the loop asks (it may stop at the first refusal, or at the cap).
+            notable = _notable_items(node) if len(node) >= _BULK and not full else None
+            items = enumerate(node) if notable is None else notable
         if full:
             seq: list[Any] | None = None
             if type(node) is list:
