@@ -29,6 +29,7 @@ from envelopekit._json import (
     exceeds_depth,
     long_integer_digits,
     more_brackets_than,
+    needs_scan,
     scan_numbers,
 )
 from envelopekit._violations import MAX_MESSAGE_CHARS, truncated
@@ -739,3 +740,70 @@ def test_a_large_valid_babelqueue_message_is_the_model_reading() -> None:
     verdict = ek.check(raw, "babelqueue")
     assert verdict.ok
     assert verdict.envelope == BabelEnvelope.model_validate_json(raw)
+
+
+# Long arrays of small integers with a few of anything at random places: what the chunks read
+# by C passes (`_notable_items`, chunks of 16 here) must read as the loop does.
+_RARE = st.sampled_from(
+    [
+        2**53,
+        -(2**53),
+        2**63,
+        2**64,
+        -(2**63) - 1,
+        10**30,
+        0.5,
+        float("nan"),
+        float("inf"),
+        -float("inf"),
+        True,
+        None,
+        "s",
+        [],
+        [2**60],
+        {"a": float("nan")},
+        {},
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(64, 200),
+    st.lists(st.tuples(st.integers(0, 199), _RARE), max_size=4),
+    st.integers(0, 3),
+    st.booleans(),
+    st.booleans(),
+    st.booleans(),
+)
+def test_long_arrays_read_by_chunks_give_what_the_loop_gives(
+    size: int,
+    rare: list[tuple[int, Any]],
+    cap: int,
+    wide: bool,
+    first: bool,
+    integers: bool,
+) -> None:
+    value = [7] * size
+    for at, item in rare:
+        value[at % size] = item
+    options: dict[str, Any] = {
+        "wide_integers": wide,
+        "first_refusal": first,
+        "max_warnings": cap,
+        "integers": integers,
+    }
+    bulk, chunk = _json_module._BULK, _json_module._CHUNK
+    setattr(_json_module, "_CHUNK", 16)  # noqa: B010 - a Final the test alone changes
+    try:
+        fast = (scan_numbers(value, "/d", **options), needs_scan(value))
+        setattr(_json_module, "_BULK", 10**9)  # noqa: B010 - every array by the loop
+        slow = (scan_numbers(value, "/d", **options), needs_scan(value))
+    finally:
+        setattr(_json_module, "_BULK", bulk)  # noqa: B010
+        setattr(_json_module, "_CHUNK", chunk)  # noqa: B010
+    # NaN is not equal to itself: compare the findings' rules, pointers and messages.
+    assert [(v.rule, v.pointer, v.message) for v in fast[0][0] + fast[0][1]] == [
+        (v.rule, v.pointer, v.message) for v in slow[0][0] + slow[0][1]
+    ]
+    assert fast[1] == slow[1]

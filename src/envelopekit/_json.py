@@ -344,31 +344,31 @@ def needs_scan(value: Any, reading: NumberReading | None = None) -> bool:
 _BULK: Final = 64  # an array or object this long is read by `_notable_items`
 
 
-def _notable_items(seq: list[Any]) -> Iterator[tuple[int, Any]] | None:
+def _notable_items(seq: list[Any], integers: bool = True) -> Iterator[tuple[int, Any]] | None:
     """``(index, item)`` of the items of ``seq`` that may be, or hold, a number to note.
 
-    For an array whose first :data:`_CHUNK` items are of one number type (else ``None``: the
-    caller reads it item by item, as a generator would only slow that down). Read a chunk at a
-    time, as the caller asks: by C passes where the chunk is of one number type
-    (:func:`_one_type`: no Python step an item; an array of small integers, read in about 6 ns
-    each by orjson, took 30 ns each to walk and 88 to scan), else item by item, as
-    :func:`needs_scan` reads them. An array of NaN took 14x ``orjson.loads`` when read whole
-    before its first item.
+    For an array whose first :data:`_CHUNK` items are integers (else ``None``: the caller
+    reads it item by item, as a generator would only slow that down). Read a chunk at a time,
+    as the caller asks (a first refusal, or the cap, stops it early): by C passes where the
+    chunk holds integers only (:func:`_one_type`: no Python step an item; an array of small
+    integers, read in about 6 ns each by orjson, took 30 ns each to walk and 88 to scan), else
+    item by item, as :func:`needs_scan` reads them. Without ``integers`` (only NaN and
+    Infinity are to note), a chunk of integers yields nothing.
     """
     first = _one_type(seq[:_CHUNK])
-    return None if first is None else _chunks_notable(seq, first)
+    return None if first is None else _chunks_notable(seq, first, integers)
 
 
-def _chunks_notable(
-    seq: list[Any], first: tuple[bytes, re.Pattern[bytes]]
-) -> Iterator[tuple[int, Any]]:
-    """:func:`_notable_items` of ``seq``, whose first chunk's flags are ``first``."""
+def _chunks_notable(seq: list[Any], first: bytes, integers: bool) -> Iterator[tuple[int, Any]]:
+    """:func:`_notable_items` of ``seq``, whose first chunk's bit lengths are ``first``."""
     high, low = JS_SAFE_MAX, _JS_SAFE_MIN
     for start in range(0, len(seq), _CHUNK):
         chunk = seq[start : start + _CHUNK]
         found = first if start == 0 else _one_type(chunk)
         if found is not None:
-            for match in found[1].finditer(found[0]):
+            if not integers:
+                continue
+            for match in _BEYOND_SAFE.finditer(found):
                 yield start + match.start(), chunk[match.start()]
             continue
         for at, item in enumerate(chunk, start):
@@ -389,28 +389,22 @@ def _chunks_notable(
 _CHUNK: Final = 4096
 
 
-def _one_type(items: list[Any]) -> tuple[bytes, re.Pattern[bytes]] | None:
-    """A byte an item of ``items``, and the pattern of those that may be numbers to note.
+def _one_type(items: list[Any]) -> bytes | None:
+    """Each item's bit length, a byte an item, where ``items`` are all integers (``bool`` too).
 
-    For integers only (``bool`` among them), each one's bit length: 54 or more is beyond
-    ±(2^53-1). For floats only, whether it equals itself less itself: not where it is NaN or
-    infinite. ``None`` where they are not all of one number type: ``int.bit_length`` and
-    ``float.__sub__`` refuse other types without calling into them, and a bit length over 255
-    has no byte.
+    54 or more is beyond ±(2^53-1) (:data:`_BEYOND_SAFE`). ``None`` for any other items:
+    ``int.bit_length`` refuses other types without calling into them, and a bit length over
+    255 has no byte. Floats are read one by one: the C passes that would tell a NaN or an
+    infinity (a float less itself) build a float an item, and cost more than the loop.
     """
+    if type(items[0]) is not int or type(items[-1]) is not int:
+        return None  # floats too: read one by one (a float less itself is a new float)
     try:
-        first = items[0]
-        if type(items[-1]) is not type(first):
-            return None  # not of one type: the passes would fail at the end
-        if type(first) is float:
-            differences = list(map(float.__sub__, items, items))
-            return bytes(map(float.__eq__, differences, differences)), _FALSE
-        return bytes(map(int.bit_length, items)), _BEYOND_SAFE
+        return bytes(map(int.bit_length, items))
     except (TypeError, ValueError):
         return None
 
 
-_FALSE: Final = re.compile(rb"\x00")
 _BEYOND_SAFE: Final = re.compile(rb"[\x36-\xff]")  # a bit length of 54 or more
 
 
@@ -606,7 +600,7 @@ def scan_numbers(
         else:
             # A long array yields only what may be or hold a number to note, found a chunk at a
             # time as the loop asks (it may stop at the first refusal, or at the cap).
-            notable = _notable_items(node) if len(node) >= _BULK and not full else None
+            notable = _notable_items(node, integers) if len(node) >= _BULK and not full else None
             items = enumerate(node) if notable is None else notable
         if full:
             seq: list[Any] | None = None
