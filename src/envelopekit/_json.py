@@ -350,12 +350,12 @@ def _notable_items(seq: list[Any], integers: bool = True) -> Iterator[tuple[int,
     For an array whose first :data:`_CHUNK` items are integers (else ``None``: the caller
     reads it item by item, as a generator would only slow that down). Read a chunk at a time,
     as the caller asks (a first refusal, or the cap, stops it early): by C passes where the
-    chunk holds integers only (:func:`_one_type`: no Python step an item; an array of small
+    chunk holds integers only (:func:`_bit_lengths`: no Python step an item; an array of small
     integers, read in about 6 ns each by orjson, took 30 ns each to walk and 88 to scan), else
     item by item, as :func:`needs_scan` reads them. Without ``integers`` (only NaN and
     Infinity are to note), a chunk of integers yields nothing.
     """
-    first = _one_type(seq[:_CHUNK])
+    first = _bit_lengths(seq[:_CHUNK])
     return None if first is None else _chunks_notable(seq, first, integers)
 
 
@@ -364,7 +364,7 @@ def _chunks_notable(seq: list[Any], first: bytes, integers: bool) -> Iterator[tu
     high, low = JS_SAFE_MAX, _JS_SAFE_MIN
     for start in range(0, len(seq), _CHUNK):
         chunk = seq[start : start + _CHUNK]
-        found = first if start == 0 else _one_type(chunk)
+        found = first if start == 0 else _bit_lengths(chunk)
         if found is not None:
             if not integers:
                 continue
@@ -389,7 +389,7 @@ def _chunks_notable(seq: list[Any], first: bytes, integers: bool) -> Iterator[tu
 _CHUNK: Final = 4096
 
 
-def _one_type(items: list[Any]) -> bytes | None:
+def _bit_lengths(items: list[Any]) -> bytes | None:
     """Each item's bit length, a byte an item, where ``items`` are all integers (``bool`` too).
 
     54 or more is beyond ±(2^53-1) (:data:`_BEYOND_SAFE`). ``None`` for any other items:
