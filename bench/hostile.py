@@ -195,6 +195,7 @@ def door_model(raw: bytes, spec: str | None) -> Any:
 def cases() -> list[Case]:
     big_int = b"9" * 5000
     whole = b"9" * (MIB - len(BQ_HEAD) - 2)  # one integer filling the message
+    exponent = b"9" * (MIB - len(MX_HEAD) - len(b'{"a":1e}}'))  # one exponent filling it
     return [
         Case.of("som story.context, assets = [{}] * n", som_story(b"{}"), "som"),
         Case.of("som story.context, assets of bad items", som_story(b'{"asset_id":1}'), "som"),
@@ -402,6 +403,12 @@ def cases() -> list[Case]:
             "babelqueue data = one integer of 1 MiB",
             BQ_HEAD + whole + b"}}",
             swap=(whole, b"1." + whole[2:]),
+        ),
+        Case.of(
+            "matrix payload = one number token of 1 MiB (1e999...)",
+            MX_HEAD + b'{"a":1e' + exponent + b"}}",
+            "matrix",
+            swap=(b"1e" + exponent, b"1." + exponent),
         ),
         Case.of(
             "babelqueue data = [5,000-digit integer, ...]",

@@ -221,9 +221,16 @@ def _plain(raw: bytes) -> bool:
         and outside.find(b"N") == -1
         and outside.find(b"I") == -1
         and outside.find(_SIXTEEN_DIGITS) == -1
-        and outside.find(b"e000") == -1
-        and outside.find(b"E000") == -1
+        and (outside.find(b"e") == -1 or _LONG_EXPONENT(outside) is None)
+        and (outside.find(b"E") == -1 or _LONG_UPPER_EXPONENT(outside) is None)
     )
+
+
+# `bytes.find` steps a byte at a time where the text repeats a needle's bytes: "e000" cost 0.6
+# to 2.3 ms in a MiB of skeleton (each `0` and `e` is one), a compiled literal 0.2 to 0.9 ms;
+# a text with no `e` at all (no exponent, no `true` or `false`) needs neither.
+_LONG_EXPONENT: Final = re.compile(rb"e000").search
+_LONG_UPPER_EXPONENT: Final = re.compile(rb"E000").search
 
 
 def _outside(raw: bytes, table: bytes | None, delete: bytes) -> bytes:

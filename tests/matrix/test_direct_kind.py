@@ -16,12 +16,15 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+import hypothesis
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import envelopekit as ek
 from envelopekit.matrix import message_kind
-from envelopekit.matrix._spec import SPEC, _direct_kind
+from envelopekit.matrix._spec import SEARCHED_BYTES, SPEC, _direct_kind
 from tests._calls import python_calls
 from tests._verdicts import same, without
 from tests.matrix.test_differential import corpus
@@ -85,6 +88,36 @@ def test_the_verdict_is_the_unions(kind: str) -> None:
 )
 def test_the_kind_tried_first(raw: bytes, kind: str | None) -> None:
     assert _direct_kind(raw) == kind
+    # Past SEARCHED_BYTES the same bytes are searched by patterns: the same answer.
+    assert _direct_kind(raw + b" " * SEARCHED_BYTES) == kind
+
+
+def _kind_by_in(raw: bytes) -> str | None:
+    """The rule :func:`_direct_kind` follows, written with ``bytes in bytes`` searches."""
+    if b"\\u" in raw:
+        return None
+    if b'"$reply"' in raw:
+        return "response"
+    return "error-payload" if b'"op"' not in raw and b'"ok"' in raw else "request"
+
+
+_PIECES = [b'"', b"$", b"reply", b"op", b"ok", b"\\", b"u", b"9", b'"$reply"', b'"op"', b'"ok"']
+
+
+@hypothesis.settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(_PIECES), max_size=12),
+    st.lists(st.sampled_from(_PIECES), max_size=12),
+    st.sampled_from([b"9", b'"', b"$", b"y", b"o"]),
+)
+def test_a_long_text_is_searched_for_the_same_bytes(
+    head: list[bytes], tail: list[bytes], filler: bytes
+) -> None:
+    """Over SEARCHED_BYTES ``_direct_kind`` searches with compiled patterns (``in`` stepped a
+    byte at a time through a long run of a needle's bytes): the needles are found wherever
+    they stand, and pieces of them found nowhere."""
+    raw = b"".join(head) + filler * SEARCHED_BYTES + b"".join(tail)
+    assert _direct_kind(raw) == _kind_by_in(raw)
 
 
 def _selector_calls(call: Callable[[], object]) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any, ClassVar, Final, cast
@@ -116,11 +117,43 @@ def _direct_kind(raw: bytes | str) -> str | None:
     """
     # A search for a byte is memchr's; for two or more, a step every few bytes (0.8 ms a MiB):
     # the cheap question first, and a request's early "op" before a search for "ok".
-    if type(raw) is not bytes or (b"\\" in raw and b"\\u" in raw):
+    if type(raw) is not bytes:
+        return None
+    if len(raw) > SEARCHED_BYTES:
+        return _large_kind(raw)
+    if b"\\" in raw and b"\\u" in raw:
         return None
     if b'"$reply"' in raw:
         return "response"
     return "error-payload" if b'"op"' not in raw and b'"ok"' in raw else "request"
+
+
+SEARCHED_BYTES: Final = 4096
+"""Past this size :func:`_direct_kind` searches the bytes with compiled patterns.
+
+``bytes in bytes`` steps a byte at a time where the text repeats the needle's bytes:
+``"$reply"`` in a 1 MiB number token of nines took 3.7 ms (orjson reads the token in 0.6),
+``"op"`` in 1 MiB of ``b``, 2.8 ms. A pattern's search reads any text in at most 0.9 ms a
+MiB, but its call costs more than ``in`` on a small message."""
+
+
+def _searched(needle: bytes) -> Callable[[bytes], re.Match[bytes] | None]:
+    return re.compile(re.escape(needle)).search
+
+
+_UNICODE_ESCAPE: Final = _searched(b"\\u")
+_REPLY: Final = _searched(b'"$reply"')
+_OP: Final = _searched(b'"op"')
+_OK: Final = _searched(b'"ok"')
+
+
+def _large_kind(raw: bytes) -> str | None:
+    """:func:`_direct_kind` of a text over :data:`SEARCHED_BYTES`, by the same questions."""
+    if b"\\" in raw and _UNICODE_ESCAPE(raw):
+        return None
+    if _REPLY(raw):
+        return "response"
+    return "error-payload" if not _OP(raw) and _OK(raw) else "request"
 
 
 def _was_request(exc: ValidationError, raw: bytes, unknown: list[str] | None = None) -> bool:
@@ -130,7 +163,7 @@ def _was_request(exc: ValidationError, raw: bytes, unknown: list[str] | None = N
     ``op`` is then a missing field and its ``ok`` an unknown key (an error of the closed
     request, or noted in ``unknown`` by the open one).
     """
-    if b'"ok"' not in raw:
+    if not (_OK(raw) if len(raw) > SEARCHED_BYTES else b'"ok"' in raw):
         return True
     if unknown is not None and "ok" not in unknown:
         return True
