@@ -42,6 +42,9 @@ __all__ = [
     "dumps",
     "exceeds_depth",
     "finite_json",
+    "keep_warnings",
+    "keeps_warnings",
+    "kept_warnings",
     "loads",
     "long_integer_digits",
     "more_brackets_than",
@@ -434,9 +437,11 @@ class NumberReading:
         left: the steps the walks may still take before the text is proven.
         plain: the proof, ``None`` until taken.
         noted: whether a walk found a number to note (non-finite, or beyond 2^53-1).
+        kept: by ``id``, each value a validator scanned and the warnings its scan found, with
+            pointers from the value (:func:`keep_warnings`), or ``None``.
     """
 
-    __slots__ = ("left", "noted", "plain", "raw")
+    __slots__ = ("kept", "left", "noted", "plain", "raw")
 
     def __init__(self, raw: str | bytes | bytearray) -> None:
         """Read the numbers of the text ``raw``."""
@@ -444,6 +449,7 @@ class NumberReading:
         self.left = len(raw) // BYTES_A_STEP
         self.plain: bool | None = None
         self.noted = False
+        self.kept: dict[int, tuple[Any, list[Violation]]] | None = None
 
     def proven(self) -> bool:
         """The proof (:func:`plain_numbers` of the text), taken on first asking."""
@@ -500,6 +506,31 @@ def note_numbers(context: object) -> None:
     reading = context.get(PLAIN_NUMBERS) if type(context) is dict else None
     if type(reading) is NumberReading:
         reading.noted = True
+
+
+def keep_warnings(context: object, value: Any, warnings: list[Violation]) -> None:
+    """Keep the warnings a scan of ``value`` found in ``context``'s :class:`NumberReading`.
+
+    Their pointers are from ``value``. For the model's warnings, built later without scanning
+    it again (:func:`kept_warnings`); nothing is kept without a reading.
+    """
+    reading = context.get(PLAIN_NUMBERS) if type(context) is dict else None
+    if type(reading) is NumberReading:
+        if reading.kept is None:
+            reading.kept = {}
+        # The value itself is kept with them: its id is not reused while they are.
+        reading.kept[id(value)] = (value, warnings)
+
+
+def keeps_warnings(context: object) -> bool:
+    """Whether ``context`` has a :class:`NumberReading` to keep warnings in."""
+    return type(context) is dict and type(context.get(PLAIN_NUMBERS)) is NumberReading
+
+
+def kept_warnings(context: object) -> dict[int, tuple[Any, list[Violation]]] | None:
+    """What :func:`keep_warnings` kept in ``context``'s reading, or ``None``."""
+    reading = context.get(PLAIN_NUMBERS) if type(context) is dict else None
+    return reading.kept if type(reading) is NumberReading else None
 
 
 def numbers_clean(context: object) -> bool | None:

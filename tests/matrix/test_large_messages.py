@@ -24,9 +24,9 @@ from pydantic_core import InitErrorDetails
 import envelopekit as ek
 from envelopekit import rules
 from envelopekit._failfast import FULL_REPORT_BYTES
-from envelopekit._json import needs_scan
+from envelopekit._json import needs_scan, scan_numbers
 from envelopekit._violations import Violation, violations
-from envelopekit.matrix import _spec
+from envelopekit.matrix import _base, _spec
 from envelopekit.matrix._classify import MESSAGE_ADAPTER, MxMessage
 from envelopekit.matrix._error_payload import MxErrorPayload
 from envelopekit.matrix._request import MxRequest
@@ -286,7 +286,7 @@ def test_a_number_not_plain_is_still_found(place: str, size: str, number: bytes,
             json_door(raw)
 
 
-def json_door(raw: bytes) -> Any:
+def json_door(raw: bytes, context: dict[str, Any] | None = None) -> Any:
     """The JSON door of the model the document is (``MxRequest``, ...), as a user calls it."""
     document = json.loads(raw)
     model = (
@@ -296,4 +296,71 @@ def json_door(raw: bytes) -> Any:
         if "op" in document
         else MxErrorPayload
     )
-    return model.model_validate_json(raw)
+    return model.model_validate_json(raw, context=context)
+
+
+@pytest.mark.parametrize("size", list(_GROUPS))
+@pytest.mark.parametrize("place", list(_PLACES))
+def test_the_numbers_to_note_are_scanned_for_once(
+    place: str, size: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the proof fails, the payload's validator scanned it for refusals, and its
+    warnings scanned it again (1 MiB of small integers then one beyond 2^53: 12x
+    ``orjson.loads``). Read with a ``NumberReading`` (``check``, past ``READ_BYTES``), the
+    validator's scan builds the warnings under the cap, kept for the model's: the same
+    warnings, pointers and count of those left out as the JSON door's, which scans twice. An
+    extra is validated a value at a time, and its warnings read the extras whole: scanned
+    twice still."""
+    shell, at = _PLACES[place]
+    groups = _GROUPS[size]
+    unsafe = b",".join([b"9007199254740993"] * 5)
+    raw = shell.replace(b"@", _numbers(groups)[:-1] + b"," + unsafe + b"]")
+    cap = ek.Settings(max_violations=3)
+    scanned: list[int] = []
+
+    def scan(value: Any, *args: Any, **options: Any) -> Any:
+        scanned.append(len(orjson.dumps(value)))
+        return scan_numbers(value, *args, **options)
+
+    monkeypatch.setattr(_base, "scan_numbers", scan)
+    found = [ek.check(raw, "matrix", settings=cap).warnings]
+    # Scans of the numbers (others read a few bytes: a shell's `"ok":true` is an extra).
+    assert len([size for size in scanned if size > 1000]) == (2 if "extra" in place else 1)
+    assert [(v.rule, v.pointer) for v in found[0]] == [
+        *((rules.NUMBER_UNSAFE_INTEGER, f"{at}/{groups + i}") for i in range(3)),
+        (rules.VIOLATIONS_TRUNCATED, ""),
+    ]
+    door = json_door(raw, context={"max_violations": 3})
+    assert door.envelope_warnings() == found[0]
+
+
+_JSON_NUMBERS = st.recursive(
+    st.one_of(
+        st.integers(-(2**60), 2**60),
+        st.sampled_from([2**53, -(2**53), 2**63 - 1, 0]),
+        st.text(max_size=3),
+        st.booleans(),
+    ),
+    lambda children: (
+        st.lists(children, max_size=6)
+        | st.dictionaries(st.text("ab/~", max_size=3), children, max_size=4)
+    ),
+    max_leaves=40,
+)
+_CAPS = {cap: ek.Settings(max_violations=cap) for cap in range(1, 5)}
+
+
+@settings(max_examples=150, deadline=None)
+@given(_JSON_NUMBERS, st.sampled_from(sorted(_CAPS)), st.sampled_from(["request", "response"]))
+def test_kept_warnings_are_the_scan_s(payload: Any, cap: int, kind: str) -> None:
+    """The warnings a reading keeps from its validator's scan are those a scan for the
+    warnings finds (the JSON door's, without a reading): pointers rebased, same cap, same
+    count of those left out."""
+    # Past READ_BYTES, where check reads with a NumberReading.
+    padded = {"pad": "x" * _spec.READ_BYTES, "p": payload}
+    shell = {"op": "a.b"} if kind == "request" else {"op": "$reply", "correlationId": "c"}
+    raw = orjson.dumps({**shell, "payload": padded})
+    verdict = ek.check(raw, "matrix", settings=_CAPS[cap])
+    door = json_door(raw, context={"max_violations": cap})
+    assert verdict.ok
+    assert verdict.warnings == door.envelope_warnings()

@@ -28,7 +28,9 @@ def _read_large(raw: bytes | str, context: dict[str, Any]) -> Any:
     # The validator model_validate_json reads a large message with: the same errors. Numbers
     # proven plain by C passes over the bytes are not walked for (a Python step a container).
     proven = proven_context(raw, context)
-    return large_validator(BabelEnvelope, absent=True).validate_json(raw, context=proven)
+    # Its errors are never shown: `_consume`'s hold the model, not the whole input again.
+    reader = large_validator(BabelEnvelope, absent=True, inputs=False)
+    return reader.validate_json(raw, context=proven)
 
 
 class _BabelQueue(Spec):

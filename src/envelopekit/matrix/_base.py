@@ -24,11 +24,14 @@ from typing_extensions import Self
 
 from .. import rules
 from .._doors import validate_large_json
-from .._failfast import CONTEXT_READERS, FULL_REPORT_BYTES
+from .._failfast import CONTEXT_READERS, FULL_REPORT_BYTES, SAME_VALUE
 from .._json import (
     INT64_MAX,
     PLAIN_NUMBERS,
     dumps,
+    keep_warnings,
+    keeps_warnings,
+    kept_warnings,
     needs_scan,
     note_numbers,
     numbers_clean,
@@ -73,19 +76,25 @@ def _read_json_numbers(value: JsonValue, info: ValidationInfo) -> JsonValue:
     # `_json_numbers` where `check` reads the numbers with a NumberReading (a copy of the
     # schema calls it: `_failfast.CONTEXT_READERS`): walked within a budget or proven plain by
     # C passes, scanned without a walk first where the proof failed, and the reading told what
-    # the scan found for the warnings (no walk for them where it found nothing).
+    # the scan found for the warnings (no walk for them where it found nothing). With a
+    # reading, the scan builds the warnings under the context's cap, kept for the model's: one
+    # scan, not two (without one, they are built only when asked).
     context = info.context
     if numbers_spared(value, context):
         return value
-    errors, counted = scan_numbers(value, "", first_refusal=True, max_warnings=0)
+    room = context_cap(context) if keeps_warnings(context) else None
+    errors, found = scan_numbers(value, "", first_refusal=True, max_warnings=room or 0)
     if errors:
         raise as_pydantic_error(errors[0])
-    if counted:  # warnings to build when asked
+    if found:  # warnings to build when asked
         note_numbers(context)
+        if room is not None:
+            keep_warnings(context, value, found)
     return value
 
 
 CONTEXT_READERS[_json_numbers] = _read_json_numbers
+SAME_VALUE.update((_json_numbers, _read_json_numbers))
 
 JsonData = Annotated[JsonValue, AfterValidator(_json_numbers)]
 """Any JSON value (``null`` included), with the cross-language number rules applied."""
@@ -138,22 +147,44 @@ def number_warnings(
     number to note in it (:func:`remember_reading`).
     """
     entry = _READINGS.get(id(model))
-    clean = entry[2] if entry is not None and entry[0]() is model else None
+    clean, kept = None, None
+    if entry is not None and entry[0]() is model:
+        _, read_room, clean, by_id = entry
+        room = warning_cap(model) if max_warnings is None else max_warnings
+        if by_id is not None and room == read_room:
+            kept = by_id.get(id(value))
     if clean:
         return []
+    if kept is not None and kept[0] is value:
+        # What its validator's scan found, under the same cap.
+        return [
+            found
+            if found.rule == rules.VIOLATIONS_TRUNCATED
+            else Violation(found.rule, base + found.pointer, found.message, found.source)
+            for found in kept[1]
+        ]
+    room = warning_cap(model) if max_warnings is None else max_warnings
     # A reading told of a number to note (clean is False): the scan finds where, no walk first.
     if clean is None and not needs_scan(value):
         return []
-    room = warning_cap(model) if max_warnings is None else max_warnings
     return scan_numbers(value, base, max_warnings=room)[1]
 
 
 # How each model was read, by id, while it lives: the warning cap of its validation context
-# (`max_violations`, or None) and whether its reading found no number to note. Not on the
+# (`max_violations`, or None), whether its reading found no number to note, and the warnings
+# its validators' scans kept (`_json.keep_warnings`), by the id of the value. Not on the
 # model: pydantic compares private state in `==` (a model read by `check` would differ from the
 # same one read without a context) and a key in `__dict__` fails the union serializers' check;
 # an id table costs nothing to the model.
-_READINGS: dict[int, tuple[weakref.ReferenceType[Any], int | None, bool | None]] = {}
+_READINGS: dict[
+    int,
+    tuple[
+        weakref.ReferenceType[Any],
+        int | None,
+        bool | None,
+        dict[int, tuple[Any, list[Violation]]] | None,
+    ],
+] = {}
 
 
 def _forget(key: int, ref: weakref.ReferenceType[Any]) -> None:
@@ -162,7 +193,12 @@ def _forget(key: int, ref: weakref.ReferenceType[Any]) -> None:
         del _READINGS[key]
 
 
-def remember_reading(model: BaseModel, room: int | None, clean: bool | None = None) -> None:
+def remember_reading(
+    model: BaseModel,
+    room: int | None,
+    clean: bool | None = None,
+    kept: dict[int, tuple[Any, list[Violation]]] | None = None,
+) -> None:
     """Keep, while ``model`` lives, how it was read.
 
     Args:
@@ -171,9 +207,12 @@ def remember_reading(model: BaseModel, room: int | None, clean: bool | None = No
         clean: whether its reading found no number to note in its free-form JSON
             (``_json.numbers_clean``): if so, :func:`number_warnings` has none to build; if
             not, it scans without walking first; ``None``, nothing known.
+        kept: the warnings its validators' scans found, by the id of the value scanned
+            (``_json.kept_warnings``), each with the value: :func:`number_warnings` gives
+            them, under the same cap, instead of scanning again.
     """
     key = id(model)
-    _READINGS[key] = (weakref.ref(model, partial(_forget, key)), room, clean)
+    _READINGS[key] = (weakref.ref(model, partial(_forget, key)), room, clean, kept)
 
 
 def warning_cap(model: BaseModel) -> int:
@@ -256,7 +295,7 @@ class MxModel(WireModel, WireNames):
                 else None
             )
             if room is not None or clean is not None:
-                remember_reading(self, room, clean)
+                remember_reading(self, room, clean, kept_warnings(context))
         return self
 
     @classmethod

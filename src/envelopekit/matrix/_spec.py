@@ -25,7 +25,7 @@ __all__ = ["SPEC", "MatrixSpec"]
 
 @cache
 def _fail_fast() -> SchemaValidator:
-    return fail_fast_validator(MESSAGE_ADAPTER.core_schema, absent=True)
+    return fail_fast_validator(MESSAGE_ADAPTER.core_schema, absent=True, inputs=False)
 
 
 _NOTED: Final = "envelopekit_noted_keys"
@@ -47,7 +47,7 @@ def _tolerant() -> SchemaValidator:
     """
     keys = core_schema.with_info_plain_validator_function(_note_unknown_key)
     return fail_fast_validator(
-        MESSAGE_ADAPTER.core_schema, open_models={MxRequest: keys}, absent=True
+        MESSAGE_ADAPTER.core_schema, open_models={MxRequest: keys}, absent=True, inputs=False
     )
 
 
@@ -57,20 +57,22 @@ def _tolerant_request() -> SchemaValidator:
     keys = core_schema.with_info_plain_validator_function(_note_unknown_key)
     schema = MxRequest.__pydantic_core_schema__
     return fail_fast_validator(
-        schema, own_config(schema, MxRequest), {MxRequest: keys}, absent=True
+        schema, own_config(schema, MxRequest), {MxRequest: keys}, absent=True, inputs=False
     )
 
 
 @cache
 def _fail_fast_response() -> SchemaValidator:
     schema = MxResponse.__pydantic_core_schema__
-    return fail_fast_validator(schema, own_config(schema, MxResponse), absent=True)
+    return fail_fast_validator(schema, own_config(schema, MxResponse), absent=True, inputs=False)
 
 
 @cache
 def _fail_fast_error() -> SchemaValidator:
     schema = MxErrorPayload.__pydantic_core_schema__
-    return fail_fast_validator(schema, own_config(schema, MxErrorPayload), absent=True)
+    return fail_fast_validator(
+        schema, own_config(schema, MxErrorPayload), absent=True, inputs=False
+    )
 
 
 READ_BYTES: Final = 1024
@@ -97,7 +99,7 @@ def _reading(kind: str) -> Callable[..., Any]:
     """
     model = _MODELS[kind]
     schema = model.__pydantic_core_schema__
-    validator = fail_fast_validator(schema, own_config(schema, model), failing=False)
+    validator = fail_fast_validator(schema, own_config(schema, model), failing=False, inputs=False)
     return validator.validate_json
 
 

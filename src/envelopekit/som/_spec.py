@@ -40,7 +40,7 @@ def _counted() -> SchemaValidator:
     """
     schema = SomEnvelope.__pydantic_core_schema__
     config = own_config(schema, SomEnvelope)
-    return fail_fast_validator(schema, config, absent=True, counted=True)
+    return fail_fast_validator(schema, config, absent=True, counted=True, inputs=False)
 
 
 class SomSpec(Spec):

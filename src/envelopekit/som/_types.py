@@ -35,6 +35,7 @@ from pydantic_core import PydanticCustomError
 from typing_extensions import Never, Self
 
 from .. import rules
+from .._failfast import SAME_VALUE
 from .._formats import DateTimeStr, UriStr, UuidStr
 from .._json import finite_json
 from .._model import WireModel
@@ -295,6 +296,8 @@ StringOrObject: TypeAlias = Annotated[
 (NaN and Infinity refused, ``number.non_finite``)."""
 
 # --- free-form JSON ------------------------------------------------------------------------------
+
+SAME_VALUE.add(finite_json)
 
 JsonObject: TypeAlias = Annotated[dict[str, Any], AfterValidator(finite_json)]
 """A free-form JSON object, kept as sent; NaN and Infinity under it are ``number.non_finite``."""
