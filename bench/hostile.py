@@ -259,6 +259,12 @@ def cases() -> list[Case]:
             swap=(b"1e400", b"1.000"),
         ),
         Case.of(
+            "som @context = {a: [-1, ..., 1e400]} (one refusal at the end, a plain validator)",
+            som_member("@context", b'{"a":[', b"-1", b",1e400]}"),
+            "som",
+            swap=(b"1e400", b"1.000"),
+        ),
+        Case.of(
             "babelqueue data = [-1, ..., 0.1234567890123456] (a 16-digit fraction at the end)",
             fill(BQ_HEAD + b"[", b"-1", b",0.1234567890123456]}}", MIB),
         ),

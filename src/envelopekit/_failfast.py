@@ -256,13 +256,14 @@ CONTEXT_READERS: Final[dict[Callable[..., Any], Callable[..., Any]]] = {}
 ``_json.NumberReading``). Filled by the modules that define them."""
 
 SAME_VALUE: Final[set[Callable[..., Any]]] = set()
-"""After-validators that return the very value they are given (free-form JSON's readers).
+"""Validators that return the very value they are given (free-form JSON's readers).
 
 The copies of :func:`fail_fast_schema` call them as the second step of a chain, whose errors
-hold the value the first step validated. An after-validator's error holds its input, which
-pydantic-core converts to Python objects again when it raises: for a validator over 1 MiB of
-free-form JSON, 11 ms, twice the reading itself. A chain's value is that input, equal to it
-as its validator returns it unchanged. Filled by the modules that define them."""
+hold the value the first step built. An after-validator's (or a plain validator's) error holds
+its input, which pydantic-core converts to Python objects again when it raises: for a
+validator over 1 MiB of free-form JSON, 11 ms, twice the reading itself. A chain's value is
+that input as Python objects (the first step of a plain validator's chain is ``any``), equal
+to it as the validator returns it unchanged. Filled by the modules that define them."""
 
 
 def fail_fast_schema(
@@ -325,6 +326,9 @@ def _copied(
                 copy["function"] = {"type": "with-info", "function": variant}
             if not inputs or function["function"] in SAME_VALUE:
                 return _chained(copy)
+        elif kind == "function-plain" and copy["function"]["function"] in SAME_VALUE:
+            # Given the input as Python objects by a first step, its error holds those.
+            return {"type": "chain", "steps": [{"type": "any"}, copy]}
         elif kind == "model" and isinstance(copy.get("cls"), type):
             if models is not None:
                 models.add(copy["cls"])

@@ -287,6 +287,8 @@ def _string_or_object(value: Any, info: ValidationInfo) -> str | dict[str, Any]:
     raise _any_of("Input should be a string or an object", "type")
 
 
+SAME_VALUE.add(_string_or_object)
+
 StringOrObject: TypeAlias = Annotated[
     str | dict[str, Any],
     PlainValidator(_string_or_object),
