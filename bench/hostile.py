@@ -62,6 +62,11 @@ BQ_HEAD = (
     b'"schema_version":1,"created_at":1749132727000},"attempts":0,"data":{"a":'
 )
 MX_HEAD = b'{"op":"fs.write","correlationId":"c-1","replyTo":"$replies.c-1","payload":'
+BQ_META_OPEN = (
+    b'{"job":"urn:babel:orders:created","trace_id":"7b3f9c2a-e41d-4f88-9b2a-1c0d5e6f7a8b",'
+    b'"meta":{"id":"f1e2d3c4-b5a6-4789-90ab-cdef01234567","queue":"orders","lang":"php",'
+    b'"schema_version":1,"created_at":1749132727000,"vendor":['
+)
 
 
 def fill(head: bytes, item: bytes, tail: bytes, limit: int, sep: bytes = b",") -> bytes:
@@ -257,6 +262,38 @@ def cases() -> list[Case]:
             fill(MX_HEAD + b'{"a":[', b"-1", b",1e400]}}", MIB),
             "matrix",
             swap=(b"1e400", b"1.000"),
+        ),
+        # One number to note after many plain objects (session 33's sweep): the scan read and
+        # held each object, and an unknown key was walked, then scanned.
+        Case.of(
+            "babelqueue data = [{a: -1}, ..., {a: 2**53+1}] (one warning after objects)",
+            fill(BQ_HEAD + b"[", b'{"a":-1}', b',{"a":9007199254740993}]}}', MIB),
+        ),
+        Case.of(
+            "babelqueue meta unknown key = [{a: -1}, ..., {a: 2**53+1}] (one warning)",
+            fill(
+                BQ_META_OPEN, b'{"a":-1}', b',{"a":9007199254740993}]},"attempts":0,"data":{}}', MIB
+            ),
+        ),
+        Case.of(
+            "matrix payload = [{a: -1}, ..., {a: 2**53+1}] (one warning after objects)",
+            fill(MX_HEAD + b"[", b'{"a":-1}', b',{"a":9007199254740993}]}', MIB),
+            "matrix",
+        ),
+        Case.of(
+            "matrix reply unknown key = [{a: -1}, ..., {a: 2**53+1}] (one warning)",
+            fill(
+                b'{"op":"$reply","correlationId":"c","ok":true,"payload":1,"x":[',
+                b'{"a":-1}',
+                b',{"a":9007199254740993}]}',
+                MIB,
+            ),
+            "matrix",
+        ),
+        Case.of(
+            "som extensions value = [[-1], ..., 0.1234567890123456] (nothing to note)",
+            som_member("extensions", b'{"com.x.y":[', b"[-1]", b",0.1234567890123456]}"),
+            "som",
         ),
         Case.of(
             "som @context = {a: [-1, ..., 1e400]} (one refusal at the end, a plain validator)",

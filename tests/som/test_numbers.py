@@ -363,3 +363,28 @@ def test_integers_of_free_form_json_are_read_past_in_c() -> None:
         entered.count(_json._chunks_notable.__code__) <= 4
     )  # the walk and the scan, not an item each
     assert entered.count(_json.scan_numbers.__code__) <= 1
+
+
+@pytest.mark.parametrize(
+    "last",
+    [2**53 + 1, 0.1234567890123456, 10**60],
+    ids=["beyond-2^53", "sixteen-digit-fraction", "sixty-digits"],
+)
+def test_numbers_harmless_to_som_do_not_fail_its_proof(last: float) -> None:
+    """SOM notes only NaN and Infinity, so its reading proves the text's numbers finite
+    (``_json.finite_numbers``), not within 2^53: one long integer or fraction after 6,000
+    arrays failed the proof, and the whole value was scanned (a Python step an array: 13x–15x
+    ``orjson.loads`` at 240 KB)."""
+    document = _story()
+    document["extensions"] = {"com.pad.numbers": [*_PAD, last]}
+    raw = json.dumps(document).encode()
+    assert FULL_REPORT_BYTES < len(raw) <= 240_000
+    found: list[Any] = []
+    checked = python_calls(lambda: found.append(ek.check(raw, "som")))
+    read = python_calls(lambda: found.append(SomEnvelope.model_validate_json(raw)))
+    for entered in (checked, read):
+        assert entered.count(_json.scan_numbers.__code__) == 0
+        assert entered.count(needs_scan.__code__) <= _GROUPS // 10
+    verdict, envelope = found
+    assert verdict.ok, verdict.violations
+    assert verdict.envelope == envelope

@@ -272,7 +272,8 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         if type(data) is not dict:
             data = data.model_dump() if isinstance(data, BaseModel) else data
         # One pointer-free pass over each part; pointers are built only for what it flags.
-        scan = not plain and (proof is False or needs_scan(data))
+        unproven = proof is False
+        scan = not plain and (unproven or needs_scan(data))
         if (
             scan
             or extra
@@ -280,7 +281,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             or dead_extra
             or meta.__dict__["created_at"] < SECONDS_THRESHOLD
         ):
-            self._noted(data, extra, meta_extra, dead_extra, info.context, plain, scan)
+            self._noted(data, extra, meta_extra, dead_extra, info.context, plain, scan, unproven)
         return self
 
     def _noted(
@@ -292,11 +293,14 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         context: object,
         plain: bool,
         scan: bool,
+        unproven: bool = False,
     ) -> None:
         """The rarer half of `_consume`: unknown or forbidden keys, numbers to report.
 
         ``plain``: the numbers of the text are proven plain, so none is walked for. ``scan``:
-        ``data`` is to be scanned (`_consume` walked it, or its proof failed).
+        ``data`` is to be scanned (`_consume` walked it, or its proof failed). ``unproven``:
+        the proof failed, so every part is scanned without a walk first (the walk would only
+        say where to look, at the cost of a scan).
         """
         noted: list[Violation] = []
         if extra:
@@ -307,7 +311,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         parts = ((data, "/data"), (extra, ""), (meta_extra, "/meta"), (dead_extra, "/dead_letter"))
         room = _warning_cap(context)
         for value, base in () if plain else parts:
-            if value and (scan if base == "/data" else needs_scan(value)):
+            if value and (scan if base == "/data" else unproven or needs_scan(value)):
                 # Decisions §6: a Go or Node hop writes doubles such as 1e20 as integer
                 # literals, so inside `data` (only) one beyond int64 is read, with a warning.
                 more_errors, unsafe = scan_numbers(

@@ -433,7 +433,7 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
             # Bounded as `check` reads it: one error per array (the same validator), free-form
             # JSON walked within a budget and then proven by C passes, and never the fast path,
             # whose free-form JSON costs more than the model's on large input.
-            read = reading_context(json_data, context)
+            read = reading_context(json_data, context, integers=False)
             large: Self = validate_large_json(
                 cls, json_data, strict, extra, read, by_alias, by_name
             )

@@ -26,7 +26,7 @@ def _read(raw: bytes | str, context: dict[str, Any]) -> SomEnvelope:
 
 def _read_large(raw: bytes | str, context: dict[str, Any]) -> SomEnvelope:
     # The model's validator failing fast; its free-form JSON read with a NumberReading.
-    return validate_large(raw, reading_context(raw, context))
+    return validate_large(raw, reading_context(raw, context, integers=False))
 
 
 @cache
@@ -70,7 +70,9 @@ class SomSpec(Spec):
         keys = UnknownKeys(settings.max_violations)
         try:
             # Free-form JSON walked within a budget, then the numbers proven plain by C passes.
-            context = reading_context(raw, {**self.context_of(settings), UNKNOWN_KEYS: keys})
+            context = reading_context(
+                raw, {**self.context_of(settings), UNKNOWN_KEYS: keys}, integers=False
+            )
             envelope = _counted().validate_json(raw, context=context)
         except ValidationError as exc:
             found = violations(exc, model=SomEnvelope, limit=keys.limit, partial=True)
