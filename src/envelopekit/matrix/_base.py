@@ -38,6 +38,7 @@ from .._json import (
     numbers_spared,
     proven_context,
     scan_numbers,
+    segment,
 )
 from .._model import WireModel
 from .._settings import get_settings
@@ -147,27 +148,63 @@ def number_warnings(
     number to note in it (:func:`remember_reading`).
     """
     entry = _READINGS.get(id(model))
-    clean, kept = None, None
+    clean, by_id = None, None
+    room = warning_cap(model) if max_warnings is None else max_warnings
     if entry is not None and entry[0]() is model:
         _, read_room, clean, by_id = entry
-        room = warning_cap(model) if max_warnings is None else max_warnings
-        if by_id is not None and room == read_room:
-            kept = by_id.get(id(value))
+        if room != read_room:
+            by_id = None
     if clean:
         return []
-    if kept is not None and kept[0] is value:
-        # What its validator's scan found, under the same cap.
-        return [
-            found
-            if found.rule == rules.VIOLATIONS_TRUNCATED
-            else Violation(found.rule, base + found.pointer, found.message, found.source)
-            for found in kept[1]
-        ]
-    room = warning_cap(model) if max_warnings is None else max_warnings
+    if by_id is not None:
+        kept = by_id.get(id(value))
+        if kept is not None and kept[0] is value:
+            # What its validator's scan found, under the same cap.
+            return _rebased(kept[1], base)
+        if type(value) is dict:
+            members = _kept_members(value, base, by_id, room)
+            if members is not None:
+                return members
     # A reading told of a number to note (clean is False): the scan finds where, no walk first.
     if clean is None and not needs_scan(value):
         return []
     return scan_numbers(value, base, max_warnings=room)[1]
+
+
+def _rebased(found: list[Violation], base: str) -> list[Violation]:
+    return [
+        one
+        if one.rule == rules.VIOLATIONS_TRUNCATED
+        else Violation(one.rule, base + one.pointer, one.message, one.source)
+        for one in found
+    ]
+
+
+def _kept_members(
+    value: dict[str, Any], base: str, by_id: dict[int, tuple[Any, list[Violation]]], room: int
+) -> list[Violation] | None:
+    """The warnings of an object whose members its validators each read, from what they kept.
+
+    For a model's unknown keys, in the scan's order: the members that are no containers, then
+    the containers from the last. A member nothing was kept for has no number to note: it was
+    spared, or scanned to no warning. ``None`` where the scan must tell (past the cap).
+    """
+    found: list[Violation] = []
+    containers: list[tuple[str, Any]] = []
+    for key, item in value.items():
+        if (type(item) is dict or type(item) is list) and item:
+            containers.append((key, item))
+            continue
+        kept = by_id.get(id(item))
+        if kept is not None and kept[0] is item:
+            found += _rebased(kept[1], base + segment(key))
+    for key, item in reversed(containers):
+        kept = by_id.get(id(item))
+        if kept is not None and kept[0] is item:
+            found += _rebased(kept[1], base + segment(key))
+    if len(found) > room or any(one.rule == rules.VIOLATIONS_TRUNCATED for one in found):
+        return None
+    return found
 
 
 # How each model was read, by id, while it lives: the warning cap of its validation context
