@@ -1,8 +1,10 @@
-"""What Python runs during a call: the cost tests' measure, counted, never timed."""
+"""What a call runs and holds: the cost tests' measures, counted, never timed."""
 
 from __future__ import annotations
 
+import gc
 import sys
+import tracemalloc
 from collections.abc import Callable
 from types import CodeType, FrameType
 
@@ -21,3 +23,14 @@ def python_calls(call: Callable[[], object]) -> list[CodeType]:
     finally:
         sys.setprofile(None)
     return entered
+
+
+def peak_memory(call: Callable[[], object]) -> int:
+    """The most memory ``tracemalloc`` sees during ``call()``."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        call()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()

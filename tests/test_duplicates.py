@@ -13,7 +13,6 @@ import random
 import re
 import subprocess
 import sys
-import tracemalloc
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +29,7 @@ from envelopekit import _duplicates, _json, _violations, rules
 from envelopekit._duplicates import duplicate_keys, may_repeat
 from envelopekit._json import unquoted
 from envelopekit._violations import Violation, pointer, truncated
+from tests._calls import peak_memory
 
 # (text, the pointers of the repeated members, in document order: an object's names in the order
 # they first appear, then what its members hold)
@@ -122,24 +122,13 @@ def test_a_skeleton_of_many_quotes_is_the_even_pieces_too(skeleton: bytes) -> No
     assert unquoted(skeleton) == b"".join(skeleton.split(b'"')[::2])
 
 
-def _peak(call: Callable[[], object]) -> int:
-    """The most memory ``tracemalloc`` sees during ``call()``."""
-    gc.collect()
-    tracemalloc.start()
-    try:
-        call()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 def test_a_skeleton_of_many_empty_strings_is_not_split_on_each_quote() -> None:
     # 1 MiB of one repeated key: 400,000 quotes, all but the head's in adjacent pairs. A split
     # on each would make 400,000 pieces (17.8 MB); the pairs go first, the rest is split.
     text = b'{"job":"urn:a:b","data":{' + b",".join([b'"k":0'] * 200_000) + b"}}"
     skeleton = text.translate(None, _duplicates._NOT_COLON_OR_QUOTE)
     assert unquoted(skeleton).count(b":") == 200_002
-    assert _peak(lambda: unquoted(skeleton)) < 3 * len(skeleton)
+    assert peak_memory(lambda: unquoted(skeleton)) < 3 * len(skeleton)
 
 
 def _lines_run(call: Callable[[], object], module: str) -> int:
@@ -643,7 +632,7 @@ def test_each_shape_is_scanned_in_bulk(
     monkeypatch.undo()
     # Memory: tens of bytes a byte of text, not objects a member (the issue's 32 MiB at 1 MiB;
     # objects in arrays, a list and a pointer an array, are the most: 28 MiB at 1 MiB).
-    assert _peak(lambda: duplicate_keys(text, 100)) < 48 * len(text)
+    assert peak_memory(lambda: duplicate_keys(text, 100)) < 48 * len(text)
 
 
 class _Read:

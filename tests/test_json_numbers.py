@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import tracemalloc
 from typing import Any
 
 import orjson
@@ -16,7 +15,7 @@ from envelopekit import _json, rules
 from envelopekit._failfast import FULL_REPORT_BYTES
 from envelopekit._json import _HEAD_BYTES, PLAIN_NUMBERS, needs_scan, plain_numbers, proven_context
 from envelopekit.babelqueue import BabelEnvelope
-from tests._calls import python_calls
+from tests._calls import peak_memory, python_calls
 from tests.conftest import DATA
 
 FIXTURE = orjson.loads((DATA / "babelqueue" / "fixtures" / "order-created.json").read_bytes())
@@ -325,16 +324,6 @@ def test_a_context_without_a_reading_walks() -> None:
     assert _json.reading_context(b"[1]", marker) is marker  # not a dict: left alone
 
 
-def _peak(call: Any) -> int:
-    """The most memory ``tracemalloc`` sees during ``call()``."""
-    tracemalloc.start()
-    try:
-        call()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 def test_the_scan_of_many_containers_holds_a_key_each() -> None:
     """One warning after 100,000 small objects (an unknown key of a Matrix reply, 1 MiB): the
     scan held a pointer node and a segment for each object waiting its turn (about 140 bytes),
@@ -342,7 +331,7 @@ def test_the_scan_of_many_containers_holds_a_key_each() -> None:
     and builds the node of the one it takes. What it finds, and where, is unchanged."""
     value = [{"a": -1}] * 100_000 + [{"a": 2**53}]
     found: list[Any] = []
-    peak = _peak(lambda: found.append(_json.scan_numbers(value, "/x", max_warnings=3)))
+    peak = peak_memory(lambda: found.append(_json.scan_numbers(value, "/x", max_warnings=3)))
     assert peak < 8 * 2**20
     errors, warnings = found[0]
     assert errors == []
