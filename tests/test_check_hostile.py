@@ -38,7 +38,8 @@ from envelopekit.matrix import _ops
 from envelopekit.matrix._ops import DOMAIN_OP_PATTERN, op_problem
 from envelopekit.som import SomEnvelope
 from envelopekit.som._story_context import Asset, StoryContext
-from tests.test_duplicates import _lines_run, _peak
+from tests._calls import peak_memory
+from tests.test_duplicates import _lines_run
 
 DATA = Path(__file__).parent / "data"
 BQ_HEAD = (
@@ -663,7 +664,9 @@ def test_recognising_the_spec_holds_no_second_document(spec: str) -> None:
         raw = b'{"op":"fs.write","payload":{"a":[' + items + b"]}}"
     assert ek.check(raw, "auto").ok
     # The parse that recognises the spec is freed before validation builds its own tree.
-    assert _peak(lambda: ek.check(raw, "auto")) < 1.3 * _peak(lambda: ek.check(raw, spec))
+    assert peak_memory(lambda: ek.check(raw, "auto")) < 1.3 * peak_memory(
+        lambda: ek.check(raw, spec)
+    )
 
 
 # --- messages quote a short prefix ------------------------------------------------------------
