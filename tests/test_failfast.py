@@ -464,7 +464,7 @@ def _som_with(member: str, value: bytes) -> bytes:
     return before + value + after
 
 
-REFUSED_FREE_FORM: list[tuple[type[BaseModel], bytes]] = [
+REFUSED_FREE_FORM: list[tuple[type[BaseModel], bytes, str]] = [
     (
         BabelEnvelope,
         _padded_refusal(
@@ -473,23 +473,29 @@ REFUSED_FREE_FORM: list[tuple[type[BaseModel], bytes]] = [
             b'"schema_version":1,"created_at":1749132727000},"data":{"a":[',
             b"]}}",
         ),
+        "number.non_finite",
     ),
     (
         MxRequest,
         _padded_refusal(b'{"op":"fs.write","correlationId":"c","payload":{"a":[', b"]}}"),
+        "number.non_finite",
     ),
-    (SomEnvelope, _som_with("_actors", _padded_refusal(b'{"a":[', b"]}"))),
+    (SomEnvelope, _som_with("_actors", _padded_refusal(b'{"a":[', b"]}")), "number.non_finite"),
     # A plain validator's (`StringOrObject`): refused by its reading, or for its type.
-    (SomEnvelope, _som_with("@context", _padded_refusal(b'{"a":[', b"]}"))),
-    (SomEnvelope, _som_with("@context", _padded_refusal(b"[", b"]").replace(b"1e400", b"1"))),
+    (SomEnvelope, _som_with("@context", _padded_refusal(b'{"a":[', b"]}")), "number.non_finite"),
+    (
+        SomEnvelope,
+        _som_with("@context", _padded_refusal(b"[", b"]").replace(b"1e400", b"1")),
+        "anyOf",
+    ),
 ]
 
 
 @pytest.mark.parametrize(
-    ("model", "raw"), REFUSED_FREE_FORM, ids=lambda value: getattr(value, "__name__", "")
+    ("model", "raw", "kind"), REFUSED_FREE_FORM, ids=lambda value: getattr(value, "__name__", "")
 )
 def test_a_refused_number_in_free_form_json_is_the_model_s_own_error(
-    model: type[BaseModel], raw: bytes
+    model: type[BaseModel], raw: bytes, kind: str
 ) -> None:
     """Over the bound the door raises what the model's own validator raises, input and all,
     and ``check`` says the same: the after-validators of free-form JSON read as a chain give
@@ -499,10 +505,7 @@ def test_a_refused_number_in_free_form_json_is_the_model_s_own_error(
     assert own is not None
     door = errors_of(model, raw)
     assert [door.title, door.errors(include_url=False)] == own
-    assert [error["type"] for error in own[1]] in (
-        ["number.non_finite"],
-        ["anyOf"],
-    )
+    assert [error["type"] for error in own[1]] == [kind]
     assert ek.violations(door, model=model, partial=True) == ek.check(raw).violations
 
 

@@ -95,7 +95,8 @@ def _read_json_numbers(value: JsonValue, info: ValidationInfo) -> JsonValue:
 
 
 CONTEXT_READERS[_json_numbers] = _read_json_numbers
-SAME_VALUE.update((_json_numbers, _read_json_numbers))
+# The copies test the function the schema names (`_json_numbers`), then call its variant.
+SAME_VALUE.add(_json_numbers)
 
 JsonData = Annotated[JsonValue, AfterValidator(_json_numbers)]
 """Any JSON value (``null`` included), with the cross-language number rules applied."""
@@ -149,14 +150,15 @@ def number_warnings(
     """
     entry = _READINGS.get(id(model))
     clean, by_id = None, None
-    room = warning_cap(model) if max_warnings is None else max_warnings
     if entry is not None and entry[0]() is model:
         _, read_room, clean, by_id = entry
-        if room != read_room:
+        # Warnings are kept only under a context's cap (`read_room`), the model's own cap then.
+        if max_warnings is not None and max_warnings != read_room:
             by_id = None
     if clean:
         return []
-    if by_id is not None:
+    if by_id is not None and entry is not None and entry[1] is not None:
+        room = entry[1]
         kept = by_id.get(id(value))
         if kept is not None and kept[0] is value:
             # What its validator's scan found, under the same cap.
@@ -168,6 +170,7 @@ def number_warnings(
     # A reading told of a number to note (clean is False): the scan finds where, no walk first.
     if clean is None and not needs_scan(value):
         return []
+    room = warning_cap(model) if max_warnings is None else max_warnings
     return scan_numbers(value, base, max_warnings=room)[1]
 
 
