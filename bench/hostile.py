@@ -290,6 +290,28 @@ def cases() -> list[Case]:
             ),
             "matrix",
         ),
+        # The same one level deeper in a Matrix reply (session 33's sweep, 11.9x-13.5x): the
+        # walk and the scan read each object in Python.
+        Case.of(
+            "matrix error details = [{a: -1}, ..., {a: 0.1234567890123456}] (nothing to note)",
+            fill(
+                b'{"op":"$reply","correlationId":"c","payload":{"ok":false,"error":"x","details":[',
+                b'{"a":-1}',
+                b',{"a":0.1234567890123456}]}}',
+                MIB,
+            ),
+            "matrix",
+        ),
+        Case.of(
+            "matrix list page items = [{a: -1}, ..., {a: 2**53+1}] (one warning)",
+            fill(
+                b'{"op":"$reply","correlationId":"c","payload":{"ok":true,"count":2,"items":[',
+                b'{"a":-1}',
+                b',{"a":9007199254740993}]}}',
+                MIB,
+            ),
+            "matrix",
+        ),
         Case.of(
             "som extensions value = [[-1], ..., 0.1234567890123456] (nothing to note)",
             som_member("extensions", b'{"com.x.y":[', b"[-1]", b",0.1234567890123456]}"),

@@ -26,6 +26,7 @@ from envelopekit import rules
 from envelopekit._failfast import FULL_REPORT_BYTES, fail_fast_validator
 from envelopekit._json import (
     PARSER_MAX_DIGITS,
+    NumberReading,
     exceeds_depth,
     long_integer_digits,
     more_brackets_than,
@@ -301,6 +302,78 @@ def test_the_lists_counted_in_c_give_what_the_loop_gives(
     finally:
         _json_module._counted_integers = counted
     assert fast == slow
+
+
+_PLAIN_LEAVES = st.sampled_from([0, -1, 7, 2**53 - 1, -(2**53 - 1), 1.5, -0.0, 1e308, "s", None])
+_LEAVES = st.one_of(
+    _EDGES, _PLAIN_LEAVES, st.sampled_from([float("nan"), float("inf"), float("-inf"), True])
+)
+
+
+def _trees(leaves: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.recursive(
+        leaves,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=3), st.dictionaries(st.sampled_from("ab~/"), inner, max_size=3)
+        ),
+        max_leaves=8,
+    )
+
+
+@st.composite
+def _long_lists(draw: st.DrawFn) -> list[Any]:
+    """A list long enough to be read in parts: plain items in turn, a few others among them."""
+    template = draw(st.lists(_trees(_PLAIN_LEAVES), min_size=1, max_size=4))
+    length = draw(st.one_of(st.integers(60, 1_300), st.integers(4_000, 4_400)))
+    items = [template[at % len(template)] for at in range(length)]
+    for at, item in draw(st.lists(st.tuples(st.integers(0, 10**6), _trees(_LEAVES)), max_size=3)):
+        items[at % length] = item
+    return items
+
+
+@settings(max_examples=300, deadline=None)
+@given(_long_lists(), st.integers(0, 4), st.booleans(), st.booleans(), st.booleans())
+def test_long_lists_read_by_c_passes_give_what_the_item_loop_gives(
+    items: list[Any], cap: int, wide: bool, first: bool, integers: bool
+) -> None:
+    """Long lists are cleared a part at a time by C passes over their values, levels deep; the
+    loop reading them item by item (every list shorter than `_BULK`) says the same."""
+    value = {"a": items, "b": [items]}
+    options: dict[str, Any] = {
+        "wide_integers": wide,
+        "first_refusal": first,
+        "max_warnings": cap,
+        "integers": integers,
+    }
+    fast = scan_numbers(value, "/d", **options), needs_scan(value)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_json_module, "_BULK", 10**9)
+        slow = scan_numbers(value, "/d", **options), needs_scan(value)
+    assert fast == slow
+
+
+def _walked(value: Any, budget: int) -> tuple[bool | None, int]:
+    reading = NumberReading(b"")
+    reading.left = budget
+    try:
+        return needs_scan(value, reading), reading.left
+    except _json_module._Spent:
+        return None, reading.left
+
+
+@settings(max_examples=200, deadline=None)
+@given(_long_lists(), st.integers(0, 20_000))
+def test_a_reading_is_charged_for_what_the_c_passes_clear(items: list[Any], budget: int) -> None:
+    """What a part's C passes clear costs the walk's budget what walking it would (a step a
+    value): the same answer, or the same `_Spent`, and within budget the same steps left."""
+    value = [items, {"k": items}]
+    fast = _walked(value, budget)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_json_module, "_BULK", 10**9)
+        slow = _walked(value, budget)
+    assert fast[0] == slow[0]
+    if fast[0] is not None:
+        assert fast[1] == slow[1]
 
 
 def test_the_wide_bounds_are_made_once_per_int_str_limit() -> None:

@@ -328,11 +328,36 @@ def test_the_scan_of_many_containers_holds_a_key_each() -> None:
     """One warning after 100,000 small objects (an unknown key of a Matrix reply, 1 MiB): the
     scan held a pointer node and a segment for each object waiting its turn (about 140 bytes),
     and ``check`` peaked at 36.5 MiB; it holds the key (about 56 bytes, the int an index is),
-    and builds the node of the one it takes. What it finds, and where, is unchanged."""
-    value = [{"a": -1}] * 100_000 + [{"a": 2**53}]
+    and builds the node of the one it takes. What it finds, and where, is unchanged. (Objects
+    deeper than the C passes of a long list read, so that each is read in Python.)"""
+    value = [{"a": {"b": {"c": -1}}}] * 100_000 + [{"a": 2**53}]
     found: list[Any] = []
     peak = peak_memory(lambda: found.append(_json.scan_numbers(value, "/x", max_warnings=3)))
     assert peak < 8 * 2**20
     errors, warnings = found[0]
     assert errors == []
     assert [(v.rule, v.pointer) for v in warnings] == [(rules.NUMBER_UNSAFE_INTEGER, "/x/100000/a")]
+
+
+@pytest.mark.parametrize(
+    ("last", "rule"),
+    [
+        (float("nan"), rules.NUMBER_NON_FINITE),
+        (2**53, rules.NUMBER_UNSAFE_INTEGER),
+        (2**64, rules.NUMBER_OUT_OF_RANGE),
+    ],
+)
+def test_a_long_list_of_small_objects_is_cleared_by_c_passes(last: Any, rule: str) -> None:
+    """20,000 small objects, then one number to note: the walk and the scan read each object in
+    Python, a call and ten lines each (a Matrix reply of 1 MiB of them, then a 16-digit
+    fraction: 12x ``orjson.loads``). Passes over their values, a level at a time, clear 256
+    objects at once (a few calls, of C passes or a comprehension); only the part holding the
+    number is read item by item."""
+    record = {"name": "notes.txt", "size": 7, "tags": ["a", 1.5], "meta": {"ok": True, "n": None}}
+    value = [record] * 20_000 + [{"tags": [last]}]
+    assert len(python_calls(lambda: needs_scan(value))) < 2_000  # 60,006 on the old code
+    found: list[Any] = []
+    entered = python_calls(lambda: found.append(_json.scan_numbers(value, "/x", max_warnings=3)))
+    assert len(entered) < 2_000
+    errors, warnings = found[0]
+    assert [(v.rule, v.pointer) for v in errors + warnings] == [(rule, "/x/20000/tags/0")]

@@ -360,7 +360,7 @@ def test_integers_of_free_form_json_are_read_past_in_c() -> None:
     entered = python_calls(lambda: found.append(ek.check(raw, "som")))
     assert found[0].ok, found[0].violations
     assert (
-        entered.count(_json._chunks_notable.__code__) <= 4
+        entered.count(_json._notable_items.__code__) <= 4
     )  # the walk and the scan, not an item each
     assert entered.count(_json.scan_numbers.__code__) <= 1
 
