@@ -361,3 +361,12 @@ def test_a_long_list_of_small_objects_is_cleared_by_c_passes(last: Any, rule: st
     assert len(entered) < 2_000
     errors, warnings = found[0]
     assert [(v.rule, v.pointer) for v in errors + warnings] == [(rule, "/x/20000/tags/0")]
+
+
+def test_large_finite_floats_are_cleared_whose_sum_overflows() -> None:
+    """1e308 twice is infinite: where a part's floats sum to an infinity, each is asked (a C
+    pass) before the part is read item by item."""
+    value = [{"a": 1e308, "b": [-1e308, 1.5]}] * 20_000 + [{"a": float("inf")}]
+    assert len(python_calls(lambda: needs_scan(value))) < 2_000
+    errors, _ = _json.scan_numbers(value, "/x", first_refusal=True)
+    assert [(v.rule, v.pointer) for v in errors] == [(rules.NUMBER_NON_FINITE, "/x/20000/a")]

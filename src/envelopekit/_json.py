@@ -16,6 +16,7 @@ import sys
 from array import array
 from collections.abc import Callable, Iterator, Mapping
 from itertools import accumulate, chain, compress, repeat
+from math import isfinite
 from operator import and_, not_, sub, xor
 from typing import Any, Final
 
@@ -464,8 +465,11 @@ _BEYOND_SAFE: Final = re.compile(rb"[\x36-\xff]")  # a bit length of 54 or more
 _PART: Final = 256  # the items of a chunk `_plain_values` clears at once: a part it cannot
 # clear is read item by item (256 small objects: 0.1 ms).
 _LEVELS: Final = 3  # the levels of containers `_plain_values` reads before it gives up
-_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
-_JSON_KINDS: Final = _SCALARS | {dict, list}
+_JSON_KINDS: Final = frozenset({str, int, float, bool, type(None), dict, list})
+_NUMBER_KINDS: Final = frozenset({int, float})
+_FLOAT_KIND: Final = frozenset({float})
+_CONTAINER_KINDS: Final = frozenset({dict, list})
+_SAMPLE: Final = 16
 _TOO_DEEP: Final = -1
 _UNTESTED: Final = -2
 
@@ -473,44 +477,88 @@ _UNTESTED: Final = -2
 def _plain_values(items: list[Any], integers: bool) -> int | None:
     """How many values are under ``items`` when no number there is to note.
 
-    ``None`` when one may be (or floats' sum overflows); :data:`_TOO_DEEP` when it cannot
-    tell: containers deeper than :data:`_LEVELS`, or a type JSON does not parse to. Read a
-    level at a time by C passes over its values (their types, the integers' bit lengths, the
-    floats' sum: a NaN or an infinity makes it one), and a comprehension a type where a level
-    mixes them, then the values of its containers, flattened, are the next level. A level
-    costs about 20 ns a value and a pass, against a step of the walk's loop a value (about
-    50 ns) and 250 ns a container.
+    ``None`` when one may be; :data:`_TOO_DEEP` when it cannot tell: containers deeper than
+    :data:`_LEVELS`, or a type JSON does not parse to. Read a level at a time, and then the
+    values of its containers, flattened, are the next level. A level of numbers alone, or of
+    one kind of container among strings and literals, is read by C passes: the values' types,
+    the integers' bit lengths, the floats' sum (a NaN or an infinity makes it one, and only
+    then, or on an overflow, is each float asked), the containers picked out by a
+    comprehension: about 20 ns a value and a pass, against about 50 ns a value and 250 ns a
+    container for the walk. A level that mixes more is read by one loop
+    (:func:`_mixed_level`), as a comprehension a kind would cost more than the walk.
     """
     level = items
     below = 0
     for depth in range(_LEVELS):
-        kinds = set(map(type, level))
-        alone = len(kinds) == 1
-        if float in kinds:
-            # A NaN or an infinity makes the sum one (so does an overflow: read item by item).
-            total = sum(level if alone else [item for item in level if type(item) is float])
-            if total - total != 0.0:
-                return None
-        if integers and int in kinds:
-            ints = level if alone else [item for item in level if type(item) is int]
-            if max(map(int.bit_length, ints)) > _SAFE_BITS:
-                return None
-        has_dicts, has_lists = dict in kinds, list in kinds
-        if not has_dicts and not has_lists:
-            return below if kinds <= _SCALARS else _TOO_DEEP
-        if depth == _LEVELS - 1 or not kinds <= _JSON_KINDS:
+        # The first values tell a mixed level most of the time, without a pass over them all.
+        if _mixed(set(map(type, level[:_SAMPLE])), integers) or _mixed(
+            kinds := set(map(type, level)), integers
+        ):
+            found = _mixed_level(level, integers)
+            if not isinstance(found, list):
+                return found
+            level = found
+        elif not kinds <= _JSON_KINDS:
             return _TOO_DEEP
-        values: list[Any] = []
-        if has_dicts:
-            dicts = level if alone else [item for item in level if type(item) is dict]
-            values += chain.from_iterable(map(dict.values, dicts))
-        if has_lists:
-            values += chain.from_iterable(
-                level if alone else [item for item in level if type(item) is list]
-            )
-        level = values
-        below += len(values)
+        elif float in kinds:  # alone: mixed with others, the loop reads them
+            total = sum(level)  # a NaN or an infinity makes it one
+            if total - total != 0.0 and not all(map(isfinite, level)):  # or an overflow
+                return None
+            return below
+        elif int in kinds and integers:  # alone too
+            return None if max(map(int.bit_length, level)) > _SAFE_BITS else below
+        elif dict in kinds:
+            dicts = level if len(kinds) == 1 else [item for item in level if type(item) is dict]
+            level = list(chain.from_iterable(map(dict.values, dicts)))
+        elif list in kinds:
+            lists = level if len(kinds) == 1 else [item for item in level if type(item) is list]
+            level = list(chain.from_iterable(lists))
+        else:
+            return below  # strings and literals (and integers, where they are not to note)
+        if not level:
+            return below
+        if depth == _LEVELS - 1:
+            return _TOO_DEEP
+        below += len(level)
     return _TOO_DEEP  # not reached: the last level returns
+
+
+def _mixed(kinds: set[type], integers: bool) -> bool:
+    """Whether a level of these kinds is read by a loop (:func:`_mixed_level`).
+
+    So it is where numbers mix with other kinds (a comprehension, then a C pass, cost more
+    than the loop's step), or objects with arrays.
+    """
+    if len(kinds) < 2:
+        return False
+    return bool(kinds & (_NUMBER_KINDS if integers else _FLOAT_KIND)) or kinds >= _CONTAINER_KINDS
+
+
+def _mixed_level(level: list[Any], integers: bool) -> list[Any] | int | None:
+    """The values of the containers of ``level``, read by one loop, as the walk reads them.
+
+    ``None`` where a number of ``level`` is to note, :data:`_TOO_DEEP` for a type JSON does not
+    parse to.
+    """
+    high, low = JS_SAFE_MAX, _JS_SAFE_MIN
+    values: list[Any] = []
+    for item in level:
+        kind = type(item)
+        if kind is int:
+            if integers and not high >= item >= low:
+                return None
+        elif kind is str or kind is bool or item is None:
+            continue
+        elif kind is float:
+            if item - item != 0.0:
+                return None
+        elif kind is dict:
+            values += item.values()
+        elif kind is list:
+            values += item
+        else:
+            return _TOO_DEEP
+    return values
 
 
 class _Spent(Exception):
