@@ -323,18 +323,6 @@ def cases() -> list[Case]:
             "som",
             swap=(b"1e400", b"1.000"),
         ),
-        # Led by `job` yet another spec's by detection (session 34): `spec="auto"` reads a text
-        # led by `job` as BabelQueue without detection only where no other spec's key is in it,
-        # so this one is detected, then read as Matrix, as before.
-        Case.of(
-            "matrix reply led by job = {job, op: $reply, payload: [-1, ..., 2**53+1]} (auto)",
-            fill(
-                b'{"job":"urn:a:b","op":"$reply","correlationId":"c","payload":[',
-                b"-1",
-                b",9007199254740993]}",
-                MIB,
-            ),
-        ),
         Case.of(
             "babelqueue data = [-1, ..., 0.1234567890123456] (a 16-digit fraction at the end)",
             fill(BQ_HEAD + b"[", b"-1", b",0.1234567890123456]}}", MIB),

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import abc
 import importlib
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
-from itertools import repeat
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, TypeAlias
 
 from pydantic import ValidationError
@@ -298,37 +296,6 @@ def clean_reader(
     return quick, most, found.name
 
 
-def _babelqueue() -> Spec:
-    return _LOADED.get("babelqueue") or spec_named("babelqueue")
-
-
-def _babelqueue_by_detection(encoded: bytes) -> bool:
-    r"""Whether detection names BabelQueue for ``encoded``, if it is JSON, by C searches.
-
-    So it does where the text's first member is ``job`` or ``urn`` (BabelQueue's SDKs write
-    ``job`` first) and no key another spec's tests read can be in it: neither ``"op"``,
-    ``"ok"``, ``"som_version"`` nor ``"message_type"`` in the text, nor a letter or ``_``
-    written as an escape (``"o\u0070"`` is ``"op"``). Then neither Matrix's signature nor
-    any shape but BabelQueue's can hold, and BabelQueue's shape does (``job`` or ``urn``).
-    """
-    return (
-        _LEADS_WITH_JOB(encoded) is not None
-        and all(map(_absent, repeat(encoded), _OTHER_SPECS_KEYS))
-        and _ESCAPED_LETTER(encoded) is None
-    )
-
-
-def _absent(text: bytes, word: bytes) -> bool:
-    return text.find(word) == -1
-
-
-# `{"job"` or `{"urn"` at the start, whitespace allowed: the top-level object's first member.
-_LEADS_WITH_JOB: Final = re.compile(rb'[ \t\n\r]*\{[ \t\n\r]*"(?:job|urn)"').match
-# The keys Matrix's and SOM's detection tests read (`_spec.py`'s signature and looks_like).
-_OTHER_SPECS_KEYS: Final = (b'"op"', b'"ok"', b'"som_version"', b'"message_type"')
-_ESCAPED_LETTER: Final = re.compile(rb"\\u00[4-7]").search  # U+0040 to U+007F: letters, _
-
-
 def _clean_babelqueue(encoded: bytes, settings: Settings) -> Verdict[Any] | None:
     """``check(encoded, "auto")`` where BabelQueue's quick reader takes the text, else ``None``.
 
@@ -517,12 +484,6 @@ def _read(
         named = _read_with_stand_in(encoded, said, target, settings, size)
         if named is not None:
             return named
-    if target is None and _babelqueue_by_detection(encoded):
-        # Detection would name BabelQueue: its verdict, without detection's parse (about 2x
-        # `orjson.loads`). Text that is not JSON is detection's to report, as before.
-        verdict = _babelqueue().validate(encoded, settings)
-        if not verdict.violations or verdict.violations[0].rule != rules.JSON_INVALID:
-            return verdict
     if target is None:
         try:
             # pydantic's own parser, so auto-detection reads exactly what validation will.
