@@ -304,15 +304,29 @@ _AUTO_VALUES: st.SearchStrategy[Any] = st.sampled_from(
     extra=st.dictionaries(_AUTO_KEYS, _AUTO_VALUES, max_size=3),
     gone=st.sets(_AUTO_KEYS, max_size=2),
     mode=st.sampled_from(["strict", "tolerant"]),
+    first=st.sampled_from([None, "job", "urn"]),
+    escaped=st.booleans(),
 )
 def test_auto_is_detection_then_the_named_spec(
-    base: dict[str, Any], extra: dict[str, Any], gone: set[str], mode: str
+    base: dict[str, Any],
+    extra: dict[str, Any],
+    gone: set[str],
+    mode: str,
+    first: str | None,
+    escaped: bool,
 ) -> None:
     # What auto reads before detection (BabelQueue's quick reader) must never change its
-    # verdict: it is detection's spec's, or spec.unrecognised.
+    # verdict: it is detection's spec's, or spec.unrecognised. The member named `first` leads
+    # the text (added where there is none); `escaped` writes the other specs' keys' first
+    # letter as an escape, which detection reads as the key.
     config = ek.Settings(som_version_mode=mode)  # type: ignore[arg-type]
     document = {k: v for k, v in {**base, **extra}.items() if k not in gone}
+    if first is not None:
+        document = {first: document.get(first, "urn:a:b"), **document}
     raw = orjson.dumps(document)
+    if escaped:
+        for key in (b"op", b"ok", b"som_version", b"message_type"):
+            raw = raw.replace(b'"' + key + b'"', b'"\\u%04x' % key[0] + key[1:] + b'"')
     auto = ek.check(raw, settings=config)
     found = detect(document)
     if found is None:
