@@ -232,7 +232,7 @@ def test_number_pointers_escape_their_keys() -> None:
 
 
 _EDGES = st.sampled_from(
-    [2**53 - 1, 2**53, -(2**53), 2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**64, 10**40, 7]
+    [2**53 - 1, 2**53, -(2**53), 2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**64, 10**40, 10**80, 7]
 )
 _NUMBERS: st.SearchStrategy[Any] = st.recursive(
     st.one_of(
