@@ -214,12 +214,14 @@ def test_auto_keeps_open_matrix_messages_with_foreign_extras(
     assert (verdict.spec, verdict.rules()) == ("matrix", [])
 
 
-def test_auto_reads_a_clean_babelqueue_message_without_detecting_it_first(
+def test_auto_detects_without_parsing_where_the_members_it_reads_tell(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # A message BabelQueue's quick reader takes carries the signature detection tries first: it
-    # is not parsed for detection. Any other goes through detection, as before, and gets the
-    # named spec's verdict.
+    # is not parsed for detection. Nor is any text whose members detection's tests read
+    # (read by a validator that builds nothing else: the duplicate that wins and escaped names
+    # read as detection reads them) tell the spec. Detection parses the text, as before, where
+    # they cannot: a test asks of `data` or `payload`, or the text is not JSON.
     from pydantic_core import from_json
 
     parsed: list[object] = []
@@ -244,28 +246,42 @@ def test_auto_reads_a_clean_babelqueue_message_without_detecting_it_first(
         orjson.loads((EXAMPLES / "matrix" / "request-join-tell.json").read_bytes())
     )
     large = {**good, "data": {f"k{i}": "v" * 16 for i in range(1200)}}  # past the quick reader
+    led = orjson.dumps({"job": "urn:a:b", "op": "$reply", "correlationId": "c", "payload": 1})
+    unversioned = {k: v for k, v in orjson.loads(story).items() if k != "som_version"}
     cases: list[tuple[bytes | str, int, str]] = [
         (orjson.dumps(good), 0, "babelqueue"),
         (orjson.dumps(good).decode(), 0, "babelqueue"),  # a str: encoded, then read alike
-        # What the quick reader declines is detected first, as before.
-        (orjson.dumps(large), 1, "babelqueue"),
-        (orjson.dumps({**good, "op": "$reply"}), 1, "babelqueue"),  # the signature comes first
-        (orjson.dumps(with_urn), 1, "babelqueue"),
-        (orjson.dumps({**good, "attempts": -1}), 1, "babelqueue"),
-        (story, 1, "som"),
-        (request, 1, "matrix"),
-        # BabelQueue's words inside another spec's message: tried, declined, then detected.
+        # What the quick reader declines: the members read tell the spec.
+        (orjson.dumps(large), 0, "babelqueue"),
+        (orjson.dumps({**good, "op": "$reply"}), 0, "babelqueue"),  # the signature comes first
+        (orjson.dumps(with_urn), 0, "babelqueue"),
+        (orjson.dumps({**good, "attempts": -1}), 0, "babelqueue"),
+        (orjson.dumps({**large, "attempts": -1}), 0, "babelqueue"),
+        (orjson.dumps(good)[:-1] + rb',"me\u0074a":{"schema\u005fversion":1}}', 0, "babelqueue"),
+        (story, 0, "som"),
+        (request, 0, "matrix"),
+        (led, 0, "matrix"),
+        (led[:-1] + b',"meta":{"schema_version":1},"meta":{}}', 0, "matrix"),
+        # BabelQueue's words inside another spec's message.
         (
             orjson.dumps({"op": "fs.write", "payload": {"job": "a", "schema_version": 1}}),
-            1,
+            0,
             "matrix",
         ),
-        # BabelQueue's signature spelled with escapes in an open reply: detection's to decide.
+        # BabelQueue's signature spelled with escapes in an open reply.
         (
             orjson.dumps(reply)[:-1] + rb',"j\u006fb":"urn:a:b","meta":{"schema\u005fversion":1}}',
-            1,
+            0,
             "babelqueue",
         ),
+        # Detected by parsing, as before: a test asks of `payload` or `data`, `meta` is no
+        # object, nothing matches, or the text is not JSON.
+        (orjson.dumps(unversioned), 1, "som"),
+        (b'{"message_type":"system.audit","payload":{},"op":"x"}', 1, "som"),
+        (orjson.dumps({"meta": {}, "data": {}}), 1, "babelqueue"),
+        (orjson.dumps({**good, "meta": 5}), 1, "babelqueue"),
+        (b'{"a":1}', 1, "auto"),
+        (orjson.dumps(large)[:-1], 1, "auto"),
     ]
     for raw, parses, spec in cases:
         parsed.clear()

@@ -237,6 +237,7 @@ INTERNAL = {
     "envelopekit._cli_redrive._KeptGone",  # a BrokenPipeError carried out of the reading
     "envelopekit._duplicates._NotJson",  # the scan stops: no finding (test_duplicates)
     "envelopekit._json._Spent",  # a walk spent its budget: the text is proven (test_json_numbers)
+    "envelopekit._check._NotRead",  # detection asked of a member not read: the text is parsed
 }
 
 
