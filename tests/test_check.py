@@ -248,39 +248,52 @@ def test_auto_detects_without_parsing_where_the_members_it_reads_tell(
     large = {**good, "data": {f"k{i}": "v" * 16 for i in range(1200)}}  # past the quick reader
     led = orjson.dumps({"job": "urn:a:b", "op": "$reply", "correlationId": "c", "payload": 1})
     unversioned = {k: v for k, v in orjson.loads(story).items() if k != "som_version"}
+
+    def big(raw: bytes) -> bytes:  # past 16 KiB, where the members are read before a parse
+        return raw[:-1] + b',"pad":"' + b"x" * 17_000 + b'"}'
+
     cases: list[tuple[bytes | str, int, str]] = [
         (orjson.dumps(good), 0, "babelqueue"),
         (orjson.dumps(good).decode(), 0, "babelqueue"),  # a str: encoded, then read alike
-        # What the quick reader declines: the members read tell the spec.
+        # Past 16 KiB, what the quick reader declines: the members read tell the spec.
         (orjson.dumps(large), 0, "babelqueue"),
-        (orjson.dumps({**good, "op": "$reply"}), 0, "babelqueue"),  # the signature comes first
-        (orjson.dumps(with_urn), 0, "babelqueue"),
-        (orjson.dumps({**good, "attempts": -1}), 0, "babelqueue"),
+        (big(orjson.dumps({**good, "op": "$reply"})), 0, "babelqueue"),  # the signature first
+        (big(orjson.dumps(with_urn)), 0, "babelqueue"),
         (orjson.dumps({**large, "attempts": -1}), 0, "babelqueue"),
-        (orjson.dumps(good)[:-1] + rb',"me\u0074a":{"schema\u005fversion":1}}', 0, "babelqueue"),
-        (story, 0, "som"),
-        (request, 0, "matrix"),
-        (led, 0, "matrix"),
-        (led[:-1] + b',"meta":{"schema_version":1},"meta":{}}', 0, "matrix"),
+        (
+            big(orjson.dumps(good)[:-1] + rb',"me\u0074a":{"schema\u005fversion":1}}'),
+            0,
+            "babelqueue",
+        ),
+        (big(story), 0, "som"),
+        (big(request), 0, "matrix"),
+        (big(led), 0, "matrix"),
+        (big(led[:-1] + b',"meta":{"schema_version":1},"meta":{}}'), 0, "matrix"),
         # BabelQueue's words inside another spec's message.
         (
-            orjson.dumps({"op": "fs.write", "payload": {"job": "a", "schema_version": 1}}),
+            big(orjson.dumps({"op": "fs.write", "payload": {"job": "a", "schema_version": 1}})),
             0,
             "matrix",
         ),
         # BabelQueue's signature spelled with escapes in an open reply.
         (
-            orjson.dumps(reply)[:-1] + rb',"j\u006fb":"urn:a:b","meta":{"schema\u005fversion":1}}',
+            big(
+                orjson.dumps(reply)[:-1]
+                + rb',"j\u006fb":"urn:a:b","meta":{"schema\u005fversion":1}}'
+            ),
             0,
             "babelqueue",
         ),
-        # Detected by parsing, as before: a test asks of `payload` or `data`, `meta` is no
-        # object, nothing matches, or the text is not JSON.
-        (orjson.dumps(unversioned), 1, "som"),
-        (b'{"message_type":"system.audit","payload":{},"op":"x"}', 1, "som"),
-        (orjson.dumps({"meta": {}, "data": {}}), 1, "babelqueue"),
-        (orjson.dumps({**good, "meta": 5}), 1, "babelqueue"),
-        (b'{"a":1}', 1, "auto"),
+        # Detected by parsing, as before: within 16 KiB (the parse costs less there), a test
+        # asks of `payload` or `data`, `meta` is no object, nothing matches, not JSON.
+        (orjson.dumps({**good, "attempts": -1}), 1, "babelqueue"),
+        (story, 1, "som"),
+        (led, 1, "matrix"),
+        (big(orjson.dumps(unversioned)), 1, "som"),
+        (big(b'{"message_type":"system.audit","payload":{},"op":"x"}'), 1, "som"),
+        (big(orjson.dumps({"meta": {}, "data": {}})), 1, "babelqueue"),
+        (big(orjson.dumps({**good, "meta": 5})), 1, "babelqueue"),
+        (big(b'{"a":1}'), 1, "auto"),
         (orjson.dumps(large)[:-1], 1, "auto"),
     ]
     for raw, parses, spec in cases:
@@ -322,6 +335,7 @@ _AUTO_VALUES: st.SearchStrategy[Any] = st.sampled_from(
     mode=st.sampled_from(["strict", "tolerant"]),
     first=st.sampled_from([None, "job", "urn"]),
     escaped=st.booleans(),
+    padded=st.booleans(),
 )
 def test_auto_is_detection_then_the_named_spec(
     base: dict[str, Any],
@@ -330,15 +344,19 @@ def test_auto_is_detection_then_the_named_spec(
     mode: str,
     first: str | None,
     escaped: bool,
+    padded: bool,
 ) -> None:
-    # What auto reads before detection (BabelQueue's quick reader) must never change its
-    # verdict: it is detection's spec's, or spec.unrecognised. The member named `first` leads
-    # the text (added where there is none); `escaped` writes the other specs' keys' first
-    # letter as an escape, which detection reads as the key.
+    # What auto reads before detection (BabelQueue's quick reader; past 16 KiB, only the
+    # members detection's tests read) must never change its verdict: it is detection's spec's,
+    # or spec.unrecognised. The member named `first` leads the text (added where there is
+    # none); `escaped` writes the other specs' keys' first letter as an escape, which
+    # detection reads as the key; `padded` takes the text past 16 KiB.
     config = ek.Settings(som_version_mode=mode)  # type: ignore[arg-type]
     document = {k: v for k, v in {**base, **extra}.items() if k not in gone}
     if first is not None:
         document = {first: document.get(first, "urn:a:b"), **document}
+    if padded:
+        document = {**document, "pad": "x" * 17_000}
     raw = orjson.dumps(document)
     if escaped:
         for key in (b"op", b"ok", b"som_version", b"message_type"):

@@ -305,7 +305,8 @@ def _detected_shallowly(encoded: bytes) -> SpecName | None:
     duplicates and escaped names read alike). About 55% of detection's parse on 1 MiB of
     integers, which builds every value. The specs' own tests then run on what was read
     (:class:`_ReadMembers`); one that asks of a member not read (``data``, ``payload``)
-    cannot be answered, and the text is detected as before, at that 55% more.
+    cannot be answered, and the text is detected as before, at that 55% more. For texts over
+    16 KiB only: on a 1 KB Matrix request the reading's calls cost 2 µs more than the parse.
     """
     try:
         found = _detection_reader().validate_json(encoded)
@@ -550,7 +551,11 @@ def _read(
         named = _read_with_stand_in(encoded, said, target, settings, size)
         if named is not None:
             return named
-    if target is None and (found := _detected_shallowly(encoded)) is not None:
+    if (
+        target is None
+        and size > FULL_REPORT_BYTES  # below, the parse costs less than this reading's calls
+        and (found := _detected_shallowly(encoded)) is not None
+    ):
         target = spec_named(found)
         if target.max_bytes is not None and size > target.max_bytes:
             return _refused(
