@@ -551,36 +551,32 @@ def _read(
         named = _read_with_stand_in(encoded, said, target, settings, size)
         if named is not None:
             return named
-    if (
-        target is None
-        and size > FULL_REPORT_BYTES  # below, the parse costs less than this reading's calls
-        and (found := _detected_shallowly(encoded)) is not None
-    ):
-        target = spec_named(found)
-        if target.max_bytes is not None and size > target.max_bytes:
-            return _refused(
-                found, rules.MESSAGE_TOO_LARGE, f"{size} bytes exceeds {target.max_bytes}."
-            )
     if target is None:
-        try:
-            # pydantic's own parser, so auto-detection reads exactly what validation will.
-            document = from_json(encoded, allow_inf_nan=True)
-        except ValueError as exc:
-            named = _read_with_stand_in(encoded, str(exc), None, settings, size)
-            if named is not None:
-                return named
-            if "recursion limit" in str(exc):
-                return _refused(name, rules.MESSAGE_TOO_DEEP, f"The JSON nests too deeply: {exc}.")
-            return _refused(name, rules.JSON_INVALID, f"Invalid JSON: {exc}.")
-        found = detect(document)
-        # Validation builds its own tree: this one, held, would double the peak (bench/hostile).
-        del document
+        # Past 16 KiB the members detection's tests read are read first (below, the parse
+        # costs less than that reading's calls); where they cannot tell, the text is parsed.
+        found = _detected_shallowly(encoded) if size > FULL_REPORT_BYTES else None
         if found is None:
-            return _refused(
-                name,
-                rules.SPEC_UNRECOGNISED,
-                "Not a BabelQueue, SOM or Matrix message: no shape of the three matched.",
-            )
+            try:
+                # pydantic's own parser, so auto-detection reads exactly what validation will.
+                document = from_json(encoded, allow_inf_nan=True)
+            except ValueError as exc:
+                named = _read_with_stand_in(encoded, str(exc), None, settings, size)
+                if named is not None:
+                    return named
+                if "recursion limit" in str(exc):
+                    return _refused(
+                        name, rules.MESSAGE_TOO_DEEP, f"The JSON nests too deeply: {exc}."
+                    )
+                return _refused(name, rules.JSON_INVALID, f"Invalid JSON: {exc}.")
+            found = detect(document)
+            # Validation builds its own tree: this one, held, would double the peak.
+            del document
+            if found is None:
+                return _refused(
+                    name,
+                    rules.SPEC_UNRECOGNISED,
+                    "Not a BabelQueue, SOM or Matrix message: no shape of the three matched.",
+                )
         target = spec_named(found)
         if target.max_bytes is not None and size > target.max_bytes:
             return _refused(
