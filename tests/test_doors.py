@@ -254,3 +254,19 @@ def test_babelqueue_doors_agree() -> None:
         count += 1
     assert count > 500
     assert found == [], f"{len(found)} disagreements:\n" + "\n".join(found)
+
+
+def test_an_envelope_validated_again_keeps_what_it_noted_once() -> None:
+    """A BabelQueue envelope validated again (``model_validate`` of the instance, a
+    ``TypeAdapter``, FastAPI's ``response_model``, a FastStream publish) is returned as it is,
+    after its validator runs on it again: what the first reading noted stays, once. It was
+    noted twice (a FastStream publish doubled a warning); the dropped forbidden key, which the
+    second run cannot see, is kept."""
+    raw = BabelEnvelope.create("urn:a:b", {"n": 2**53 + 1}).to_json()
+    raw = raw[:-1] + b',"timestamp":1}'
+    envelope = BabelEnvelope.model_validate_json(raw)
+    noted = [(v.rule, v.pointer) for v in envelope.envelope_warnings()]
+    assert noted == [("forbidden_key", "/timestamp"), ("number.unsafe_integer", "/data/n")]
+    assert BabelEnvelope.model_validate(envelope) is envelope
+    assert TypeAdapter(BabelEnvelope).validate_python(envelope) is envelope
+    assert [(v.rule, v.pointer) for v in envelope.envelope_warnings()] == noted

@@ -117,7 +117,11 @@ def attach_warnings(model: BaseModel, found: list[Violation]) -> None:
     if private is None:
         object.__setattr__(model, "__pydantic_private__", {_WARNINGS: tuple(found)})
     else:
-        private[_WARNINGS] = tuple(private.get(_WARNINGS, ())) + tuple(found)
+        # An instance validated again (`model_validate(envelope)`, a FastAPI `response_model`, a
+        # FastStream publish) runs its validators again on itself: what it noted already is
+        # kept once, not again.
+        kept = tuple(private.get(_WARNINGS, ()))
+        private[_WARNINGS] = kept + tuple(one for one in found if one not in kept)
 
 
 def attached_warnings(model: BaseModel) -> list[Violation]:
