@@ -528,3 +528,46 @@ def test_session_31_s_hostile_kinds_through_the_executable() -> None:
     assert [(v["rule"], v["pointer"]) for v in shown[3]["violations"]] == [
         ("error-payload.enum", "/code")
     ]
+
+
+def test_session_34_s_kinds_under_auto_through_the_executable() -> None:
+    """Long lists of small objects ending in one number to note, each over 16 KiB, as
+    ``validate`` reads them under ``spec="auto"`` in a subprocess: detection by the members its
+    tests read (a Matrix reply led by `job` too), the numbers by passes over the lists' values.
+    Each line's spec and findings are ``check``'s with the spec named."""
+    objects = b",".join([b'{"a":-1,"b":"x"}'] * 2_000)
+    bq = (
+        b'{"job":"urn:a:b","trace_id":"7b3f9c2a-e41d-4f88-9b2a-1c0d5e6f7a8b","meta":{"id":'
+        b'"f1e2d3c4-b5a6-4789-90ab-cdef01234567","queue":"q","lang":"php","schema_version":1,'
+        b'"created_at":1749132727000},"attempts":0,"data":{"a":['
+    )
+    lines = [
+        b'{"op":"$reply","correlationId":"c","payload":{"ok":false,"error":"x","details":['
+        + objects
+        + b',{"a":0.1234567890123456}]}}',
+        b'{"op":"$reply","correlationId":"c","payload":{"ok":true,"items":['
+        + objects
+        + b',{"a":9007199254740993}]}}',
+        b'{"job":"urn:a:b","op":"$reply","correlationId":"c","payload":[' + objects + b",NaN]}",
+        bq + objects + b',{"a":9007199254740993}]}}',
+        bq + objects + b',{"a":18446744073709551616000}]}}',
+    ]
+    specs = ["matrix", "matrix", "matrix", "babelqueue", "babelqueue"]
+    assert all(len(line) > 16_384 for line in lines)
+    done = run("validate", "--format", "json", "-", stdin=b"\n".join(lines))
+    assert done.returncode == 1, done.stderr
+    assert b"Traceback" not in done.stderr
+    shown = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [found["spec"] for found in shown] == specs
+    for found, line, spec in zip(shown, lines, specs, strict=True):
+        named = ek.check(line, spec)
+        assert found["violations"] == [v.to_dict() for v in named.violations]
+        assert found["warnings"] == [v.to_dict() for v in named.warnings]
+    assert [found["ok"] for found in shown] == [True, True, False, True, True]
+    assert [v["pointer"] for v in shown[1]["warnings"]] == ["/payload/items/2000/a"]
+    assert [v["pointer"] for v in shown[2]["violations"]] == ["/payload/2000"]
+    assert [v["pointer"] for v in shown[3]["warnings"]] == ["/data/a/2000/a"]
+    # Beyond 64 bits in BabelQueue `data`: read, with a warning (a Go or Node hop's double).
+    assert [(v["rule"], v["pointer"]) for v in shown[4]["warnings"]] == [
+        ("number.beyond_int64", "/data/a/2000/a")
+    ]

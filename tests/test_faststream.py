@@ -54,7 +54,20 @@ def _messages() -> dict[str, tuple[Any, BaseModel]]:
             MxErrorPayload,
             MxErrorPayload.of(MxErrorCode.UNAVAILABLE, "try later"),
         ),
+        # Past 16 KiB: long lists of small objects, one number at the end read by the scan
+        # (session 34's passes over their values), through the dict door and the JSON one.
+        "matrix-reply-long": (
+            MxResponse,
+            request.reply({"ok": True, "items": [*_objects, {"a": 0.1234567890123456}]}),
+        ),
+        "babelqueue-long": (
+            BabelEnvelope,
+            BabelEnvelope.create("urn:babel:orders:created", {"a": [*_objects, {"a": 2**53 + 1}]}),
+        ),
     }
+
+
+_objects = [{"a": -1, "b": "x"}] * 2_000
 
 
 MESSAGES = _messages()

@@ -490,11 +490,13 @@ def _plain_values(items: list[Any], integers: bool) -> int | None:
     level = items
     below = 0
     for depth in range(_LEVELS):
+        # The last level's containers are only asked whether they hold anything (then too deep).
+        last = depth == _LEVELS - 1
         # The first values tell a mixed level most of the time, without a pass over them all.
         if _mixed(set(map(type, level[:_SAMPLE])), integers) or _mixed(
             kinds := set(map(type, level)), integers
         ):
-            found = _mixed_level(level, integers)
+            found = _mixed_level(level, integers, collect=not last)
             if not isinstance(found, list):
                 return found
             level = found
@@ -509,16 +511,18 @@ def _plain_values(items: list[Any], integers: bool) -> int | None:
             return None if max(map(int.bit_length, level)) > _SAFE_BITS else below
         elif dict in kinds:
             dicts = level if len(kinds) == 1 else [item for item in level if type(item) is dict]
+            if last:
+                return _TOO_DEEP if any(dicts) else below
             level = list(chain.from_iterable(map(dict.values, dicts)))
         elif list in kinds:
             lists = level if len(kinds) == 1 else [item for item in level if type(item) is list]
+            if last:
+                return _TOO_DEEP if any(lists) else below
             level = list(chain.from_iterable(lists))
         else:
             return below  # strings and literals (and integers, where they are not to note)
         if not level:
             return below
-        if depth == _LEVELS - 1:
-            return _TOO_DEEP
         below += len(level)
     return _TOO_DEEP  # not reached: the last level returns
 
@@ -534,14 +538,16 @@ def _mixed(kinds: set[type], integers: bool) -> bool:
     return bool(kinds & (_NUMBER_KINDS if integers else _FLOAT_KIND)) or kinds >= _CONTAINER_KINDS
 
 
-def _mixed_level(level: list[Any], integers: bool) -> list[Any] | int | None:
+def _mixed_level(level: list[Any], integers: bool, collect: bool) -> list[Any] | int | None:
     """The values of the containers of ``level``, read by one loop, as the walk reads them.
 
     ``None`` where a number of ``level`` is to note, :data:`_TOO_DEEP` for a type JSON does not
-    parse to.
+    parse to. Without ``collect`` (the last level read), no value is gathered: a container
+    that holds any makes it :data:`_TOO_DEEP`, once the level's numbers are read.
     """
     high, low = JS_SAFE_MAX, _JS_SAFE_MIN
     values: list[Any] = []
+    deeper = False
     for item in level:
         kind = type(item)
         if kind is int:
@@ -552,13 +558,16 @@ def _mixed_level(level: list[Any], integers: bool) -> list[Any] | int | None:
         elif kind is float:
             if item - item != 0.0:
                 return None
-        elif kind is dict:
-            values += item.values()
-        elif kind is list:
-            values += item
+        elif kind is dict or kind is list:
+            if not collect:
+                deeper = deeper or bool(item)
+            elif kind is dict:
+                values += item.values()
+            else:
+                values += item
         else:
             return _TOO_DEEP
-    return values
+    return _TOO_DEEP if deeper else values
 
 
 class _Spent(Exception):
