@@ -67,7 +67,7 @@ def _messages() -> dict[str, tuple[Any, BaseModel]]:
     }
 
 
-_objects = [{"a": -1, "b": "x"}] * 2_000
+_objects: list[Any] = [{"a": -1, "b": "x"}] * 2_000
 
 
 MESSAGES = _messages()
