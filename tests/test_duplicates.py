@@ -987,6 +987,71 @@ def test_objects_each_distinct_are_read_as_the_standard_library_reads_them(
         assert len(found) == len(expected)
 
 
+# Objects of runs that switch the scan between its two readings of a chunk: objects each
+# repeating two names (a counter in each name), read by their names from the second chunk on,
+# and others (none repeating, one repeat, a nested repeat, 17 members), read by orjson's parse.
+_SEGMENT_ITEMS = [
+    b'{"a#":0,"a#":1,"b#":2,"b#":3}',
+    b'{"\\u0061#":0,"a#":1,"\\"#":2,"\\"#":3}',
+    b'{"a": #, "a": #, "b": #, "b": #}',
+    b'{"a#":0,"b#":1}',
+    b'{"a#":0,"a#":1,"b":2}',
+    b'{"x#":{"a":0,"a":1}}',
+    b"{" + b",".join(b'"k%d":#' % (k % 9) for k in range(17)) + b"}",
+]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(st.integers(0, len(_SEGMENT_ITEMS) - 1), st.integers(1, 5_000)),
+        min_size=1,
+        max_size=4,
+    ),
+    st.sampled_from([None, 1, 100, 9_000]),
+    st.booleans(),
+)
+def test_chunks_read_by_their_names_are_read_as_the_standard_library_reads_them(
+    segments: list[tuple[int, int]], limit: int | None, shadowed: bool
+) -> None:
+    # A first chunk of objects each repeating two names sends the next chunks to be read by
+    # their names first (no parse of the chunk); a chunk where some object repeats nothing
+    # sends the next back. `shadowed` puts the objects under an earlier `data` too.
+    items = [(_SEGMENT_ITEMS[0], _duplicates._CHUNK)] + [
+        (_SEGMENT_ITEMS[i], n) for i, n in segments
+    ]
+    body = b",".join(item.replace(b"#", b"%d" % i) for item, n in items for i in range(n))
+    text = b'{"data":[' + body + b"]" + (b',"data":[' + body + b"]" if shadowed else b"") + b"}"
+    expected = _reference_pointers(text)
+    found = duplicate_keys(text, limit)
+    named = [v.pointer for v in found if v.rule == rules.JSON_DUPLICATE_KEY]
+    assert named == expected[: len(expected) if limit is None else limit]
+    if limit is not None and len(expected) > limit:
+        assert found[-1].message.startswith(f"{len(expected) - limit} more finding")
+    else:
+        assert len(found) == len(expected)
+
+
+def test_chunks_after_one_of_objects_each_repeating_names_are_not_parsed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Their names are read (by places) whatever the parse says: from the second chunk on the
+    # names alone say which objects repeat, and orjson's parse of the chunk is spared (before:
+    # each chunk parsed, then its names read).
+    text = _numbered(b'{"a#":0,"a#":0,"b#":0,"b#":0}', 3 * _duplicates._CHUNK)
+    parsed: list[int] = []
+    real = _duplicates._parsed
+
+    def counting(joined: bytes, errors: str) -> Any:
+        parsed.append(len(joined))
+        return real(joined, errors)
+
+    monkeypatch.setattr(_duplicates, "_parsed", counting)
+    found = duplicate_keys(text, 100)
+    assert found[-1].message.startswith(f"{6 * _duplicates._CHUNK - 100} more finding")
+    assert sum(parsed) < len(text) // 2
+
+
 class _Paired(Counter[Any]):
     """A ``collections.Counter`` that sums the pairs (tuples) every one of them counted."""
 

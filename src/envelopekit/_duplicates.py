@@ -35,7 +35,9 @@ in pairs only what needs it:
    distinct name, repeats one name; the names of the others (two extra members or more) are
    counted together, each distinct object text once (a dense text repeats a few), found by one
    regular expression. Objects each distinct (a counter in each) of at most 16 members are
-   counted by places: each pair of places compared across all of them in one C pass.
+   counted by places: each pair of places compared across all of them in one C pass. After a
+   chunk whose every object repeated two names or more, the next is read by its names first:
+   the places say which objects repeat as well as how many names, and the chunk is not parsed.
 
 Findings come in document order (an object's own names in the order they first appear, then what
 its members hold), and at most ``limit`` are built: the rest are counted exactly, by C passes, and
@@ -603,8 +605,9 @@ class _Scan:
         """Step 4: which alive innermost objects repeat a name, and how many names in all.
 
         In C passes, a chunk of objects at a time: orjson's parse gives each one's distinct
-        names, to set against its members. Returns the places in ``alive`` (ascending) of those
-        that repeat (the first ``limit`` at least), and the total.
+        names, to set against its members (after a chunk of objects each repeating two names
+        or more, their names read by places instead: :meth:`_by_names`). Returns the places in
+        ``alive`` (ascending) of those that repeat (the first ``limit`` at least), and the total.
         """
         objects, members = self.objects, self.members
         every = len(alive) == len(objects)  # nothing shadowed: alive[i] is i
@@ -615,6 +618,7 @@ class _Scan:
                 return self._alike(texts, limit)
         repeating: list[int] = []
         total = 0
+        by_names = False  # the last chunk's objects each repeated two names or more
         for start in range(0, len(alive), _CHUNK):
             end = min(start + _CHUNK, len(alive))
             if every:
@@ -625,6 +629,19 @@ class _Scan:
             # Those cut by _cut are counted now (a run counted its own).
             sizes = _member_counts(texts) if None in known else cast("list[int]", known)
             joined = b"[{" + b"},{".join(texts) + b"}]"
+            if by_names and max(sizes) <= _PLACES:
+                # Their names would be read anyway: read first, they say which objects repeat
+                # and how many names, and orjson's parse of the chunk is spared.
+                found, marks = self._by_names(joined, sizes)
+                total += found
+                by_names = marks.find(0) == -1
+                if limit is None or len(repeating) < limit:  # kept for the findings
+                    places = list(compress(range(start, end), marks))
+                    repeating += places
+                    if None in known:
+                        for place, size in zip(places, compress(sizes, marks), strict=True):
+                            members[alive[place]] = size
+                continue
             parsed = _parsed(joined, self.errors)
             distinct = list(map(len, parsed))
             extra = sum(sizes) - sum(distinct)
@@ -649,6 +666,7 @@ class _Scan:
                     ) - countOf(several, True)
                 else:  # every object of the chunk: its text already joined
                     total += _repeated_total(texts, sizes, self.errors, joined) - len(several)
+                    by_names = True
             if limit is None or len(repeating) < limit:  # kept for the findings
                 places = list(compress(range(start, end), repeats))
                 repeating += places
@@ -658,6 +676,19 @@ class _Scan:
                     for number, size in zip(numbers, compress(sizes, repeats), strict=True):
                         members[number] = size
         return repeating, total
+
+    def _by_names(self, joined: bytes, sizes: list[int]) -> tuple[int, bytes]:
+        """The names ``joined`` objects (of ``sizes`` members) repeat, and which objects repeat.
+
+        Read from their names by places (:func:`_repeats_by_place`), with no parse of the
+        objects: the count, and a byte an object, 1 where it repeats a name.
+        """
+        try:
+            names = _member_names(joined, sum(sizes), self.errors)
+        except (ValueError, RecursionError):
+            raise _NotJson from None
+        found, repeating = _repeats_by_place(names, sizes)
+        return found, repeating.to_bytes(len(sizes), "little")
 
     def _alike(self, texts: list[bytes], limit: int | None) -> tuple[list[int], int]:
         """Step 4 for objects written alike (a dense text repeats a few): each text read once.
@@ -788,7 +819,7 @@ def _repeated_names(
         joined = b"[{" + b"},{".join(distinct) + b"}]"
     names = _member_names(joined, sum(sizes), errors)
     if counts is None and max(sizes) <= _PLACES:
-        return _repeats_by_place(names, sizes)
+        return _repeats_by_place(names, sizes)[0]
     owners = chain.from_iterable(map(repeat, count(), sizes))
     seen = Counter(zip(owners, names, strict=False))
     repeats = map(lt, repeat(1), seen.values())
@@ -798,13 +829,14 @@ def _repeated_names(
     return sum(map(counts.__getitem__, compress(map(_NAME, seen), repeats)))
 
 
-def _repeats_by_place(names: list[Any], sizes: list[int]) -> int:
+def _repeats_by_place(names: list[Any], sizes: list[int]) -> tuple[int, int]:
     """How many names objects of ``sizes`` members (at most :data:`_PLACES`) repeat in all.
 
     ``names`` are their members' names, object after object. Each pair of places (the j-th and
     the k-th member) is compared across all the objects at once, a C pass, into an int of a
     bit an object (a byte's low bit); a name repeats where its first place (equal to no earlier
     one) equals a later one. A Python step a pair of places, none an object or a member.
+    Returns the total and the objects that repeat a name, as such an int.
     """
     widest = max(sizes)
     if sizes.count(widest) == len(sizes):  # objects of one size: each place a slice
@@ -822,15 +854,17 @@ def _repeats_by_place(names: list[Any], sizes: list[int]) -> int:
         for k in range(widest)
         for j in range(k)
     }
-    total = 0
+    total = repeating = 0
     for k in range(widest):
         earlier = later = 0
         for j in range(k):
             earlier |= equal[j, k]
         for j in range(k + 1, widest):
             later |= equal[k, j]
-        total += (later & ~earlier).bit_count()
-    return total
+        first = later & ~earlier
+        total += first.bit_count()
+        repeating |= first
+    return total, repeating
 
 
 def _member_names(joined: bytes, members: int, errors: str) -> list[Any]:
@@ -846,7 +880,7 @@ def _member_names(joined: bytes, members: int, errors: str) -> list[Any]:
     escaped = joined.find(b"\\") != -1
     plain = joined.replace(b"\\\\", b"\\x").replace(b'\\"', b"\\y") if escaped else joined
     if plain.count(b'":') == members and (
-        max(map(plain.find, b" \t\n\r")) == -1 or max(map(plain.find, _SPACE_THEN_COLON)) == -1
+        max(map(plain.find, b" \t\n\r")) == -1 or plain.translate(_ONE_SPACE).find(b" :") == -1
     ):
         names = _NAME_END.findall(plain)
         if not escaped or (joined.find(b"\\u") == -1 and joined.find(b"\\/") == -1):
@@ -959,8 +993,9 @@ def _raw_names(text: bytes) -> Iterator[bytes]:
 # match that began at any other quote would hold the name's opening quote).
 _NAME_END: Final = re.compile(rb'"([^"]*)":')
 _QUOTE_THEN_SPACE: Final = (b'" ', b'"\t', b'"\n', b'"\r')
-# Looked for where a text holds white space: rarer than quotes, so each found faster.
-_SPACE_THEN_COLON: Final = (b" :", b"\t:", b"\n:", b"\r:")
+# White space as one kind, so that white space before a colon is one search (four were each
+# a pass over a spaced text).
+_ONE_SPACE: Final = bytes.maketrans(b"\t\n\r", b"   ")
 
 
 def _finding(at: str, name: str) -> Violation:
