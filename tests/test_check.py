@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import re
 import typing
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 import envelopekit as ek
-from envelopekit import rules
+from envelopekit import _check, _json, rules
 from envelopekit._check import detect
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import MxRequest, MxResponse
@@ -606,3 +607,42 @@ def test_where_duplicate_keys_are_looked_for_the_clean_reader_declines_a_repeat(
     assert ek.check(DUPLICATED, "babelqueue", settings=settings).rules() == (
         [rules.JSON_DUPLICATE_KEY] if duplicates == "refuse" else []
     )
+
+
+_ESCAPED_HEAD = (
+    b'{"job":"urn:babel:orders:created","trace_id":"7b3f9c2a-e41d-4f88-9b2a-1c0d5e6f7a8b",'
+    b'"meta":{"id":"f1e2d3c4-b5a6-4789-90ab-cdef01234567","queue":"orders","lang":"php",'
+    b'"schema_version":1,"created_at":1749132727000},"attempts":0,"data":{"a":['
+)
+
+
+@pytest.mark.parametrize("duplicates", ["allow", "warn", "refuse"])
+def test_a_large_text_s_escapes_are_neutralised_once_for_all_its_readers(
+    monkeypatch: pytest.MonkeyPatch, duplicates: str
+) -> None:
+    # Its depth scan, number test and duplicate scan each read it outside its strings (before: a
+    # neutral copy each, two passes over the text apiece); the verdict is the one without.
+    objects = (b'{"\\u0061":%d,"a\\"":%d,"a":0}' % (i, i) for i in range(4_000))
+    text = _ESCAPED_HEAD + b",".join(objects) + b',{"b":9007199254740993}]}}'
+    assert len(text) > 100_000
+    settings_ = ek.Settings(duplicate_keys=duplicates)  # type: ignore[arg-type]
+    with monkeypatch.context() as patched:
+        patched.setattr(_check, "one_reading", lambda raw: contextlib.nullcontext())
+        expected = ek.check(text, "babelqueue", settings=settings_)
+    copies: list[int] = []
+    real = _json._neutral_copy
+
+    def counted(raw: bytes) -> bytes:
+        copies.append(len(raw))
+        return real(raw)
+
+    monkeypatch.setattr(_json, "_neutral_copy", counted)
+    verdict = ek.check(text, "babelqueue", settings=settings_)
+    assert copies.count(len(text)) == 1
+    assert (verdict.ok, verdict.violations, verdict.warnings) == (
+        expected.ok,
+        expected.violations,
+        expected.warnings,
+    )
+    assert verdict.warnings or verdict.violations
+    assert _json._READING.get() is None  # the reading ends with the check

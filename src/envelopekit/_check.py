@@ -21,6 +21,7 @@ from ._json import (
     OUT_OF_RANGE_STAND_IN,
     exceeds_depth,
     long_integer_digits,
+    one_reading,
     without_long_integers,
 )
 from ._settings import Settings, get_settings
@@ -512,6 +513,23 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
         limit = target.max_bytes
     if size > limit:
         return _refused(name, rules.MESSAGE_TOO_LARGE, f"{size} bytes exceeds {limit}.")
+    if size > FULL_REPORT_BYTES:
+        # Its depth scan, number test and duplicate scan each read it outside its strings: its
+        # escape pairs are neutralised once for all of them.
+        with one_reading(encoded):
+            return _within_limits(encoded, name, target, settings, size, not_json)
+    return _within_limits(encoded, name, target, settings, size, not_json)
+
+
+def _within_limits(
+    encoded: bytes,
+    name: str,
+    target: Spec | None,
+    settings: Settings,
+    size: int,
+    not_json: ValidationError | None,
+) -> Verdict[Any]:
+    """The verdict on a message within the size limit: its depth, its repeated names, its spec."""
     depth = settings.max_depth
     # The bracket count bounds the depth: only a text with more brackets is scanned (past
     # COUNTED_BYTES, exceeds_depth finds the brackets one by one instead of counting them).

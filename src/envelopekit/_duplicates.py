@@ -59,7 +59,7 @@ from typing import Any, Final, cast
 import orjson
 
 from . import rules
-from ._json import outside_strings, segment, unquoted
+from ._json import neutral, outside_strings, segment, unquoted
 from ._violations import Violation, shown, truncated, violation
 
 __all__ = ["PRETEST_BYTES", "duplicate_keys", "may_repeat"]
@@ -122,17 +122,7 @@ def may_repeat(raw: bytes | str) -> bool:
 
 def _members(text: bytes) -> int:
     """The colons of ``text`` outside its strings: one per member."""
-    return unquoted(_neutral(text).translate(None, _NOT_COLON_OR_QUOTE)).count(b":")
-
-
-def _neutral(text: bytes) -> bytes:
-    r"""``text`` with each escaped backslash or quote made ``\x``: every quote left delimits.
-
-    The copy has the text's length, and differs from it only inside strings.
-    """
-    if text.find(b"\\") == -1:
-        return text
-    return text.replace(b"\\\\", b"\\x").replace(b'\\"', b"\\x")
+    return unquoted(neutral(text).translate(None, _NOT_COLON_OR_QUOTE)).count(b":")
 
 
 _NOT_COLON_OR_QUOTE: Final = bytes(range(256)).translate(None, b'":')
@@ -226,7 +216,7 @@ class _Scan:
         if members:
             reduced = self._alike_run(text)
         if reduced is None and members:  # the outline read once for both kinds of run
-            outline = unquoted(_neutral(text).translate(None, _NOT_OUTLINE))
+            outline = unquoted(neutral(text).translate(None, _NOT_OUTLINE))
             reduced = self._runs(text, outline)
             if reduced is None:
                 reduced = self._members_run(text, outline)
@@ -294,14 +284,14 @@ class _Scan:
             pieces[-1:] = pieces[-1].split(b"},{")
             texts = pieces[1:-1]
         distinct = dict.fromkeys(texts)
-        if len(distinct) * _ALIKE > len(texts) or _neutral(pieces[0]).count(b'"') % 2:
+        if len(distinct) * _ALIKE > len(texts) or neutral(pieces[0]).count(b'"') % 2:
             return None
         # Each distinct piece's outline (its spaces dropped) is `:` and `,:` again when it is
         # an object's text alone; a bracket marks another piece (cut by _cut).
         lengths: dict[bytes, int] = {}
         others: set[bytes] = set()
         for piece in distinct:
-            plain = _neutral(piece)
+            plain = neutral(piece)
             if plain.count(b'"') % 2:
                 return None  # a cut inside a string
             shape = unquoted(plain.translate(None, _NOT_OUTLINE)).translate(None, b" \t\n\r")
@@ -776,7 +766,7 @@ def _member_counts(objects: list[bytes]) -> list[int]:
     """The members of each innermost object (its text between braces): colons outside strings."""
     joined = b"{" + b"{".join(objects)
     return list(
-        map(len, unquoted(_neutral(joined).translate(None, _NOT_OBJECT_SKELETON)).split(b"{")[1:])
+        map(len, unquoted(neutral(joined).translate(None, _NOT_OBJECT_SKELETON)).split(b"{")[1:])
     )
 
 
@@ -969,7 +959,7 @@ def _twice(text: bytes, distinct: dict[str, Any], members: int, errors: str) -> 
 
 def _strings_hidden(text: bytes) -> bytes:
     """``text`` with the brackets inside its strings hidden (a few C passes a string)."""
-    plain = _neutral(text)
+    plain = neutral(text)
     pieces = plain.split(b'"')
     if plain is not text:
         # The original's pieces are cut where the neutral copy's are: it differs from the

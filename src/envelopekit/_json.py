@@ -15,6 +15,8 @@ import re
 import sys
 from array import array
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from itertools import accumulate, chain, compress, repeat
 from math import isfinite
 from operator import and_, not_, sub, xor
@@ -51,9 +53,11 @@ __all__ = [
     "long_integer_digits",
     "more_brackets_than",
     "needs_scan",
+    "neutral",
     "note_numbers",
     "numbers_clean",
     "numbers_spared",
+    "one_reading",
     "outside_strings",
     "plain_json",
     "reading_context",
@@ -269,9 +273,51 @@ def _outside(raw: bytes, table: bytes | None, delete: bytes) -> bytes:
     return unquoted(_paired(raw).translate(table, delete))
 
 
+# The text of the check under way and, once made, its neutral copy (a list, so that the first
+# reader's copy is the others'): a context variable, so that threads and tasks each have theirs.
+_READING: Final[ContextVar[list[bytes] | None]] = ContextVar("envelopekit_reading", default=None)
+
+
 def _paired(raw: bytes) -> bytes:
-    r"""``raw`` with each escape pair ``\\`` and ``\"`` neutralised (``\x``), left to right."""
+    r"""``raw`` with each escape pair ``\\`` and ``\"`` neutralised (``\x``), left to right.
+
+    Within :func:`one_reading` of ``raw``, made once for all its readers.
+    """
+    shared = _READING.get()
+    if shared is not None and shared[0] is raw:
+        if len(shared) == 1:
+            shared.append(_neutral_copy(raw))
+        return shared[1]
+    return _neutral_copy(raw)
+
+
+def _neutral_copy(raw: bytes) -> bytes:
     return raw.replace(b"\\\\", b"\\x").replace(b'\\"', b"\\x")
+
+
+def neutral(text: bytes) -> bytes:
+    r"""``text`` with each escaped backslash or quote made ``\x``: every quote left delimits.
+
+    The copy has the text's length, and differs from it only inside strings; ``text`` itself
+    when it holds no backslash.
+    """
+    if text.find(b"\\") == -1:
+        return text
+    return _paired(text)
+
+
+@contextmanager
+def one_reading(raw: bytes) -> Iterator[None]:
+    """Within it, the escape pairs of ``raw`` are neutralised once (:func:`neutral`).
+
+    A large text's depth scan, number test and duplicate scan each read it outside its strings:
+    on a text dense with escapes, each copy is two passes over it (about 2 ms a MiB).
+    """
+    token = _READING.set([raw])
+    try:
+        yield
+    finally:
+        _READING.reset(token)
 
 
 def _few_strings_outside(raw: bytes) -> bytes | None:
