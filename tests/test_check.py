@@ -22,6 +22,7 @@ from envelopekit._check import detect
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import MxRequest, MxResponse
 from envelopekit.som import SomEnvelope
+from tests._calls import peak_memory
 from tests.conftest import DATA
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "messages"
@@ -617,28 +618,36 @@ _ESCAPED_HEAD = (
 
 
 @pytest.mark.parametrize("duplicates", ["allow", "warn", "refuse"])
-def test_a_large_text_s_escapes_are_neutralised_once_for_all_its_readers(
+def test_a_large_text_is_read_outside_its_strings_once_for_all_its_readers(
     monkeypatch: pytest.MonkeyPatch, duplicates: str
 ) -> None:
-    # Its depth scan, number test and duplicate scan each read it outside its strings (before: a
-    # neutral copy each, two passes over the text apiece); the verdict is the one without.
+    # Its depth scan, number proof and duplicate scan each read it outside its strings (before: a
+    # neutral copy each, two passes over the text apiece, and a split at its quotes each); the
+    # verdict is the one without.
     objects = (b'{"\\u0061":%d,"a\\"":%d,"a":0}' % (i, i) for i in range(4_000))
     text = _ESCAPED_HEAD + b",".join(objects) + b',{"b":9007199254740993}]}}'
     assert len(text) > 100_000
     settings_ = ek.Settings(duplicate_keys=duplicates)  # type: ignore[arg-type]
     with monkeypatch.context() as patched:
-        patched.setattr(_check, "one_reading", lambda raw: contextlib.nullcontext())
+        patched.setattr(_check, "one_reading", lambda raw, **_: contextlib.nullcontext())
         expected = ek.check(text, "babelqueue", settings=settings_)
     copies: list[int] = []
-    real = _json._neutral_copy
+    cuts: list[int] = []
+    real_copy, real_cut = _json._neutral_copy, _json._cut_out
 
-    def counted(raw: bytes) -> bytes:
+    def copied(raw: bytes) -> bytes:
         copies.append(len(raw))
-        return real(raw)
+        return real_copy(raw)
 
-    monkeypatch.setattr(_json, "_neutral_copy", counted)
+    def cut(raw: bytes, table: bytes | None, delete: bytes) -> bytes:
+        cuts.append(len(raw))
+        return real_cut(raw, table, delete)
+
+    monkeypatch.setattr(_json, "_neutral_copy", copied)
+    monkeypatch.setattr(_json, "_cut_out", cut)
     verdict = ek.check(text, "babelqueue", settings=settings_)
     assert copies.count(len(text)) == 1
+    assert cuts.count(len(text)) == 1
     assert (verdict.ok, verdict.violations, verdict.warnings) == (
         expected.ok,
         expected.violations,
@@ -646,3 +655,41 @@ def test_a_large_text_s_escapes_are_neutralised_once_for_all_its_readers(
     )
     assert verdict.warnings or verdict.violations
     assert _json._READING.get() is None  # the reading ends with the check
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet='a"\\1eN{}[]:, \n', max_size=80), st.booleans())
+def test_a_reading_s_readers_read_what_each_would_alone(text: str, outline: bool) -> None:
+    # Any text (JSON or not): what each reader a reading knows reads of it within the reading
+    # (the strings cut out once, of the bytes any reader keeps) is what it reads alone.
+    raw = ('"\\",' + text).encode() * 300  # past the few strings cut at their quotes
+    readers = [
+        (None, _json._STRUCTURE_ONLY),
+        (_json._NUMBER_SKELETON, _json._NOT_NUMBER_SKELETON),
+    ]
+    if outline:
+        readers.append((None, _json.OUTLINE_ONLY))
+    alone = [_json._outside(raw, table, delete) for table, delete in readers]
+    with _json.one_reading(raw, numbers=True, outline=outline):
+        shared = [_json._outside(raw, table, delete) for table, delete in readers]
+    assert shared == alone
+
+
+@pytest.mark.parametrize("spec", ["babelqueue", "matrix", "auto"])
+def test_a_large_text_s_reading_holds_nothing_while_validation_builds_its_tree(
+    monkeypatch: pytest.MonkeyPatch, spec: str
+) -> None:
+    # Deep arrays: what the readers keep outside the strings is nearly all of the text. The
+    # reading lets its copy go before validation builds its tree (the number proof, else
+    # check, releases it), so the peak is the one without the reading.
+    items = b",".join([b"[[[[[[[[1]]]]]]]]"] * 30_000)
+    if spec == "matrix":
+        raw = b'{"op":"fs.write","payload":{"a":[' + items + b"]}}"
+    else:
+        raw = _ESCAPED_HEAD + items + b"]}}"
+    assert ek.check(raw, spec).ok
+    shared = peak_memory(lambda: ek.check(raw, spec))
+    with monkeypatch.context() as patched:
+        patched.setattr(_check, "one_reading", lambda raw, **_: contextlib.nullcontext())
+        alone = peak_memory(lambda: ek.check(raw, spec))
+    assert shared < alone + len(raw) // 4

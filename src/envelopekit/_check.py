@@ -22,6 +22,7 @@ from ._json import (
     exceeds_depth,
     long_integer_digits,
     one_reading,
+    release_reading,
     without_long_integers,
 )
 from ._settings import Settings, get_settings
@@ -191,6 +192,10 @@ class Spec(abc.ABC):
     these settings, it would decline too."""
     quick_depth: int = 0
     """How deep a message :attr:`quick` takes nests, at most (the top-level value is 1)."""
+    proves_numbers: bool = False
+    """Whether :attr:`read_large` proves the text's numbers (``_json.proven_context``) before
+    building the envelope: ``check``'s reading of a large text (``_json.one_reading``) then
+    shares its strings cut out with that proof, which lets them go before the tree is built."""
     quick_plan: QuickPlan = (None, _declined, -1, False)
     """:meth:`planned` for the settings last seen, as one tuple so that a thread never mixes
     two plans."""
@@ -514,9 +519,10 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
     if size > limit:
         return _refused(name, rules.MESSAGE_TOO_LARGE, f"{size} bytes exceeds {limit}.")
     if size > FULL_REPORT_BYTES:
-        # Its depth scan, number test and duplicate scan each read it outside its strings: its
-        # escape pairs are neutralised once for all of them.
-        with one_reading(encoded):
+        # Its depth scan, number proof and duplicate scan each read it outside its strings: its
+        # escape pairs are neutralised, and its strings cut out, once for all of them.
+        numbers = target is not None and target.proves_numbers
+        with one_reading(encoded, numbers=numbers, outline=settings.duplicate_keys != "allow"):
             return _within_limits(encoded, name, target, settings, size, not_json)
     return _within_limits(encoded, name, target, settings, size, not_json)
 
@@ -544,6 +550,8 @@ def _within_limits(
         # Before validation, so that the scan's memory is freed before validation builds its own
         # (at the size limit, each is most of the peak).
         repeated = duplicate_keys(encoded, settings.max_violations)
+    if target is None or not target.proves_numbers:
+        release_reading(encoded)  # validation builds its tree next: nothing of the text held
     return _completed(_read(encoded, target, settings, size, not_json), encoded, settings, repeated)
 
 

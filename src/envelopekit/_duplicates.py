@@ -59,7 +59,7 @@ from typing import Any, Final, cast
 import orjson
 
 from . import rules
-from ._json import neutral, outside_strings, segment, unquoted
+from ._json import OUTLINE_ONLY, neutral, outside, outside_strings, segment, unquoted
 from ._violations import Violation, shown, truncated, violation
 
 __all__ = ["PRETEST_BYTES", "duplicate_keys", "may_repeat"]
@@ -129,7 +129,7 @@ _NOT_COLON_OR_QUOTE: Final = bytes(range(256)).translate(None, b'":')
 _NOT_OBJECT_SKELETON: Final = bytes(range(256)).translate(None, b'":{')
 _NOT_SPACE: Final = bytes(range(256)).translate(None, b" \t\n\r")
 _SPACED: Final = b":, \t\n\r"  # what an innermost object's outline holds
-_NOT_OUTLINE: Final = bytes(range(256)).translate(None, b'"[]{}:, \t\n\r')
+_NOT_OUTLINE: Final = OUTLINE_ONLY
 # An object's outline length (2m - 1 for m members) to m, and to whether it may repeat a name.
 _HALVES: Final = bytes((n + 1) // 2 for n in range(256))
 _MANY: Final = bytes(n > 1 for n in range(256))
@@ -216,7 +216,7 @@ class _Scan:
         if members:
             reduced = self._alike_run(text)
         if reduced is None and members:  # the outline read once for both kinds of run
-            outline = unquoted(neutral(text).translate(None, _NOT_OUTLINE))
+            outline = outside(text, _NOT_OUTLINE)
             reduced = self._runs(text, outline)
             if reduced is None:
                 reduced = self._members_run(text, outline)

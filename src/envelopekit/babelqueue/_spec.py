@@ -39,6 +39,7 @@ class _BabelQueue(Spec):
     read = staticmethod(_read)
     read_large = staticmethod(_read_large)
     quick_depth = DEPTH
+    proves_numbers = True
 
     def __init__(self) -> None:
         super().__init__()
