@@ -617,7 +617,7 @@ class _Scan:
                 texts = list(map(objects.__getitem__, alive[start:end]))
                 known = list(map(members.__getitem__, alive[start:end]))
             # Those cut by _cut are counted now (a run counted its own).
-            sizes = _member_counts(texts) if None in known else cast("list[int]", known)
+            sizes = _sizes(texts, known)
             joined = b"[{" + b"},{".join(texts) + b"}]"
             if by_names and max(sizes) <= _PLACES:
                 # Their names would be read anyway: read first, they say which objects repeat
@@ -760,6 +760,23 @@ class _Scan:
         if total > len(found):
             found.append(truncated(total - len(found)))
         return found
+
+
+def _sizes(texts: list[bytes], known: list[int | None]) -> list[int]:
+    """The members of each innermost object ``texts``, where ``known`` does not give them.
+
+    Only those are counted: a run knows its own, and only the objects cut by regular
+    expressions (the ends of a run, an object between) are not.
+    """
+    if None not in known:
+        return cast("list[int]", known)
+    unknown = list(compress(count(), map(is_, known, repeat(None))))
+    sizes = list(known)
+    for place, size in zip(
+        unknown, _member_counts(list(map(texts.__getitem__, unknown))), strict=True
+    ):
+        sizes[place] = size
+    return cast("list[int]", sizes)
 
 
 def _member_counts(objects: list[bytes]) -> list[int]:
