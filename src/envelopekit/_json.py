@@ -14,7 +14,7 @@ import json
 import re
 import sys
 from array import array
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from itertools import accumulate, chain, compress, repeat
@@ -373,7 +373,9 @@ def neutral(text: bytes) -> bytes:
 
 
 @contextmanager
-def one_reading(raw: bytes, *, numbers: bool = False, outline: bool = False) -> Iterator[None]:
+def one_reading(
+    raw: bytes, *, numbers: bool = False, outline: bool = False
+) -> Generator[None, None, None]:
     """Within it, the readers of ``raw`` outside its strings share their work (:class:`_Reading`).
 
     A large text's depth scan, and its number proof when ``numbers``, and its duplicate scan's
