@@ -550,7 +550,7 @@ def _within_limits(
         # Before validation, so that the scan's memory is freed before validation builds its own
         # (at the size limit, each is most of the peak).
         repeated = duplicate_keys(encoded, settings.max_violations)
-    if target is None or not target.proves_numbers:
+    if target is not None and not target.proves_numbers:
         release_reading(encoded)  # validation builds its tree next: nothing of the text held
     return _completed(_read(encoded, target, settings, size, not_json), encoded, settings, repeated)
 
@@ -582,6 +582,7 @@ def _read(
         # costs less than that reading's calls); where they cannot tell, the text is parsed.
         found = _detected_shallowly(encoded) if size > FULL_REPORT_BYTES else None
         if found is None:
+            release_reading(encoded)  # the parse builds the whole tree: nothing of the text held
             try:
                 # pydantic's own parser, so auto-detection reads exactly what validation will.
                 document = from_json(encoded, allow_inf_nan=True)
@@ -604,6 +605,8 @@ def _read(
                     "Not a BabelQueue, SOM or Matrix message: no shape of the three matched.",
                 )
         target = spec_named(found)
+        if not target.proves_numbers:
+            release_reading(encoded)  # as for a spec named (_within_limits)
         if target.max_bytes is not None and size > target.max_bytes:
             return _refused(
                 found, rules.MESSAGE_TOO_LARGE, f"{size} bytes exceeds {target.max_bytes}."
