@@ -693,3 +693,30 @@ def test_a_large_text_s_reading_holds_nothing_while_validation_builds_its_tree(
         patched.setattr(_check, "one_reading", lambda raw, **_: contextlib.nullcontext())
         alone = peak_memory(lambda: ek.check(raw, spec))
     assert shared < alone + len(raw) // 4
+
+
+@pytest.mark.parametrize("duplicates", ["allow", "refuse"])
+def test_under_auto_a_large_text_s_escapes_are_neutralised_once(
+    monkeypatch: pytest.MonkeyPatch, duplicates: str
+) -> None:
+    # Detection's shallow reading builds little, so the reading is kept through it: the number
+    # proof of the BabelQueue message it names shares the depth scan's neutral copy.
+    objects = (b'{"\\u0061":%d,"a\\"":%d,"a":0}' % (i, i) for i in range(4_000))
+    text = _ESCAPED_HEAD + b",".join(objects) + b',{"b":9007199254740993}]}}'
+    settings_ = ek.Settings(duplicate_keys=duplicates)  # type: ignore[arg-type]
+    expected = ek.check(text, "babelqueue", settings=settings_)
+    copies: list[int] = []
+    real_copy = _json._neutral_copy
+
+    def copied(raw: bytes) -> bytes:
+        copies.append(len(raw))
+        return real_copy(raw)
+
+    monkeypatch.setattr(_json, "_neutral_copy", copied)
+    verdict = ek.check(text, "auto", settings=settings_)
+    assert copies.count(len(text)) == 1
+    assert (verdict.spec, verdict.violations, verdict.warnings) == (
+        "babelqueue",
+        expected.violations,
+        expected.warnings,
+    )
