@@ -571,3 +571,45 @@ def test_session_34_s_kinds_under_auto_through_the_executable() -> None:
     assert [(v["rule"], v["pointer"]) for v in shown[4]["warnings"]] == [
         ("number.beyond_int64", "/data/a/2000/a")
     ]
+
+
+def test_session_35_s_kinds_through_the_executable() -> None:
+    """Texts over 16 KiB as ``validate --duplicate-keys refuse`` reads them in a subprocess under
+    ``spec="auto"``: objects each distinct repeating two names (chunks read by their names
+    first), names dense with escapes and a number to note at the end (one reading of the text
+    shared by its depth scan, number proof and duplicate outline), and a Matrix request with
+    escapes. Each line's spec and findings are ``check``'s with the spec named."""
+    bq = (
+        b'{"job":"urn:a:b","trace_id":"7b3f9c2a-e41d-4f88-9b2a-1c0d5e6f7a8b","meta":{"id":'
+        b'"f1e2d3c4-b5a6-4789-90ab-cdef01234567","queue":"q","lang":"php","schema_version":1,'
+        b'"created_at":1749132727000},"attempts":0,"data":{"a":['
+    )
+    twice = b",".join(b'{"a%d":0,"a%d":1,"b%d":2,"b%d":3}' % (i, i, i, i) for i in range(5_000))
+    escaped = b",".join(
+        b'{"\\u0022{":%d,"\\"{":%d,"\\\\":0,"\\\\":1}' % (i, i) for i in range(3_000)
+    )
+    texts = b",".join([b'"caf\\u00e9 \\"q\\" [1]"'] * 1_500)
+    lines = [
+        bq + twice + b"]}}",
+        bq + escaped + b',{"n":9007199254740993}]}}',
+        b'{"op":"fs.write","payload":{"texts":[' + texts + b"]}}",
+    ]
+    specs = ["babelqueue", "babelqueue", "matrix"]
+    assert all(len(line) > 16_384 for line in lines)
+    done = run(
+        "validate", "--format", "json", "--duplicate-keys", "refuse", "-", stdin=b"\n".join(lines)
+    )
+    assert done.returncode == 1, done.stderr
+    assert b"Traceback" not in done.stderr
+    shown = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [found["spec"] for found in shown] == specs
+    refuse = ek.Settings(duplicate_keys="refuse")
+    for found, line, spec in zip(shown, lines, specs, strict=True):
+        named = ek.check(line, spec, settings=refuse)
+        assert found["violations"] == [v.to_dict() for v in named.violations]
+        assert found["warnings"] == [v.to_dict() for v in named.warnings]
+    assert [found["ok"] for found in shown] == [False, False, True]
+    # Two names repeated in each of 5,000 objects: 100 built, the rest counted.
+    assert shown[0]["violations"][-1]["message"].startswith("9900 more finding")
+    assert shown[1]["violations"][0]["pointer"] == '/data/a/0/"{'
+    assert [v["pointer"] for v in shown[1]["warnings"]] == ["/data/a/3000/n"]

@@ -270,3 +270,28 @@ def test_an_envelope_validated_again_keeps_what_it_noted_once() -> None:
     assert BabelEnvelope.model_validate(envelope) is envelope
     assert TypeAdapter(BabelEnvelope).validate_python(envelope) is envelope
     assert [(v.rule, v.pointer) for v in envelope.envelope_warnings()] == noted
+
+
+def test_a_large_text_dense_with_escapes_reads_alike_through_every_door() -> None:
+    # `check` reads a text over 16 KiB outside its strings once for its depth scan and number
+    # proof (session 35); the model's doors, which read it without that sharing, agree with it:
+    # the same envelope and the same warning (an unsafe integer at the end).
+    head = (
+        b'{"job":"urn:a:b","trace_id":"7b3f9c2a-e41d-4f88-9b2a-1c0d5e6f7a8b","meta":{"id":'
+        b'"f1e2d3c4-b5a6-4789-90ab-cdef01234567","queue":"q","lang":"php","schema_version":1,'
+        b'"created_at":1749132727000},"attempts":0,"data":{"a":['
+    )
+    items = b",".join(b'{"\\u0022{":%d,"a\\"":"\\\\ [%d]"}' % (i, i) for i in range(2_000))
+    raw = head + items + b',{"n":9007199254740993}]}}'
+    assert len(raw) > 16_384
+    verdict = ek.check(raw)
+    assert verdict.ok and verdict.spec == "babelqueue"
+    doors = [
+        BabelEnvelope.model_validate_json(raw),
+        BabelEnvelope.model_validate(json.loads(raw)),
+        TypeAdapter(BabelEnvelope).validate_json(raw),
+    ]
+    for envelope in doors:
+        assert envelope == verdict.envelope
+        assert envelope.envelope_warnings() == verdict.warnings
+    assert [v.pointer for v in verdict.warnings] == ["/data/a/2000/n"]

@@ -550,8 +550,6 @@ def _within_limits(
         # Before validation, so that the scan's memory is freed before validation builds its own
         # (at the size limit, each is most of the peak).
         repeated = duplicate_keys(encoded, settings.max_violations)
-    if target is not None and not target.proves_numbers:
-        release_reading(encoded)  # validation builds its tree next: nothing of the text held
     return _completed(_read(encoded, target, settings, size, not_json), encoded, settings, repeated)
 
 
@@ -605,12 +603,14 @@ def _read(
                     "Not a BabelQueue, SOM or Matrix message: no shape of the three matched.",
                 )
         target = spec_named(found)
-        if not target.proves_numbers:
-            release_reading(encoded)  # as for a spec named (_within_limits)
         if target.max_bytes is not None and size > target.max_bytes:
             return _refused(
                 found, rules.MESSAGE_TOO_LARGE, f"{size} bytes exceeds {target.max_bytes}."
             )
+    if size > FULL_REPORT_BYTES and not target.proves_numbers:
+        # Validation builds its tree next: nothing of the text held (a spec that proves its
+        # numbers first lets the reading go with that proof).
+        release_reading(encoded)
     verdict = target.validate(encoded, settings)
     if verdict.violations and verdict.violations[0].rule == rules.JSON_INVALID:
         named = _read_with_stand_in(encoded, verdict.violations[0].message, target, settings, size)

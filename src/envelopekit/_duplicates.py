@@ -122,14 +122,13 @@ def may_repeat(raw: bytes | str) -> bool:
 
 def _members(text: bytes) -> int:
     """The colons of ``text`` outside its strings: one per member."""
-    return unquoted(neutral(text).translate(None, _NOT_COLON_OR_QUOTE)).count(b":")
+    return outside(text, _NOT_COLON_OR_QUOTE).count(b":")
 
 
 _NOT_COLON_OR_QUOTE: Final = bytes(range(256)).translate(None, b'":')
 _NOT_OBJECT_SKELETON: Final = bytes(range(256)).translate(None, b'":{')
 _NOT_SPACE: Final = bytes(range(256)).translate(None, b" \t\n\r")
 _SPACED: Final = b":, \t\n\r"  # what an innermost object's outline holds
-_NOT_OUTLINE: Final = OUTLINE_ONLY
 # An object's outline length (2m - 1 for m members) to m, and to whether it may repeat a name.
 _HALVES: Final = bytes((n + 1) // 2 for n in range(256))
 _MANY: Final = bytes(n > 1 for n in range(256))
@@ -216,7 +215,7 @@ class _Scan:
         if members:
             reduced = self._alike_run(text)
         if reduced is None and members:  # the outline read once for both kinds of run
-            outline = outside(text, _NOT_OUTLINE)
+            outline = outside(text, OUTLINE_ONLY)
             reduced = self._runs(text, outline)
             if reduced is None:
                 reduced = self._members_run(text, outline)
@@ -294,7 +293,7 @@ class _Scan:
             plain = neutral(piece)
             if plain.count(b'"') % 2:
                 return None  # a cut inside a string
-            shape = unquoted(plain.translate(None, _NOT_OUTLINE)).translate(None, b" \t\n\r")
+            shape = unquoted(plain.translate(None, OUTLINE_ONLY)).translate(None, b" \t\n\r")
             if shape.translate(None, b":,"):
                 others.add(piece)
             lengths[piece] = len(shape)
@@ -616,8 +615,8 @@ class _Scan:
             else:
                 texts = list(map(objects.__getitem__, alive[start:end]))
                 known = list(map(members.__getitem__, alive[start:end]))
-            # Those cut by _cut are counted now (a run counted its own).
-            sizes = _sizes(texts, known)
+            # Those cut by _cut are counted now (a run counted its own), and kept.
+            sizes = self._sizes(texts, known, alive, start)
             joined = b"[{" + b"},{".join(texts) + b"}]"
             if by_names and max(sizes) <= _PLACES:
                 # Their names would be read anyway: read first, they say which objects repeat
@@ -626,11 +625,7 @@ class _Scan:
                 total += found
                 by_names = marks.find(0) == -1
                 if limit is None or len(repeating) < limit:  # kept for the findings
-                    places = list(compress(range(start, end), marks))
-                    repeating += places
-                    if None in known:
-                        for place, size in zip(places, compress(sizes, marks), strict=True):
-                            members[alive[place]] = size
+                    repeating += compress(range(start, end), marks)
                 continue
             parsed = _parsed(joined, self.errors)
             distinct = list(map(len, parsed))
@@ -662,10 +657,26 @@ class _Scan:
                 repeating += places
                 numbers = list(map(alive.__getitem__, places))
                 self.distinct.update(zip(numbers, compress(parsed, repeats), strict=True))
-                if None in known:
-                    for number, size in zip(numbers, compress(sizes, repeats), strict=True):
-                        members[number] = size
         return repeating, total
+
+    def _sizes(
+        self, texts: list[bytes], known: list[int | None], alive: list[int], start: int
+    ) -> list[int]:
+        """The members of innermost objects ``texts`` (``alive[start:]``), ``known`` or counted.
+
+        Only those ``known`` does not give are counted: a run knows its own, and only the
+        objects cut by regular expressions (the ends of a run, an object between) are not.
+        What is counted is kept (:attr:`members`), for the findings' names.
+        """
+        if None not in known:
+            return cast("list[int]", known)
+        unknown = list(compress(count(), map(is_, known, repeat(None))))
+        sizes = list(known)
+        counted = _member_counts(list(map(texts.__getitem__, unknown)))
+        for place, size in zip(unknown, counted, strict=True):
+            sizes[place] = size
+            self.members[alive[start + place]] = size
+        return cast("list[int]", sizes)
 
     def _by_names(self, joined: bytes, sizes: list[int]) -> tuple[int, bytes]:
         """The names ``joined`` objects (of ``sizes`` members) repeat, and which objects repeat.
@@ -760,23 +771,6 @@ class _Scan:
         if total > len(found):
             found.append(truncated(total - len(found)))
         return found
-
-
-def _sizes(texts: list[bytes], known: list[int | None]) -> list[int]:
-    """The members of each innermost object ``texts``, where ``known`` does not give them.
-
-    Only those are counted: a run knows its own, and only the objects cut by regular
-    expressions (the ends of a run, an object between) are not.
-    """
-    if None not in known:
-        return cast("list[int]", known)
-    unknown = list(compress(count(), map(is_, known, repeat(None))))
-    sizes = list(known)
-    for place, size in zip(
-        unknown, _member_counts(list(map(texts.__getitem__, unknown))), strict=True
-    ):
-        sizes[place] = size
-    return cast("list[int]", sizes)
 
 
 def _member_counts(objects: list[bytes]) -> list[int]:
