@@ -34,7 +34,7 @@ in pairs only what needs it:
    repeats found by a set's lookup an object). An object with one extra member, or of one
    distinct name, repeats one name; the names of the others (two extra members or more) are
    counted together, each distinct object text once (a dense text repeats a few), found by one
-   regular expression. Objects each distinct (a counter in each) of at most 16 members are
+   split (where every string is a name) or one regular expression. Objects each distinct (a counter in each) of at most 16 members are
    counted by places: each pair of places compared across all of them in one C pass. After a
    chunk whose every object repeated two names or more, the next is read by its names first:
    the places say which objects repeat as well as how many names, and the chunk is not parsed.
@@ -871,19 +871,27 @@ def _repeats_by_place(names: list[Any], sizes: list[int]) -> tuple[int, int]:
 def _member_names(joined: bytes, members: int, errors: str) -> list[Any]:
     r"""The names of the ``members`` members of ``joined``, a JSON text, as the parser reads them.
 
-    Where no colon follows white space, each name ends at a ``":`` outside strings; in a
-    copy whose escaped backslashes and quotes are ``\x`` and ``\y`` (every quote left
-    delimits), when there are as many ``":`` as members, no other: one regular expression finds
-    them all. Equal bytes are equal names where the text holds no ``\u`` or ``\/`` escape (a
-    character then has one spelling); else the names, their escapes written back, are read by
-    one parse as an array of strings. Otherwise the standard library's pairs parse gives them.
+    In a copy whose escaped backslashes and quotes are ``\x`` and ``\y`` (every quote left
+    delimits): where there are as many strings as members, every string is a name, and one
+    split gives them; else, where no colon follows white space, each name ends at a ``":``
+    outside strings, and when there are as many ``":`` as members, no other, one regular
+    expression finds them all. Equal bytes are equal names where the text holds no ``\u`` or
+    ``\/`` escape (a character then has one spelling); else the names, their escapes written
+    back, are read by one parse as an array of strings. Otherwise the standard library's pairs
+    parse gives them.
     """
     escaped = joined.find(b"\\") != -1
     plain = joined.replace(b"\\\\", b"\\x").replace(b'\\"', b"\\y") if escaped else joined
-    if plain.count(b'":') == members and (
+    names: list[bytes] | None = None
+    if plain.count(b'"') == 2 * members:
+        # As many strings as members, each with a name: every string is a name (values are
+        # numbers, literals or containers), read by one split, no search.
+        names = plain.split(b'"')[1::2]
+    elif plain.count(b'":') == members and (
         max(map(plain.find, b" \t\n\r")) == -1 or plain.translate(_ONE_SPACE).find(b" :") == -1
     ):
         names = _NAME_END.findall(plain)
+    if names is not None:
         if not escaped or (joined.find(b"\\u") == -1 and joined.find(b"\\/") == -1):
             return names  # each character spelled one way only: equal names, equal bytes
         # Every backslash of the copy begins an escape; `\y` first, as a `\\` written back
