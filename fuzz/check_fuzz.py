@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 with atheris.instrument_imports(include=["envelopekit"]):
     from envelopekit import SPECS as _NAMES
+    from envelopekit import Settings
     from envelopekit._check import spec_named
     from envelopekit.babelqueue import Router  # noqa: F401
 
@@ -44,21 +45,23 @@ from tests.test_check_properties import (  # noqa: E402
 )
 
 SPECS = ("auto", "babelqueue", "som", "matrix")
+# Repeated names allowed (the default), noted, or refused: the first byte picks (its 20s).
+MODES = (None, Settings(duplicate_keys="warn"), Settings(duplicate_keys="refuse"))
 CORPUS = ROOT / ".fuzz" / "corpus"
 
 
 def one_input(data: bytes) -> None:
-    """One fuzz input: its first byte picks the spec, the rest is the message.
+    """One fuzz input: its first byte picks the spec and the duplicate-key mode.
 
-    For the Router, the first byte also says whether ``attempts`` is set, and to what (near the
-    int64 maximum too); the second says how near the size limit the message is padded, how long
-    its handler's failure text is and its ``attempts``.
+    The rest is the message. For the Router, the first byte also says whether ``attempts`` is
+    set, and to what (near the int64 maximum too); the second says how near the size limit the
+    message is padded, how long its handler's failure text is and its ``attempts``.
     """
     if not data:
         return
     spec = SPECS[data[0] % len(SPECS)]
     raw = data[1:]
-    oracles(raw, spec)
+    oracles(raw, spec, MODES[data[0] // 20 % len(MODES)])
     if spec in ("auto", "babelqueue"):
         dispatch_oracle(raw)
         pick = data[0] // len(SPECS) % (len(ATTEMPTS) + 1)

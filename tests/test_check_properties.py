@@ -5,7 +5,9 @@ every pointer resolves in the input; ``ok`` exactly when there is no violation; 
 message re-encodes to an equal model that is accepted; ``check`` agrees with
 ``model_validate_json``; and ``Router.dispatch`` never raises and republishes only what ``check``
 accepts, on messages near the size limit too, whose handler fails with texts of up to 100,000
-characters. ``make fuzz`` runs the same oracles under atheris for long runs (``fuzz/``).
+characters. With members written twice and structural bytes put in, the same oracles under
+``duplicate_keys`` ``warn`` and ``refuse``, where a text refused as JSON is refused so alone.
+``make fuzz`` runs the same oracles under atheris for long runs (``fuzz/``), in each mode.
 """
 
 from __future__ import annotations
@@ -53,6 +55,9 @@ SEEDS: dict[str, list[Any]] = {
     ],
 }
 ALL_SEEDS = [document for documents in SEEDS.values() for document in documents]
+# Messages dense with escapes (`\"`, `\\`, `\u2028`, a surrogate pair): what a byte put in
+# sets reading against reading, where a seed of plain text seldom does.
+ESCAPED = _documents([DATA / "babelqueue" / "encoding" / "edge-input.json"])
 
 SCALARS = st.one_of(
     st.none(),
@@ -137,9 +142,13 @@ def _model_accepts(spec: str, raw: bytes) -> bool:
     return True
 
 
-def oracles(raw: bytes, spec: str) -> ek.Verdict[Any]:
-    """Every oracle of the campaign on one input; returns the verdict."""
-    verdict = ek.check(raw, spec)  # never raises: an exception fails the property
+def oracles(raw: bytes, spec: str, settings: ek.Settings | None = None) -> ek.Verdict[Any]:
+    """Every oracle of the campaign on one input, under ``settings``; returns the verdict.
+
+    Under ``duplicate_keys`` ``warn`` or ``refuse`` too: a text refused as JSON is refused so
+    alone (no finding of a repeated name in a text that is not JSON).
+    """
+    verdict = ek.check(raw, spec, settings=settings)  # never raises: an exception fails it
     assert verdict.ok is (not verdict.violations)
     assert (verdict.envelope is not None) is verdict.ok
     for finding in verdict.violations + verdict.warnings:
@@ -151,6 +160,9 @@ def oracles(raw: bytes, spec: str) -> ek.Verdict[Any]:
         if finding.rule in _ABSENT or finding.rule.endswith(".required"):
             at = at.rpartition("/")[0]  # names where the missing member belongs
         assert _resolves(raw, at), finding
+    if any(v.rule == rules.JSON_INVALID for v in verdict.violations):
+        assert [v.rule for v in verdict.violations] == [rules.JSON_INVALID], verdict.violations
+        assert verdict.warnings == []
     read_as = verdict.spec
     if read_as in ek.SPECS and not any(
         v.rule in (rules.JSON_DUPLICATE_KEY, rules.SPEC_UNRECOGNISED) for v in verdict.violations
@@ -158,7 +170,7 @@ def oracles(raw: bytes, spec: str) -> ek.Verdict[Any]:
         # check agrees with the model's own JSON validation of the same bytes.
         assert _model_accepts(read_as, raw) is verdict.ok, (raw, verdict.violations)
     if verdict.envelope is not None:
-        again = ek.check(verdict.envelope.to_json(), read_as)
+        again = ek.check(verdict.envelope.to_json(), read_as, settings=settings)
         assert again.envelope is not None, again.violations
         # Equal as models (warnings noted on input are not part of the model).
         assert again.envelope.model_dump() == verdict.envelope.model_dump()
@@ -168,6 +180,57 @@ def oracles(raw: bytes, spec: str) -> ek.Verdict[Any]:
 
 # Rules whose pointer names where a missing member belongs, not a member that is there.
 _ABSENT = frozenset({rules.URN_MISSING})
+
+
+# What a text is given to set the duplicate scan's readings against each other: a byte that
+# opens or closes a string, an escape, an object or an array, or that parts members.
+STRUCTURE = st.sampled_from([b'"', b"\\", b'\\"', b"{", b"}", b"[", b"]", b":", b",", b'":{'])
+
+
+@st.composite
+def repeating(draw: st.DrawFn, seeds: list[Any]) -> bytes:
+    """A corpus document written with some of its objects' members written twice (the second
+    time with the same value or a drawn one), then maybe a few structural bytes put in."""
+
+    def written(node: Any) -> str:
+        if isinstance(node, dict):
+            members = [(name, written(value)) for name, value in node.items()]
+            for _ in range(draw(st.integers(0, 2)) if members else 0):
+                name, value = members[draw(st.integers(0, len(members) - 1))]
+                if draw(st.booleans()):
+                    value = json.dumps(draw(VALUES))
+                members.insert(draw(st.integers(0, len(members))), (name, value))
+            return "{" + ",".join(f"{json.dumps(n)}:{v}" for n, v in members) + "}"
+        if isinstance(node, list):
+            return "[" + ",".join(map(written, node)) + "]"
+        return json.dumps(node)
+
+    if draw(st.booleans()):
+        seeds = ESCAPED
+    try:  # a mutation, where it is still JSON
+        document = json.loads(draw(mutated(seeds)))
+    except ValueError:
+        document = json.loads(json.dumps(draw(st.sampled_from(seeds))))
+    # Objects one after another: the scan reads a run of them (64 or more) its own way.
+    if draw(st.booleans()) and isinstance(document, dict):
+        document["many"] = [{"a": i, "b": i} for i in range(draw(st.integers(60, 200)))]
+    raw = written(document).encode("utf-8", "surrogatepass")
+    for _ in range(draw(st.integers(0, 2))):
+        at = draw(st.integers(0, len(raw)))
+        raw = raw[:at] + draw(STRUCTURE) + raw[at + draw(st.integers(0, 1)) :]
+    return raw
+
+
+WARN = ek.Settings(duplicate_keys="warn")
+REFUSE = ek.Settings(duplicate_keys="refuse")
+
+
+# More examples than the others: one in about sixty sets the duplicate scan's readings against
+# each other (a string left open in an object it sets apart: session 36's `make fuzz` find).
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(repeating(ALL_SEEDS), st.sampled_from(["auto", *ek.SPECS]), st.booleans())
+def test_oracles_looking_for_repeated_names(raw: bytes, spec: str, refuse: bool) -> None:
+    oracles(raw, spec, REFUSE if refuse else WARN)
 
 
 @PROFILE

@@ -30,6 +30,7 @@ from envelopekit._duplicates import duplicate_keys, may_repeat
 from envelopekit._json import unquoted
 from envelopekit._violations import Violation, pointer, truncated
 from tests._calls import peak_memory
+from tests.conftest import DATA
 
 # (text, the pointers of the repeated members, in document order: an object's names in the order
 # they first appear, then what its members hold)
@@ -919,6 +920,14 @@ NOT_JSON_LARGE = {
     "bad-literal-in-an-innermost-object": b"[" + _RUN_OF_REPEATS + b'{"a":tru}]',
     "trailing-text": b"[" + _RUN_OF_REPEATS + b"{}]x",
     "small-bad-literal-after-a-repeat": b'[{"a":1,"a":2},{"a":tru}]',
+    # Found by `make fuzz` under `refuse` (session 36): an innermost object set apart by the
+    # regular expressions with a string left open, whose members could not be counted apart
+    # from the others' (a `ValueError` out of `check`). The first is libFuzzer's reduction of
+    # the second: the vendored edge message with a quote inserted in a name.
+    "a-string-left-open-in-an-object": b'{"":"","":"","":{""""\\"\\\\"""[e]},"a":{"",""},"s":0}',
+    "a-quote-inserted-in-a-name": (DATA / "babelqueue" / "encoding" / "edge-input.json")
+    .read_bytes()
+    .replace(b'"int_2p53_plus1"', b'"int_2p53_plu"s1"'),
 }
 
 

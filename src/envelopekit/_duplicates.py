@@ -34,10 +34,11 @@ in pairs only what needs it:
    repeats found by a set's lookup an object). An object with one extra member, or of one
    distinct name, repeats one name; the names of the others (two extra members or more) are
    counted together, each distinct object text once (a dense text repeats a few), found by one
-   split (where every string is a name) or one regular expression. Objects each distinct (a counter in each) of at most 16 members are
-   counted by places: each pair of places compared across all of them in one C pass. After a
-   chunk whose every object repeated two names or more, the next is read by its names first:
-   the places say which objects repeat as well as how many names, and the chunk is not parsed.
+   split (where every string is a name) or one regular expression. Objects each distinct (a
+   counter in each) of at most 16 members are counted by places: each pair of places compared
+   across all of them in one C pass. After a chunk whose every object repeated two names or
+   more, the next is read by its names first: the places say which objects repeat as well as
+   how many names, and the chunk is not parsed.
 
 Findings come in document order (an object's own names in the order they first appear, then what
 its members hold), and at most ``limit`` are built: the rest are counted exactly, by C passes, and
@@ -197,9 +198,9 @@ class _Scan:
             root = self._reduced_tree()
             self._walk(root)
             repeating, repeated = self._innermost(self.alive, limit)
+            return self._report(repeating, repeated, limit)
         except _NotJson:
             return []
-        return self._report(repeating, repeated, limit)
 
     def _reduced_tree(self) -> Any:
         """Steps 1 and 2: the innermost objects' texts kept, the rest parsed in pairs."""
@@ -774,11 +775,20 @@ class _Scan:
 
 
 def _member_counts(objects: list[bytes]) -> list[int]:
-    """The members of each innermost object (its text between braces): colons outside strings."""
+    """The members of each innermost object (its text between braces): colons outside strings.
+
+    Raises:
+        _NotJson: an object leaves a string open (its quotes are odd), so that the braces
+            joining the objects are not all outside strings: a count each cannot be read.
+    """
+    if not objects:
+        return []
     joined = b"{" + b"{".join(objects)
-    return list(
-        map(len, unquoted(neutral(joined).translate(None, _NOT_OBJECT_SKELETON)).split(b"{")[1:])
-    )
+    skeleton = unquoted(neutral(joined).translate(None, _NOT_OBJECT_SKELETON))
+    counts = list(map(len, skeleton.split(b"{")[1:]))
+    if len(counts) != len(objects):
+        raise _NotJson
+    return counts
 
 
 def _repeated_total(
