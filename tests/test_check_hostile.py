@@ -617,6 +617,33 @@ def test_the_depth_scan_agrees_with_the_byte_loop(raw: bytes, limit: int) -> Non
     assert exceeds_depth(raw, limit) is reference_depth(raw, limit)
 
 
+# Nested arrays and objects of a few levels, one after another: texts the passes that drop
+# the innermost level read alone (or with the running sum after a few of them).
+_NESTS = st.recursive(
+    st.just(0),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from("ab"), inner),
+    max_leaves=30,
+).map(orjson.dumps)
+
+
+@given(st.lists(_NESTS, min_size=1, max_size=6), st.integers(1, 12), st.booleans())
+def test_the_depth_scan_by_levels_agrees_with_the_byte_loop(
+    nests: list[bytes], limit: int, joined: bool
+) -> None:
+    raw = (b"," if joined else b"").join(nests)
+    assert exceeds_depth(raw, limit) is reference_depth(raw, limit)
+
+
+@pytest.mark.parametrize(
+    ("raw", "limit"),
+    [(b"[[][", 2), (b"[[][", 1), (b"{[]}[[]", 2), (b"]][[[]]", 2), (b"[[]][[[]", 3)],
+)
+def test_a_text_that_does_not_close_what_it_opens_is_read_whole(raw: bytes, limit: int) -> None:
+    # Dropping the innermost level lowers such a text's depth by one or by none: the running
+    # sum reads all of it (after one pass, `[[][` would read as `[[`, two levels under one).
+    assert exceeds_depth(raw, limit) is reference_depth(raw, limit)
+
+
 _JSON_TEXTS = st.recursive(
     st.text(alphabet='[]{}"\\a\x01', max_size=8),
     lambda inner: (

@@ -1301,6 +1301,8 @@ _STRING: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
 # Opening brackets count +1, closing ones -1 (as signed bytes).
 _STEPS: Final = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
 _DEPTH_CHUNK: Final = 65_536
+_INNERMOST: Final = b"\x01\xff"  # an opening bracket, then a closing one
+_SHRINK: Final = 4  # a pass dropping less than a quarter of the brackets left is the last
 # Up to this size the brackets are counted; past it they are found one by one, each `find` a
 # memchr, so that a large text with few brackets costs next to nothing (`count` reads every
 # byte: 0.8 ms per MiB and per bracket kind).
@@ -1345,8 +1347,10 @@ def exceeds_depth(raw: bytes, limit: int) -> bool:
 
     Counting brackets is a C-speed upper bound; only a document that could exceed the limit
     is scanned, and no step of the scan walks the text byte by byte in Python: strings are
-    cut out (:func:`outside_strings`), and the running depth is a C-level running sum,
-    chunk by chunk, stopping at the first chunk that goes past the limit.
+    cut out (:func:`outside_strings`), the innermost brackets dropped a level a pass while a
+    pass drops many (a text of a few levels is read so alone), and the running depth of what
+    is left is a C-level running sum, chunk by chunk, stopping at the first chunk that goes
+    past the limit.
     """
     if not more_brackets_than(raw, limit):
         return False
@@ -1354,6 +1358,25 @@ def exceeds_depth(raw: bytes, limit: int) -> bool:
     if outside.count(b"{") + outside.count(b"[") <= limit:
         return False
     steps = outside.translate(_STEPS)
+    # Each pass drops every bracket closed where it opens (the innermost level): the deepest
+    # nesting is one less, while as many close as open. A pass that leaves nothing shows the
+    # depth within the limit; otherwise the running sum reads what is left, a few passes on.
+    passes = 0
+    # Where the head shows few brackets closed where they open, a pass would drop little.
+    dense = steps.count(_INNERMOST, 0, _DEPTH_CHUNK) * 2 * _SHRINK >= min(len(steps), _DEPTH_CHUNK)
+    while dense and passes < limit - 1:
+        inner = steps.replace(_INNERMOST, b"")
+        if not inner:
+            return False
+        if len(inner) == len(steps):
+            break
+        little = len(inner) * _SHRINK > len(steps) * (_SHRINK - 1)
+        steps, passes = inner, passes + 1
+        if little:  # the next passes would drop little: the running sum costs less
+            break
+    if passes and steps.count(b"\x01") * 2 != len(steps):  # unbalanced (not JSON): all of it
+        steps, passes = outside.translate(_STEPS), 0
+    limit -= passes
     depth = 0
     for start in range(0, len(steps), _DEPTH_CHUNK):
         chunk = array("b", steps[start : start + _DEPTH_CHUNK])
