@@ -647,6 +647,10 @@ class _Read:
         self.read += len(text)
         return self.pattern.split(text)
 
+    def findall(self, text: bytes) -> list[Any]:
+        self.read += len(text)
+        return self.pattern.findall(text)
+
     def sub(self, replacement: bytes, text: bytes) -> bytes:
         self.read += len(text)
         return self.pattern.sub(replacement, text)
@@ -1133,18 +1137,6 @@ def test_escaped_names_of_objects_each_distinct_are_not_parsed_in_pairs(
     assert sum(read) < len(text) // 8
 
 
-class _Searched:
-    """A compiled pattern's stand-in that counts the bytes its ``findall`` searched."""
-
-    def __init__(self, pattern: re.Pattern[bytes]) -> None:
-        self.pattern = pattern
-        self.searched = 0
-
-    def findall(self, text: bytes) -> list[Any]:
-        self.searched += len(text)
-        return self.pattern.findall(text)
-
-
 @pytest.mark.parametrize(
     ("shape", "searched"),
     [
@@ -1166,8 +1158,8 @@ def test_names_are_split_out_where_every_string_is_a_name(
         _numbered(b'{"a#":"v:","a#":"[{:,","b#":0,"b#":0}', 3_000),
         6_000,
     )
-    search = _Searched(_duplicates._NAME_END)
+    search = _Read(_duplicates._NAME_END)
     monkeypatch.setattr(_duplicates, "_NAME_END", search)
     found = duplicate_keys(text, 100)
     assert found[-1].message.startswith(f"{total - 100} more finding")
-    assert (search.searched > 0) is searched
+    assert (search.read > 0) is searched
