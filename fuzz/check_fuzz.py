@@ -45,8 +45,14 @@ from tests.test_check_properties import (  # noqa: E402
 )
 
 SPECS = ("auto", "babelqueue", "som", "matrix")
-# Repeated names allowed (the default), noted, or refused: the first byte picks (its 20s).
-MODES = (None, Settings(duplicate_keys="warn"), Settings(duplicate_keys="refuse"))
+# Repeated names allowed (the default), noted, or refused, the last with caps the messages
+# reach (one finding kept, four levels): the first byte picks (its 20s).
+MODES = (
+    None,
+    Settings(duplicate_keys="warn"),
+    Settings(duplicate_keys="refuse"),
+    Settings(duplicate_keys="refuse", max_violations=1, max_depth=4),
+)
 CORPUS = ROOT / ".fuzz" / "corpus"
 
 
