@@ -3,9 +3,10 @@
 The oracles are those of ``tests/test_check_properties.py`` (``check`` never raises, pointers
 resolve, ``ok`` iff no violation, re-encoding is accepted and equal, ``check`` agrees with
 ``model_validate_json``; ``Router.dispatch`` never raises and republishes what ``check``
-accepts, near the size limit too, with handler texts past the dead letter's cut). The corpus
-starts from the vendored messages of the three specs; a crash is written by libFuzzer as
-``crash-<sha1>`` in the working directory.
+accepts, near the size limit too, with handler texts past the dead letter's cut), with
+repeated names allowed, noted or refused (:data:`MODES`). The corpus starts from the vendored
+messages of the three specs; a crash is written by libFuzzer as ``crash-<sha1>`` in the
+working directory.
 
     make fuzz                       # FUZZ_SECONDS=600 by default
     .venv/bin/python fuzz/check_fuzz.py -max_total_time=60 -workers=2 .fuzz/corpus
