@@ -894,8 +894,8 @@ def _member_names(joined: bytes, members: int, errors: str) -> list[Any]:
     plain = joined.replace(b"\\\\", b"\\x").replace(b'\\"', b"\\y") if escaped else joined
     names: list[bytes] | None = None
     if plain.count(b'"') == 2 * members:
-        # As many strings as members, each with a name: every string is a name (values are
-        # numbers, literals or containers), read by one split, no search.
+        # As many strings as members, each with a name: every string is a name (the values
+        # of innermost objects are then numbers or literals), read by one split, no search.
         names = plain.split(b'"')[1::2]
     elif plain.count(b'":') == members and (
         max(map(plain.find, b" \t\n\r")) == -1 or plain.translate(_ONE_SPACE).find(b" :") == -1
