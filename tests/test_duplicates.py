@@ -1137,29 +1137,39 @@ def test_escaped_names_of_objects_each_distinct_are_not_parsed_in_pairs(
     assert sum(read) < len(text) // 8
 
 
+# Objects each distinct of two repeated names, a string value in each: a string is not always
+# a name there, so the search finds the names.
+_STRING_VALUES = (_numbered(b'{"a#":"v:","a#":"[{:,","b#":0,"b#":0}', 3_000), 6_000)
+
+
 @pytest.mark.parametrize(
-    ("shape", "searched"),
+    ("text", "total", "searched"),
     [
-        ("escaped-quotes-and-backslashes-each-distinct", False),
-        ("quotes-and-braces-each-distinct", False),
-        ("numbered-names-twice-each-distinct", False),
-        ("spaced-each-distinct", False),
-        # A string value in each object: a string is not always a name, the search finds them.
-        ("string-values-each-distinct", True),
+        (*SHAPES["escaped-quotes-and-backslashes-each-distinct"], False),
+        (*SHAPES["quotes-and-braces-each-distinct"], False),
+        (*SHAPES["numbered-names-twice-each-distinct"], False),
+        (*SHAPES["spaced-each-distinct"], False),
+        (*_STRING_VALUES, True),
     ],
+    ids=["escaped-quotes", "quotes-and-braces", "numbered-names", "spaced", "string-values"],
 )
 def test_names_are_split_out_where_every_string_is_a_name(
-    monkeypatch: pytest.MonkeyPatch, shape: str, searched: bool
+    monkeypatch: pytest.MonkeyPatch, text: bytes, total: int, searched: bool
 ) -> None:
     # Objects whose values are not strings hold as many strings as members: each string is a
     # name, read by one split of the chunk (before: a regular expression's search, 5.5 ms a MiB
     # of escaped names against 1.8 for the split).
-    text, total = SHAPES.get(shape) or (
-        _numbered(b'{"a#":"v:","a#":"[{:,","b#":0,"b#":0}', 3_000),
-        6_000,
-    )
     search = _Read(_duplicates._NAME_END)
     monkeypatch.setattr(_duplicates, "_NAME_END", search)
+    read: list[int] = []
+    real = _duplicates._member_names
+
+    def names(joined: bytes, members: int, errors: str) -> list[Any]:
+        read.append(members)
+        return real(joined, members, errors)
+
+    monkeypatch.setattr(_duplicates, "_member_names", names)
     found = duplicate_keys(text, 100)
     assert found[-1].message.startswith(f"{total - 100} more finding")
+    assert sum(read) > total  # the names were read, every chunk's
     assert (search.read > 0) is searched

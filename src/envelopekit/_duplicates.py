@@ -783,8 +783,7 @@ def _member_counts(objects: list[bytes]) -> list[int]:
     """
     if not objects:
         return []
-    joined = b"{" + b"{".join(objects)
-    skeleton = unquoted(neutral(joined).translate(None, _NOT_OBJECT_SKELETON))
+    skeleton = outside(b"{" + b"{".join(objects), _NOT_OBJECT_SKELETON)
     counts = list(map(len, skeleton.split(b"{")[1:]))
     if len(counts) != len(objects):
         raise _NotJson
