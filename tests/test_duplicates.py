@@ -590,6 +590,11 @@ SHAPES: dict[str, tuple[bytes, int]] = {
         _numbered(b'{"\\u0022{":#,"\\"{":#,"\\u007b":#,"{":#}', 3_000),
         6_000,
     ),
+    # A name spelled with `\/` and with `/`: one name (no `\u` in the text to show it).
+    "solidus-escaped-or-not-each-distinct": (
+        _numbered(b'{"a\\/":#,"a/":#,"b":#,"b":#}', 3_000),
+        6_000,
+    ),
     "spaced-each-distinct": (
         _numbered(b'{"a": #, "a": #, "b": #, "b": #}', 4_000, head=b'{"data": [', sep=b", "),
         8_000,
@@ -1173,3 +1178,19 @@ def test_names_are_split_out_where_every_string_is_a_name(
     assert found[-1].message.startswith(f"{total - 100} more finding")
     assert sum(read) > total  # the names were read, every chunk's
     assert (search.read > 0) is searched
+
+
+@pytest.mark.parametrize(
+    ("text", "one"),
+    [
+        (b'{"a\\"":0,"\\\\":0}', True),  # escapes, none of them `\u` or `\/`
+        (b'{"queue\\"":0,"/\\\\":0}', True),  # a `u` and a `/`, neither escaped
+        (b'{"\\u0061":0}', False),
+        (b'{"a\\/":0}', False),
+        (b'{"\\\\u":0}', False),  # an escaped backslash before a `u`: read as one, to be safe
+    ],
+)
+def test_a_text_is_told_to_spell_each_character_one_way(text: bytes, one: bool) -> None:
+    # Names compared as bytes are compared as the parser reads them only where no character
+    # has two spellings; each case's verdict is the two-byte searches' (before: always run).
+    assert _duplicates._one_spelling(text) is one

@@ -901,7 +901,7 @@ def _member_names(joined: bytes, members: int, errors: str) -> list[Any]:
     ):
         names = _NAME_END.findall(plain)
     if names is not None:
-        if not escaped or (joined.find(b"\\u") == -1 and joined.find(b"\\/") == -1):
+        if not escaped or _one_spelling(joined):
             return names  # each character spelled one way only: equal names, equal bytes
         # Every backslash of the copy begins an escape; `\y` first, as a `\\` written back
         # before a `y` would read as one.
@@ -912,6 +912,18 @@ def _member_names(joined: bytes, members: int, errors: str) -> list[Any]:
         return list(_raw_names(joined))
     pairs = json.loads(joined.decode("utf-8", errors), object_pairs_hook=tuple)
     return list(map(_NAME, chain.from_iterable(pairs)))
+
+
+def _one_spelling(text: bytes) -> bool:
+    r"""Whether ``text`` holds no ``\u`` or ``\/`` escape: each character spelled one way.
+
+    A search for two bytes steps through each backslash, and the texts read here are dense
+    with them (0.17 ms for a chunk of 180 KB); a text with no ``u`` (or ``/``) at all is told
+    by one ``memchr`` (2 µs).
+    """
+    return (text.find(b"u") == -1 or text.find(b"\\u") == -1) and (
+        text.find(b"/") == -1 or text.find(b"\\/") == -1
+    )
 
 
 def _parsed(joined: bytes, errors: str) -> Any:
