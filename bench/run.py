@@ -108,6 +108,7 @@ def compact(path: Path) -> bytes:
 
 
 BQ_RAW = compact(DATA / "babelqueue" / "fixtures" / "unicode-and-numbers.json")
+LINE_ITEMS = [{"sku": f"sku-{i:04d}", "qty": i % 7 + 1, "tags": ["a", "b"]} for i in range(40)]
 SOM_BEAT6 = compact(DATA / "som" / "examples" / "story-context" / "hurricane-beat6-envelope.json")
 SOM_SCHEMAS = {
     path.name.removesuffix(".schema.json"): json.loads(path.read_text("utf-8"))
@@ -412,6 +413,18 @@ def micro(rounds: int, budget: float) -> list[Comparison]:
             "validate": lambda: BabelEnvelope.model_validate_json(BQ_RAW),
         }
     )
+    # The same envelope with nested data, as an order's line items are (the fixture's data is
+    # flat): what the number rules cost where data holds containers.
+    nested = {**parsed, "data": {**parsed["data"], "items": LINE_ITEMS}}
+    nested_raw = orjson.dumps(nested)
+    bq_nested = group(
+        {
+            "validate": lambda: BabelEnvelope.model_validate_json(nested_raw),
+            "floor": lambda: PydanticFloor.model_validate_json(nested_raw),
+            "model_validate": lambda: BabelEnvelope.model_validate(nested),
+            "floor model_validate": lambda: PydanticFloor.model_validate(nested),
+        }
+    )
     out = [
         compare(
             "BabelQueue validate vs its floor (same shape, no rule)",
@@ -452,6 +465,16 @@ def micro(rounds: int, budget: float) -> list[Comparison]:
             "BabelQueue encode vs official encode", bq["encode"], bq["official encode"], at_most=0.3
         ),
         compare("(reference) BabelQueue validate vs msgspec Struct", bq["validate"], bq["msgspec"]),
+        compare(
+            "(reference) BabelQueue validate vs its floor, data holding 40 line items",
+            bq_nested["validate"],
+            bq_nested["floor"],
+        ),
+        compare(
+            "(reference) BabelQueue dict: model_validate vs its floor, data holding 40 line items",
+            bq_nested["model_validate"],
+            bq_nested["floor model_validate"],
+        ),
         compare("(floor) BabelQueue floor vs official decode+accepts", bq["floor"], bq["official"]),
         compare("(floor) BabelQueue floor vs orjson.loads", bq["floor"], bq["orjson"]),
         compare(

@@ -389,3 +389,38 @@ def test_dispatch_near_the_limit_republishes_within_it(
     raw: bytes, gap: int, shout: int, attempts: int
 ) -> None:
     dispatch_oracle(near_limit(raw, gap, shout, attempts), NEAR_ROUTER, NEAR)
+
+
+# Values at the bounds the number rules and the fast paths test, and strings that look like
+# what a reading of text looks for.
+EDGES = st.sampled_from(
+    [
+        2**53 - 1,
+        -(2**53 - 1),
+        2**53,
+        -(2**53),
+        2**64,
+        9007199254740992.0,
+        1e16,
+        -1e16,
+        1e300,
+        float("nan"),
+        float("inf"),
+        float("-inf"),
+        None,
+        "null",
+        "e+5",
+        "1234567890123456",
+        '"[{',
+        "\\",
+        "]]}",
+    ]
+)
+WIDE = st.recursive(
+    st.one_of(SCALARS, EDGES),
+    lambda inner: (
+        st.lists(inner, max_size=12) | st.dictionaries(st.text(max_size=4), inner, max_size=12)
+    ),
+    max_leaves=60,
+)
+"""JSON values whose containers reach ``_json.BY_TEXT`` members and past (read as text)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 import orjson
@@ -17,6 +18,7 @@ from envelopekit._json import _HEAD_BYTES, PLAIN_NUMBERS, needs_scan, plain_numb
 from envelopekit.babelqueue import BabelEnvelope
 from tests._calls import peak_memory, python_calls
 from tests.conftest import DATA
+from tests.test_check_properties import EDGES, WIDE
 
 FIXTURE = orjson.loads((DATA / "babelqueue" / "fixtures" / "order-created.json").read_bytes())
 
@@ -370,3 +372,42 @@ def test_large_finite_floats_are_cleared_whose_sum_overflows() -> None:
     assert len(python_calls(lambda: needs_scan(value))) < 2_000
     errors, _ = _json.scan_numbers(value, "/x", first_refusal=True)
     assert [(v.rule, v.pointer) for v in errors] == [(rules.NUMBER_NON_FINITE, "/x/20000/a")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        WIDE,
+        # What only Python data holds: a tuple, a key that is not a string (orjson refuses it).
+        st.lists(st.one_of(WIDE, st.tuples(EDGES), st.dictionaries(st.integers(), EDGES))),
+    )
+)
+def test_containers_read_as_text_give_what_the_walk_gives(value: Any) -> None:
+    # A container of BY_TEXT members or more is first read as orjson writes it; where that
+    # shows nothing to note it is not walked. The walk alone says the same.
+    assert needs_scan(value) is _json._scan_needed(value, None, False)
+    if _json.written_plain(value) is not None:
+        assert not _json._scan_needed(value, None, False)
+
+
+def test_a_wide_container_is_written_not_walked() -> None:
+    items = [{"sku": f"a{i}", "qty": i, "tags": ["x", "y"]} for i in range(40)]
+    assert not needs_scan({"items": items})
+    # One call for the object, one for the list, which is written whole: no step an item.
+    document = {"items": items}
+    assert [code.co_name for code in python_calls(partial(needs_scan, document))] == [
+        "needs_scan",
+        "_scan_needed",
+        "_scan_needed",
+        "written_plain",
+    ]
+    # A list holding NaN is written with `null`: walked, and found.
+    assert needs_scan({"items": [*items, float("nan")]})
+
+
+@pytest.mark.parametrize(
+    "value", [2**53 - 1, 2**53, -(2**53), 2**64, float("nan"), float("inf"), None, (2**60,)]
+)
+def test_each_bound_is_read_from_the_text_as_the_walk_reads_it(value: Any) -> None:
+    wide = [0] * (_json.BY_TEXT - 1) + [{"a": [value]}]
+    assert needs_scan(wide) is _json._scan_needed(wide, None, False)

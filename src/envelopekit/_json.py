@@ -41,6 +41,7 @@ from ._violations import (
 
 __all__ = [
     "BYTES_A_STEP",
+    "BY_TEXT",
     "OUTLINE_ONLY",
     "NumberReading",
     "dumps",
@@ -69,6 +70,7 @@ __all__ = [
     "segment",
     "unquoted",
     "without_long_integers",
+    "written_plain",
 ]
 
 INT64_MIN: Final = -(2**63)
@@ -462,8 +464,15 @@ def needs_scan(value: Any, reading: NumberReading | None = None) -> bool:
     The common case, a payload of safe numbers, costs one pass without building pointers;
     :func:`scan_numbers` then runs only for the rare payload that needs reporting. With a
     ``reading``, each container's members are steps spent from its budget
-    (:attr:`NumberReading.left`); past it, :class:`_Spent` is raised.
+    (:attr:`NumberReading.left`); past it, :class:`_Spent` is raised. Without one, a container
+    of :data:`BY_TEXT` members or more is first read as orjson writes it (:func:`written_plain`),
+    and walked only when that does not show it plain.
     """
+    return _scan_needed(value, reading, reading is None)
+
+
+def _scan_needed(value: Any, reading: NumberReading | None, by_text: bool) -> bool:
+    """:func:`needs_scan`; ``by_text`` while no container above ``value`` was read as text."""
     # The bounds as locals: an array of small integers is the walk's dearest input against the
     # parse (orjson reads one in about 6 ns), and a global read and a negation an item doubled
     # its cost. Integers are tested first for the same reason.
@@ -483,12 +492,18 @@ def needs_scan(value: Any, reading: NumberReading | None = None) -> bool:
         reading.left -= len(items)
         if reading.left < 0:
             raise _Spent
+    elif by_text and len(items) >= BY_TEXT:
+        if written_plain(value) is not None:
+            return False
+        # Not shown plain: the walk decides, and reads no container below as text again, so
+        # that no value is written twice.
+        by_text = False
     if len(items) >= _BULK:
         notable = _notable_items(items if kind is list else list(items), True, reading)
         if notable is not None:
             for _, item in notable:
                 # An integer or a float it yields is one to note; anything else may hold one.
-                if type(item) is int or type(item) is float or needs_scan(item, reading):
+                if type(item) is int or type(item) is float or _scan_needed(item, reading, by_text):
                     return True
             return False
     for item in items:
@@ -503,12 +518,31 @@ def needs_scan(value: Any, reading: NumberReading | None = None) -> bool:
             # inf - inf and nan - nan are both nan.
             if item - item != 0.0:
                 return True
-        elif item and needs_scan(item, reading):  # an empty container holds no number
+        elif item and _scan_needed(item, reading, by_text):  # an empty one holds no number
             return True
     return False
 
 
 _BULK: Final = 64  # an array or object this long is read by `_notable_items`
+BY_TEXT: Final = 8
+"""A container of this many members or more is first read as orjson writes it (a Python step
+a value, about 90 ns, against about 14 ns for the writing; below it, the writing's own call
+costs more than the walk)."""
+
+
+def written_plain(container: Any) -> bytes | None:
+    """The text orjson writes of ``container`` where it shows no number to note, or ``None``.
+
+    ``OPT_STRICT_INTEGER`` refuses an integer beyond ±(2^53-1), and NaN and the infinities are
+    written ``null``: a text without ``null`` holds neither (``None`` is written so too, and
+    gives ``None`` here, as does anything orjson refuses to write). Exact when not ``None``:
+    :func:`needs_scan` is false for ``container`` then.
+    """
+    try:
+        text = orjson.dumps(container, option=orjson.OPT_STRICT_INTEGER)
+    except orjson.JSONEncodeError:  # beyond 53 bits, a key not a string, too deep, not JSON
+        return None
+    return text if text.find(b"null") == -1 else None
 
 
 def _notable_items(

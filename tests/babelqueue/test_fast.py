@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
@@ -22,13 +22,15 @@ import envelopekit as ek
 from envelopekit import rules
 from envelopekit._check import spec_named
 from envelopekit._compat import MISSING
+from envelopekit._json import BY_TEXT
 from envelopekit._settings import Settings
 from envelopekit.babelqueue import BabelEnvelope, _envelope
+from envelopekit.babelqueue import _fast as fast_module
 from envelopekit.babelqueue._envelope import FAST_PATH
 from envelopekit.babelqueue._fast import DEPTH, SECONDS_THRESHOLD, fast_schema
 from tests._calls import python_calls
 from tests.conftest import DATA
-from tests.test_check_properties import PROFILE, SEEDS, VALUES, mutated
+from tests.test_check_properties import PROFILE, SEEDS, VALUES, WIDE, mutated
 
 _FULL = BabelEnvelope.__pydantic_validator__
 
@@ -565,3 +567,80 @@ def test_no_union_is_tried_on_a_container() -> None:
         elif isinstance(node, list):
             stack.extend(node)
     assert found == []
+
+
+_JSON_CONTAINERS = WIDE.filter(lambda value: isinstance(value, (dict, list)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_JSON_CONTAINERS, st.integers(0, 5))
+def test_containers_read_as_text_are_within_as_the_walk_says(value: Any, levels: int) -> None:
+    # A container of BY_TEXT members or more is first read as orjson writes it; what that
+    # shows within the bounds, the walk alone shows within too, and the verdicts are the same.
+    assert fast_module._within(value, levels) is fast_module._within(value, levels, False)
+    if fast_module._written_within(value, levels):
+        assert fast_module._within(value, levels, False)
+
+
+@PROFILE
+@given(st.dictionaries(st.text(max_size=6), WIDE, max_size=5))
+def test_wide_data_agrees(data: dict[str, Any]) -> None:
+    document = {**BASE, "data": data}
+    raw = json.dumps(document).encode("utf-8", "surrogatepass")
+    agree(raw)
+    check_agrees(raw)
+    dict_agrees(json.loads(raw))
+
+
+def test_a_wide_container_is_written_not_walked() -> None:
+    validate = FAST_PATH.validator_json()
+    assert validate is not None
+    items = [{"sku": f"a{i}", "qty": i, "tags": ["x", "y"]} for i in range(40)]
+    raw = orjson.dumps({**BASE, "data": {"items": items}})
+    assert agree(raw) is not None
+    # One call for the member, and the list written whole: no step an item (before: 81).
+    assert _python_calls(validate, raw) == [
+        "_plain_container",
+        "_within",
+        "_written_within",
+        "written_plain",
+    ]
+
+    # Within the bound it is taken; one level deeper, or with a number to note, it is left to
+    # the model as before. `items` is at depth 3: DEPTH - 3 levels inside it are within DEPTH.
+    def with_nest(levels: int) -> bytes:
+        value: Any = 1
+        for _ in range(levels):
+            value = [value]
+        return orjson.dumps({**BASE, "data": {"items": [*items, value]}})
+
+    assert agree(with_nest(DEPTH - 3)) is not None
+    assert agree(with_nest(DEPTH - 2)) is None
+    assert agree(orjson.dumps({**BASE, "data": {"items": [*items, 2**53]}})) is None
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        2**53 - 1,
+        2**53,
+        -(2**53),
+        9007199254740992.0,
+        1e16,
+        -1e16,
+        float("nan"),
+        float("-inf"),
+        None,
+        "e+5",
+        "1234567890123456",
+        "[[[[",
+        "]]]]",
+        '"]]]]',
+        "\\",
+    ],
+)
+def test_each_bound_is_read_from_the_text_as_the_walk_reads_it(value: Any) -> None:
+    # A wide container holding the value once, in a few levels of arrays; read as text first.
+    wide = [0] * (BY_TEXT - 1) + [[[value]]]
+    for levels in range(5):
+        assert fast_module._within(wide, levels) is fast_module._within(wide, levels, False)
