@@ -385,9 +385,9 @@ def test_large_finite_floats_are_cleared_whose_sum_overflows() -> None:
 def test_containers_read_as_text_give_what_the_walk_gives(value: Any) -> None:
     # A container of BY_TEXT members or more is first read as orjson writes it; where that
     # shows nothing to note it is not walked. The walk alone says the same.
-    assert needs_scan(value) is _json._scan_needed(value, None, False)
-    if _json.written_plain(value) is not None:
-        assert not _json._scan_needed(value, None, False)
+    assert needs_scan(value) is needs_scan(value, None, False)
+    if isinstance(value, (dict, list)) and _json.written_plain(value) is not None:
+        assert not needs_scan(value, None, False)
 
 
 def test_a_wide_container_is_written_not_walked() -> None:
@@ -397,8 +397,7 @@ def test_a_wide_container_is_written_not_walked() -> None:
     document = {"items": items}
     assert [code.co_name for code in python_calls(partial(needs_scan, document))] == [
         "needs_scan",
-        "_scan_needed",
-        "_scan_needed",
+        "needs_scan",
         "written_plain",
     ]
     # A list holding NaN is written with `null`: walked, and found.
@@ -410,4 +409,40 @@ def test_a_wide_container_is_written_not_walked() -> None:
 )
 def test_each_bound_is_read_from_the_text_as_the_walk_reads_it(value: Any) -> None:
     wide = [0] * (_json.BY_TEXT - 1) + [{"a": [value]}]
-    assert needs_scan(wide) is _json._scan_needed(wide, None, False)
+    assert needs_scan(wide) is needs_scan(wide, None, False)
+
+
+class _CountedOrjson:
+    """``orjson``, counting what ``dumps`` writes."""
+
+    def __init__(self) -> None:
+        self.written: list[Any] = []
+
+    def dumps(self, value: Any, option: int | None = None) -> bytes:
+        self.written.append(value)
+        return orjson.dumps(value, option=option)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(orjson, name)
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        ([{"a": i, "b": None} for i in range(10)], False),  # the first row holds null
+        ([[i, None] for i in range(10)], False),
+        ({f"k{i}": None if i == 5 else i for i in range(10)}, False),  # scalars: looked at all
+        ([{"a": i, "b": 1} for i in range(10)], True),
+        ([{"a": 1}] * 9 + [{"a": None}], True),  # a null past the first row: written, walked
+    ],
+    ids=["rows-with-null", "arrays-with-null", "scalars-with-null", "no-null", "a-late-null"],
+)
+def test_a_table_holding_null_is_walked_without_being_written(
+    monkeypatch: pytest.MonkeyPatch, value: Any, written: bool
+) -> None:
+    # orjson writes NaN as null too: where a container's first row holds null, its text would
+    # only be set aside, so it is not written (a list of 40 such rows: 23% slower before).
+    counted = _CountedOrjson()
+    monkeypatch.setattr(_json, "orjson", counted)
+    assert not needs_scan(value)
+    assert (counted.written == [value]) is written
