@@ -17,13 +17,15 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
 from pydantic import ValidationError
 
-from envelopekit.som import SomEnvelope
+from envelopekit.som import SomEnvelope, _twin
 from envelopekit.som._envelope import FAST_PATH
 from tests._calls import python_calls
 from tests.som._corpus import label, positive_envelope, positive_files
 from tests.som.test_fast_path import outcome
+from tests.test_check_properties import WIDE
 
 _BY_LABEL = {label(p): p for p in positive_files()}
 
@@ -431,3 +433,47 @@ def test_free_form_json_is_walked_once_not_read_by_a_union_per_level() -> None:
     assert fast.validate_json(refused) is None
     with pytest.raises(ValidationError):
         SomEnvelope.model_validate_json(refused)
+
+
+@settings(max_examples=300, deadline=None)
+@given(WIDE.filter(lambda value: isinstance(value, (dict, list)) and bool(value)))
+def test_a_wide_container_read_as_text_is_finite_as_the_walk_says(value: Any) -> None:
+    # A container of BY_TEXT members or more is first read from orjson's text of it: where
+    # that shows every float finite, so does the walk; where not, the walk decides.
+    def walked(container: Any) -> bool:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(_twin, "BY_TEXT", 10**9)
+            try:
+                _twin._finite_container(container)
+            except ValueError:
+                return False
+            return True
+
+    try:
+        _twin._finite_container(value)
+    except ValueError:
+        assert not walked(value)
+    else:
+        assert walked(value)
+
+
+@pytest.mark.parametrize(
+    ("value", "finite"),
+    [
+        (float("nan"), False),
+        (float("-inf"), False),
+        (2**64, True),  # beyond what orjson writes: walked
+        (2**53, True),  # any integer is finite
+        (None, True),
+        (1e300, True),
+    ],
+)
+def test_each_number_of_a_wide_container_is_read_as_the_walk_reads_it(
+    value: Any, finite: bool
+) -> None:
+    wide = [0] * 9 + [{"a": [value]}]
+    if finite:
+        assert _twin._finite_container(wide) is wide
+    else:
+        with pytest.raises(ValueError, match="not finite"):
+            _twin._finite_container(wide)

@@ -35,7 +35,7 @@ from typing import Any, Final, cast, get_args
 from pydantic import AfterValidator, PlainValidator
 from pydantic_core import CoreSchema, core_schema
 
-from .._json import finite_json
+from .._json import BY_TEXT, finite_json, written_plain
 from ._delivery import DeliveryMediaAvailable
 from ._link import LinkEvent
 from ._story_context import (
@@ -172,9 +172,14 @@ def _flat_or_walked(flat: CoreSchema) -> CoreSchema:
 def _finite_container(value: Any) -> Any:
     """``value``, a JSON array or object as ``Any`` reads it, if every float under it is finite.
 
+    One of ``BY_TEXT`` members or more is first read from the text orjson writes of it
+    (:func:`written_plain`), and walked only where that does not show it finite.
+
     Raises:
         ValueError: for a float that is not finite.
     """
+    if len(value) >= BY_TEXT and written_plain(value, integers=False) is not None:
+        return value
     stack: list[Any] = [value]
     while stack:
         container = stack.pop()
