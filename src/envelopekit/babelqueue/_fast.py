@@ -26,9 +26,9 @@ with no Python error built) is validated again by the model's own validator, whi
 decides and reports exactly as without it. A flat ``data`` (strings, numbers, booleans, null)
 is validated with no Python call; each array or object member of ``data`` is one call, which
 walks it as the model's own hook would (a container of ``BY_TEXT`` members or more is read
-first from the text orjson writes of it, unless one above it was: 18 -> 10 µs for 40 line
-items). The fast path is tried only for a message within
-``FULL_REPORT_BYTES`` (the callers' bound).
+first from the text orjson writes of it, unless the text of one above it did not show it
+within and sent it to the walk: 18 -> 10 µs for 40 line items). The fast path is tried only
+for a message within ``FULL_REPORT_BYTES`` (the callers' bound).
 """
 
 from __future__ import annotations
@@ -136,8 +136,8 @@ def _within(container: dict[str, Any] | list[Any], levels: int, by_text: bool = 
     """Whether every value in ``container`` is within the bounds, nesting at most ``levels``.
 
     A container of ``BY_TEXT`` members or more is first read as orjson writes it
-    (:func:`_written_within`), while no container above it was; else, and where that does
-    not show it within, walked.
+    (:func:`_written_within`), while ``by_text`` (false below a container whose text did not
+    show it within); where that does not show it within, it is walked.
     """
     items: Any = container.values() if type(container) is dict else container
     if by_text and len(items) >= BY_TEXT:
