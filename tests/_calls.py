@@ -10,18 +10,26 @@ from types import CodeType, FrameType
 
 
 def python_calls(call: Callable[[], object]) -> list[CodeType]:
-    """The code of each Python function ``call()`` enters, in order (``sys.setprofile``)."""
+    """The code of each Python function ``call()`` enters, in order (``sys.setprofile``).
+
+    The cyclic collector is paused meanwhile: a collection would run the gc callbacks that are
+    registered (hypothesis keeps one) within whichever call it fell in.
+    """
     entered: list[CodeType] = []
 
     def profile(frame: FrameType, event: str, arg: object) -> None:
         if event == "call":
             entered.append(frame.f_code)
 
+    collecting = gc.isenabled()
+    gc.disable()
     sys.setprofile(profile)
     try:
         call()
     finally:
         sys.setprofile(None)
+        if collecting:
+            gc.enable()
     return entered
 
 

@@ -526,15 +526,18 @@ a value, about 90 ns, against about 14 ns for the writing; below it, the writing
 costs more than the walk)."""
 
 
-def written_plain(container: Any, integers: bool = True) -> bytes | None:
+def written_plain(container: Any, integers: bool = True, safe_floats: bool = False) -> bytes | None:
     """The text orjson writes of ``container`` where it shows no number to note, or ``None``.
 
     ``OPT_STRICT_INTEGER`` refuses an integer beyond ±(2^53-1) (without ``integers``, only
     NaN and the infinities are to note, and orjson refuses only what is beyond 64 bits), and
     NaN and the infinities are written ``null``: a text without ``null`` holds neither
     (``None`` is written so too, and gives ``None`` here, as does anything orjson refuses to
-    write). Exact when not ``None``: :func:`needs_scan` is false for ``container`` (a dict or a
-    list) then, or without ``integers`` every float under it is finite. One whose first
+    write). With ``safe_floats`` a finite float beyond ±2^53 is to note too: it is written with
+    an exponent (``1e+16``) or with 16 digits before its point, and a text with neither holds
+    none (a string holding one gives ``None`` as well). Exact when not ``None``:
+    :func:`needs_scan` is false for ``container`` (a dict or a list) then, or without
+    ``integers`` every float under it is finite. One whose first
     member is an object or array holding null (a null in one row of a table is in the others),
     or, where that member is a scalar, that holds null among its own members, is not written:
     its text would only be set aside (a list of 40 objects each holding a null was read 23%
@@ -556,7 +559,12 @@ def written_plain(container: Any, integers: bool = True) -> bytes | None:
         text = orjson.dumps(container, option=orjson.OPT_STRICT_INTEGER if integers else None)
     except orjson.JSONEncodeError:  # beyond 53 bits, a key not a string, too deep, not JSON
         return None
-    return text if text.find(b"null") == -1 else None
+    if text.find(b"null") != -1 or (
+        safe_floats
+        and (text.find(b"e+") != -1 or text.translate(_NUMBER_SKELETON).find(_SIXTEEN_DIGITS) != -1)
+    ):
+        return None
+    return text
 
 
 def _notable_items(
