@@ -573,6 +573,42 @@ def test_session_34_s_kinds_under_auto_through_the_executable() -> None:
     ]
 
 
+def test_session_37_s_wide_containers_through_the_executable() -> None:
+    """Containers of 8 members or more within 16 KiB, read from the text orjson writes of them,
+    as ``validate`` reads them under ``spec="auto"`` in a subprocess: 40 line items plain, with
+    2^53 or NaN in the last row, in BabelQueue ``data``, a Matrix reply and a SOM story's
+    ``_actors``. Each line's spec and findings are ``check``'s with the spec named."""
+    rows: list[Any] = [{"sku": f"s{i}", "qty": i, "tags": ["a", "b"]} for i in range(40)]
+    order = orjson.loads((DATA / "babelqueue" / "fixtures" / "order-created.json").read_bytes())
+    story = orjson.loads(
+        (DATA / "som" / "examples" / "story-context" / "hurricane-beat6-envelope.json").read_bytes()
+    )
+    lines: list[bytes] = []
+    for last in ([], [{"qty": 2**53}], [{"qty": "NaN"}]):
+        items = [*rows, *last]
+        lines += [
+            orjson.dumps({**order, "data": {"items": items}}),
+            orjson.dumps({"op": "$reply", "correlationId": "c", "payload": {"items": items}}),
+            orjson.dumps({**story, "_actors": {"rows": items}}),
+        ]
+    lines = [line.replace(b'"NaN"', b"NaN") for line in lines]
+    specs = ["babelqueue", "matrix", "som"] * 3
+    assert all(len(line) <= 16_384 for line in lines)
+    done = run("validate", "--format", "json", "-", stdin=b"\n".join(lines))
+    assert done.returncode == 1, done.stderr
+    assert b"Traceback" not in done.stderr
+    shown = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [found["spec"] for found in shown] == specs
+    for found, line, spec in zip(shown, lines, specs, strict=True):
+        named = ek.check(line, spec)
+        assert found["violations"] == [v.to_dict() for v in named.violations]
+        assert found["warnings"] == [v.to_dict() for v in named.warnings]
+    assert [found["ok"] for found in shown] == [True] * 6 + [False] * 3
+    assert [v["pointer"] for v in shown[3]["warnings"]] == ["/data/items/40/qty"]
+    assert [v["pointer"] for v in shown[4]["warnings"]] == ["/payload/items/40/qty"]
+    assert [v["pointer"] for v in shown[6]["violations"]] == ["/data/items/40/qty"]
+
+
 def test_session_35_s_kinds_through_the_executable() -> None:
     """Texts over 16 KiB as ``validate --duplicate-keys refuse`` reads them in a subprocess under
     ``spec="auto"``: objects each distinct repeating two names (chunks read by their names

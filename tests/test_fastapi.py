@@ -115,6 +115,21 @@ def _messages() -> Iterator[tuple[str, str, bytes]]:
     reply = b'{"op":"$reply","correlationId":"c","payload":{"ok":true,"items":[' + objects
     yield "matrix-response", "long items, a fraction", reply + b',{"a":0.1234567890123456}]}}'
     yield "matrix-response", "long items, NaN", reply + b",NaN]}}"
+    # Within 16 KiB, containers of 8 members or more, read from the text orjson writes of them
+    # (session 37): taken plain, a number to note in the last row, NaN in the last row.
+    rows: list[Any] = [{"sku": f"s{i}", "qty": i, "tags": ["a", "b"]} for i in range(40)]
+    lasts: list[tuple[str, list[Any]]] = [
+        ("line items", []),
+        ("2^53", [{"qty": 2**53}]),
+        ("NaN", [{"qty": "NaN"}]),
+    ]
+    for what, last in lasts:
+        data = BabelEnvelope.create("urn:a:b", {"items": [*rows, *last]}).to_json()
+        yield "babelqueue", f"{what} in wide data", data.replace(b'"NaN"', b"NaN")
+    wide_reply = b'{"op":"$reply","correlationId":"c","payload":{"ok":true,"items":'
+    wide_items = json.dumps(rows).encode()
+    yield "matrix-response", "wide items", wide_reply + wide_items + b"}}"
+    yield "matrix-response", "wide items, NaN", wide_reply + wide_items[:-1] + b",NaN]}}"
     examples = BQ_DATA.parent.parent.parent / "examples" / "messages" / "matrix"
     for path in sorted(examples.glob("*.json")):
         kind = (

@@ -60,6 +60,13 @@ def _messages() -> dict[str, tuple[Any, BaseModel]]:
             MxResponse,
             request.reply({"ok": True, "items": [*_objects, {"a": 0.1234567890123456}]}),
         ),
+        # Within 16 KiB, containers of 8 members or more, read from the text orjson writes of
+        # them (session 37).
+        "babelqueue-wide": (
+            BabelEnvelope,
+            BabelEnvelope.create("urn:babel:orders:created", {"items": _rows}),
+        ),
+        "matrix-reply-wide": (MxResponse, request.reply({"ok": True, "items": _rows})),
         "babelqueue-long": (
             BabelEnvelope,
             BabelEnvelope.create("urn:babel:orders:created", {"a": [*_objects, {"a": 2**53 + 1}]}),
@@ -68,6 +75,7 @@ def _messages() -> dict[str, tuple[Any, BaseModel]]:
 
 
 _objects: list[Any] = [{"a": -1, "b": "x"}] * 2_000
+_rows: list[Any] = [{"sku": f"s{i}", "qty": i, "tags": ["a", "b"]} for i in range(40)]
 
 
 MESSAGES = _messages()

@@ -16,6 +16,7 @@ from envelopekit import _json, rules
 from envelopekit._failfast import FULL_REPORT_BYTES
 from envelopekit._json import _HEAD_BYTES, PLAIN_NUMBERS, needs_scan, plain_numbers, proven_context
 from envelopekit.babelqueue import BabelEnvelope
+from envelopekit.babelqueue import _fast as fast_module
 from tests._calls import peak_memory, python_calls
 from tests.conftest import DATA
 from tests.test_check_properties import EDGES, WIDE
@@ -446,3 +447,22 @@ def test_a_table_holding_null_is_walked_without_being_written(
     monkeypatch.setattr(_json, "orjson", counted)
     assert not needs_scan(value)
     assert (counted.written == [value]) is written
+
+
+def test_a_container_is_written_once_however_deep_its_late_nulls(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The hostile shape for the writing: every level wide, each with a null in its last row,
+    # so that each level's text would be set aside. Only the outermost is written: below a
+    # container whose text did not show it plain, the walk decides alone (each value written
+    # at most once, whatever the depth), for needs_scan and the BabelQueue fast path alike.
+    value: Any = [1] * _json.BY_TEXT
+    for _ in range(6):
+        value = [[0] * _json.BY_TEXT, *[value] * (_json.BY_TEXT - 1), [None]]
+    counted = _CountedOrjson()
+    monkeypatch.setattr(_json, "orjson", counted)
+    assert not needs_scan(value)
+    assert counted.written == [value]
+    counted.written.clear()
+    assert fast_module._within(value, 10)
+    assert counted.written == [value]
