@@ -1167,13 +1167,13 @@ def test_names_are_split_out_where_every_string_is_a_name(
     search = _Read(_duplicates._NAME_END)
     monkeypatch.setattr(_duplicates, "_NAME_END", search)
     read: list[int] = []
-    real = _duplicates._member_names
+    real = _duplicates._names_written
 
-    def names(joined: bytes, members: int, errors: str) -> list[Any]:
+    def names(joined: bytes, members: int) -> tuple[list[bytes], bool] | None:
         read.append(members)
-        return real(joined, members, errors)
+        return real(joined, members)
 
-    monkeypatch.setattr(_duplicates, "_member_names", names)
+    monkeypatch.setattr(_duplicates, "_names_written", names)
     found = duplicate_keys(text, 100)
     assert found[-1].message.startswith(f"{total - 100} more finding")
     assert sum(read) > total  # the names were read, every chunk's
@@ -1194,3 +1194,110 @@ def test_a_text_is_told_to_spell_each_character_one_way(text: bytes, one: bool) 
     # Names compared as bytes are compared as the parser reads them only where no character
     # has two spellings; each case's verdict is the two-byte searches' (before: always run).
     assert _duplicates._one_spelling(text) is one
+
+
+# Records: objects each with the same names in the same places (values aside), and one object
+# that is not quite one of them (`_RECORD_BREAKS`): a name changed, two names swapped, a member
+# more or less, a name spelled another way (`\u0061` for `a`, read the same; `a\/` for `a/`).
+_RECORDS = [
+    b'{"a":#,"a":#,"b":#,"b":#}',
+    b'{"\\u0022{":#,"\\"{":#,"\\u007b":#,"{":#}',
+    b'{"a\\"":#,"a\\"":#,"\\\\":#,"\\\\":#}',
+    b'{"a":#,"b":#,"a":#,"c":#,"a":#}',
+    b'{"a/":#,"a\\/":#,"b":#,"b":#}',
+]
+_RECORD_BREAKS = [
+    (b'"a"', b'"c"'),
+    (b'"b"', b'"a"'),
+    (b'"{"', b'"}"'),
+    (b'"\\\\"', b'"\\u005c"'),
+    (b'"a"', b'"\\u0061"'),
+    (b'"a/"', b'"a"'),
+    (b":#,", b':#,"z":#,'),
+    (b',"b":#', b""),
+]
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(0, len(_RECORDS) - 1),
+    st.integers(_duplicates._RUN, 3 * _duplicates._CHUNK),
+    st.lists(
+        st.tuples(st.integers(0, 3 * _duplicates._CHUNK), st.integers(0, len(_RECORD_BREAKS) - 1)),
+        max_size=2,
+    ),
+    st.sampled_from([None, 1, 100]),
+)
+def test_records_are_read_as_the_standard_library_reads_them(
+    record: int, objects: int, breaks: list[tuple[int, int]], limit: int | None
+) -> None:
+    # A chunk of records repeats what its first object repeats, proven a place at a time; an
+    # object that breaks the chunk's shape (anywhere in it, the first or last among them) sends
+    # the chunk to be read by places, object by object.
+    broken = {place % objects: _RECORD_BREAKS[which] for place, which in breaks}
+    items = []
+    for i in range(objects):
+        item = _RECORDS[record]
+        if i in broken:
+            item = item.replace(*broken[i], 1)
+        items.append(item.replace(b"#", b"%d" % i))
+    text = b'{"data":[' + b",".join(items) + b"]}"
+    expected = _reference_pointers(text)
+    found = duplicate_keys(text, limit)
+    named = [v.pointer for v in found if v.rule == rules.JSON_DUPLICATE_KEY]
+    assert named == expected[: len(expected) if limit is None else limit]
+    if limit is not None and len(expected) > limit:
+        assert found[-1].message.startswith(f"{len(expected) - limit} more finding")
+    else:
+        assert len(found) == len(expected)
+
+
+@pytest.mark.parametrize(
+    "shape", ["escaped-quotes-and-backslashes-each-distinct", "quotes-and-braces-each-distinct"]
+)
+def test_records_read_only_the_first_object_s_names(
+    monkeypatch: pytest.MonkeyPatch, shape: str
+) -> None:
+    # Their names are cut out of each chunk, proven equal place by place, and only the first
+    # object's are read as the parser reads them and counted (before: every object's, decoded
+    # by one parse a chunk where they hold `\u`, then compared by places).
+    text, total = SHAPES[shape]
+    read: list[int] = []
+    real = _duplicates._as_read
+
+    def as_read(names: list[bytes], one_way: bool, errors: str) -> list[Any]:
+        read.append(len(names))
+        return real(names, one_way, errors)
+
+    monkeypatch.setattr(_duplicates, "_as_read", as_read)
+    monkeypatch.setattr(_duplicates, "_repeats_by_place", None)  # never reached
+    found = duplicate_keys(text, 100)
+    assert found[-1].message.startswith(f"{total - 100} more finding")
+    assert read
+    assert max(read) == 4
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([b'{"a":#,"b":#}', b'{"a":#,"a":#}', *_RECORDS]), min_size=1, max_size=2
+    ),
+    st.integers(1, 40),
+    st.integers(0, 40),
+)
+def test_records_say_what_their_names_by_places_say(
+    records: list[bytes], objects: int, other: int
+) -> None:
+    # Records (one shape repeated), and records with one object of another shape at `other`:
+    # the total and the marks of the objects that repeat are those of every object's names
+    # compared by places, for records that repeat names and for records that repeat none.
+    texts = [records[0]] * objects
+    if other < objects:
+        texts[other] = records[-1]
+    inner = [text[1:-1].replace(b"#", b"%d" % i) for i, text in enumerate(texts)]
+    joined = b"[{" + b"},{".join(inner) + b"}]"
+    sizes = _duplicates._member_counts(inner)
+    names = _duplicates._member_names(joined, sum(sizes), "strict")
+    assert _duplicates._repeats(joined, sizes, "strict") == _duplicates._repeats_by_place(
+        names, sizes
+    )

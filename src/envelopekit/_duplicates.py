@@ -36,9 +36,11 @@ in pairs only what needs it:
    counted together, each distinct object text once (a dense text repeats a few), found by one
    split (where every string is a name) or one regular expression. Objects each distinct (a
    counter in each) of at most 16 members are counted by places: each pair of places compared
-   across all of them in one C pass. After a chunk whose every object repeated two names or
-   more, the next is read by its names first: the places say which objects repeat as well as
-   how many names, and the chunk is not parsed.
+   across all of them in one C pass; where they are records (the same names in the same
+   places, values aside), one pass a place proves it, and the first object's names alone are
+   read and counted. After a chunk whose every object repeated two names or more, the next is
+   read by its names first: the places say which objects repeat as well as how many names,
+   and the chunk is not parsed.
 
 Findings come in document order (an object's own names in the order they first appear, then what
 its members hold), and at most ``limit`` are built: the rest are counted exactly, by C passes, and
@@ -686,10 +688,9 @@ class _Scan:
         objects: the count, and a byte an object, 1 where it repeats a name.
         """
         try:
-            names = _member_names(joined, sum(sizes), self.errors)
+            found, repeating = _repeats(joined, sizes, self.errors)
         except (ValueError, RecursionError):
             raise _NotJson from None
-        found, repeating = _repeats_by_place(names, sizes)
         return found, repeating.to_bytes(len(sizes), "little")
 
     def _alike(self, texts: list[bytes], limit: int | None) -> tuple[list[int], int]:
@@ -827,9 +828,9 @@ def _repeated_names(
     """
     if joined is None:
         joined = b"[{" + b"},{".join(distinct) + b"}]"
-    names = _member_names(joined, sum(sizes), errors)
     if counts is None and max(sizes) <= _PLACES:
-        return _repeats_by_place(names, sizes)[0]
+        return _repeats(joined, sizes, errors)[0]
+    names = _member_names(joined, sum(sizes), errors)
     owners = chain.from_iterable(map(repeat, count(), sizes))
     seen = Counter(zip(owners, names, strict=False))
     repeats = map(lt, repeat(1), seen.values())
@@ -877,21 +878,66 @@ def _repeats_by_place(names: list[Any], sizes: list[int]) -> tuple[int, int]:
     return total, repeating
 
 
+def _repeats(joined: bytes, sizes: list[int], errors: str) -> tuple[int, int]:
+    """What :func:`_repeats_by_place` says of ``joined``'s objects (of ``sizes`` members).
+
+    Objects that are records, the same names written the same way in the same places (values
+    aside, as arrays of records are written), repeat what the first repeats: its names alone
+    are read, and one C pass a place across the objects proves the rest equal to them.
+    """
+    written = _names_written(joined, sum(sizes))
+    if written is None:
+        names = _names_parsed(joined, errors)
+    else:
+        first = _record(written[0], sizes)
+        if first is not None:
+            counted = Counter(_as_read(first, written[1], errors)).values()
+            repeated = countOf(map((1).__lt__, counted), True)
+            return repeated * len(sizes), _every_one(len(sizes)) if repeated else 0
+        names = _as_read(*written, errors)
+    return _repeats_by_place(names, sizes)
+
+
+def _record(names: list[bytes], sizes: list[int]) -> list[bytes] | None:
+    """The first object's ``names`` where every object's are the same in the same places."""
+    width, objects = sizes[0], len(sizes)
+    if sizes.count(width) != objects:
+        return None
+    for place in range(width):
+        if names[place::width].count(names[place]) != objects:
+            return None
+    return names[:width]
+
+
+def _every_one(objects: int) -> int:
+    """:func:`_repeats_by_place`'s int of a byte an object, with every object marked."""
+    return int.from_bytes(b"\x01" * objects, "little")
+
+
 def _member_names(joined: bytes, members: int, errors: str) -> list[Any]:
-    r"""The names of the ``members`` members of ``joined``, a JSON text, as the parser reads them.
+    """The names of the ``members`` members of ``joined``, a JSON text, as the parser reads them.
+
+    As written, where :func:`_names_written` finds them, read as :func:`_as_read` reads
+    them; otherwise the standard library's pairs parse gives them.
+    """
+    written = _names_written(joined, members)
+    if written is None:
+        return _names_parsed(joined, errors)
+    return _as_read(*written, errors)
+
+
+def _names_written(joined: bytes, members: int) -> tuple[list[bytes], bool] | None:
+    r"""The names of the ``members`` members of ``joined`` as written, or ``None``.
 
     In a copy whose escaped backslashes and quotes are ``\x`` and ``\y`` (every quote left
     delimits): where there are as many strings as members, every string is a name, and one
     split gives them; else, where no colon follows white space, each name ends at a ``":``
     outside strings, and when there are as many ``":`` as members, no other, one regular
-    expression finds them all. Equal bytes are equal names where the text holds no ``\u`` or
-    ``\/`` escape (a character then has one spelling); else the names, their escapes written
-    back, are read by one parse as an array of strings. Otherwise the standard library's pairs
-    parse gives them.
+    expression finds them all. The flag says whether equal bytes are equal names: the text
+    holds no ``\u`` or ``\/`` escape (a character then has one spelling).
     """
     escaped = joined.find(b"\\") != -1
     plain = joined.replace(b"\\\\", b"\\x").replace(b'\\"', b"\\y") if escaped else joined
-    names: list[bytes] | None = None
     if plain.count(b'"') == 2 * members:
         # As many strings as members, each with a name: every string is a name (the values
         # of innermost objects are then numbers or literals), read by one split, no search.
@@ -900,15 +946,30 @@ def _member_names(joined: bytes, members: int, errors: str) -> list[Any]:
         max(map(plain.find, b" \t\n\r")) == -1 or plain.translate(_ONE_SPACE).find(b" :") == -1
     ):
         names = _NAME_END.findall(plain)
-    if names is not None:
-        if not escaped or _one_spelling(joined):
-            return names  # each character spelled one way only: equal names, equal bytes
-        # Every backslash of the copy begins an escape; `\y` first, as a `\\` written back
-        # before a `y` would read as one.
-        written = b'","'.join(names).replace(b"\\y", b'\\"').replace(b"\\x", b"\\\\")
-        decoded: list[str] = _parsed(b'["' + written + b'"]', errors)
-        return decoded
-    if not escaped:
+    else:
+        return None
+    return names, not escaped or _one_spelling(joined)
+
+
+def _as_read(names: list[bytes], one_way: bool, errors: str) -> list[Any]:
+    """Names as written (:func:`_names_written`), as the parser reads them where it matters.
+
+    Where each character is spelled one way, equal bytes are equal names: they are kept as
+    they are. Else their escapes are written back and they are read by one parse, as an array
+    of strings.
+    """
+    if one_way:
+        return names
+    # Every backslash of the copy begins an escape; `\y` first, as a `\\` written back
+    # before a `y` would read as one.
+    written = b'","'.join(names).replace(b"\\y", b'\\"').replace(b"\\x", b"\\\\")
+    decoded: list[str] = _parsed(b'["' + written + b'"]', errors)
+    return decoded
+
+
+def _names_parsed(joined: bytes, errors: str) -> list[Any]:
+    """The member names of ``joined`` where they cannot be cut out as written."""
+    if joined.find(b"\\") == -1:
         return list(_raw_names(joined))
     pairs = json.loads(joined.decode("utf-8", errors), object_pairs_hook=tuple)
     return list(map(_NAME, chain.from_iterable(pairs)))
