@@ -679,8 +679,7 @@ def within_bound(rounds: int, clock: Callable[[], float]) -> list[str]:
     ]
     for name, actors in WITHIN_BOUND:
         raw = som_actors(actors)
-        door = timed(partial(door_of, raw), rounds, clock)
-        model = timed(partial(own, raw), rounds, clock)
+        door, model = timed([partial(door_of, raw), partial(own, raw)], rounds, clock)
         lines.append(
             f"| {name} | {len(raw):,} | {door * 1e6:.0f} us | {model * 1e6:.0f} us "
             f"| {door / model:.2f}x |"
@@ -689,19 +688,33 @@ def within_bound(rounds: int, clock: Callable[[], float]) -> list[str]:
 
 
 def timed(
-    call: Callable[[], object], rounds: int, clock: Callable[[], float] = time.perf_counter
-) -> float:
-    """The median time of one ``call()``; each sample times enough calls to take 2 ms."""
-    start = clock()
-    call()
-    number = max(1, int(0.002 / max(clock() - start, 1e-9)))
-    samples = []
-    for _ in range(rounds):
+    calls: list[Callable[[], object]],
+    rounds: int,
+    clock: Callable[[], float] = time.perf_counter,
+) -> list[float]:
+    """The median time of one call of each of ``calls``, their rounds interleaved.
+
+    Each sample times enough calls to take 2 ms. A round samples every call once, in an order
+    rotated from round to round, so that a burst of load from another process falls on all of
+    them alike: a ratio between them is far steadier than from rounds one call after another
+    (a row's ratio moved by 20% from run to run that way on a shared machine).
+    """
+    numbers = []
+    for call in calls:
         start = clock()
-        for _ in range(number):
-            call()
-        samples.append((clock() - start) / number)
-    return statistics.median(samples)
+        call()
+        numbers.append(max(1, int(0.002 / max(clock() - start, 1e-9))))
+    samples: list[list[float]] = [[] for _ in calls]
+    order = list(range(len(calls)))
+    for index in range(rounds):
+        shift = index % len(order)
+        for which in order[shift:] + order[:shift]:
+            call, number = calls[which], numbers[which]
+            start = clock()
+            for _ in range(number):
+                call()
+            samples[which].append((clock() - start) / number)
+    return [statistics.median(found) for found in samples]
 
 
 def peak(call: Callable[[], object]) -> int:
@@ -738,13 +751,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.only is not None and args.only not in case.name:
             continue
         verdict = case.check()
-        seconds = timed(case.check, rounds, clock)
-        floor = timed(case.parse_floor, rounds, clock)
-        memory = peak(case.check)
-        ratio = seconds / floor
         door_call = partial(through_door, door_model(case.raw, verdict.spec), case.raw)
         errors = door_call()
-        door = timed(door_call, rounds, clock)
+        seconds, floor, door = timed([case.check, case.parse_floor, door_call], rounds, clock)
+        memory = peak(case.check)
+        ratio = seconds / floor
         rules = ", ".join(verdict.rules()[:3]) or "ok"
         lines.append(
             f"| {case.name} | {len(case.raw):,} | {rules} | {len(verdict.violations)} "
