@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import orjson
+from _rounds import interleaved
 from pydantic import ValidationError
 
 import envelopekit as ek
@@ -694,27 +695,16 @@ def timed(
 ) -> list[float]:
     """The median time of one call of each of ``calls``, their rounds interleaved.
 
-    Each sample times enough calls to take 2 ms. A round samples every call once, in an order
-    rotated from round to round, so that a burst of load from another process falls on all of
-    them alike: a ratio between them is far steadier than from rounds one call after another
-    (a row's ratio moved by 20% from run to run that way on a shared machine).
+    Each sample times enough calls to take 2 ms. The rounds take turns (:func:`interleaved`):
+    timed one call after another, a row's ratio moved by 20% from run to run on a shared
+    machine.
     """
     numbers = []
     for call in calls:
         start = clock()
         call()
         numbers.append(max(1, int(0.002 / max(clock() - start, 1e-9))))
-    samples: list[list[float]] = [[] for _ in calls]
-    order = list(range(len(calls)))
-    for index in range(rounds):
-        shift = index % len(order)
-        for which in order[shift:] + order[:shift]:
-            call, number = calls[which], numbers[which]
-            start = clock()
-            for _ in range(number):
-                call()
-            samples[which].append((clock() - start) / number)
-    return [statistics.median(found) for found in samples]
+    return [statistics.median(found) for found in interleaved(calls, numbers, rounds, clock)]
 
 
 def peak(call: Callable[[], object]) -> int:

@@ -30,6 +30,7 @@ import jsonschema
 import jsonschema_rs
 import msgspec
 import orjson
+from _rounds import interleaved
 from babelqueue.codec import EnvelopeCodec
 from pydantic import BaseModel, ConfigDict
 from pydantic_core import CoreSchema, SchemaValidator, core_schema, from_json
@@ -85,18 +86,13 @@ def measure_group(
                 break
             number *= 2
         numbers[name] = number
-    samples: dict[str, list[float]] = {name: [] for name in calls}
     names = list(calls)
-    for index in range(rounds):
-        shift = index % len(names)
-        for name in names[shift:] + names[:shift]:
-            call, number = calls[name], numbers[name]
-            start = clock()
-            for _ in range(number):
-                call()
-            samples[name].append((clock() - start) / number)
+    samples = interleaved(
+        [calls[name] for name in names], [numbers[name] for name in names], rounds, clock
+    )
     return {
-        name: Result(name, statistics.median(found), min(found)) for name, found in samples.items()
+        name: Result(name, statistics.median(found), min(found))
+        for name, found in zip(names, samples, strict=True)
     }
 
 
