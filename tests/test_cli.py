@@ -10,7 +10,7 @@ import sys
 import threading
 from contextlib import suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 import pytest
@@ -156,6 +156,30 @@ def test_schema_command_writes_files(tmp_path: Path) -> None:
     done = run("schema", "--out", str(tmp_path))
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "babelqueue" / "envelope.schema.json").is_file()
+
+
+def _found_as_check_finds(
+    lines: list[bytes], specs: list[str], duplicate_keys: Literal["warn", "refuse"] | None = None
+) -> list[dict[str, Any]]:
+    """``validate --format json -`` of ``lines`` in a subprocess under ``spec="auto"``.
+
+    Exit 1 and no traceback; each line's spec is ``specs``'s, and its findings are those of
+    ``check`` with the spec named (and ``duplicate_keys``). Returns what was shown, a line each.
+    """
+    options = [] if duplicate_keys is None else ["--duplicate-keys", duplicate_keys]
+    done = run("validate", "--format", "json", *options, "-", stdin=b"\n".join(lines))
+    assert done.returncode == 1, done.stderr
+    assert b"Traceback" not in done.stderr
+    shown: list[dict[str, Any]] = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [found["spec"] for found in shown] == specs
+    looking = (
+        ek.Settings() if duplicate_keys is None else ek.Settings(duplicate_keys=duplicate_keys)
+    )
+    for found, line, spec in zip(shown, lines, specs, strict=True):
+        named = ek.check(line, spec, settings=looking)
+        assert found["violations"] == [v.to_dict() for v in named.violations]
+        assert found["warnings"] == [v.to_dict() for v in named.warnings]
+    return shown
 
 
 def _ndjson(path: Path, documents: list[Any]) -> Path:
@@ -554,15 +578,7 @@ def test_session_34_s_kinds_under_auto_through_the_executable() -> None:
     ]
     specs = ["matrix", "matrix", "matrix", "babelqueue", "babelqueue"]
     assert all(len(line) > 16_384 for line in lines)
-    done = run("validate", "--format", "json", "-", stdin=b"\n".join(lines))
-    assert done.returncode == 1, done.stderr
-    assert b"Traceback" not in done.stderr
-    shown = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [found["spec"] for found in shown] == specs
-    for found, line, spec in zip(shown, lines, specs, strict=True):
-        named = ek.check(line, spec)
-        assert found["violations"] == [v.to_dict() for v in named.violations]
-        assert found["warnings"] == [v.to_dict() for v in named.warnings]
+    shown = _found_as_check_finds(lines, specs)
     assert [found["ok"] for found in shown] == [True, True, False, True, True]
     assert [v["pointer"] for v in shown[1]["warnings"]] == ["/payload/items/2000/a"]
     assert [v["pointer"] for v in shown[2]["violations"]] == ["/payload/2000"]
@@ -594,15 +610,7 @@ def test_session_37_s_wide_containers_through_the_executable() -> None:
     lines = [line.replace(b'"NaN"', b"NaN") for line in lines]
     specs = ["babelqueue", "matrix", "som"] * 3
     assert all(len(line) <= 16_384 for line in lines)
-    done = run("validate", "--format", "json", "-", stdin=b"\n".join(lines))
-    assert done.returncode == 1, done.stderr
-    assert b"Traceback" not in done.stderr
-    shown = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [found["spec"] for found in shown] == specs
-    for found, line, spec in zip(shown, lines, specs, strict=True):
-        named = ek.check(line, spec)
-        assert found["violations"] == [v.to_dict() for v in named.violations]
-        assert found["warnings"] == [v.to_dict() for v in named.warnings]
+    shown = _found_as_check_finds(lines, specs)
     assert [found["ok"] for found in shown] == [True] * 6 + [False] * 3
     assert [v["pointer"] for v in shown[3]["warnings"]] == ["/data/items/40/qty"]
     assert [v["pointer"] for v in shown[4]["warnings"]] == ["/payload/items/40/qty"]
@@ -632,18 +640,7 @@ def test_session_35_s_kinds_through_the_executable() -> None:
     ]
     specs = ["babelqueue", "babelqueue", "matrix"]
     assert all(len(line) > 16_384 for line in lines)
-    done = run(
-        "validate", "--format", "json", "--duplicate-keys", "refuse", "-", stdin=b"\n".join(lines)
-    )
-    assert done.returncode == 1, done.stderr
-    assert b"Traceback" not in done.stderr
-    shown = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [found["spec"] for found in shown] == specs
-    refuse = ek.Settings(duplicate_keys="refuse")
-    for found, line, spec in zip(shown, lines, specs, strict=True):
-        named = ek.check(line, spec, settings=refuse)
-        assert found["violations"] == [v.to_dict() for v in named.violations]
-        assert found["warnings"] == [v.to_dict() for v in named.warnings]
+    shown = _found_as_check_finds(lines, specs, duplicate_keys="refuse")
     assert [found["ok"] for found in shown] == [False, False, True]
     # Two names repeated in each of 5,000 objects: 100 built, the rest counted.
     assert shown[0]["violations"][-1]["message"].startswith("9900 more finding")
