@@ -1028,18 +1028,27 @@ _SEGMENT_ITEMS = [
     ),
     st.sampled_from([None, 1, 100, 9_000]),
     st.booleans(),
+    st.booleans(),
 )
 def test_chunks_read_by_their_names_are_read_as_the_standard_library_reads_them(
-    segments: list[tuple[int, int]], limit: int | None, shadowed: bool
+    segments: list[tuple[int, int]], limit: int | None, shadowed: bool, meta: bool
 ) -> None:
-    # A first chunk of objects each repeating two names sends the next chunks to be read by
-    # their names first (no parse of the chunk); a chunk where some object repeats nothing
-    # sends the next back. `shadowed` puts the objects under an earlier `data` too.
+    # A first chunk of objects most of which repeat two names sends the next chunks to be read
+    # by their names first (no parse of the chunk); a chunk where some object repeats nothing
+    # sends the next back. `shadowed` puts the objects under an earlier `data` too; `meta`
+    # puts an object that repeats nothing before them, as an envelope's own block.
     items = [(_SEGMENT_ITEMS[0], _duplicates._CHUNK)] + [
         (_SEGMENT_ITEMS[i], n) for i, n in segments
     ]
     body = b",".join(item.replace(b"#", b"%d" % i) for item, n in items for i in range(n))
-    text = b'{"data":[' + body + b"]" + (b',"data":[' + body + b"]" if shadowed else b"") + b"}"
+    text = (
+        (b'{"meta":{"v":1,"w":2},' if meta else b"{")
+        + b'"data":['
+        + body
+        + b"]"
+        + (b',"data":[' + body + b"]" if shadowed else b"")
+        + b"}"
+    )
     _found_as_the_standard_library_finds(text, limit)
 
 
@@ -1061,6 +1070,31 @@ def test_chunks_after_one_of_objects_each_repeating_names_are_not_parsed(
     found = duplicate_keys(text, 100)
     assert found[-1].message.startswith(f"{6 * _duplicates._CHUNK - 100} more finding")
     assert sum(parsed) < len(text) // 2
+
+
+def test_chunks_after_one_of_records_behind_an_envelope_s_block_are_not_parsed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # An envelope's own block (an object that repeats nothing) comes first in the first chunk:
+    # most of the chunk's objects repeat two names, so the next chunks are read by their names
+    # too (before: the second chunk was parsed as well).
+    text = _numbered(
+        b'{"a#":0,"a#":0,"b#":0,"b#":0}',
+        3 * _duplicates._CHUNK,
+        head=b'{"meta":{"v":1,"w":2},"data":[',
+    )
+    parsed: list[int] = []
+    real = _duplicates._parsed
+
+    def counting(joined: bytes, errors: str) -> Any:
+        parsed.append(len(joined))
+        return real(joined, errors)
+
+    monkeypatch.setattr(_duplicates, "_parsed", counting)
+    found = duplicate_keys(text, 100)
+    assert found[-1].message.startswith(f"{6 * _duplicates._CHUNK - 100} more finding")
+    assert sum(parsed) < len(text) // 2
+    _found_as_the_standard_library_finds(text, 100)
 
 
 class _Paired(Counter[Any]):
@@ -1290,3 +1324,16 @@ def test_records_say_what_their_names_by_places_say(
     assert _duplicates._repeats(joined, sizes, "strict") == _duplicates._repeats_by_place(
         names, sizes
     )
+
+
+@pytest.mark.parametrize(
+    "before", [0, 10, _duplicates._HEAD - 1, _duplicates._HEAD, 3 * _duplicates._HEAD]
+)
+@pytest.mark.parametrize("times", [1, _duplicates._RUN])
+def test_enough_bytes_for_a_run_are_counted_as_the_whole_text_counts_them(
+    before: int, times: int
+) -> None:
+    # The head is counted first; a text whose bytes come after it is counted whole.
+    for present in (times - 1, times):
+        text = b"x" * before + b":x" * present
+        assert _duplicates._at_least(text, b":", times) is (text.count(b":") >= times)
