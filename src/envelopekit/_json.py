@@ -215,7 +215,7 @@ def plain_numbers(raw: bytes) -> bool:
     do not read as the byte loop does (a backslash outside strings: not JSON).
     """
     # A text with numbers to note mostly shows one early: its head is read first, alone.
-    if len(raw) > _HEAD_BYTES and not _plain(raw[:_HEAD_BYTES]):
+    if _head_first(raw) and not _plain(raw[:_HEAD_BYTES]):
         return False
     return _plain(raw)
 
@@ -228,12 +228,28 @@ def finite_numbers(raw: bytes) -> bool:
     three digits or more, makes it false even when the value would pass: a number of fewer
     digits with a two-digit exponent is under 10^299, finite as a double.
     """
-    if len(raw) > _HEAD_BYTES and not _plain(raw[:_HEAD_BYTES], _FINITE_DIGITS):
+    if _head_first(raw) and not _plain(raw[:_HEAD_BYTES], _FINITE_DIGITS):
         return False
     return _plain(raw, _FINITE_DIGITS)
 
 
 _HEAD_BYTES: Final = 65_536
+
+
+def _head_first(raw: bytes) -> bool:
+    """Whether the number proof reads ``raw``'s head alone before the whole text.
+
+    Only a text past the head that no reading has cut out already: within :func:`one_reading`,
+    once the depth scan has cut the strings out, the whole text's proof is a translate of
+    that copy, where the head alone is a reading of its own (0.6 ms in a MiB dense with
+    strings).
+    """
+    if len(raw) <= _HEAD_BYTES:
+        return False
+    shared = _READING.get()
+    return shared is None or not shared.has_outside(raw, _NOT_NUMBER_SKELETON)
+
+
 _FINITE_DIGITS: Final = b"0" * 200
 
 
@@ -321,6 +337,10 @@ class _Reading:
         if self._neutral is None:
             self._neutral = _neutral_copy(raw)
         return self._neutral
+
+    def has_outside(self, raw: bytes, delete: bytes) -> bool:
+        """Whether the reader of ``delete`` reads ``raw`` from a copy already made."""
+        return self.raw is raw and self._outside is not None and delete in self.readers
 
     def outside(self, raw: bytes) -> bytes:
         """What of the text is outside its strings, of the bytes its readers keep."""
