@@ -42,3 +42,20 @@ def peak_memory(call: Callable[[], object]) -> int:
         return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+
+
+def collections_set_off(call: Callable[[], object]) -> int:
+    """How many garbage collections ``call()`` sets off (Python containers allocated)."""
+    started = 0
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        nonlocal started
+        started += phase == "start"
+
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        call()
+    finally:
+        gc.callbacks.remove(count)
+    return started

@@ -29,7 +29,7 @@ from envelopekit import _duplicates, _json, _violations, rules
 from envelopekit._duplicates import duplicate_keys, may_repeat
 from envelopekit._json import unquoted
 from envelopekit._violations import Violation, pointer, truncated
-from tests._calls import peak_memory
+from tests._calls import collections_set_off, peak_memory
 from tests.conftest import DATA
 
 # (text, the pointers of the repeated members, in document order: an object's names in the order
@@ -702,7 +702,7 @@ def test_the_scan_sets_off_no_garbage_collection(shape: str, collecting: bool) -
     if not collecting:
         gc.disable()
     try:
-        assert _collections(lambda: duplicate_keys(text, 100)) == 0
+        assert collections_set_off(lambda: duplicate_keys(text, 100)) == 0
         assert gc.isenabled() == collecting
     finally:
         gc.enable()
@@ -853,29 +853,12 @@ def _scan_lines(text: bytes) -> int:
     )
 
 
-def _collections(call: Callable[[], object]) -> int:
-    """How many garbage collections ``call()`` sets off: Python containers allocated."""
-    started = 0
-
-    def count(phase: str, info: dict[str, int]) -> None:
-        nonlocal started
-        started += phase == "start"
-
-    gc.collect()
-    gc.callbacks.append(count)
-    try:
-        call()
-    finally:
-        gc.callbacks.remove(count)
-    return started
-
-
 @pytest.mark.parametrize("shape", ["one-name-repeated", "distinct-names-then-a-repeat"])
 def test_a_wide_object_builds_no_python_object_a_member(shape: str) -> None:
     # The pairs parse built a tuple a member (20,000 here, 28 collections); orjson's parse of the
     # object and C passes over its bytes build none.
     text, _ = SHAPES[shape]
-    assert _collections(lambda: duplicate_keys(text, 100)) <= 2
+    assert collections_set_off(lambda: duplicate_keys(text, 100)) <= 2
 
 
 def test_the_cap_counts_what_it_drops_exactly() -> None:

@@ -14,6 +14,7 @@ from pydantic_core import SchemaValidator, core_schema, from_json
 from typing_extensions import TypeIs, overload
 
 from . import rules
+from ._collector import CollectorPaused
 from ._duplicates import duplicate_keys, may_repeat
 from ._failfast import FULL_REPORT_BYTES
 from ._json import (
@@ -521,8 +522,11 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
     if size > FULL_REPORT_BYTES:
         # Its depth scan, number proof and duplicate scan each read it outside its strings: its
         # escape pairs are neutralised, and its strings cut out, once for all of them.
+        # Its trees (the parse, the model, the duplicate scan's) are built with the cyclic
+        # collector paused: a JSON tree holds no cycle (_collector).
         numbers = target is not None and target.proves_numbers
-        with one_reading(encoded, numbers=numbers, outline=settings.duplicate_keys != "allow"):
+        outline = settings.duplicate_keys != "allow"
+        with CollectorPaused(), one_reading(encoded, numbers=numbers, outline=outline):
             return _within_limits(encoded, name, target, settings, size, not_json)
     return _within_limits(encoded, name, target, settings, size, not_json)
 

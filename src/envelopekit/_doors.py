@@ -16,6 +16,7 @@ from typing import Any, Final, cast
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails, InitErrorDetails, from_json
 
+from ._collector import CollectorPaused
 from ._failfast import Absent, large_validator, missed, restored
 from ._violations import member_path, raised_again
 
@@ -43,6 +44,21 @@ def validate_large_json(
     Raises:
         pydantic.ValidationError: as the fail-fast copy of the model's own schema raises it.
     """
+    # The model's tree is built with the cyclic collector paused, as check builds it
+    # (_collector: 1 MiB of small arrays 83 -> 21 ms).
+    with CollectorPaused():
+        return _read_large(model, json_data, strict, extra, context, by_alias, by_name)
+
+
+def _read_large(
+    model: type[BaseModel],
+    json_data: str | bytes | bytearray,
+    strict: bool | None,
+    extra: Any,
+    context: Any | None,
+    by_alias: bool | None,
+    by_name: bool | None,
+) -> Any:
     options: dict[str, Any] = {
         "strict": strict,
         "extra": extra,

@@ -49,7 +49,6 @@ reported as one ``violations.truncated``.
 
 from __future__ import annotations
 
-import gc
 import json
 import re
 from bisect import bisect_left
@@ -62,6 +61,7 @@ from typing import Any, Final, cast
 import orjson
 
 from . import rules
+from ._collector import CollectorPaused
 from ._json import OUTLINE_ONLY, neutral, outside, outside_strings, segment, unquoted
 from ._violations import Violation, shown, truncated, violation
 
@@ -87,13 +87,8 @@ def duplicate_keys(raw: bytes | str, limit: int | None = None) -> list[Violation
     # The scan allocates containers (a piece an object, orjson's dicts, pairs) and frees none
     # until it ends: the cyclic collector would only walk them, and the caller's heap, again and
     # again (a third of orjson's own parse of a dense text).
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with CollectorPaused():
         return _Scan(raw).findings(limit)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 PRETEST_BYTES: Final = 65_536
