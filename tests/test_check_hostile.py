@@ -521,6 +521,24 @@ _PIECES = st.sampled_from(
 @example([b"9" * 4300, b".", _LONG, b"-"])
 # A string left open: the parser stops at the line's end, just after the second long run.
 @example([b'"', _LONG, b"-", _LONG, b"\n"])
+# A run of digits in a string where a position not the parser's says an integer begins.
+@example(
+    [
+        b"9" * 70,
+        b"-",
+        b"-",
+        b"-",
+        b"-",
+        b"e-",
+        b'"',
+        b'{"k":',
+        b'{"k":',
+        b'"s"',
+        b'"\\u0022"',
+        _LONG,
+        b'"',
+    ]
+)
 def test_the_long_integer_finder_replaces_what_the_regex_replaces(pieces: list[bytes]) -> None:
     raw = b"".join(pieces)
     expected = _json_module._by_regex(raw)

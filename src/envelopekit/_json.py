@@ -1301,6 +1301,10 @@ def _refused_integer(raw: bytes, error: str) -> int | None:
         return None
     if not raw[start + _PARSER_MAX_DIGITS : start + _PARSER_MAX_DIGITS + 1].isdigit():
         return None
+    # A run in a string is no integer: the quotes that delimit before it (escapes neutralised)
+    # are even where the parser says it stopped, and may not be at a position it did not say.
+    if neutral(raw[:start]).count(b'"') % 2:
+        return None
     # Before it the text is JSON with no integer too long; the regex would still replace the
     # digits of a negative exponent as long (`1e-000…1`), as it does anywhere.
     for exponent in (b"e-", b"E-"):
