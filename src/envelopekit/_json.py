@@ -621,8 +621,13 @@ def _chunks_notable(
     """
     high, low = JS_SAFE_MAX, _JS_SAFE_MIN
     testing = True  # until a part is too deep for the C passes
+    written = True  # until a chunk of integers shows one to note: then each is measured
     for start in range(0, len(seq), _CHUNK):
         chunk = seq[start : start + _CHUNK]
+        if written and type(chunk[0]) is int and type(chunk[-1]) is int:
+            if _plain_integers(chunk, integers):
+                continue
+            written = False
         found = _bit_lengths(chunk)
         if found is not None:
             if not integers:
@@ -658,6 +663,22 @@ def _chunks_notable(
 
 
 _CHUNK: Final = 4096
+
+
+def _plain_integers(items: list[Any], integers: bool) -> bool:
+    """Whether ``items`` are integers (not ``bool``), none of them to note, by orjson's text.
+
+    ``OPT_STRICT_INTEGER`` refuses an integer beyond ±(2^53-1) (without ``integers`` only one
+    beyond 64 bits is refused: a wider one is not to note, and is measured); a text of digits,
+    minus signs and commas between its brackets holds integers alone. orjson writes a small
+    integer in about 5 ns, where :func:`_bit_lengths` calls ``int.bit_length`` on each (19 ns):
+    a chunk of them that holds none to note is told at a quarter of the cost.
+    """
+    try:
+        text = orjson.dumps(items, option=orjson.OPT_STRICT_INTEGER if integers else None)
+    except orjson.JSONEncodeError:
+        return False
+    return not text[1:-1].translate(None, b"0123456789-,")
 
 
 def _bit_lengths(items: list[Any]) -> bytes | None:
