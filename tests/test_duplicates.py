@@ -1035,37 +1035,20 @@ def test_chunks_read_by_their_names_are_read_as_the_standard_library_reads_them(
     _found_as_the_standard_library_finds(text, limit)
 
 
+@pytest.mark.parametrize(
+    "head",
+    [b'{"data":[', b'{"meta":{"v":1,"w":2},"data":['],
+    ids=["objects-alone", "behind-an-envelope-s-block"],
+)
 def test_chunks_after_one_of_objects_each_repeating_names_are_not_parsed(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, head: bytes
 ) -> None:
     # Their names are read (by places) whatever the parse says: from the second chunk on the
     # names alone say which objects repeat, and orjson's parse of the chunk is spared (before:
-    # each chunk parsed, then its names read).
-    text = _numbered(b'{"a#":0,"a#":0,"b#":0,"b#":0}', 3 * _duplicates._CHUNK)
-    parsed: list[int] = []
-    real = _duplicates._parsed
-
-    def counting(joined: bytes, errors: str) -> Any:
-        parsed.append(len(joined))
-        return real(joined, errors)
-
-    monkeypatch.setattr(_duplicates, "_parsed", counting)
-    found = duplicate_keys(text, 100)
-    assert found[-1].message.startswith(f"{6 * _duplicates._CHUNK - 100} more finding")
-    assert sum(parsed) < len(text) // 2
-
-
-def test_chunks_after_one_of_records_behind_an_envelope_s_block_are_not_parsed(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # An envelope's own block (an object that repeats nothing) comes first in the first chunk:
-    # most of the chunk's objects repeat two names, so the next chunks are read by their names
-    # too (before: the second chunk was parsed as well).
-    text = _numbered(
-        b'{"a#":0,"a#":0,"b#":0,"b#":0}',
-        3 * _duplicates._CHUNK,
-        head=b'{"meta":{"v":1,"w":2},"data":[',
-    )
+    # each chunk parsed, then its names read). An envelope's own block (an object that repeats
+    # nothing) first in the first chunk leaves most of its objects repeating two names: the
+    # next chunks are read by their names too (before session 39: the second was parsed).
+    text = _numbered(b'{"a#":0,"a#":0,"b#":0,"b#":0}', 3 * _duplicates._CHUNK, head=head)
     parsed: list[int] = []
     real = _duplicates._parsed
 
