@@ -621,7 +621,9 @@ def _chunks_notable(
     """
     high, low = JS_SAFE_MAX, _JS_SAFE_MIN
     testing = True  # until a part is too deep for the C passes
-    written = True  # until a chunk of integers shows one to note: then each is measured
+    # Until a chunk its ends call integers shows one to note, or is not integers alone: then
+    # each chunk's integers are measured, as before.
+    written = True
     for start in range(0, len(seq), _CHUNK):
         chunk = seq[start : start + _CHUNK]
         if written and type(chunk[0]) is int and type(chunk[-1]) is int:
