@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
@@ -32,6 +33,8 @@ _STORY = orjson.loads(
 )
 _SOM = orjson.dumps({**_STORY, "_actors": {"a": [[]] * 70_000}})
 MESSAGES = {"babelqueue": _BABELQUEUE, "matrix": _MATRIX, "som": _SOM}
+# From 3.12 on the interpreter runs a collection only at its next check, not during a build in C.
+_DEFERRED = sys.version_info >= (3, 12)
 MODELS: dict[str, type[BaseModel]] = {
     "babelqueue": BabelEnvelope,
     "matrix": MxRequest,
@@ -78,10 +81,12 @@ def test_nested_blocks_leave_the_collector_to_the_outer_one(collecting: bool) ->
 
 
 def test_unpaused_the_messages_set_off_collections() -> None:
-    # What the tests below measure: building these trees with the collector running collects.
+    # What the tests below measure: building these trees with the collector running collects
+    # (on 3.10 and 3.11 a hundred times during the build; from 3.12 on, once the build returns
+    # to the interpreter, which runs a collection only at its next check).
     for raw in MESSAGES.values():
         assert len(raw) > FULL_REPORT_BYTES
-        assert collections_set_off(partial(orjson.loads, raw)) > 10
+        assert collections_set_off(partial(orjson.loads, raw)) >= (1 if _DEFERRED else 10)
 
 
 @pytest.mark.parametrize("spec", ["babelqueue", "matrix", "som", "auto"])

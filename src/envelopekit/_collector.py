@@ -5,7 +5,9 @@ the duplicate scan's pieces) hold no cycle, and refcounting frees each as it goe
 collector would only walk them, and the rest of the heap, again and again while they are built:
 each collection of the oldest generation walks every container alive. For 1 MiB of small arrays
 that is three quarters of pydantic-core's validation (83 ms, 21 without), and as much of orjson's
-own parse.
+own parse, on Python 3.10 and 3.11. From 3.12 on the interpreter runs a collection only at its
+next check, so a build in C code sets off one, after it: ``check`` of the same text 35 -> 29 ms
+on 3.13 (172 -> 24 ms on 3.11).
 """
 
 from __future__ import annotations
