@@ -44,21 +44,6 @@ def validate_large_json(
     Raises:
         pydantic.ValidationError: as the fail-fast copy of the model's own schema raises it.
     """
-    # The model's tree is built with the cyclic collector paused, as check builds it
-    # (_collector: 1 MiB of small arrays 83 -> 21 ms).
-    with CollectorPaused():
-        return _read_large(model, json_data, strict, extra, context, by_alias, by_name)
-
-
-def _read_large(
-    model: type[BaseModel],
-    json_data: str | bytes | bytearray,
-    strict: bool | None,
-    extra: Any,
-    context: Any | None,
-    by_alias: bool | None,
-    by_name: bool | None,
-) -> Any:
     options: dict[str, Any] = {
         "strict": strict,
         "extra": extra,
@@ -66,20 +51,23 @@ def _read_large(
         "by_alias": by_alias,
         "by_name": by_name,
     }
-    if by_alias is False or by_name is True:
-        # pydantic names a missing field by its name then, not by the alias Absent holds.
-        return large_validator(model).validate_json(json_data, **options)
-    before = missed()
-    try:
-        return large_validator(model, absent=True).validate_json(json_data, **options)
-    except ValidationError as exc:
-        if missed() == before:
-            raise  # no field was missing: these are the model's own errors
-        if exc.error_count() > RESTORED_MOST:
-            # Restoring costs a few microseconds an error; pydantic-core's own reading costs
-            # one build of the object around each missing member instead.
+    # The model's tree is built with the cyclic collector paused, as check builds it
+    # (_collector: 1 MiB of small arrays 83 -> 21 ms).
+    with CollectorPaused():
+        if by_alias is False or by_name is True:
+            # pydantic names a missing field by its name then, not by the alias Absent holds.
             return large_validator(model).validate_json(json_data, **options)
-        raise reported(exc, model, json_data) from None
+        before = missed()
+        try:
+            return large_validator(model, absent=True).validate_json(json_data, **options)
+        except ValidationError as exc:
+            if missed() == before:
+                raise  # no field was missing: these are the model's own errors
+            if exc.error_count() > RESTORED_MOST:
+                # Restoring costs a few microseconds an error; pydantic-core's own reading
+                # costs one build of the object around each missing member instead.
+                return large_validator(model).validate_json(json_data, **options)
+            raise reported(exc, model, json_data) from None
 
 
 def reported(

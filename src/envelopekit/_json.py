@@ -621,8 +621,8 @@ def _chunks_notable(
     """
     high, low = JS_SAFE_MAX, _JS_SAFE_MIN
     testing = True  # until a part is too deep for the C passes
-    # Until a chunk its ends call integers shows one to note, or is not integers alone: then
-    # each chunk's integers are measured, as before.
+    # Chunks that begin and end with an integer are read from orjson's text until one shows an
+    # integer to note, or is not integers alone; from then on each one's integers are measured.
     written = True
     for start in range(0, len(seq), _CHUNK):
         chunk = seq[start : start + _CHUNK]
@@ -676,6 +676,8 @@ def _plain_integers(items: list[Any], integers: bool) -> bool:
     integer in about 5 ns, where :func:`_bit_lengths` calls ``int.bit_length`` on each (19 ns):
     a chunk of them that holds none to note is told at a quarter of the cost.
     """
+    # written_plain's writing, kept inline there: a frame more on that path (every container of
+    # the fast paths, counted by a test) costs more than these lines written twice.
     try:
         text = orjson.dumps(items, option=orjson.OPT_STRICT_INTEGER if integers else None)
     except orjson.JSONEncodeError:
