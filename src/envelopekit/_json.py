@@ -624,12 +624,20 @@ def _chunks_notable(
     # Chunks that begin and end with an integer are read from orjson's text until one shows an
     # integer to note, or is not integers alone; from then on each one's integers are measured.
     written = True
+    # Chunks that begin and end with a string are read by their kinds alone (one C pass) until
+    # one holds another kind: strings alone hold nothing to note.
+    by_kinds = True
     for start in range(0, len(seq), _CHUNK):
         chunk = seq[start : start + _CHUNK]
         if written and type(chunk[0]) is int and type(chunk[-1]) is int:
             if _plain_integers(chunk, integers):
                 continue
             written = False
+        elif by_kinds and type(chunk[0]) is str and type(chunk[-1]) is str:
+            if set(map(type, chunk)) <= _STRINGS:
+                first = _UNTESTED  # the first part, if it was this chunk's, is read with it
+                continue
+            by_kinds = False
         found = _bit_lengths(chunk)
         if found is not None:
             if not integers:
@@ -665,6 +673,7 @@ def _chunks_notable(
 
 
 _CHUNK: Final = 4096
+_STRINGS: Final = frozenset({str})
 
 
 def _plain_integers(items: list[Any], integers: bool) -> bool:
