@@ -21,10 +21,12 @@ from pydantic import ValidationError
 from pydantic_core import from_json
 
 import envelopekit as ek
+from envelopekit import _check as ek_check
 from envelopekit import _json as _json_module
 from envelopekit import rules
 from envelopekit._failfast import FULL_REPORT_BYTES, fail_fast_validator
 from envelopekit._json import (
+    OUT_OF_RANGE_STAND_IN,
     PARSER_MAX_DIGITS,
     NumberReading,
     exceeds_depth,
@@ -480,6 +482,25 @@ def test_a_long_integer_elsewhere_in_a_matrix_payload_is_found_too() -> None:
 
 
 _LONG = b"9" * 4301
+# The oracle of the long-integer finder: a string, or an integer longer than Python converts
+# from text (sys.int_info's 4,300 digits), replaced with a Python step each.
+_STRING_OR_LONG_INTEGER = re.compile(rb'"(?:[^"\\]|\\.)*"|(?<![0-9.eE+])(-?)[0-9]{4301,}')
+# A text the regex reads as strings and what lies between them, a backslash in none of that.
+_READ_BY_THE_REGEX = re.compile(rb'(?:"(?:[^"\\]|\\.)*"|[^"\\])*')
+
+
+def _by_regex(text: bytes) -> bytes | None:
+    found = False
+
+    def stand_in(match: re.Match[bytes]) -> bytes:
+        nonlocal found
+        if match.group(1) is None:
+            return match.group(0)
+        found = True
+        return match.group(1) + OUT_OF_RANGE_STAND_IN
+
+    copy = _STRING_OR_LONG_INTEGER.sub(stand_in, text)
+    return copy if found else None
 
 
 def _parser_error(raw: bytes) -> str:
@@ -502,6 +523,15 @@ def test_the_parser_says_where_the_integer_it_refused_begins(head: bytes, digits
     error = _parser_error(raw)
     assert "number out of range" in error
     assert _json_module._refused_integer(raw, error) == len(head)
+
+
+def test_a_position_is_trusted_only_where_every_digit_the_parser_read_is_there() -> None:
+    # A message not the parser's, pointing 4,301 bytes after the "1" of `1e-999…`: both ends are
+    # digits, not the bytes between them.
+    raw = b"[1e-" + _LONG + b"]"
+    said = f"number out of range at line 1 column {1 + 4301 + 1}"
+    assert _json_module._refused_integer(raw, said) is None
+    assert _json_module.without_long_integers(raw, said) == _by_regex(raw)
 
 
 # Pieces of text, JSON and not: the finder must replace what the regex over the whole text does.
@@ -541,12 +571,48 @@ _PIECES = st.sampled_from(
 )
 def test_the_long_integer_finder_replaces_what_the_regex_replaces(pieces: list[bytes]) -> None:
     raw = b"".join(pieces)
-    expected = _json_module._by_regex(raw)
-    assert _json_module.without_long_integers(raw) == expected
-    assert _json_module.without_long_integers(raw, _parser_error(raw)) == expected
+    error = _parser_error(raw)
     # A position that is not the parser's is never trusted.
     elsewhere = "number out of range at line 1 column 4400"
-    assert _json_module.without_long_integers(raw, elsewhere) == expected
+    if _READ_BY_THE_REGEX.fullmatch(raw):
+        expected = _by_regex(raw)
+        assert _json_module.without_long_integers(raw) == expected
+        assert _json_module.without_long_integers(raw, error) == expected
+        assert _json_module.without_long_integers(raw, elsewhere) == expected
+        return
+    # Never JSON: nothing replaced but the integer a message says the parser refused, where it
+    # stands in the text as such an integer would; the copy's parse refuses the text again.
+    assert _json_module.without_long_integers(raw) is None
+    for said in (error, elsewhere):
+        at = _json_module._refused_integer(raw, said)
+        copy = _json_module.without_long_integers(raw, said)
+        if at is None:
+            assert copy is None
+        else:
+            assert copy == raw[:at] + OUT_OF_RANGE_STAND_IN + raw[at:].lstrip(b"0123456789")
+            with pytest.raises(ValueError):
+                from_json(copy)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(_PIECES, st.sampled_from([b"0" + _LONG, b"1e-" + _LONG])), max_size=14))
+@example([b"[", b"0" + _LONG, b"]"])  # a leading zero: the parser refuses it as no number
+@example([b"[1e-", _LONG, b",", _LONG, b"]"])  # a negative exponent the parser reads
+@example([b'["\\"', b",", b"\\", _LONG, b"]"])  # a backslash before it: not JSON
+def test_the_copy_made_before_any_parse_is_the_one_the_parse_leads_to(pieces: list[bytes]) -> None:
+    # Where `check` reads the copy at once, its verdict is the one the parse of the text leads
+    # to: the parser refuses the text at the first integer replaced (and the stand-in reading
+    # makes the same copy), or at an error before it (the copy's parse says the same).
+    raw = b"".join(pieces)
+    copy = _json_module.without_refused_integers(raw)
+    if copy is None:
+        return
+    error = _parser_error(raw)
+    assert error
+    if "number out of range" in error:
+        assert _json_module.without_long_integers(raw, error) == copy
+    else:
+        assert _parser_error(copy) == error
 
 
 @pytest.mark.parametrize(
@@ -562,7 +628,7 @@ def test_the_long_integer_finder_replaces_what_the_regex_replaces(pieces: list[b
 )
 def test_the_long_integer_finder_agrees_with_the_regex_on_messages(data: bytes) -> None:
     raw = bq(data)
-    expected = _json_module._by_regex(raw)
+    expected = _by_regex(raw)
     assert expected is not None
     assert _json_module.without_long_integers(raw, _parser_error(raw)) == expected
     assert _json_module.without_long_integers(raw) == expected
@@ -573,7 +639,7 @@ def test_finding_a_long_integer_costs_no_python_step_per_string() -> None:
     raw = bq(b'{"before":[' + strings + b'],"n":' + _LONG + b',"after":[' + strings + b"]}")
     error = _parser_error(raw)
     copy = _json_module.without_long_integers(raw, error)
-    assert copy == _json_module._by_regex(raw)
+    assert copy == _by_regex(raw)
     find = _json_module.without_long_integers
     lines = _lines_run(lambda: find(raw, error), _json_module.__file__)
     assert lines < 80  # the regex with a callback ran three lines a string (12,000 here)
@@ -581,6 +647,39 @@ def test_finding_a_long_integer_costs_no_python_step_per_string() -> None:
     assert [(v.rule, v.pointer) for v in verdict.violations] == [
         (rules.NUMBER_OUT_OF_RANGE, "/data/n")
     ]
+
+
+@pytest.mark.parametrize(
+    ("item", "sep"),
+    [(b"1e-5", b","), (b"1E-5", b","), (b"1." + b"7" * 64, b","), (b"1", b",\n"), (b"[]", b"\n,")],
+    ids=["exponents", "upper-exponents", "runs-of-64", "lines", "lines-of-arrays"],
+)
+@pytest.mark.parametrize("exponent", [b"", b"1e-" + _LONG + b","], ids=["", "after-an-exponent"])
+def test_finding_a_long_integer_costs_no_python_step_per_number_or_line(
+    item: bytes, sep: bytes, exponent: bytes
+) -> None:
+    # Each "e-" before the integer was matched in Python (a MiB of `1e-5`: 20x orjson), and each
+    # line split into an object of its own (a MiB of them: 10x).
+    raw = bq(b'{"a":[' + exponent + sep.join([item] * 10_000) + b"," + _LONG + b"]}")
+    error = _parser_error(raw)
+    expected = _by_regex(raw)
+    find = _json_module.without_long_integers
+    assert find(raw, error) == expected
+    assert _lines_run(lambda: find(raw, error), _json_module.__file__) < 300
+    # Its line found by counting newlines, not by splitting the text at them (12 times its size).
+    assert peak_memory(lambda: _json_module._refused_integer(raw, error)) < 2 * len(raw)
+    verdict = ek.check(raw, "babelqueue")
+    assert [(v.rule, v.pointer) for v in verdict.violations] == [
+        (rules.NUMBER_OUT_OF_RANGE, f"/data/a/{10_000 + bool(exponent)}")
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=40).map(lambda b: bytes(b"ab\n"[x % 3] for x in b)), st.integers(2, 45))
+def test_a_line_begins_where_splitting_at_newlines_says(raw: bytes, line: int) -> None:
+    parts = raw.split(b"\n")
+    expected = len(raw) - len(raw.split(b"\n", line - 1)[-1]) if line <= len(parts) else -1
+    assert _json_module._line_start(raw, line) == expected
 
 
 def test_a_long_integer_keeps_the_verdict_of_its_stand_in_copy() -> None:
@@ -600,6 +699,121 @@ def test_a_long_integer_keeps_the_verdict_of_its_stand_in_copy() -> None:
         assert [(v.rule, v.pointer) for v in bad_trace.violations] == [
             ("message-envelope.format.uuid", "/trace_id")
         ]
+
+
+@pytest.mark.parametrize("spec", ["babelqueue", "auto"])
+def test_the_stand_in_copy_is_not_read_again_for_its_numbers(
+    monkeypatch: pytest.MonkeyPatch, spec: str
+) -> None:
+    # The copy holds 2^64, a number to note: its proof is false without cutting its strings out
+    # (a MiB dense with escapes: 7 ms of the 35 `check` spends, past 10x orjson before).
+    strings = b",".join([b'"\\"\\\\\\"a"'] * 3_000)
+    raw = bq(b'{"s":[' + strings + b'],"n":' + _LONG + b"}")
+    assert len(raw) > FULL_REPORT_BYTES
+    copy = _json_module.without_long_integers(raw, _parser_error(raw))
+    assert copy is not None
+    read: list[bytes] = []
+    real = _json_module._cut_out
+
+    def cut(text: bytes, table: bytes | None, delete: bytes) -> bytes:
+        read.append(text)
+        return real(text, table, delete)
+
+    monkeypatch.setattr(_json_module, "_cut_out", cut)
+    verdict = ek.check(raw, spec)
+    assert [(v.rule, v.pointer) for v in verdict.violations] == [
+        (rules.NUMBER_OUT_OF_RANGE, "/data/n")
+    ]
+    # BabelQueue proves the message's numbers before its parse fails; auto's parse fails first.
+    assert (raw in read) is (spec == "babelqueue")
+    assert copy not in read
+    # Within such a reading the proof is false; of another text, or after it, it reads.
+    with _json_module.one_reading(copy, plain=False):
+        assert not _json_module.plain_numbers(copy)
+        assert _json_module.plain_numbers(bq(b"[1]"))
+    assert copy not in read
+    assert not _json_module.plain_numbers(copy)
+    assert copy in read
+
+
+def test_detection_refused_at_a_long_integer_reads_the_stand_in_without_a_parse(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # spec "auto": the reading of detection's members stops where the parse would; the copy is
+    # read from there (the parse of the text, 8 ms of a MiB of escaped strings, is not made).
+    raw = bq(b'{"s":[' + b",".join([b'"\\"a"'] * 3_000) + b'],"n":' + _LONG + b"}")
+    parsed: list[bytes] = []
+    real = from_json
+
+    def parse(text: bytes, **options: Any) -> Any:
+        parsed.append(text)
+        return real(text, **options)
+
+    monkeypatch.setattr(ek_check, "from_json", parse)
+    verdict = ek.check(raw, "auto")
+    assert (verdict.spec, [(v.rule, v.pointer) for v in verdict.violations]) == (
+        "babelqueue",
+        [(rules.NUMBER_OUT_OF_RANGE, "/data/n")],
+    )
+    assert raw not in parsed
+
+
+@given(st.integers(0, 3 * 2048), st.sampled_from([_LONG, b"-" + _LONG, b"9" * 9000]))
+def test_a_long_integer_is_found_wherever_it_begins(offset: int, integer: bytes) -> None:
+    # Only a text holding a block of digits at a multiple of 2,048 is read for one.
+    raw = b'{"a":"' + b"x" * offset + b'","n":' + integer + b"}"
+    assert _json_module.without_refused_integers(raw) == _by_regex(raw)
+
+
+def test_a_text_without_a_run_that_long_is_not_read_for_one() -> None:
+    # A MiB of 20-digit integers: no block of 2,048 digits, so no copy of it made (1.3 ms).
+    raw = bq(b'{"a":[' + b",".join([b"18446744073709551616"] * 45_000) + b"]}")
+    assert _json_module.without_refused_integers(raw) is None
+    assert peak_memory(lambda: _json_module.without_refused_integers(raw)) < 64 * 1024
+
+
+_MX_HEAD = b'{"op":"fs.write","correlationId":"c-1","replyTo":"$replies.c-1","payload":'
+
+
+@pytest.mark.parametrize(("sign", "said"), [(b"", "an integer"), (b"-", "a negative integer")])
+def test_a_message_quoting_the_stand_in_names_the_integer_with_its_sign(
+    sign: bytes, said: str
+) -> None:
+    # Matrix quotes the value it refuses: "-18446744073709551616" read "-an integer of ...".
+    raw = _MX_HEAD + b'{"n":' + sign + _LONG + b"}}"
+    (found,) = ek.check(raw, "matrix").violations
+    assert (found.rule, found.pointer) == (rules.NUMBER_OUT_OF_RANGE, "/payload/n")
+    assert found.message.startswith(f"{said} of more than 4300 digits ")
+
+
+@pytest.mark.parametrize("sign", [b"", b"-"])
+def test_a_long_integer_is_read_with_its_stand_in_before_any_parse_of_the_text(
+    monkeypatch: pytest.MonkeyPatch, sign: bytes
+) -> None:
+    # A spec that proves its numbers reads the copy at once where the proof fails: a parse of
+    # the MiB would only stop at the integer (a third of `check` on strings dense with escapes).
+    raw = bq(b'{"s":[' + b",".join([b'"\\"a"'] * 3_000) + b'],"n":' + sign + _LONG + b"}")
+    assert len(raw) > FULL_REPORT_BYTES
+    spec, pointer = "babelqueue", "/data/n"
+    validated: list[bytes] = []
+    real = ek_check.Spec.validate
+
+    def validate(self: ek_check.Spec, text: bytes, settings: ek.Settings) -> ek.Verdict[Any]:
+        validated.append(text)
+        return real(self, text, settings)
+
+    monkeypatch.setattr(ek_check.Spec, "validate", validate)
+    verdict = ek.check(raw, spec)
+    assert [(v.rule, v.pointer) for v in verdict.violations] == [
+        (rules.NUMBER_OUT_OF_RANGE, pointer)
+    ]
+    assert validated == [_json_module.without_long_integers(raw, _parser_error(raw))]
+    # A run of digits the parser refuses for another reason (a leading zero): the text is parsed.
+    validated.clear()
+    zero = raw.replace(sign + _LONG, sign + b"0" + _LONG)
+    verdict = ek.check(zero, spec)
+    assert [v.rule for v in verdict.violations] == [rules.JSON_INVALID]
+    assert validated == [zero]
 
 
 # --- the depth scan ---------------------------------------------------------------------------

@@ -70,6 +70,7 @@ __all__ = [
     "segment",
     "unquoted",
     "without_long_integers",
+    "without_refused_integers",
     "written_plain",
 ]
 
@@ -214,8 +215,17 @@ def plain_numbers(raw: bytes) -> bool:
     would pass (a cheap test that only ever errs towards the walk), as does a text the C passes
     do not read as the byte loop does (a backslash outside strings: not JSON).
     """
+    shared = _READING.get()
+    if shared is not None and shared.raw is raw:
+        if shared.plain is None:
+            shared.plain = _plain_numbers(raw, shared)
+        return shared.plain
+    return _plain_numbers(raw, shared)
+
+
+def _plain_numbers(raw: bytes, shared: _Reading | None) -> bool:
     # A text with numbers to note mostly shows one early: its head is read first, alone.
-    if _head_first(raw) and not _plain(raw[:_HEAD_BYTES]):
+    if _head_first(raw, shared) and not _plain(raw[:_HEAD_BYTES]):
         return False
     return _plain(raw)
 
@@ -228,7 +238,7 @@ def finite_numbers(raw: bytes) -> bool:
     three digits or more, makes it false even when the value would pass: a number of fewer
     digits with a two-digit exponent is under 10^299, finite as a double.
     """
-    if _head_first(raw) and not _plain(raw[:_HEAD_BYTES], _FINITE_DIGITS):
+    if _head_first(raw, _READING.get()) and not _plain(raw[:_HEAD_BYTES], _FINITE_DIGITS):
         return False
     return _plain(raw, _FINITE_DIGITS)
 
@@ -236,7 +246,7 @@ def finite_numbers(raw: bytes) -> bool:
 _HEAD_BYTES: Final = 65_536
 
 
-def _head_first(raw: bytes) -> bool:
+def _head_first(raw: bytes, shared: _Reading | None) -> bool:
     """Whether the number proof reads ``raw``'s head alone before the whole text.
 
     Only a text past the head that no reading has cut out already: within :func:`one_reading`,
@@ -246,7 +256,6 @@ def _head_first(raw: bytes) -> bool:
     """
     if len(raw) <= _HEAD_BYTES:
         return False
-    shared = _READING.get()
     return shared is None or not shared.has_outside(raw, _NOT_NUMBER_SKELETON)
 
 
@@ -323,11 +332,12 @@ class _Reading:
     text's neutral one.
     """
 
-    __slots__ = ("_neutral", "_outside", "delete", "raw", "readers")
+    __slots__ = ("_neutral", "_outside", "delete", "plain", "raw", "readers")
 
-    def __init__(self, raw: bytes, readers: tuple[bytes, ...]) -> None:
+    def __init__(self, raw: bytes, readers: tuple[bytes, ...], plain: bool | None) -> None:
         self.raw: bytes | None = raw
         self.readers = readers
+        self.plain = plain  # plain_numbers(raw), once known
         self.delete = _kept_by_none(readers)
         self._neutral: bytes | None = None
         self._outside: bytes | None = None
@@ -401,7 +411,7 @@ def neutral(text: bytes) -> bytes:
 
 @contextmanager
 def one_reading(
-    raw: bytes, *, numbers: bool = False, outline: bool = False
+    raw: bytes, *, numbers: bool = False, outline: bool = False, plain: bool | None = None
 ) -> Generator[None, None, None]:
     """Within it, the readers of ``raw`` outside its strings share their work (:class:`_Reading`).
 
@@ -409,7 +419,9 @@ def one_reading(
     outline when ``outline``, each read it outside its strings: its escape pairs are
     neutralised once (two passes over the text, about 2 ms a MiB dense with escapes), and its
     strings cut out once. The number proof (:func:`proven_context`) is the last of them: it
-    lets the copies go (:func:`release_reading`).
+    lets the copies go (:func:`release_reading`). :func:`plain_numbers` of the text is read
+    once, or is ``plain`` where that is known (``False`` for a text holding a stand-in for an
+    integer too long to parse, :func:`without_long_integers`).
     """
     readers: tuple[bytes, ...] = (_STRUCTURE_ONLY,)
     if numbers:
@@ -418,7 +430,7 @@ def one_reading(
         readers += (OUTLINE_ONLY,)
     if len(readers) == 1:  # one reader: the neutral copy is all there is to share
         readers = ()
-    token = _READING.set(_Reading(raw, readers))
+    token = _READING.set(_Reading(raw, readers, plain))
     try:
         yield
     finally:
@@ -1270,30 +1282,35 @@ def segment(key: str | int | None) -> str:
     return f"/{key}"
 
 
-# A string, or an integer longer than Python converts from text (sys.int_info's 4,300 digits).
-_STRING_OR_LONG_INTEGER: Final = re.compile(rb'"(?:[^"\\]|\\.)*"|(?<![0-9.eE+])(-?)[0-9]{4301,}')
 OUT_OF_RANGE_STAND_IN: Final = b"18446744073709551616"
 """2^64: what :func:`without_long_integers` writes for an integer too long to parse."""
 # Where pydantic-core's parser says it stopped: the byte after the 4,301st digit.
 # Only that message: the parser says where it stopped for any error (a control character in a
 # string left open after a long run of digits, say), and only this one puts an integer there.
 _STOPPED_AT: Final = re.compile(r"number out of range at line ([0-9]+) column ([0-9]+)")
-_LONG_DIGIT_RUN: Final = re.compile(rb"[0-9]{%d}" % (_PARSER_MAX_DIGITS + 1))
 # Each digit becomes "0" and any other byte "x": a run of digits ends at the next "x" (a memchr).
 _DIGIT_OR_NOT: Final = bytes(b"0"[0] if b"0"[0] <= i <= b"9"[0] else b"x"[0] for i in range(256))
-# A `find` for a long needle pays for its preprocessing on every call: runs of digits are found
-# by a short one, then measured.
+# Runs of digits in such a copy are found by a short needle, then measured; past a shorter run
+# than the parser refuses, the next is found by a needle of that length, so that no Python step
+# is taken for each of many shorter runs (a MiB of `1e-5` is 200,000 of them; of 64 digits,
+# 16,000). A find for the long needle pays for its preprocessing (9 us), never more than once a
+# run it finds.
 _SOME_DIGITS: Final = b"0" * 64
+_LONG_RUN: Final = b"0" * (_PARSER_MAX_DIGITS + 1)
 _NOT_QUOTE_OR_BACKSLASH: Final = bytes(range(256)).translate(None, b'"\\')
 
 
 def without_long_integers(raw: bytes, error: str = "") -> bytes | None:
-    """``raw`` with every integer of more than 4,300 digits replaced by 2^64, or ``None``.
+    r"""``raw`` with every integer of more than 4,300 digits replaced by 2^64, or ``None``.
 
     pydantic's parser refuses such an integer as ``json.invalid`` for the whole document;
     validating this copy reports it where it is, as any integer beyond 64 bits. What is
-    replaced is what the regex ``_STRING_OR_LONG_INTEGER`` replaces reading left to right
-    (strings skipped; a run of digits not after ``.``, ``e``, ``E`` or ``+``), found by C passes.
+    replaced is what the regex ``"(?:[^"\\]|\\.)*"|(?<![0-9.eE+])(-?)[0-9]{4301,}`` replaces
+    reading left to right (strings skipped; a run of digits not after ``.``, ``e``, ``E`` or
+    ``+``), found by C passes. Where they do not read the text as that regex does (a backslash
+    outside strings or before a line break, a string left open: never JSON), nothing of it is
+    replaced but the integer the parser refused, if it says which: the copy's parse refuses
+    the text again, and no Python step is taken for each of its strings.
 
     Args:
         raw: the JSON text.
@@ -1306,13 +1323,46 @@ def without_long_integers(raw: bytes, error: str = "") -> bytes | None:
     if first is None:
         return _replaced(raw, raw.translate(_DIGIT_OR_NOT))
     # The parser read 4,301 digits from `first`; what is left of the run is measured from there.
-    tail = raw[first + _PARSER_MAX_DIGITS + 1 :]
-    classes = tail.translate(_DIGIT_OR_NOT)
+    after = first + _PARSER_MAX_DIGITS + 1
+    if raw.find(b"-", 0, first) == -1:  # a memchr: "e-" in a text of escapes took 0.8 ms a MiB
+        classes = raw[after:].translate(_DIGIT_OR_NOT)
+    else:
+        # Before it the text is JSON with no integer too long; the regex would still replace
+        # the digits of a negative exponent as long (`1e-000…1`), as it does anywhere.
+        classes = raw.translate(_DIGIT_OR_NOT)
+        for at, _ in _long_runs(classes[:first]):
+            if raw[at - 2 : at] in _NEGATIVE_EXPONENT:
+                return _replaced(raw, classes)
+        classes = classes[after:]
     end = classes.find(b"x")
     if end == -1:
-        end = len(tail)
-    rest = tail[end:]  # outside any string, after the integer
+        end = len(classes)
+    rest = raw[after + end :]  # outside any string, after the integer
     return raw[:first] + OUT_OF_RANGE_STAND_IN + (_replaced(rest, classes[end:]) or rest)
+
+
+def without_refused_integers(raw: bytes) -> bytes | None:
+    """:func:`without_long_integers` of ``raw`` where its verdict is the one ``raw`` would get.
+
+    So it is where pydantic's parser refuses ``raw`` at the first integer replaced, or at an
+    error before it (at the same place in the copy, whose text is the same up to there): the
+    copy is validated without a parse of ``raw`` first. ``None`` where ``raw`` holds no run of
+    digits that long, or one the parser reads where the regex would replace it (a negative
+    exponent's) or refuses for another reason (a leading zero).
+    """
+    # A run of 4,301 digits holds a whole block of 2,048 at a multiple of 2,048: a text with
+    # none (a MiB of 20-digit integers, say) is told by 512 slices, not two passes (1.3 ms).
+    if not any(raw[at : at + _BLOCK].isdigit() for at in range(0, len(raw), _BLOCK)):
+        return None
+    classes = raw.translate(_DIGIT_OR_NOT)
+    for at, _ in _long_runs(classes):
+        if raw[at : at + 1] == b"0" or raw[at - 2 : at] in _NEGATIVE_EXPONENT:
+            return None
+    return _replaced(raw, classes)
+
+
+# A run of 2 * _BLOCK - 1 digits holds a whole block, wherever it begins: at most 2,151.
+_BLOCK: Final = 2048
 
 
 def _refused_integer(raw: bytes, error: str) -> int | None:
@@ -1325,85 +1375,116 @@ def _refused_integer(raw: bytes, error: str) -> int | None:
     if stopped is None:
         return None
     line, column = int(stopped[1]), int(stopped[2])
-    line_start = 0 if line == 1 else len(raw) - len(raw.split(b"\n", line - 1)[-1])
+    line_start = 0 if line == 1 else _line_start(raw, line)
+    if line_start < 0:
+        return None
     start = line_start + column - 1 - (_PARSER_MAX_DIGITS + 1)
     # The run begins there (raw[-1:0], before the text, is empty) and holds the digits read.
     # An integer's run: not the digits of a fraction or an exponent, which the parser reads
     # however long (it may stop after them for another reason, at the same column).
     before = raw[start - 1 : start]
-    if start < 0 or before.isdigit() or before in _AFTER or not raw[start : start + 1].isdigit():
+    if start < 0 or before.isdigit() or before in _AFTER:
         return None
-    if not raw[start + _PARSER_MAX_DIGITS : start + _PARSER_MAX_DIGITS + 1].isdigit():
+    if not raw[start : start + _PARSER_MAX_DIGITS + 1].isdigit():  # 4,301 of them, all read
         return None
     # A run in a string is no integer: the quotes that delimit before it (escapes neutralised)
     # are even where the parser says it stopped, and may not be at a position it did not say.
     if neutral(raw[:start]).count(b'"') % 2:
         return None
-    # Before it the text is JSON with no integer too long; the regex would still replace the
-    # digits of a negative exponent as long (`1e-000…1`), as it does anywhere.
-    for exponent in (b"e-", b"E-"):
-        at = raw.find(exponent, 0, start)
-        while at != -1:
-            if _LONG_DIGIT_RUN.match(raw, at + 2):
-                return None
-            at = raw.find(exponent, at + 2, start)
     return start
+
+
+def _line_start(raw: bytes, line: int) -> int:
+    """Where line ``line`` (from 2) of ``raw`` begins, or -1 past its last.
+
+    Its newline is found by halving: newlines counted over halves of what is left (two passes
+    over the text at most), where splitting the text at its lines built an object a line (a
+    MiB of them, 13 ms).
+    """
+    need = line - 1  # the newline the line follows, counted from 1
+    lo, hi, before = 0, len(raw), 0  # that newline is in raw[lo:hi]; `before` precede lo
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        found = raw.count(b"\n", lo, mid)
+        if before + found >= need:
+            hi = mid
+        else:
+            lo, before = mid, before + found
+    if before != need - 1 or raw[lo : lo + 1] != b"\n":
+        return -1
+    return lo + 1
+
+
+def _long_runs(classes: bytes) -> Iterator[tuple[int, int]]:
+    """Where each run of more digits than the parser reads begins and ends in ``classes``.
+
+    ``classes`` is a text translated by ``_DIGIT_OR_NOT``.
+    """
+    at = classes.find(_SOME_DIGITS)
+    while at != -1:
+        end = classes.find(b"x", at)
+        if end == -1:
+            end = len(classes)
+        if end - at > _PARSER_MAX_DIGITS:
+            yield at, end
+            at = classes.find(_SOME_DIGITS, end)
+        else:
+            at = classes.find(_LONG_RUN, end)
+
+
+_NEGATIVE_EXPONENT: Final = frozenset((b"e-", b"E-"))
 
 
 def _replaced(text: bytes, classes: bytes) -> bytes | None:
     """``text`` (read from outside any string) with its long integers replaced, or ``None``.
 
-    ``classes`` is ``text`` translated by ``_DIGIT_OR_NOT``. A JSON text is read by C passes:
-    quotes counted for the strings, escaped backslashes and quotes neutralised first (as
-    :func:`outside_strings` does). A text they do not read as the regex does (a backslash
-    outside strings or before a line break, a string left open: none of them JSON) is read by
-    the regex itself, a Python step per string.
+    ``classes`` is ``text`` translated by ``_DIGIT_OR_NOT``. A JSON text is read by C passes
+    over what lies between its long runs of digits, a piece at a time: quotes counted for the
+    strings, escaped backslashes and quotes neutralised first (as :func:`outside_strings` does;
+    no run of backslashes crosses a run of digits). The runs themselves are never read again: a
+    MiB of long integers with a few strings between them was read whole by each pass, ten
+    times orjson's parse of it. ``None`` too for a text the passes do not read as the regex
+    does (:func:`without_long_integers`): it was read by the regex, a Python step a string
+    (a MiB of them, 130 ms).
     """
-    at = classes.find(_SOME_DIGITS)
-    if at == -1:
-        return None
-    plain = text
-    if text.find(b"\\") != -1:
-        plain = _paired(text)
-        skeleton = plain.translate(None, _NOT_QUOTE_OR_BACKSLASH)
-        if plain.find(b"\\\n") != -1 or unquoted(skeleton).find(b"\\") != -1:
-            return _by_regex(text)
-    if plain.count(b'"') % 2:
-        return _by_regex(text)
     pieces: list[bytes] = []
-    kept = counted = quotes = 0
-    while at != -1:
-        end = classes.find(b"x", at)
-        if end == -1:
-            end = len(text)
-        quotes += plain.count(b'"', counted, at)
-        counted = at
-        if end - at > _PARSER_MAX_DIGITS and not quotes % 2 and text[at - 1 : at] not in _AFTER:
+    kept = before = 0
+    inside = False  # whether a string is open where the run begins
+    for at, end in _long_runs(classes):
+        after = _inside_after(text[before:at], inside)
+        if after is None:
+            return None
+        inside = after
+        if not inside and text[at - 1 : at] not in _AFTER:
             pieces += (text[kept:at], OUT_OF_RANGE_STAND_IN)
             kept = end
-        at = classes.find(_SOME_DIGITS, end)
-    if not pieces:
+        before = end
+    # None: no run as long, a string left open, or a backslash the passes do not read.
+    if not pieces or _inside_after(text[before:], inside) is not False:
         return None
     pieces.append(text[kept:])
     return b"".join(pieces)
 
 
+def _inside_after(piece: bytes, inside: bool) -> bool | None:
+    """Whether a string is open after ``piece`` of a text, ``inside`` one before it, or ``None``.
+
+    ``None`` where the C passes do not read the piece as the regex does (a backslash outside
+    strings or before a line break).
+    """
+    if piece.find(b"\\") == -1:
+        return inside ^ bool(piece.count(b'"') % 2)
+    plain = _neutral_copy(piece)
+    if plain.find(b"\\\n") != -1:
+        return None
+    skeleton = plain.translate(None, _NOT_QUOTE_OR_BACKSLASH)
+    if unquoted(b'"' + skeleton if inside else skeleton).find(b"\\") != -1:
+        return None
+    return inside ^ bool(skeleton.count(b'"') % 2)
+
+
 # What the digits of a fraction or an exponent follow (at the text's start: nothing, b"").
 _AFTER: Final = frozenset((b".", b"e", b"E", b"+"))
-
-
-def _by_regex(text: bytes) -> bytes | None:
-    found = False
-
-    def stand_in(match: re.Match[bytes]) -> bytes:
-        nonlocal found
-        if match.group(1) is None:
-            return match.group(0)
-        found = True
-        return match.group(1) + OUT_OF_RANGE_STAND_IN
-
-    copy = _STRING_OR_LONG_INTEGER.sub(stand_in, text)
-    return copy if found else None
 
 
 # What the depth scan keeps of the text: brackets, and quotes and backslashes to skip strings.
