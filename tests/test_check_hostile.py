@@ -772,6 +772,30 @@ def test_a_text_without_a_run_that_long_is_not_read_for_one() -> None:
     assert peak_memory(lambda: _json_module.without_refused_integers(raw)) < 64 * 1024
 
 
+@pytest.mark.parametrize("size", ["small", "large"])
+@pytest.mark.parametrize("spec", ["babelqueue", "auto"])
+def test_a_number_the_text_holds_is_never_taken_for_the_stand_in(spec: str, size: str) -> None:
+    # 2^64 in the text was reported as the too-long integer it looked like, and refused: it
+    # stays a warning, and the stand-in is one the text does not hold.
+    strings = b",".join([b'"s"'] * (6_000 if size == "large" else 1))
+    held = b"18446744073709551616"
+    raw = bq(b'{"w":' + held + b',"t":"' + held + b'1","s":[' + strings + b'],"n":' + _LONG + b"}")
+    assert (len(raw) > FULL_REPORT_BYTES) is (size == "large")
+    verdict = ek.check(raw, spec)
+    assert [(v.rule, v.pointer) for v in verdict.violations] == [
+        (rules.NUMBER_OUT_OF_RANGE, "/data/n")
+    ]
+    assert [(w.rule, w.pointer) for w in verdict.warnings] == [
+        (rules.NUMBER_BEYOND_INT64, "/data/w")
+    ]
+    assert held.decode() in verdict.warnings[0].message
+    stand_in = _json_module.stand_in_for(raw)
+    assert stand_in not in raw
+    assert int(stand_in) >= 2**64
+    assert stand_in == _json_module.stand_in_for(raw)  # the same text, the same stand-in
+    assert _json_module.stand_in_for(bq(b'{"n":' + _LONG + b"}")) == OUT_OF_RANGE_STAND_IN
+
+
 _MX_HEAD = b'{"op":"fs.write","correlationId":"c-1","replyTo":"$replies.c-1","payload":'
 
 

@@ -19,12 +19,12 @@ from ._duplicates import duplicate_keys, may_repeat
 from ._failfast import FULL_REPORT_BYTES
 from ._json import (
     COUNTED_BYTES,
-    OUT_OF_RANGE_STAND_IN,
     exceeds_depth,
     long_integer_digits,
     one_reading,
     plain_numbers,
     release_reading,
+    stand_in_for,
     without_long_integers,
     without_refused_integers,
 )
@@ -628,10 +628,11 @@ def _read(
         # Its proof (read once, for the spec's reading too) shows a number to note: one too
         # long for the parser is read with a stand-in at once, not after a parse of the MiB
         # that stops at it (a third of `check` on a MiB of strings dense with escapes).
-        stand_in = without_refused_integers(encoded)
+        stood = stand_in_for(encoded)
+        stand_in = without_refused_integers(encoded, stood)
         if stand_in is not None:
             release_reading(encoded)
-            named = _stand_in_read(stand_in, target, settings, size)
+            named = _stand_in_read(stand_in, stood, target, settings, size)
             if named is not None:
                 return named
     verdict = target.validate(encoded, settings)
@@ -697,21 +698,24 @@ def _read_with_stand_in(
     """
     if "number out of range" not in error:
         return None
-    stand_in = without_long_integers(encoded, error)
+    stood = stand_in_for(encoded)
+    stand_in = without_long_integers(encoded, error, stood)
     if stand_in is None:
         return None
-    return _stand_in_read(stand_in, target, settings, size)
+    return _stand_in_read(stand_in, stood, target, settings, size)
 
 
 def _stand_in_read(
-    stand_in: bytes, target: Spec | None, settings: Settings, size: int
+    stand_in: bytes, stood: bytes, target: Spec | None, settings: Settings, size: int
 ) -> Verdict[Any] | None:
-    """The verdict of a copy holding 2^64 for each long integer (:func:`_long_integers_named`)."""
-    # The copy holds 2^64: its number proof is false without a reading of the MiB again.
+    """The verdict of a copy with ``stood`` for each long integer (:func:`_long_integers_named`)."""
+    # The copy holds 2^64 or past it: its number proof is false without a reading of it again.
     with one_reading(stand_in, plain=False):
         if target is None:
-            return _long_integers_named(_read(stand_in, None, settings, size))
-        return _long_integers_named(target.validate(stand_in, settings))
+            verdict = _read(stand_in, None, settings, size)
+        else:
+            verdict = target.validate(stand_in, settings)
+    return _long_integers_named(verdict, stood.decode())
 
 
 def _stand_in_for_refused(
@@ -724,25 +728,26 @@ def _stand_in_for_refused(
     return _read_with_stand_in(encoded, error["msg"], None, settings, size)
 
 
-def _long_integers_named(stand_in: Verdict[Any]) -> Verdict[Any] | None:
+def _long_integers_named(stand_in: Verdict[Any], stood: str) -> Verdict[Any] | None:
     """The verdict on the stand-in copy, its findings naming the integers as they were.
 
     A stand-in that a spec reads with a warning (a wide integer in BabelQueue ``data``) is
     still refused: the original is too long to be read or written back. ``None`` when the
-    copy shows no trace of a stand-in (``json.invalid`` then stands).
+    copy shows no trace of a stand-in (``json.invalid`` then stands). ``stood`` is the
+    stand-in, as a finding quotes it.
     """
     # The limit as it is now: Python's int-str limit where it is below the parser's.
     said = f"an integer of more than {long_integer_digits()} digits"
     negative = f"a negative {said[3:]}"  # where the message quotes the value, sign and all
     found = [
-        replace(v, message=v.message.replace(f"-{_SAID}", negative).replace(_SAID, said))
-        if _SAID in v.message
+        replace(v, message=v.message.replace(f"-{stood}", negative).replace(stood, said))
+        if stood in v.message
         else v
         for v in stand_in.violations
     ]
     warnings = []
     for warning in stand_in.warnings:
-        if warning.rule == rules.NUMBER_BEYOND_INT64 and _SAID in warning.message:
+        if warning.rule == rules.NUMBER_BEYOND_INT64 and stood in warning.message:
             finding = f"A{said[1:]}: too long to read or write back."
             found.append(violation(rules.NUMBER_OUT_OF_RANGE, warning.pointer, finding))
         else:
@@ -750,9 +755,6 @@ def _long_integers_named(stand_in: Verdict[Any]) -> Verdict[Any] | None:
     if not found:
         return None
     return Verdict(stand_in.spec, None, found, warnings)
-
-
-_SAID: Final = OUT_OF_RANGE_STAND_IN.decode()
 
 
 def _refused(name: str, rule: str, message: str) -> Verdict[Any]:

@@ -10,6 +10,7 @@ take the standard library path, so the result is always the reference's.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import re
 import sys
@@ -68,6 +69,7 @@ __all__ = [
     "release_reading",
     "scan_numbers",
     "segment",
+    "stand_in_for",
     "unquoted",
     "without_long_integers",
     "without_refused_integers",
@@ -1283,7 +1285,29 @@ def segment(key: str | int | None) -> str:
 
 
 OUT_OF_RANGE_STAND_IN: Final = b"18446744073709551616"
-"""2^64: what :func:`without_long_integers` writes for an integer too long to parse."""
+"""2^64: what :func:`without_long_integers` writes for an integer too long to parse, unless the
+text holds it already (:func:`stand_in_for`)."""
+_STAND_IN_HEAD: Final = OUT_OF_RANGE_STAND_IN[:16]
+
+
+def stand_in_for(raw: bytes) -> bytes:
+    """What stands in for each integer too long for the parser in a copy of ``raw``.
+
+    A finding on the copy that quotes the stand-in names that integer, so the stand-in is a
+    number beyond 64 bits that ``raw`` does not hold, in a number or a string: 2^64 where it
+    holds not even 2^64's first 16 digits, else 2^64 plus a number read from a hash of the
+    text (an integer no one can plant in a text without the hash's preimage), checked absent.
+    """
+    if raw.find(_STAND_IN_HEAD) == -1:
+        return OUT_OF_RANGE_STAND_IN
+    seed = int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "big")
+    while True:
+        candidate = str(2**64 + seed % 2**40).encode()
+        if raw.find(candidate) == -1:
+            return candidate
+        seed = int.from_bytes(hashlib.blake2b(candidate, digest_size=8).digest(), "big")
+
+
 # Where pydantic-core's parser says it stopped: the byte after the 4,301st digit.
 # Only that message: the parser says where it stopped for any error (a control character in a
 # string left open after a long run of digits, say), and only this one puts an integer there.
@@ -1300,7 +1324,9 @@ _LONG_RUN: Final = b"0" * (_PARSER_MAX_DIGITS + 1)
 _NOT_QUOTE_OR_BACKSLASH: Final = bytes(range(256)).translate(None, b'"\\')
 
 
-def without_long_integers(raw: bytes, error: str = "") -> bytes | None:
+def without_long_integers(
+    raw: bytes, error: str = "", stand_in: bytes = OUT_OF_RANGE_STAND_IN
+) -> bytes | None:
     r"""``raw`` with every integer of more than 4,300 digits replaced by 2^64, or ``None``.
 
     pydantic's parser refuses such an integer as ``json.invalid`` for the whole document;
@@ -1318,10 +1344,11 @@ def without_long_integers(raw: bytes, error: str = "") -> bytes | None:
             the text before it holds no other (the parser would have stopped there) and is
             not read again. Without it, or when it points at no such integer, the whole text
             is read.
+        stand_in: what is written in their place (:func:`stand_in_for`).
     """
     first = _refused_integer(raw, error)
     if first is None:
-        return _replaced(raw, raw.translate(_DIGIT_OR_NOT))
+        return _replaced(raw, raw.translate(_DIGIT_OR_NOT), stand_in)
     # The parser read 4,301 digits from `first`; what is left of the run is measured from there.
     after = first + _PARSER_MAX_DIGITS + 1
     if raw.find(b"-", 0, first) == -1:  # a memchr: "e-" in a text of escapes took 0.8 ms a MiB
@@ -1332,16 +1359,16 @@ def without_long_integers(raw: bytes, error: str = "") -> bytes | None:
         classes = raw.translate(_DIGIT_OR_NOT)
         for at, _ in _long_runs(classes[:first]):
             if raw[at - 2 : at] in _NEGATIVE_EXPONENT:
-                return _replaced(raw, classes)
+                return _replaced(raw, classes, stand_in)
         classes = classes[after:]
     end = classes.find(b"x")
     if end == -1:
         end = len(classes)
     rest = raw[after + end :]  # outside any string, after the integer
-    return raw[:first] + OUT_OF_RANGE_STAND_IN + (_replaced(rest, classes[end:]) or rest)
+    return raw[:first] + stand_in + (_replaced(rest, classes[end:], stand_in) or rest)
 
 
-def without_refused_integers(raw: bytes) -> bytes | None:
+def without_refused_integers(raw: bytes, stand_in: bytes = OUT_OF_RANGE_STAND_IN) -> bytes | None:
     """:func:`without_long_integers` of ``raw`` where its verdict is the one ``raw`` would get.
 
     So it is where pydantic's parser refuses ``raw`` at the first integer replaced, or at an
@@ -1358,7 +1385,7 @@ def without_refused_integers(raw: bytes) -> bytes | None:
     for at, _ in _long_runs(classes):
         if raw[at : at + 1] == b"0" or raw[at - 2 : at] in _NEGATIVE_EXPONENT:
             return None
-    return _replaced(raw, classes)
+    return _replaced(raw, classes, stand_in)
 
 
 # A run of 2 * _BLOCK - 1 digits holds a whole block, wherever it begins: at most 2,151.
@@ -1435,7 +1462,7 @@ def _long_runs(classes: bytes) -> Iterator[tuple[int, int]]:
 _NEGATIVE_EXPONENT: Final = frozenset((b"e-", b"E-"))
 
 
-def _replaced(text: bytes, classes: bytes) -> bytes | None:
+def _replaced(text: bytes, classes: bytes, stand_in: bytes) -> bytes | None:
     """``text`` (read from outside any string) with its long integers replaced, or ``None``.
 
     ``classes`` is ``text`` translated by ``_DIGIT_OR_NOT``. A JSON text is read by C passes
@@ -1456,7 +1483,7 @@ def _replaced(text: bytes, classes: bytes) -> bytes | None:
             return None
         inside = after
         if not inside and text[at - 1 : at] not in _AFTER:
-            pieces += (text[kept:at], OUT_OF_RANGE_STAND_IN)
+            pieces += (text[kept:at], stand_in)
             kept = end
         before = end
     # None: no run as long, a string left open, or a backslash the passes do not read.
