@@ -598,7 +598,7 @@ def _read(
                 # pydantic's own parser, so auto-detection reads exactly what validation will.
                 document = from_json(encoded, allow_inf_nan=True)
             except ValueError as exc:
-                named = _read_with_stand_in(encoded, str(exc), None, settings, size)
+                named = _read_with_stand_in(encoded, str(exc), None, settings, size, True)
                 if named is not None:
                     return named
                 if "recursion limit" in str(exc):
@@ -688,18 +688,24 @@ def _not_json(verdict: Verdict[Any]) -> bool:
 
 
 def _read_with_stand_in(
-    encoded: bytes, error: str, target: Spec | None, settings: Settings, size: int
+    encoded: bytes,
+    error: str,
+    target: Spec | None,
+    settings: Settings,
+    size: int,
+    parsed: bool = False,
 ) -> Verdict[Any] | None:
     """The verdict of a text the parser refused, read again with 2^64 for each long integer.
 
     ``error`` is the parser's: pydantic's refuses an integer past its 4,300 digits for the
     whole document. ``None`` when that is not what it says, or when the copy shows no trace
-    of a stand-in (``json.invalid`` then stands).
+    of a stand-in (``json.invalid`` then stands). ``parsed`` where ``error`` is the parser's
+    own exception for ``encoded`` (not a violation's message, which a validator may write).
     """
     if "number out of range" not in error:
         return None
     stood = stand_in_for(encoded)
-    stand_in = without_long_integers(encoded, error, stood)
+    stand_in = without_long_integers(encoded, error, stood, parsed=parsed)
     if stand_in is None:
         return None
     return _stand_in_read(stand_in, stood, target, settings, size)
@@ -725,7 +731,7 @@ def _stand_in_for_refused(
     error = refused.errors(include_url=False, include_input=False)[0]
     if error["type"] != "json_invalid":
         return None
-    return _read_with_stand_in(encoded, error["msg"], None, settings, size)
+    return _read_with_stand_in(encoded, error["msg"], None, settings, size, True)
 
 
 def _long_integers_named(stand_in: Verdict[Any], stood: str) -> Verdict[Any] | None:

@@ -218,7 +218,7 @@ def plain_numbers(raw: bytes) -> bool:
     do not read as the byte loop does (a backslash outside strings: not JSON).
     """
     shared = _READING.get()
-    if shared is not None and shared.raw is raw:
+    if shared is not None and shared.proved is raw:
         if shared.plain is None:
             shared.plain = _plain_numbers(raw, shared)
         return shared.plain
@@ -334,12 +334,15 @@ class _Reading:
     text's neutral one.
     """
 
-    __slots__ = ("_neutral", "_outside", "delete", "plain", "raw", "readers")
+    __slots__ = ("_neutral", "_outside", "delete", "plain", "proved", "raw", "readers")
 
     def __init__(self, raw: bytes, readers: tuple[bytes, ...], plain: bool | None) -> None:
         self.raw: bytes | None = raw
         self.readers = readers
-        self.plain = plain  # plain_numbers(raw), once known
+        # plain_numbers(raw), once known: kept when the copies are let go, as validation may
+        # ask for it after (Matrix's reading, past its budget).
+        self.proved = raw
+        self.plain = plain
         self.delete = _kept_by_none(readers)
         self._neutral: bytes | None = None
         self._outside: bytes | None = None
@@ -1325,7 +1328,7 @@ _NOT_QUOTE_OR_BACKSLASH: Final = bytes(range(256)).translate(None, b'"\\')
 
 
 def without_long_integers(
-    raw: bytes, error: str = "", stand_in: bytes = OUT_OF_RANGE_STAND_IN
+    raw: bytes, error: str = "", stand_in: bytes = OUT_OF_RANGE_STAND_IN, *, parsed: bool = False
 ) -> bytes | None:
     r"""``raw`` with every integer of more than 4,300 digits replaced by 2^64, or ``None``.
 
@@ -1345,8 +1348,12 @@ def without_long_integers(
             not read again. Without it, or when it points at no such integer, the whole text
             is read.
         stand_in: what is written in their place (:func:`stand_in_for`).
+        parsed: whether ``error`` is the message pydantic-core's parser raised for ``raw``
+            itself, not one a validator wrote (which may quote the input): where it says it
+            stopped is outside every string, and is not tested so (3 ms a MiB dense with
+            escapes).
     """
-    first = _refused_integer(raw, error)
+    first = _refused_integer(raw, error, parsed)
     if first is None:
         return _replaced(raw, raw.translate(_DIGIT_OR_NOT), stand_in)
     # The parser read 4,301 digits from `first`; what is left of the run is measured from there.
@@ -1392,11 +1399,12 @@ def without_refused_integers(raw: bytes, stand_in: bytes = OUT_OF_RANGE_STAND_IN
 _BLOCK: Final = 2048
 
 
-def _refused_integer(raw: bytes, error: str) -> int | None:
+def _refused_integer(raw: bytes, error: str, parsed: bool = False) -> int | None:
     """Where the run of digits the parser refused begins, if ``error`` says where it is.
 
     pydantic-core stops at the byte after the 4,301st digit of the integer part, and says so
-    as ``at line L column C`` (C counting bytes from 1); a test holds it to that.
+    as ``at line L column C`` (C counting bytes from 1); a test holds it to that. Unless
+    ``parsed`` (:func:`without_long_integers`), the quotes before it are counted.
     """
     stopped = _STOPPED_AT.search(error)
     if stopped is None:
@@ -1416,7 +1424,7 @@ def _refused_integer(raw: bytes, error: str) -> int | None:
         return None
     # A run in a string is no integer: the quotes that delimit before it (escapes neutralised)
     # are even where the parser says it stopped, and may not be at a position it did not say.
-    if neutral(raw[:start]).count(b'"') % 2:
+    if not parsed and neutral(raw[:start]).count(b'"') % 2:
         return None
     return start
 
