@@ -774,6 +774,62 @@ def test_the_stand_in_copy_is_not_read_again_for_its_numbers(
     assert copy in read
 
 
+@pytest.mark.parametrize("spec", ["som", "auto"])
+def test_a_copy_read_without_a_finding_leaves_the_parsers_refusal(
+    monkeypatch: pytest.MonkeyPatch, spec: str
+) -> None:
+    # SOM's free-form JSON takes any integer, 2^64 too: the copy holds no finding, and the text
+    # is json.invalid in the parser's words. Under "auto" without a parse of the text after the
+    # copy's (the reading of detection's members stopped where it would).
+    envelope = orjson.loads(
+        (DATA / "som" / "examples" / "story-context" / "hurricane-beat6-envelope.json").read_bytes()
+    )
+    envelope["_actors"] = "@"
+    strings = b",".join([b'"\\"a"'] * 3_000)
+    raw = orjson.dumps(envelope).replace(b'"@"', b'{"s":[' + strings + b'],"n":' + _LONG + b"}")
+    assert len(raw) > FULL_REPORT_BYTES
+    parsed: list[bytes] = []
+    real = from_json
+
+    def parse(text: bytes, **options: Any) -> Any:
+        parsed.append(text)
+        return real(text, **options)
+
+    monkeypatch.setattr(ek_check, "from_json", parse)
+    verdict = ek.check(raw, spec)
+    assert [(v.rule, v.pointer, v.message) for v in verdict.violations] == [
+        (rules.JSON_INVALID, "", f"Invalid JSON: {_parser_error(raw)}.")
+    ]
+    assert parsed == []
+
+
+def test_only_the_parsers_own_words_are_trusted_for_where_it_stopped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # SOM's validator refuses the text in the parser's words: the quotes before where it
+    # stopped are not counted. A json.invalid a validator writes quotes the input's keys, and
+    # may say anything: it is tested.
+    envelope = orjson.loads(
+        (DATA / "som" / "examples" / "story-context" / "hurricane-beat6-envelope.json").read_bytes()
+    )
+    envelope["_actors"] = "@"
+    raw = orjson.dumps(envelope).replace(b'"@"', b'{"s":["\\"a"],"n":' + _LONG + b"}")
+    counted: list[int] = []
+    real = _json_module.neutral
+
+    def neutral(text: bytes) -> bytes:
+        counted.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(_json_module, "neutral", neutral)
+    assert [v.rule for v in ek.check(raw, "som").violations] == [rules.JSON_INVALID]
+    assert counted == []
+    said = "Invalid JSON: number out of range at line 1 column 4400."
+    assert ek_check._PARSER_REFUSED.fullmatch(said)
+    quoted = "Invalid JSON: a string or key at /" + said + " holds a lone surrogate."
+    assert ek_check._PARSER_REFUSED.fullmatch(quoted) is None
+
+
 def test_detection_refused_at_a_long_integer_reads_the_stand_in_without_a_parse(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

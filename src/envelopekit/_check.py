@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import abc
 import importlib
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import cache, partial
@@ -575,8 +576,9 @@ def _read(
     """
     name = "auto" if target is None else target.name
     if target is not None and not_json is not None:
-        said = not_json.errors(include_url=False, include_input=False)[0]["msg"]
-        named = _read_with_stand_in(encoded, said, target, settings, size)
+        error = not_json.errors(include_url=False, include_input=False)[0]
+        parsed = error["type"] == "json_invalid"  # the parser's own, not a validator's
+        named = _read_with_stand_in(encoded, error["msg"], target, settings, size, parsed)
         if named is not None:
             return named
     if target is None:
@@ -589,7 +591,7 @@ def _read(
             except ValidationError as exc:
                 # Its parser is the parse's: an integer too long for it is read with a
                 # stand-in at once (a parse of a MiB that would stop at the same byte).
-                named = _stand_in_for_refused(encoded, exc, settings, size)
+                named = _detection_refused(encoded, exc, settings, size)
                 if named is not None:
                     return named
         if found is None:
@@ -637,10 +639,19 @@ def _read(
                 return named
     verdict = target.validate(encoded, settings)
     if verdict.violations and verdict.violations[0].rule == rules.JSON_INVALID:
-        named = _read_with_stand_in(encoded, verdict.violations[0].message, target, settings, size)
+        message = verdict.violations[0].message
+        # The parser's words alone: a validator's json.invalid quotes the input's keys.
+        parsed = _PARSER_REFUSED.fullmatch(message) is not None
+        named = _read_with_stand_in(encoded, message, target, settings, size, parsed)
         if named is not None:
             return named
     return verdict
+
+
+# What `violations` writes for the parser's refusal of a too-long integer, and nothing else can.
+_PARSER_REFUSED: Final = re.compile(
+    r"Invalid JSON: number out of range at line [0-9]+ column [0-9]+\."
+)
 
 
 def _completed(
@@ -724,14 +735,28 @@ def _stand_in_read(
     return _long_integers_named(verdict, stood.decode())
 
 
-def _stand_in_for_refused(
+def _detection_refused(
     encoded: bytes, refused: ValidationError, settings: Settings, size: int
 ) -> Verdict[Any] | None:
-    """:func:`_read_with_stand_in` of a text detection's reading refused as JSON, or ``None``."""
+    """The verdict of a text detection's reading refused at a too-long integer, or ``None``.
+
+    The copy with its stand-ins is read (:func:`_read_with_stand_in`); where it holds no
+    finding at all (a spec that reads 2^64 there, as SOM's free-form JSON), the text's parse
+    would stop where the reading did, at its first such integer: ``json.invalid`` with the
+    parser's words, without that parse.
+    """
     error = refused.errors(include_url=False, include_input=False)[0]
-    if error["type"] != "json_invalid":
+    said = str(error.get("ctx", {}).get("error", ""))
+    if error["type"] != "json_invalid" or "number out of range" not in said:
         return None
-    return _read_with_stand_in(encoded, error["msg"], None, settings, size, True)
+    stood = stand_in_for(encoded)
+    stand_in = without_long_integers(encoded, said, stood, parsed=True)
+    if stand_in is None:
+        return None
+    named = _stand_in_read(stand_in, stood, None, settings, size)
+    if named is None:
+        return _refused("auto", rules.JSON_INVALID, f"Invalid JSON: {said}.")
+    return named
 
 
 def _long_integers_named(stand_in: Verdict[Any], stood: str) -> Verdict[Any] | None:
