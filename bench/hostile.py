@@ -495,6 +495,24 @@ def cases() -> list[Case]:
             )
             for spec, named in (("auto", ""), ("babelqueue", " (spec babelqueue)"))
         ),
+        *(
+            Case.of(
+                f'matrix payload = {{s: ["\\"\\\\\\"a", ...], n: 5,000-digit integer}}{named}',
+                fill(MX_HEAD + b'{"s":[', escapes, b'],"n":' + big_int + b"}}", MIB),
+                spec,
+                swap=(big_int, b"1." + b"9" * 4998),
+            )
+            for spec, named in (("auto", ""), ("matrix", " (spec matrix)"))
+        ),
+        *(
+            Case.of(
+                f'som _actors = {{s: ["\\"\\\\\\"a", ...], n: 5,000-digit integer}}{named}',
+                som_member("_actors", b'{"s":[', escapes, b'],"n":' + big_int + b"}"),
+                spec,
+                swap=(big_int, b"1." + b"9" * 4998),
+            )
+            for spec, named in (("auto", ""), ("som", " (spec som)"))
+        ),
         Case.of(
             "babelqueue data = [1e-5, ..., 5,000-digit integer]",
             fill(BQ_HEAD + b"[", b"1e-5", b"," + big_int + b"]}}", MIB),
