@@ -488,30 +488,29 @@ def cases() -> list[Case]:
         # MiB that stops at the integer, where the spec proves its numbers first).
         *(
             Case.of(
-                f'babelqueue data = {{s: ["\\"\\\\\\"a", ...], n: 5,000-digit integer}}{named}',
-                fill(BQ_HEAD + b'{"s":[', escapes, b'],"n":' + big_int + b"}}}", MIB),
+                f'{where} = {{s: ["\\"\\\\\\"a", ...], n: 5,000-digit integer}}{named}',
+                raw,
                 spec,
                 swap=(big_int, b"1." + b"9" * 4998),
             )
-            for spec, named in (("auto", ""), ("babelqueue", " (spec babelqueue)"))
-        ),
-        *(
-            Case.of(
-                f'matrix payload = {{s: ["\\"\\\\\\"a", ...], n: 5,000-digit integer}}{named}',
-                fill(MX_HEAD + b'{"s":[', escapes, b'],"n":' + big_int + b"}}", MIB),
-                spec,
-                swap=(big_int, b"1." + b"9" * 4998),
+            for where, own, raw in (
+                (
+                    "babelqueue data",
+                    "babelqueue",
+                    fill(BQ_HEAD + b'{"s":[', escapes, b'],"n":' + big_int + b"}}}", MIB),
+                ),
+                (
+                    "matrix payload",
+                    "matrix",
+                    fill(MX_HEAD + b'{"s":[', escapes, b'],"n":' + big_int + b"}}", MIB),
+                ),
+                (
+                    "som _actors",
+                    "som",
+                    som_member("_actors", b'{"s":[', escapes, b'],"n":' + big_int + b"}"),
+                ),
             )
-            for spec, named in (("auto", ""), ("matrix", " (spec matrix)"))
-        ),
-        *(
-            Case.of(
-                f'som _actors = {{s: ["\\"\\\\\\"a", ...], n: 5,000-digit integer}}{named}',
-                som_member("_actors", b'{"s":[', escapes, b'],"n":' + big_int + b"}"),
-                spec,
-                swap=(big_int, b"1." + b"9" * 4998),
-            )
-            for spec, named in (("auto", ""), ("som", " (spec som)"))
+            for spec, named in (("auto", ""), (own, f" (spec {own})"))
         ),
         Case.of(
             "babelqueue data = [1e-5, ..., 5,000-digit integer]",

@@ -727,7 +727,7 @@ def _stand_in_read(
 ) -> Verdict[Any] | None:
     """The verdict of a copy with ``stood`` for each long integer (:func:`_long_integers_named`)."""
     # The copy holds 2^64 or past it: its number proof is false without a reading of it again.
-    with one_reading(stand_in, plain=False):
+    with one_reading(stand_in, stood_in=True):
         if target is None:
             verdict = _read(stand_in, None, settings, size)
         else:

@@ -238,9 +238,15 @@ def finite_numbers(raw: bytes) -> bool:
     :func:`plain_numbers` for a reader to whom only NaN and Infinity are to note (SOM's
     free-form JSON): integers of any size pass. A run of 200 digits or more, or an exponent of
     three digits or more, makes it false even when the value would pass: a number of fewer
-    digits with a two-digit exponent is under 10^299, finite as a double.
+    digits with a two-digit exponent is under 10^299, finite as a double. False, unread, for a
+    copy with stand-ins for too-long integers (:func:`one_reading`): its validator walks its
+    free-form JSON instead, as for any text whose proof fails (SOM's 240 KB of escaped
+    strings: the walk of a list of strings is a pass over its kinds, the reading 1.2 ms).
     """
-    if _head_first(raw, _READING.get()) and not _plain(raw[:_HEAD_BYTES], _FINITE_DIGITS):
+    shared = _READING.get()
+    if shared is not None and shared.proved is raw and shared.stood_in:
+        return False
+    if _head_first(raw, shared) and not _plain(raw[:_HEAD_BYTES], _FINITE_DIGITS):
         return False
     return _plain(raw, _FINITE_DIGITS)
 
@@ -334,15 +340,17 @@ class _Reading:
     text's neutral one.
     """
 
-    __slots__ = ("_neutral", "_outside", "delete", "plain", "proved", "raw", "readers")
+    __slots__ = ("_neutral", "_outside", "delete", "plain", "proved", "raw", "readers", "stood_in")
 
-    def __init__(self, raw: bytes, readers: tuple[bytes, ...], plain: bool | None) -> None:
+    def __init__(self, raw: bytes, readers: tuple[bytes, ...], stood_in: bool) -> None:
         self.raw: bytes | None = raw
         self.readers = readers
-        # plain_numbers(raw), once known: kept when the copies are let go, as validation may
-        # ask for it after (Matrix's reading, past its budget).
+        # plain_numbers(raw), once known (False at once for a copy with stand-ins): kept when
+        # the copies are let go, as validation may ask for it after (Matrix's reading, past
+        # its budget).
         self.proved = raw
-        self.plain = plain
+        self.stood_in = stood_in
+        self.plain: bool | None = False if stood_in else None
         self.delete = _kept_by_none(readers)
         self._neutral: bytes | None = None
         self._outside: bytes | None = None
@@ -416,7 +424,7 @@ def neutral(text: bytes) -> bytes:
 
 @contextmanager
 def one_reading(
-    raw: bytes, *, numbers: bool = False, outline: bool = False, plain: bool | None = None
+    raw: bytes, *, numbers: bool = False, outline: bool = False, stood_in: bool = False
 ) -> Generator[None, None, None]:
     """Within it, the readers of ``raw`` outside its strings share their work (:class:`_Reading`).
 
@@ -425,8 +433,9 @@ def one_reading(
     neutralised once (two passes over the text, about 2 ms a MiB dense with escapes), and its
     strings cut out once. The number proof (:func:`proven_context`) is the last of them: it
     lets the copies go (:func:`release_reading`). :func:`plain_numbers` of the text is read
-    once, or is ``plain`` where that is known (``False`` for a text holding a stand-in for an
-    integer too long to parse, :func:`without_long_integers`).
+    once. ``stood_in`` where the text is a copy holding stand-ins for integers too long to
+    parse (:func:`without_long_integers`): both proofs are false without a reading, and its
+    validators walk its numbers instead (:func:`finite_numbers`).
     """
     readers: tuple[bytes, ...] = (_STRUCTURE_ONLY,)
     if numbers:
@@ -435,7 +444,7 @@ def one_reading(
         readers += (OUTLINE_ONLY,)
     if len(readers) == 1:  # one reader: the neutral copy is all there is to share
         readers = ()
-    token = _READING.set(_Reading(raw, readers, plain))
+    token = _READING.set(_Reading(raw, readers, stood_in))
     try:
         yield
     finally:
