@@ -6,6 +6,7 @@ size limit (speed is proven there, never by a timed assertion here).
 
 from __future__ import annotations
 
+import hashlib
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -645,9 +646,11 @@ def test_the_copy_made_before_any_parse_is_the_one_the_parse_leads_to(pieces: li
     # to: the parser refuses the text at the first integer replaced (and the stand-in reading
     # makes the same copy), or at an error before it (the copy's parse says the same).
     raw = b"".join(pieces)
-    copy = _json_module.without_refused_integers(raw)
-    if copy is None:
+    replaced = _json_module.without_refused_integers(raw)
+    if replaced is None:
         return
+    copy, stand_in = replaced
+    assert stand_in == _json_module.stand_in_for(raw)
     error = _parser_error(raw)
     assert error
     if "number out of range" in error:
@@ -844,14 +847,20 @@ def test_detection_refused_at_a_long_integer_reads_the_stand_in_without_a_parse(
 def test_a_long_integer_is_found_wherever_it_begins(offset: int, integer: bytes) -> None:
     # Only a text holding a block of digits at a multiple of 2,048 is read for one.
     raw = b'{"a":"' + b"x" * offset + b'","n":' + integer + b"}"
-    assert _json_module.without_refused_integers(raw) == _by_regex(raw)
+    assert _json_module.without_refused_integers(raw) == (_by_regex(raw), OUT_OF_RANGE_STAND_IN)
 
 
-def test_a_text_without_a_run_that_long_is_not_read_for_one() -> None:
+def test_a_text_without_a_run_that_long_is_not_read_for_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # A MiB of 20-digit integers: no block of 2,048 digits, so no copy of it made (1.3 ms).
     raw = bq(b'{"a":[' + b",".join([b"18446744073709551616"] * 45_000) + b"]}")
     assert _json_module.without_refused_integers(raw) is None
+    # Nor hashed for a stand-in (the text holds 2^64's digits): 1 ms a MiB.
     assert peak_memory(lambda: _json_module.without_refused_integers(raw)) < 64 * 1024
+    hashed = recorded(monkeypatch, hashlib, "blake2b")
+    assert _json_module.without_refused_integers(raw) is None
+    assert hashed == []
 
 
 @pytest.mark.parametrize("size", ["small", "large"])

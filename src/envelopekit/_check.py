@@ -630,11 +630,10 @@ def _read(
         # Its proof (read once, for the spec's reading too) shows a number to note: one too
         # long for the parser is read with a stand-in at once, not after a parse of the MiB
         # that stops at it (a third of `check` on a MiB of strings dense with escapes).
-        stood = stand_in_for(encoded)
-        stand_in = without_refused_integers(encoded, stood)
-        if stand_in is not None:
+        replaced = without_refused_integers(encoded)
+        if replaced is not None:
             release_reading(encoded)
-            named = _stand_in_read(stand_in, stood, target, settings, size)
+            named = _stand_in_read(*replaced, target, settings, size)
             if named is not None:
                 return named
     verdict = target.validate(encoded, settings)
