@@ -18,7 +18,7 @@ import orjson
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 from pydantic_core import from_json
 
 import envelopekit as ek
@@ -1219,6 +1219,26 @@ def test_chunks_of_strings_are_read_by_their_kinds_alone(monkeypatch: pytest.Mon
     # parts of the chunk holding the NaN and those after it.
     part = _json_module._PART
     assert [len(items) for items in parts] == [part] + [part] * (2 * chunk // part)
+
+
+def test_a_nan_after_chunks_of_strings_is_found_through_every_door() -> None:
+    # The chunks read by their kinds serve every door's scan of a large list: a dict through
+    # `model_validate` and a TypeAdapter, the JSON text through the model's door and `check`.
+    chunk = _json_module._CHUNK
+    document = orjson.loads(bq(b"{}"))
+    document["data"] = {"s": ["s"] * (3 * chunk) + [float("nan")]}
+    raw = bq(b'{"s":[' + b",".join([b'"s"'] * (3 * chunk)) + b",NaN]}")
+    expected = [(rules.NUMBER_NON_FINITE, f"/data/s/{3 * chunk}")]
+    doors: list[Callable[[], object]] = [
+        lambda: BabelEnvelope.model_validate(document),
+        lambda: TypeAdapter(BabelEnvelope).validate_python(document),
+        lambda: BabelEnvelope.model_validate_json(raw),
+    ]
+    for door in doors:
+        with pytest.raises(ValidationError) as refused:
+            door()
+        assert [(v.rule, v.pointer) for v in ek.violations(refused.value)] == expected
+    assert [(v.rule, v.pointer) for v in ek.check(raw, "babelqueue").violations] == expected
 
 
 # Long arrays of small integers with a few of anything at random places: what the chunks read

@@ -122,6 +122,61 @@ def test_long_integers_on_the_command_line(spec: str) -> None:
         assert [v["rule"] for v in shown[2]["violations"]] == ["message.too_large"]
 
 
+@pytest.mark.parametrize("spec", ["babelqueue", "auto"])
+def test_integers_past_the_parsers_digits_after_what_the_finder_reads(
+    spec: str, tmp_path: Path
+) -> None:
+    # Session 40's hostile classes as a user's file reaches them: a long integer after strings
+    # dense with escapes (a genuine 2^64 beside it stays a warning), after `1e-5`s, and in a
+    # line that is not JSON (a backslash after many strings). Each verdict is `check`'s.
+    good = orjson.dumps(orjson.loads((FIXTURES / "order-created.json").read_bytes()))
+    long = b"9" * 5000
+    escaped = b",".join([b'"\\"\\\\\\"a"'] * 20_000)
+    lines = [
+        good.replace(
+            b'"order_id":1042',
+            b'"s":[' + escaped + b'],"w":18446744073709551616,"order_id":' + long,
+        ),
+        good.replace(
+            b'"order_id":1042', b'"e":[' + b",".join([b"1e-5"] * 40_000) + b'],"order_id":' + long
+        ),
+        good.replace(
+            b'"order_id":1042',
+            b'"s":['
+            + long
+            + b","
+            + b",".join([b'"s"'] * 20_000)
+            + b","
+            + long
+            + b',\\],"order_id":1',
+        ),
+    ]
+    assert all(len(line) > 16_384 for line in lines)
+    feed = tmp_path / "feed.ndjson"
+    feed.write_bytes(b"\n".join(lines) + b"\n")
+    done = run("validate", "--format", "json", "--spec", spec, str(feed))
+    assert done.returncode == 1
+    assert b"Traceback" not in done.stderr
+    shown = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(line["violations"], line["warnings"]) for line in shown] == [
+        (
+            [v.to_dict() for v in verdict.violations],
+            [w.to_dict() for w in verdict.warnings],
+        )
+        for verdict in (ek.check(raw, spec) for raw in lines)
+    ]
+    assert [(v["rule"], v["pointer"]) for v in shown[0]["violations"]] == [
+        ("number.out_of_range", "/data/order_id")
+    ]
+    assert [(w["rule"], w["pointer"]) for w in shown[0]["warnings"]] == [
+        ("number.beyond_int64", "/data/w")
+    ]
+    assert [(v["rule"], v["pointer"]) for v in shown[1]["violations"]] == [
+        ("number.out_of_range", "/data/order_id")
+    ]
+    assert [v["rule"] for v in shown[2]["violations"]] == ["json.invalid"]
+
+
 def test_ndjson_file(tmp_path: Path) -> None:
     good = orjson.dumps(orjson.loads((FIXTURES / "order-created.json").read_bytes()))
     feed = tmp_path / "feed.ndjson"

@@ -712,13 +712,23 @@ def _read_with_stand_in(
     of a stand-in (``json.invalid`` then stands). ``parsed`` where ``error`` is the parser's
     own exception for ``encoded`` (not a violation's message, which a validator may write).
     """
+    replaced = _stand_in_copy(encoded, error, parsed)
+    if replaced is None:
+        return None
+    return _stand_in_read(*replaced, target, settings, size)
+
+
+def _stand_in_copy(encoded: bytes, error: str, parsed: bool) -> tuple[bytes, bytes] | None:
+    """The copy of a text the parser refused with ``error``, and its stand-in, or ``None``.
+
+    The counterpart of ``_json.without_refused_integers`` where a parse has already refused
+    the text: ``None`` unless ``error`` says it stopped at an integer too long for it.
+    """
     if "number out of range" not in error:
         return None
     stood = stand_in_for(encoded)
     stand_in = without_long_integers(encoded, error, stood, parsed=parsed)
-    if stand_in is None:
-        return None
-    return _stand_in_read(stand_in, stood, target, settings, size)
+    return None if stand_in is None else (stand_in, stood)
 
 
 def _stand_in_read(
@@ -739,20 +749,17 @@ def _detection_refused(
 ) -> Verdict[Any] | None:
     """The verdict of a text detection's reading refused at a too-long integer, or ``None``.
 
-    The copy with its stand-ins is read (:func:`_read_with_stand_in`); where it holds no
+    The copy with its stand-ins is read (:func:`_stand_in_copy`); where it holds no
     finding at all (a spec that reads 2^64 there, as SOM's free-form JSON), the text's parse
     would stop where the reading did, at its first such integer: ``json.invalid`` with the
     parser's words, without that parse.
     """
     error = refused.errors(include_url=False, include_input=False)[0]
     said = str(error.get("ctx", {}).get("error", ""))
-    if error["type"] != "json_invalid" or "number out of range" not in said:
+    replaced = _stand_in_copy(encoded, said, True) if error["type"] == "json_invalid" else None
+    if replaced is None:
         return None
-    stood = stand_in_for(encoded)
-    stand_in = without_long_integers(encoded, said, stood, parsed=True)
-    if stand_in is None:
-        return None
-    named = _stand_in_read(stand_in, stood, None, settings, size)
+    named = _stand_in_read(*replaced, None, settings, size)
     if named is None:
         return _refused("auto", rules.JSON_INVALID, f"Invalid JSON: {said}.")
     return named
