@@ -617,24 +617,31 @@ def mixed_ndjson(path: Path, count: int) -> None:
 
 
 def cli_run(
-    path: Path, *options: str, terminal: bool = False, jobs: int = 1, bar: bool = True
+    path: Path,
+    *options: str,
+    terminal: bool = False,
+    jobs: int = 1,
+    bar: bool = True,
+    core: int | None = None,
 ) -> tuple[float, int, float]:
     """Wall seconds, peak RSS (KiB) and CPU seconds of `envelopekit validate --format json`.
 
     With ``terminal`` the command's stderr is a pseudo-terminal (drained as it is written),
     so it draws its progress bar as it does for a user, which ``bar`` says it must (or must
-    not); otherwise stderr is not a terminal.
+    not); otherwise stderr is not a terminal. With ``core`` the command runs on that CPU alone.
     """
     script = (
-        "import resource, subprocess, sys, time;"
+        "import os, resource, subprocess, sys, time;"
+        "sys.argv[2] == '-' or os.sched_setaffinity(0, {int(sys.argv[2])});"
         "t = time.perf_counter();"
-        "subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL,"
+        "subprocess.run(sys.argv[3:], stdout=subprocess.DEVNULL,"
         " stderr=None if sys.argv[1] == 'tty' else subprocess.DEVNULL);"
         "u = resource.getrusage(resource.RUSAGE_CHILDREN);"
         "print(time.perf_counter() - t, u.ru_maxrss, u.ru_utime + u.ru_stime)"
     )
     command = [
         sys.executable, "-c", script, "tty" if terminal else "-",
+        "-" if core is None else str(core),
         sys.executable, "-m", "envelopekit", "validate", "--spec", "babelqueue",
         "--format", "json", "--jobs", str(jobs), *options, str(path),
     ]  # fmt: skip
@@ -666,18 +673,69 @@ def cli_run(
     return float(seconds), int(rss), float(cpu)
 
 
+def shared_core() -> int | None:
+    """A CPU this process may run on, for pairs co-scheduled on it; ``None`` where a process
+    cannot be bound to one (not Linux)."""
+    if not hasattr(os, "sched_getaffinity") or not hasattr(os, "sched_setaffinity"):
+        return None
+    return max(os.sched_getaffinity(0))
+
+
+def co_scheduled(
+    first: Callable[..., tuple[float, int, float]],
+    second: Callable[..., tuple[float, int, float]],
+    leader: int,
+    core: int | None,
+) -> tuple[tuple[float, int, float], tuple[float, int, float]]:
+    """``first()`` and ``second()`` run at the same time (``leader`` started first), each on
+    ``core`` when given; a failure of either is raised here."""
+    found: dict[int, tuple[float, int, float] | BaseException] = {}
+
+    def run(side: int) -> None:
+        call = (first, second)[side]
+        try:
+            found[side] = call() if core is None else call(core=core)
+        except BaseException as failure:  # raised below, in the caller's thread
+            found[side] = failure
+
+    threads = [threading.Thread(target=run, args=(side,)) for side in (leader, 1 - leader)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    done = (found[0], found[1])
+    for side in done:
+        if isinstance(side, BaseException):
+            raise side
+    return cast("tuple[tuple[float, int, float], tuple[float, int, float]]", done)
+
+
 def cli_pair(
-    first: Callable[[], tuple[float, int, float]],
-    second: Callable[[], tuple[float, int, float]],
+    first: Callable[..., tuple[float, int, float]],
+    second: Callable[..., tuple[float, int, float]],
     runs: int,
+    *,
+    together: bool = False,
 ) -> tuple[dict[str, float], dict[str, float]]:
     """Two CLI runs measured alternately (ABBA...): the median and least wall and CPU seconds
-    of each, and its largest peak RSS (KiB)."""
+    of each, and its largest peak RSS (KiB).
+
+    With ``together`` each pair runs at once, both bound to one CPU (``shared_core``): the
+    two share every moment of the machine, so what slows one (a neighbour, the host's clock)
+    slows the other alike, and their CPU times compare far more steadily than of runs one
+    after the other (a run's CPU time moved by ±10% from run to run here, its co-scheduled
+    pair's ratio by ±1%). Each run's wall clock is about twice its own: only for ratios.
+    """
     results: tuple[list[tuple[float, int, float]], list[tuple[float, int, float]]] = ([], [])
-    for index in range(runs * 2):
+    core = shared_core() if together else None
+    for index in range(runs * (1 if together else 2)):
         # Alternate which goes first, so neither always runs on a warmer (or busier) machine.
         which = index % 2 if (index // 2) % 2 == 0 else 1 - index % 2
-        results[which].append((first, second)[which]())
+        if not together:
+            results[which].append((first, second)[which]())
+            continue
+        for side, done in enumerate(co_scheduled(first, second, which, core)):
+            results[side].append(done)
 
     def summary(found: list[tuple[float, int, float]]) -> dict[str, float]:
         wall = [seconds for seconds, _, _ in found]
@@ -743,25 +801,31 @@ def scale(count: int, runs: int) -> dict[str, Any]:
             partial(cli_run, small), partial(cli_run, small, terminal=True, bar=False), runs
         )
         # The bar drawn from the start, on both inputs: the difference between the two sizes
-        # is its cost per message, with rich's import (paid once) cancelled out.
+        # is its cost per message, with rich's import (paid once) cancelled out. These pairs,
+        # and the long run's, are co-scheduled on one core: a few percent is all they measure.
         at_once = ("--progress-delay", "0")
         plain_at_once, bar_at_once = cli_pair(
             partial(cli_run, small, *at_once),
             partial(cli_run, small, *at_once, terminal=True),
             runs,
+            together=True,
         )
         plain_large, bar_large = cli_pair(
             partial(cli_run, large, *at_once),
             partial(cli_run, large, *at_once, terminal=True),
             runs,
+            together=True,
         )
         # The default on a run long enough for the bar (about LONG_RUN seconds on this
-        # machine, by the large input's pace): drawn from PROGRESS_DELAY on, rich imported then.
+        # machine alone, by the large input's pace): drawn from PROGRESS_DELAY on, rich
+        # imported then. Co-scheduled, each run's wall clock is about twice that, so the bar is
+        # drawn earlier in its work and redrawn twice as often for it: the row overstates a
+        # run alone's cost, if anything.
         long = Path(folder) / "long.ndjson"
         long_count = round(count * 4 / large_run["wall"] * LONG_RUN)
         mixed_ndjson(long, long_count)
         plain_long, bar_long = cli_pair(
-            partial(cli_run, long), partial(cli_run, long, terminal=True), runs
+            partial(cli_run, long), partial(cli_run, long, terminal=True), runs, together=True
         )
         allow, refuse = cli_pair(
             partial(cli_run, small), partial(cli_run, small, "--duplicate-keys", "refuse"), runs
@@ -849,8 +913,8 @@ def report(comparisons: list[Comparison], imports: dict[str, float], cli: dict[s
         ),
         row(
             f"CLI progress bar on a terminal vs stderr not a terminal, {cli['long_count']:,} "
-            f"messages (a {cli['plain_long']['wall']:.1f} s run: the bar drawn from "
-            f"{PROGRESS_DELAY:g} s on, rich imported then)",
+            f"messages (a {cli['plain_long']['cpu']:.1f} s run, co-scheduled with its pair on "
+            f"one core: the bar drawn from {PROGRESS_DELAY:g} s on, rich imported then)",
             cli["bar_long"],
             cli["plain_long"],
             1.03,
@@ -881,7 +945,8 @@ def report(comparisons: list[Comparison], imports: dict[str, float], cli: dict[s
         f"{large['rss'] / 1024:.1f} MiB (flat: {'yes' if flat else '**no**'}). On a terminal, "
         f"wall clock: {cli['bar']['wall']:.2f} s against {cli['plain']['wall']:.2f} s (no bar), "
         f"{cli['bar_large']['wall']:.2f} s against {cli['plain_large']['wall']:.2f} s at "
-        f"{count * 4:,} messages (the bar drawn from the start); "
+        f"{count * 4:,} messages (the bar drawn from the start; each pair co-scheduled on one "
+        f"core, so about twice a run's own wall clock); "
         f"duplicate keys refused: {cli['refuse']['wall']:.2f} s against "
         f"{cli['allow']['wall']:.2f} s.",
         "",
