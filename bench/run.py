@@ -390,6 +390,8 @@ def micro(rounds: int, budget: float) -> list[Comparison]:
     bq = group(
         {
             "official": lambda: EnvelopeCodec.accepts(EnvelopeCodec.decode(text)),
+            # The same bytes a broker hands over (json.loads detects their encoding first).
+            "official bytes": lambda: EnvelopeCodec.accepts(EnvelopeCodec.decode(BQ_RAW)),
             "validate": lambda: BabelEnvelope.model_validate_json(BQ_RAW),
             "dict": lambda: BabelEnvelope.model_validate(json.loads(BQ_RAW)),
             "check": lambda: ek.check(BQ_RAW, spec="babelqueue"),
@@ -433,6 +435,12 @@ def micro(rounds: int, budget: float) -> list[Comparison]:
             bq["validate"],
             bq["official"],
             at_most=0.75,
+        ),
+        compare(
+            "(reference) BabelQueue validate vs official decode+accepts of the same bytes object "
+            "(the row above decodes a str made of them beforehand, as measured since round one)",
+            bq["validate"],
+            bq["official bytes"],
         ),
         compare("BabelQueue validate vs orjson.loads", bq["validate"], bq["orjson"], at_most=4),
         compare(
