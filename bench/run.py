@@ -473,6 +473,11 @@ def micro(rounds: int, budget: float) -> list[Comparison]:
             at_most=1.1,
         ),
         compare(
+            "(reference) BabelQueue ek.check vs model_validate_json looked up on every call",
+            bq["check"],
+            bq["validate, looked up"],
+        ),
+        compare(
             '(reference) BabelQueue ek.check(spec="auto") vs ek.check(spec="babelqueue")',
             bq["check auto"],
             bq["check"],
@@ -830,9 +835,15 @@ def scale(count: int, runs: int) -> dict[str, Any]:
         # A whole process run varies more than an in-process loop: medians of several runs,
         # each pair of commands compared run against run, alternately.
         base, large_run = cli_pair(partial(cli_run, small), partial(cli_run, large), runs)
-        # The small input's run ends within the bar's delay: on a terminal, no bar is drawn.
+        # A run that ends within the bar's delay: on a terminal, no bar is drawn. Co-scheduled,
+        # on half the small input, so that its doubled wall clock stays well within the delay.
+        short = Path(folder) / "short.ndjson"
+        mixed_ndjson(short, count // 2)
         plain, bar = cli_pair(
-            partial(cli_run, small), partial(cli_run, small, terminal=True, bar=False), runs
+            partial(cli_run, short),
+            partial(cli_run, short, terminal=True, bar=False),
+            runs,
+            together=True,
         )
         # The bar drawn from the start, on both inputs: the difference between the two sizes
         # is its cost per message, with rich's import (paid once) cancelled out. These pairs,
@@ -939,8 +950,9 @@ def report(comparisons: list[Comparison], imports: dict[str, float], cli: dict[s
 
     lines += [
         row(
-            f"CLI on a terminal vs stderr not a terminal, {count:,} messages: the run ends "
-            f"within the bar's {PROGRESS_DELAY:g} s delay (no bar drawn, rich not imported)",
+            f"CLI on a terminal vs stderr not a terminal, {count // 2:,} messages, co-scheduled: "
+            f"the run ends within the bar's {PROGRESS_DELAY:g} s delay (no bar drawn, rich not "
+            "imported)",
             cli["bar"],
             cli["plain"],
             1.03,
@@ -977,7 +989,8 @@ def report(comparisons: list[Comparison], imports: dict[str, float], cli: dict[s
         f"at {count * 4:,} messages {count * 4 / large['wall']:,.0f} msg/s "
         f"({count * 4 / large['cpu']:,.0f} per CPU second) and peak RSS "
         f"{large['rss'] / 1024:.1f} MiB (flat: {'yes' if flat else '**no**'}). On a terminal, "
-        f"wall clock: {cli['bar']['wall']:.2f} s against {cli['plain']['wall']:.2f} s (no bar), "
+        f"wall clock: {cli['bar']['wall']:.2f} s against {cli['plain']['wall']:.2f} s at "
+        f"{count // 2:,} messages (no bar), "
         f"{cli['bar_large']['wall']:.2f} s against {cli['plain_large']['wall']:.2f} s at "
         f"{count * 4:,} messages (the bar drawn from the start; each pair co-scheduled on one "
         f"core, so about twice a run's own wall clock); "
