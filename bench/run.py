@@ -19,6 +19,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import partial
@@ -390,7 +391,7 @@ def micro(rounds: int, budget: float) -> list[Comparison]:
     # Each door looked up once, as the SOM rows always called theirs: on a pydantic class an
     # attribute's lookup goes through its metaclass's `__getattr__` hook (about 1,000
     # instructions, 2-3% of the official decode's time here), which a plain class's does not.
-    # The lookup in the loop stays as a reference row.
+    # The lookup in the loop stays in the reference rows.
     validate_json = BabelEnvelope.model_validate_json
     validate = BabelEnvelope.model_validate
     floor_json = PydanticFloor.model_validate_json
@@ -724,29 +725,14 @@ def co_scheduled(
     first: Callable[..., tuple[float, int, float]],
     second: Callable[..., tuple[float, int, float]],
     leader: int,
-    core: int | None,
+    core: int,
 ) -> tuple[tuple[float, int, float], tuple[float, int, float]]:
-    """``first()`` and ``second()`` run at the same time (``leader`` started first), each on
-    ``core`` when given; a failure of either is raised here."""
-    found: dict[int, tuple[float, int, float] | BaseException] = {}
-
-    def run(side: int) -> None:
-        call = (first, second)[side]
-        try:
-            found[side] = call() if core is None else call(core=core)
-        except BaseException as failure:  # raised below, in the caller's thread
-            found[side] = failure
-
-    threads = [threading.Thread(target=run, args=(side,)) for side in (leader, 1 - leader)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    done = (found[0], found[1])
-    for side in done:
-        if isinstance(side, BaseException):
-            raise side
-    return cast("tuple[tuple[float, int, float], tuple[float, int, float]]", done)
+    """``first`` and ``second`` run at the same time on ``core`` (``leader`` started first);
+    a failure of either is raised here."""
+    calls = (partial(first, core=core), partial(second, core=core))
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        started = {side: pool.submit(calls[side]) for side in (leader, 1 - leader)}
+    return started[0].result(), started[1].result()
 
 
 def cli_pair(
@@ -759,7 +745,8 @@ def cli_pair(
     """Two CLI runs measured alternately (ABBA...): the median and least wall and CPU seconds
     of each, and its largest peak RSS (KiB).
 
-    With ``together`` each pair runs at once, both bound to one CPU (``shared_core``): the
+    With ``together`` (where a process can be bound to a CPU: ``shared_core``; elsewhere the
+    runs alternate as without it) each pair runs at once, both bound to one CPU: the
     two share every moment of the machine, so what slows one (a neighbour, the host's clock)
     slows the other alike, and their CPU times compare far more steadily than of runs one
     after the other (a run's CPU time moved by ±10% from run to run here, its co-scheduled
@@ -767,10 +754,10 @@ def cli_pair(
     """
     results: tuple[list[tuple[float, int, float]], list[tuple[float, int, float]]] = ([], [])
     core = shared_core() if together else None
-    for index in range(runs * (1 if together else 2)):
+    for index in range(runs * (1 if core is not None else 2)):
         # Alternate which goes first, so neither always runs on a warmer (or busier) machine.
         which = index % 2 if (index // 2) % 2 == 0 else 1 - index % 2
-        if not together:
+        if core is None:
             results[which].append((first, second)[which]())
             continue
         for side, done in enumerate(co_scheduled(first, second, which, core)):

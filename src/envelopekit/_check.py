@@ -712,13 +712,13 @@ def _read_with_stand_in(
     of a stand-in (``json.invalid`` then stands). ``parsed`` where ``error`` is the parser's
     own exception for ``encoded`` (not a violation's message, which a validator may write).
     """
-    replaced = _stand_in_copy(encoded, error, parsed)
+    replaced = _stand_in_copy(encoded, error, parsed=parsed)
     if replaced is None:
         return None
     return _stand_in_read(*replaced, target, settings, size)
 
 
-def _stand_in_copy(encoded: bytes, error: str, parsed: bool) -> tuple[bytes, bytes] | None:
+def _stand_in_copy(encoded: bytes, error: str, *, parsed: bool) -> tuple[bytes, bytes] | None:
     """The copy of a text the parser refused with ``error``, and its stand-in, or ``None``.
 
     The counterpart of ``_json.without_refused_integers`` where a parse has already refused
@@ -749,14 +749,15 @@ def _detection_refused(
 ) -> Verdict[Any] | None:
     """The verdict of a text detection's reading refused at a too-long integer, or ``None``.
 
-    The copy with its stand-ins is read (:func:`_stand_in_copy`); where it holds no
+    The copy with its stand-ins (:func:`_stand_in_copy`) is read; where it holds no
     finding at all (a spec that reads 2^64 there, as SOM's free-form JSON), the text's parse
     would stop where the reading did, at its first such integer: ``json.invalid`` with the
     parser's words, without that parse.
     """
     error = refused.errors(include_url=False, include_input=False)[0]
     said = str(error.get("ctx", {}).get("error", ""))
-    replaced = _stand_in_copy(encoded, said, True) if error["type"] == "json_invalid" else None
+    own = error["type"] == "json_invalid"  # the parser's own words, not a validator's
+    replaced = _stand_in_copy(encoded, said, parsed=True) if own else None
     if replaced is None:
         return None
     named = _stand_in_read(*replaced, None, settings, size)
