@@ -318,3 +318,61 @@ def test_import_is_light() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def _in_a_fresh_interpreter(code: str) -> str:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def test_the_first_name_used_binds_every_top_level_name_and_removes_the_hook() -> None:
+    # While a module's namespace holds `__getattr__`, CPython 3.11-3.13 never specialises an
+    # attribute read on it: each `ek.check(...)` in a consumer's loop would pay for it.
+    code = (
+        "import dis, io, sys, envelopekit as ek\n"
+        "before = '__getattr__' in vars(ek)\n"
+        "def read():\n    return ek.check\n"
+        "for _ in range(1000):\n    read()\n"
+        "out = io.StringIO()\n"
+        "if sys.version_info >= (3, 11):\n    dis.dis(read, adaptive=True, file=out)\n"
+        "print(before, '__getattr__' in vars(ek), all(n in vars(ek) for n in ek.__all__),\n"
+        "      'LOAD_ATTR_MODULE' in out.getvalue() or sys.version_info < (3, 11))\n"
+    )
+    assert _in_a_fresh_interpreter(code) == "True False True True"
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        "import envelopekit._check",  # imports `from . import rules` while half-built
+        "from envelopekit import rules",
+        "import envelopekit._cli",
+    ],
+)
+def test_a_submodule_asked_for_first_binds_only_itself(first: str) -> None:
+    # The package's own modules ask for `rules` while they are being imported: binding every
+    # name then would import modules that import them, half-built (an ImportError).
+    code = (
+        f"{first}\nimport envelopekit as ek\n"
+        "kept = '__getattr__' in vars(ek)\n"
+        "ek.check\n"
+        "print(kept, '__getattr__' in vars(ek))\n"
+    )
+    assert _in_a_fresh_interpreter(code) == "True False"
+
+
+def test_a_lazy_package_keeps_its_hook_until_every_name_is_bound() -> None:
+    code = (
+        "import envelopekit.matrix as mx\n"
+        "mx.MxRequest\n"
+        "kept = '__getattr__' in vars(mx)\n"
+        "for name in mx.__all__:\n    getattr(mx, name)\n"
+        "print(kept, '__getattr__' in vars(mx))\n"
+        "try:\n    mx.Nothing\nexcept AttributeError as error:\n    print(error)\n"
+    )
+    assert _in_a_fresh_interpreter(code) == (
+        "True False\nmodule 'envelopekit.matrix' has no attribute 'Nothing'"
+    )
