@@ -350,18 +350,36 @@ def test_the_first_name_used_binds_every_top_level_name_and_removes_the_hook() -
         "import envelopekit._check",  # imports `from . import rules` while half-built
         "from envelopekit import rules",
         "import envelopekit._cli",
+        "import envelopekit as ek; ek.Violation",
+        "import envelopekit as ek; ek.Settings",
     ],
 )
-def test_a_submodule_asked_for_first_binds_only_itself(first: str) -> None:
-    # The package's own modules ask for `rules` while they are being imported: binding every
-    # name then would import modules that import them, half-built (an ImportError).
+def test_another_name_used_first_binds_only_itself(first: str) -> None:
+    # Only `check`'s import loads nearly all that the other names need: a producer reading
+    # `ek.Settings` loads no more than its module (`_check` among them, not before `check`).
     code = (
-        f"{first}\nimport envelopekit as ek\n"
+        f"{first}\nimport sys, envelopekit as ek\n"
         "kept = '__getattr__' in vars(ek)\n"
+        "schema = 'envelopekit._schema' in sys.modules\n"
         "ek.check\n"
-        "print(kept, '__getattr__' in vars(ek))\n"
+        "print(kept, schema, '__getattr__' in vars(ek))\n"
     )
-    assert _in_a_fresh_interpreter(code) == "True False"
+    assert _in_a_fresh_interpreter(code) == "True False False"
+
+
+def test_only_exported_names_may_bind_them_all(tmp_path: Path, monkeypatch: Any) -> None:
+    package = tmp_path / "binds"
+    package.mkdir()
+    (package / "_a.py").write_text("A = 1\n")
+    (package / "__init__.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from ._a import A as A\n"
+        "else:\n    from envelopekit._exports import attach\n"
+        "    __all__, __getattr__, __dir__ = attach(__name__, binding_all={'B'})\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ImportError, match=r"binds: \['B'\] not exported"):
+        importlib.import_module("binds")
 
 
 def test_a_lazy_package_keeps_its_hook_until_every_name_is_bound() -> None:

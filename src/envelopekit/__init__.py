@@ -46,8 +46,9 @@ if TYPE_CHECKING:
 else:
     from ._exports import attach as _attach
 
-    # `check` imports nearly all that the other names need (2 of some 320 modules are left).
-    __all__, __getattr__, __dir__ = _attach(__name__, also=["__version__"], whole=True)
+    # `check`, called on every message, imports nearly all that the other names need (two of
+    # some 320 modules are left): its first use binds them all, and the hook is gone.
+    __all__, __getattr__, __dir__ = _attach(__name__, also=["__version__"], binding_all={"check"})
 
 # A library logs; the application decides where that goes.
 logging.getLogger(__name__).addHandler(logging.NullHandler())

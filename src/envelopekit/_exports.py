@@ -16,9 +16,10 @@ checkers' view, so a misspelt import is a type error rather than ``Any``. The bl
 two regular expressions, not :mod:`ast` (which would add more to ``import envelopekit`` than the
 whole package costs); ``tests/test_public_api.py`` checks the result against an :mod:`ast` parse.
 
-The hook removes itself once every name is bound: CPython (3.11 to 3.13) never specialises an
-attribute read on a module whose namespace holds ``__getattr__``, so while it is there each
-``ek.check`` costs about 20 ns more (bench/run.py: about 1% of a small message's ``check``).
+The hook removes itself once every name is bound, and the first use of ``envelopekit.check``
+binds them all: CPython (3.11 to 3.13) never specialises an attribute read on a module whose
+namespace holds ``__getattr__``, so while it is there each ``ek.check`` costs about 20 ns more
+(bench/run.py: about 1.5% of a small message's ``check``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from __future__ import annotations
 import importlib
 import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 # The block: `if TYPE_CHECKING:` at the module's top level and its indented (or blank) lines.
@@ -60,16 +61,15 @@ def exported(source: str, package: str) -> dict[str, tuple[str, str]]:
 
 
 def attach(
-    package: str, also: Iterable[str] = (), *, whole: bool = False
+    package: str, also: Iterable[str] = (), *, binding_all: Collection[str] = ()
 ) -> tuple[list[str], Callable[[str], Any], Callable[[], list[str]]]:
     """``__all__``, ``__getattr__`` and ``__dir__`` for ``package``, from its exports block.
 
     Args:
         package: the package's ``__name__``; its ``__init__`` is being executed.
         also: names the ``__init__`` itself defines that are public too (``__version__``).
-        whole: the first name used that is not a submodule binds them all (for a package
-            whose main name imports nearly everything the others need), so that the hook is
-            gone from then on.
+        binding_all: names whose first use binds every name, so that the hook is gone from
+            then on: a hot-path name whose import loads nearly all that the others need.
     """
     module = sys.modules[package]
     spec = module.__spec__
@@ -78,6 +78,8 @@ def attach(
     if loader is None or module.__file__ is None:
         raise ImportError(f"{package}: its source is needed to read its exports")
     table = exported(loader.get_data(module.__file__).decode("utf-8"), package)
+    if not table.keys() >= set(binding_all):
+        raise ImportError(f"{package}: {sorted(set(binding_all) - table.keys())} not exported")
     names = [*table, *also]
     namespace = vars(module)
 
@@ -95,26 +97,14 @@ def attach(
         namespace[name] = value
         return value
 
-    binding = False  # `whole`'s loop is running (an import in it may ask for a name)
-
     def __getattr__(name: str) -> Any:
-        nonlocal binding
         if name not in table:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        # A submodule is asked for by the package's own modules (`from . import rules`) while
-        # they are being imported: binding every name then would import modules that import
-        # them, half-built.
-        if binding or not whole or table[name][0] == ".":
-            value = load(name)
-        else:
-            binding = True
-            try:
-                value = load(name)
-                for other in table:
-                    if other not in namespace:
-                        load(other)
-            finally:
-                binding = False
+        value = load(name)
+        if name in binding_all:
+            for other in table:
+                if other not in namespace:
+                    load(other)
         if all(other in namespace for other in table):
             namespace.pop("__getattr__", None)  # another thread may have taken it out
         return value
