@@ -289,37 +289,6 @@ def test_the_exports_reader_refuses_what_a_type_checker_would_not_export() -> No
         _exports.exported("from ._a import A as A\n", "p")
 
 
-def test_validating_babelqueue_does_not_load_the_toolkit() -> None:
-    import subprocess
-    import sys
-
-    code = (
-        "import sys; from envelopekit.babelqueue import BabelEnvelope; import envelopekit as ek; "
-        "raw = BabelEnvelope.create('urn:babel:a:b', {}).to_json(); "
-        "assert ek.check(raw, spec='babelqueue').ok; "
-        "print(sorted(m for m in sys.modules if m.startswith('envelopekit.babelqueue.')))"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    loaded = done.stdout.strip()
-    for toolkit in ("_bindings", "_routing", "_idempotency", "_payload_schema", "_traceparent"):
-        assert toolkit not in loaded, loaded
-    assert "_envelope" in loaded
-
-
-def test_import_is_light() -> None:
-    # `import envelopekit` must not build any model: the spec packages load on first use.
-    import subprocess
-    import sys
-
-    code = (
-        "import sys, envelopekit; "
-        "print(any(m.startswith(('envelopekit.babelqueue', 'envelopekit.som', "
-        "'envelopekit.matrix', 'pydantic.main')) for m in sys.modules))"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "False"
-
-
 def _in_a_fresh_interpreter(code: str) -> str:
     import subprocess
     import sys
@@ -328,7 +297,30 @@ def _in_a_fresh_interpreter(code: str) -> str:
     return done.stdout.strip()
 
 
-def test_the_first_name_used_binds_every_top_level_name_and_removes_the_hook() -> None:
+def test_validating_babelqueue_does_not_load_the_toolkit() -> None:
+    code = (
+        "import sys; from envelopekit.babelqueue import BabelEnvelope; import envelopekit as ek; "
+        "raw = BabelEnvelope.create('urn:babel:a:b', {}).to_json(); "
+        "assert ek.check(raw, spec='babelqueue').ok; "
+        "print(sorted(m for m in sys.modules if m.startswith('envelopekit.babelqueue.')))"
+    )
+    loaded = _in_a_fresh_interpreter(code)
+    for toolkit in ("_bindings", "_routing", "_idempotency", "_payload_schema", "_traceparent"):
+        assert toolkit not in loaded, loaded
+    assert "_envelope" in loaded
+
+
+def test_import_is_light() -> None:
+    # `import envelopekit` must not build any model: the spec packages load on first use.
+    code = (
+        "import sys, envelopekit; "
+        "print(any(m.startswith(('envelopekit.babelqueue', 'envelopekit.som', "
+        "'envelopekit.matrix', 'pydantic.main')) for m in sys.modules))"
+    )
+    assert _in_a_fresh_interpreter(code) == "False"
+
+
+def test_the_first_use_of_check_binds_every_top_level_name_and_removes_the_hook() -> None:
     # While a module's namespace holds `__getattr__`, CPython 3.11-3.13 never specialises an
     # attribute read on it: each `ek.check(...)` in a consumer's loop would pay for it.
     code = (
