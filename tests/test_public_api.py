@@ -320,13 +320,16 @@ def test_import_is_light() -> None:
     assert _in_a_fresh_interpreter(code) == "False"
 
 
-def test_the_first_use_of_check_binds_every_top_level_name_and_removes_the_hook() -> None:
+@pytest.mark.parametrize("name", ["check", "detect"])
+def test_the_first_use_of_check_or_detect_binds_every_name_and_removes_the_hook(
+    name: str,
+) -> None:
     # While a module's namespace holds `__getattr__`, CPython 3.11-3.13 never specialises an
     # attribute read on it: each `ek.check(...)` in a consumer's loop would pay for it.
     code = (
         "import dis, io, sys, envelopekit as ek\n"
         "before = '__getattr__' in vars(ek)\n"
-        "def read():\n    return ek.check\n"
+        f"def read():\n    return ek.{name}\n"
         "for _ in range(1000):\n    read()\n"
         "out = io.StringIO()\n"
         "if sys.version_info >= (3, 11):\n    dis.dis(read, adaptive=True, file=out)\n"

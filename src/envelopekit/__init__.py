@@ -46,9 +46,11 @@ if TYPE_CHECKING:
 else:
     from ._exports import attach as _attach
 
-    # `check`, called on every message, imports nearly all that the other names need (two of
-    # some 320 modules are left): its first use binds them all, and the hook is gone.
-    __all__, __getattr__, __dir__ = _attach(__name__, also=["__version__"], binding_all={"check"})
+    # `check` and `detect`, called on every message, import nearly all that the other names
+    # need (two of some 320 modules are left): the first use binds them all, the hook is gone.
+    __all__, __getattr__, __dir__ = _attach(
+        __name__, also=["__version__"], binding_all={"check", "detect"}
+    )
 
 # A library logs; the application decides where that goes.
 logging.getLogger(__name__).addHandler(logging.NullHandler())

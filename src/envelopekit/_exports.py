@@ -17,9 +17,9 @@ two regular expressions, not :mod:`ast` (which would add more to ``import envelo
 whole package costs); ``tests/test_public_api.py`` checks the result against an :mod:`ast` parse.
 
 The hook removes itself once every name is bound, and the first use of ``envelopekit.check``
-binds them all: CPython (3.11 to 3.13) never specialises an attribute read on a module whose
-namespace holds ``__getattr__``, so while it is there each ``ek.check`` costs about 20 ns more
-(bench/run.py: about 1.5% of a small message's ``check``).
+(or ``detect``) binds them all: CPython (3.11 to 3.13) never specialises an attribute read on
+a module whose namespace holds ``__getattr__``, so while it is there each ``ek.check`` costs
+about 20 ns more (bench/run.py: about 1.5% of a small message's ``check``).
 """
 
 from __future__ import annotations
