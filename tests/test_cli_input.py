@@ -142,6 +142,80 @@ def test_a_large_json_file_is_read_only_to_the_limit(tmp_path: Path) -> None:
     assert line["violations"][0]["message"] == f"{64 * 1024 * 1024} bytes exceeds 1000."
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("limit", [str(1 << 36), str((1 << 63) - 1)], ids=["64GiB", "int64-max"])
+def test_a_limit_of_no_limit_reads_as_any_limit(tmp_path: Path, limit: str, jobs: str) -> None:
+    # read(limit + 1) set aside the limit before reading a byte (MemoryError), and readline's
+    # limit + 2 did not fit an index (OverflowError).
+    document = tmp_path / "one.json"
+    document.write_bytes(PRETTY)
+    feed = tmp_path / "feed.ndjson"
+    feed.write_bytes(b"\n".join([GOOD, b"{not json"] * 3) + b"\n" + GOOD * 2)
+    for argument, stdin in [(str(document), b""), (str(feed), b""), ("-", feed.read_bytes())]:
+        done = run(
+            "validate", "--jobs", jobs, argument, stdin=stdin, ENVELOPEKIT_MAX_MESSAGE_BYTES=limit
+        )
+        no_traceback(done)
+        usual = run("validate", "--jobs", jobs, argument, stdin=stdin)
+        assert (done.returncode, done.stdout) == (usual.returncode, usual.stdout)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "said"),
+    [
+        ("MAX_MESSAGE_BYTES", "abc", "Input should be a valid integer"),
+        ("DUPLICATE_KEYS", "REFUSE", "Input should be 'allow', 'warn' or 'refuse'"),
+        ("MAX_DEPTH", "0", "Input should be greater than or equal to 1"),
+    ],
+)
+@pytest.mark.parametrize("command", ["validate", "redrive"])
+def test_a_bad_setting_in_the_environment_is_a_usage_error(
+    command: str, variable: str, value: str, said: str
+) -> None:
+    # Exit 1 would read as "a message is invalid" to a gate; a traceback tells a user nothing.
+    options = ["--duplicate-keys", "warn"] if command == "validate" else ["--dry-run"]
+    path = str(DATA / "babelqueue" / "fixtures" / "order-created.json")
+    done = subprocess.run(
+        [ENTRY, command, *options, path],
+        capture_output=True,
+        env=env(**{f"ENVELOPEKIT_{variable}": value}),
+        check=False,
+    )
+    no_traceback(done)
+    assert done.returncode == 2
+    prefix = "envelopekit: " if command == "validate" else "envelopekit redrive: "
+    assert done.stderr.startswith(
+        f"{prefix}bad setting in the environment: ENVELOPEKIT_{variable}={value!r}: {said}".encode()
+    )
+    assert done.stderr.count(b"\n") == 1 and done.stderr.endswith(b"\n")
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["validate", ""],
+        ["validate", "-", ""],
+        ["redrive", "", "--dry-run"],
+        ["schema", "--out", ""],
+    ],
+    ids=["validate", "validate-among-others", "redrive", "schema-out"],
+)
+def test_an_empty_path_is_a_usage_error_not_the_working_directory(
+    tmp_path: Path, arguments: list[str]
+) -> None:
+    # Path("") is ".": an unset variable (`validate "$FEED"`) read every file below, and
+    # `schema --out ""` wrote into the working directory.
+    (tmp_path / "feed.ndjson").write_bytes(GOOD + b"\n" + GOOD + b"\n")
+    done = subprocess.run(
+        [ENTRY, *arguments], capture_output=True, cwd=tmp_path, env=env(), check=False
+    )
+    no_traceback(done)
+    assert done.returncode == 2
+    assert b"an empty path names no " in done.stderr
+    assert done.stdout == b""
+    assert [path.name for path in tmp_path.iterdir()] == ["feed.ndjson"]
+
+
 # --- Ctrl-C, closed streams, a full disk ------------------------------------------------------
 
 

@@ -166,6 +166,50 @@ def test_usage_errors_exit_two(tmp_path: Path) -> None:
     assert negative.returncode == 2
 
 
+@pytest.mark.parametrize(
+    ("out", "kept", "said"),
+    [
+        ("o.ndjson", "{feed}", "--kept {feed} is the input {feed}"),
+        ("{feed}", "k.ndjson", "--out {feed} is the input {feed}"),
+        ("k.ndjson", "k.ndjson", "--kept k.ndjson is --out"),
+        ("k.ndjson", "sub/../k.ndjson", "--kept sub/../k.ndjson is --out"),
+        ("o.ndjson", "dlq/kept.ndjson", "--kept dlq/kept.ndjson is the input dlq/kept.ndjson"),
+        ("o.ndjson", "", "--kept: an empty path names no file"),
+    ],
+    ids=[
+        "kept-is-the-feed",
+        "out-is-the-feed",
+        "same-file",
+        "same-file-by-another-name",
+        "kept-inside-a-feed-directory",
+        "empty-kept",
+    ],
+)
+def test_an_output_that_is_an_input_or_the_other_output_is_refused_before_writing(
+    tmp_path: Path, out: str, kept: str, said: str
+) -> None:
+    # Opening it would have emptied the feed before reading it, or two writers would have
+    # overwritten each other's lines.
+    feeds = tmp_path / "dlq"
+    feeds.mkdir()
+    feed = _feed(feeds)
+    (feeds / "kept.ndjson").write_bytes(NOT_JSON + b"\n")  # a previous run's, read as a feed
+    (tmp_path / "sub").mkdir()
+    before = {path: path.read_bytes() for path in feeds.iterdir()}
+    name = "dlq" if kept.startswith("dlq/") else f"dlq/{feed.name}"
+    done = subprocess.run(
+        [ENTRY, "redrive", name, "--out", out.format(feed=name), "--kept", kept.format(feed=name)],
+        capture_output=True,
+        cwd=tmp_path,
+        env=env(),
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.decode().startswith(f"envelopekit redrive: {said.format(feed=name)}")
+    assert {path: path.read_bytes() for path in feeds.iterdir()} == before
+    assert not (tmp_path / "o.ndjson").exists() and not (tmp_path / "k.ndjson").exists()
+
+
 @pytest.mark.parametrize("feed", ["-", ""], ids=["dash", "default"])
 def test_closed_stdin_is_a_usage_error_not_a_traceback(feed: str) -> None:
     done = shell(f'"$EK" redrive --kept /dev/null {feed} <&-')

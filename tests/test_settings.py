@@ -33,6 +33,17 @@ def test_bad_values_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
         ek.Settings()
 
 
+def test_an_empty_variable_is_an_unset_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    # `ENVELOPEKIT_BABELQUEUE_QUEUE= command` means "not set" in a shell, not "the queue ''".
+    monkeypatch.setenv("ENVELOPEKIT_BABELQUEUE_QUEUE", "")
+    monkeypatch.setenv("ENVELOPEKIT_SOM_SYSTEM_ID", "")
+    monkeypatch.setenv("ENVELOPEKIT_MAX_DEPTH", "")
+    settings = ek.Settings()
+    assert settings.babelqueue_queue == "default"
+    assert settings.som_system_id is None
+    assert settings.max_depth == 64
+
+
 def test_settings_are_frozen() -> None:
     with pytest.raises(ValidationError):
         ek.Settings().max_depth = 3  # type: ignore[misc]

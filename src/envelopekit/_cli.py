@@ -34,9 +34,9 @@ from ._cli_input import (
     UsageError,
     chunks,
     display,
+    environment_settings,
     plan,
 )
-from ._settings import get_settings
 from ._violations import Verdict, Violation, violation
 
 __all__ = ["main"]
@@ -286,7 +286,7 @@ def _summary_text(summary: Summary) -> str:
 
 
 def _validate(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> int:
-    settings = get_settings()
+    settings = environment_settings()
     if args.duplicate_keys is not None:
         settings = settings.model_copy(update={"duplicate_keys": args.duplicate_keys})
     stdin = sys.stdin.buffer if sys.stdin is not None else None
@@ -380,6 +380,8 @@ def _schema(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> int
     from ._schema import SCHEMA_NAMES, json_schema, write_schemas
 
     specs = SPECS if args.spec == "all" else (args.spec,)
+    if args.out == "":
+        raise UsageError("--out: an empty path names no directory (use . for this one)")
     if args.out is not None:
         try:
             written = write_schemas(Path(args.out), specs, draft=args.draft)

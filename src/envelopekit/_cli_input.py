@@ -34,15 +34,18 @@ import io
 import os
 import re
 import stat
+import sys
 import zlib
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Final, Literal, NamedTuple, cast
 
+from pydantic import ValidationError
 from pydantic_core import from_json
 
 from ._json import without_long_integers
+from ._settings import Settings, get_settings
 
 __all__ = [
     "BLOCK",
@@ -59,6 +62,7 @@ __all__ = [
     "UsageError",
     "chunks",
     "display",
+    "environment_settings",
     "messages",
     "plan",
 ]
@@ -82,6 +86,22 @@ BLOCK: Final = 256 * 1024
 
 class UsageError(Exception):
     """A path that cannot be read, or arguments that make no sense (exit status 2)."""
+
+
+def environment_settings() -> Settings:
+    """The environment's settings (``get_settings``), a bad ``ENVELOPEKIT_*`` a usage error.
+
+    Raises:
+        UsageError: naming each variable whose value the settings refuse, and why.
+    """
+    try:
+        return get_settings()
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"ENVELOPEKIT_{str(error['loc'][0]).upper()}={error['input']!r}: {error['msg']}"
+            for error in exc.errors(include_url=False)
+        )
+        raise UsageError(f"bad setting in the environment: {problems}") from None
 
 
 class InputError(UsageError):
@@ -272,6 +292,9 @@ def plan(
                 raise UsageError("standard input is closed")
             found.append(Input("<stdin>", None, forced))
             continue
+        if not entry:
+            # Path("") is the working directory: an unset variable (`"$FEED"`) is no path.
+            raise UsageError("an empty path names no file (use . for this directory)")
         path = Path(entry)
         try:
             status = path.stat()
@@ -416,6 +439,9 @@ def chunks(
     Raises:
         InputError: when an input cannot be opened or read part-way.
     """
+    # No bytes object is longer than sys.maxsize: a larger limit (a setting of "no limit")
+    # holds as much, and keeps the reads' sizes, the limit plus two, within an index.
+    limit = min(limit, sys.maxsize - 2)
     for source in inputs:
         found = _Found()
         yield from _input_chunks(source, stdin, limit, spans, found, (verbatim, spill))
@@ -505,13 +531,26 @@ def _read(
         return
     # One document: the lines read to decide, byte for byte, then the rest up to the limit.
     head = b"".join(line.raw for line in seen)
-    body = head + stream.read(max(limit + 1 - len(head), 0))
+    body = head + _read_at_most(stream, limit + 1 - len(head))
     if len(body) > limit:
         found.content = True
         yield _oversized(source.name, body, stream, limit, spill, None, whole_input=True)
     elif body.strip(JSON_WHITESPACE):
         found.content = True
         yield Message(source.name, body, len(body))
+
+
+def _read_at_most(stream: IO[bytes], size: int) -> bytes:
+    """Up to ``size`` bytes of ``stream``, read in fixed chunks.
+
+    ``read(size)`` sets aside ``size`` bytes before it reads one, which a large limit turns into
+    a ``MemoryError`` for a small file.
+    """
+    parts = []
+    while size > 0 and (chunk := stream.read(min(size, SKIP_CHUNK))):
+        parts.append(chunk)
+        size -= len(chunk)
+    return b"".join(parts)
 
 
 def _oversized(

@@ -21,9 +21,18 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 from . import rules
-from ._cli_input import Input, InputError, Message, Sink, UsageError, messages, plan
+from ._cli_input import (
+    Input,
+    InputError,
+    Message,
+    Sink,
+    UsageError,
+    display,
+    environment_settings,
+    messages,
+    plan,
+)
 from ._json import dumps
-from ._settings import get_settings
 from ._violations import violation
 from .babelqueue._dead_letter import DeadLetter
 from .babelqueue._envelope import BabelEnvelope
@@ -169,6 +178,50 @@ class _Copy:
             self._kept.write(b"\n")
 
 
+def _limit() -> int:
+    try:
+        return environment_settings().max_message_bytes
+    except UsageError as exc:
+        raise RedriveUsageError(str(exc)) from exc
+
+
+def _apart(inputs: list[Input], targets: dict[str, str | None]) -> None:
+    """Refuse an output file that is an input, or the other output.
+
+    Opening it for writing would empty the input before it is read, and two handles on one
+    file overwrite each other's lines: either loses messages, which ``--kept`` is there to
+    keep.
+
+    Raises:
+        RedriveUsageError: naming the option and the file.
+    """
+    seen: dict[tuple[int, int] | Path, str] = {}
+    for entry in inputs:
+        if entry.path is not None:
+            with suppress(OSError):
+                seen.setdefault(_identity(entry.path), f"the input {entry.name}")
+    for option, target in targets.items():
+        if target is None or target == "-":
+            continue
+        if not target:
+            raise RedriveUsageError(f"{option}: an empty path names no file")
+        path = Path(target)
+        try:
+            identity: tuple[int, int] | Path = _identity(path)
+        except OSError:
+            identity = path.resolve()  # not there yet: only the other output can name it
+        other = seen.setdefault(identity, option)
+        if other != option:
+            raise RedriveUsageError(
+                f"{option} {display(path)} is {other}: writing it would lose messages"
+            )
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    status = path.stat()
+    return (status.st_dev, status.st_ino)
+
+
 def _open(stack: ExitStack, target: str, stdout: IO[bytes]) -> Sink:
     if target == "-":
         return Sink(stdout, "the output", RedriveUsageError)
@@ -224,8 +277,10 @@ def _run(
         _time(args.until, "--until"),
     )
     inputs = _inputs(args.feed, stdin)
+    targets = {"--kept": args.kept} if args.dry_run else {"--out": args.out, "--kept": args.kept}
+    _apart(inputs, targets)
     # The limit `redrive` checks each message under: a message over it is never held whole.
-    limit = get_settings().max_message_bytes
+    limit = _limit()
     redriven = kept = invalid = planned = 0
     failure: InputError | None = None
     interrupted = False

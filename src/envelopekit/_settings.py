@@ -19,7 +19,10 @@ class Settings(BaseSettings):
     tests and pass it where a function takes ``settings=``.
     """
 
-    model_config = SettingsConfigDict(env_prefix="ENVELOPEKIT_", frozen=True, extra="ignore")
+    # An empty variable is an unset one, as a shell's `VAR= command` means it.
+    model_config = SettingsConfigDict(
+        env_prefix="ENVELOPEKIT_", frozen=True, extra="ignore", env_ignore_empty=True
+    )
 
     babelqueue_queue: str = Field(default="default", min_length=1)
     """The logical queue BabelQueue messages are produced onto when none is given."""
