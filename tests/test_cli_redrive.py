@@ -258,8 +258,29 @@ def test_a_json_file_over_the_limit_is_kept_as_read(tmp_path: Path) -> None:
     kept = tmp_path / "kept.ndjson"
     done = run_with("redrive", str(big), "--kept", str(kept), ENVELOPEKIT_MAX_MESSAGE_BYTES="1000")
     assert done.returncode == 1
-    assert kept.read_bytes() == document + b"\n"
+    assert kept.read_bytes() == document.replace(b"\n", b"\t") + b"\n"  # one line, as below
     assert f"kept {big} invalid message.too_large".encode() in done.stderr
+
+
+def test_a_pretty_printed_json_file_is_kept_on_one_line_as_the_same_json(tmp_path: Path) -> None:
+    # Copied with its line breaks, a document was many "messages" to the next reader of --kept,
+    # each json.invalid. Its line feeds become tabs: JSON whitespace outside strings, and, as a
+    # raw line feed, invalid inside one (the string "a<LF>b" stays invalid).
+    feeds = tmp_path / "dlq"
+    feeds.mkdir()
+    pretty = orjson.dumps(orjson.loads(USERS), option=orjson.OPT_INDENT_2) + b"\n"
+    valid = pretty.replace(b"\n", b"\r\n")  # written on Windows
+    broken = b'{\n  "job": "a\nb"\n}\n'
+    (feeds / "users.json").write_bytes(valid)
+    (feeds / "broken.json").write_bytes(broken)
+    kept = tmp_path / "kept.ndjson"
+    done = run("redrive", str(feeds), "--kept", str(kept), "--urn", "urn:babel:nothing:here")
+    assert done.returncode == 1, done.stderr
+    lines = kept.read_bytes().split(b"\n")
+    assert lines == [broken.replace(b"\n", b"\t"), valid.replace(b"\n", b"\t"), b""]
+    assert orjson.loads(lines[1]) == orjson.loads(USERS)
+    again = run("redrive", str(kept), "--kept", str(tmp_path / "again.ndjson"), "--dry-run")
+    assert b"2 messages: 1 would be redriven, 2 kept, 1 not BabelQueue v1 envelopes" in again.stderr
 
 
 def test_a_huge_line_is_copied_to_kept_in_flat_memory(tmp_path: Path) -> None:

@@ -4,7 +4,8 @@ The feed is NDJSON (a file, a directory of them, or ``-`` for standard input; gz
 decompressed; a ``.json`` file is one message), read as ``validate`` reads it (``_cli_input``):
 a message is held up to the size limit plus one byte. Redriven bodies go to ``--out``
 (standard output by default), one a line, byte for byte what the official Python redrive
-publishes; every other line goes to ``--kept`` exactly as read, so nothing is ever lost. A
+publishes; every other line goes to ``--kept`` exactly as read, so nothing is ever lost (a
+``.json`` document on one line, its line feeds as tabs: :func:`_one_line`). A
 message over the limit (``message.too_large``) is kept too: its bytes are copied to ``--kept``
 in fixed chunks as they are read, never held whole, so a 2 GiB line or ``/dev/zero`` runs in
 flat memory. A line per message on standard error says what happened to it; Ctrl-C ends the run
@@ -167,7 +168,7 @@ class _Copy:
         self.open = True
         if self._kept is not None:
             try:
-                self._kept.write(data)
+                self._kept.write(_one_line(data))
             except BrokenPipeError as exc:
                 raise _KeptGone from exc
 
@@ -176,6 +177,17 @@ class _Copy:
         self.open = False
         if self._kept is not None:
             self._kept.write(b"\n")
+
+
+def _one_line(data: bytes) -> bytes:
+    """``data`` (a kept message, or part of one) with its line feeds as tabs: one NDJSON line.
+
+    Only a ``.json`` document holds line feeds (a line is read without its own). Outside its
+    strings a tab is JSON whitespace as a line feed is, and inside one, where a raw line feed is
+    invalid, a raw tab is invalid too: the line is JSON exactly when the document was, with the
+    same value. Carriage returns stay: NDJSON lines end at a line feed.
+    """
+    return data.replace(b"\n", b"\t")
 
 
 def _limit() -> int:
@@ -314,7 +326,7 @@ def _run(
                     continue
                 kept += 1
                 if kept_out is not None:
-                    kept_out.write(message.raw + b"\n")
+                    kept_out.write(_one_line(message.raw) + b"\n")
                 stderr.write(_kept_line(source, decision))
                 invalid += decision.reason == "invalid"
                 planned += decision.reason == "dry_run"
