@@ -164,6 +164,10 @@ def test_usage_errors_exit_two(tmp_path: Path) -> None:
     assert not (tmp_path / "k").exists()  # the feed is found before anything is written
     negative = run("redrive", feed, "--kept", str(tmp_path / "k"), "--max", "-1")
     assert negative.returncode == 2
+    no_queue = run("redrive", feed, "--kept", str(tmp_path / "k"), "--to-queue", "")
+    assert no_queue.returncode == 2
+    assert no_queue.stderr == b"envelopekit redrive: --to-queue: an empty name names no queue\n"
+    assert not (tmp_path / "k").exists()
 
 
 @pytest.mark.parametrize(

@@ -282,6 +282,9 @@ def _run(
         )
     if args.max < 0:
         raise RedriveUsageError("--max must be 0 (no limit) or more")
+    if args.to_queue == "":
+        # An unset variable, most likely: each message would go to its own queue instead.
+        raise RedriveUsageError("--to-queue: an empty name names no queue")
     select = _Filter(
         frozenset(args.urn),
         frozenset(args.reason),
