@@ -35,6 +35,7 @@ from ._cli_input import (
     chunks,
     display,
     plan,
+    printable,
 )
 from ._settings import get_settings
 from ._violations import Verdict, Violation, violation
@@ -228,14 +229,26 @@ class _Progress:
 
 
 def text_of(message: Message, verdict: Verdict[Any]) -> str:
-    """A verdict as the text output shows it."""
+    """A verdict as the text output shows it: a line, and one per finding.
+
+    What comes from the input (the source, a pointer, a message) has its control characters
+    escaped (``printable``): a member name holding a newline would otherwise print a line
+    that reads as another verdict.
+    """
     mark = "valid  " if verdict.ok else "INVALID"
-    lines = [f"{mark} {message.source} ({verdict.spec})"]
+    source = message.source
+    if not source.isprintable():  # tested here: the clean line pays no call
+        source = printable(source)
+    if not verdict.violations and not verdict.warnings:
+        return f"{mark} {source} ({verdict.spec})\n"
+    lines = [f"{mark} {source} ({verdict.spec})"]
     lines.extend(
-        f"    {v.rule:<40} {v.pointer or '(document)':<28} {v.message}" for v in verdict.violations
+        f"    {v.rule:<40} {printable(v.pointer) or '(document)':<28} {printable(v.message)}"
+        for v in verdict.violations
     )
     lines.extend(
-        f"  ! {w.rule:<40} {w.pointer or '(document)':<28} {w.message}" for w in verdict.warnings
+        f"  ! {w.rule:<40} {printable(w.pointer) or '(document)':<28} {printable(w.message)}"
+        for w in verdict.warnings
     )
     return "\n".join(lines) + "\n"
 
