@@ -570,6 +570,16 @@ def test_text_output_escapes_control_characters_from_the_input(tmp_path: Path) -
     assert json.loads(done.stdout.splitlines()[0])["violations"][0]["pointer"] == f"/data/{forged}"
 
 
+@pytest.mark.parametrize("command", ["validate", "schema", "redrive", "compat", "asyncapi"])
+def test_every_command_s_help_gives_the_interrupted_and_broken_pipe_statuses(command: str) -> None:
+    # Any command can end so: `main` turns Ctrl-C into 130 and a reader gone into 141.
+    done = run(command, "--help")
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.decode().split())
+    assert "Exit status 130: interrupted (Ctrl-C)." in text
+    assert "Exit status 141: the reader of the output went away (| head)" in text
+
+
 def test_a_directory_without_messages_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("not a message")
     done = run("validate", str(tmp_path))

@@ -49,6 +49,11 @@ EXIT_INTERRUPTED: Final = 130  # 128 + SIGINT, as a shell reports it
 # 128 + SIGPIPE, as a shell reports a command whose reader went away (`| head -1`): the run
 # stopped before every message was judged, so neither 0 ("all valid") nor 1 is true.
 EXIT_BROKEN_PIPE: Final = 141
+# Every command's help ends with these, after its own statuses in its description.
+SIGNAL_STATUSES: Final = (
+    f"Exit status {EXIT_INTERRUPTED}: interrupted (Ctrl-C). Exit status {EXIT_BROKEN_PIPE}: "
+    "the reader of the output went away (| head) before the command was done."
+)
 
 # Below this much input (a few thousand messages) a progress bar is noise.
 PROGRESS_MIN_BYTES: Final = 1024 * 1024
@@ -475,6 +480,9 @@ def _parser() -> argparse.ArgumentParser:
     _cli_redrive.add_parser(commands)
     _cli_compat.add_parser(commands)
     _cli_asyncapi.add_parser(commands)
+    # `main` ends any command so, not only the two that print a summary so far first.
+    for command in commands.choices.values():
+        command.epilog = SIGNAL_STATUSES
     return parser
 
 
