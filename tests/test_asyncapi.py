@@ -389,6 +389,7 @@ def test_babelqueue_router_without_models_and_urns_alone() -> None:
         ({"queues": ["{a}"]}, "braces"),
         ({"urns": ["urn:a", "urn.a"]}, "two messages"),
         ({"urns": {"urn:babel:pairs:made": Pair}}, "cannot be written in Draft-07"),
+        ({"queues": ["orders", ""]}, "cannot be empty"),
     ],
 )
 def test_babelqueue_options_are_checked(options: dict[str, Any], match: str | None) -> None:
@@ -684,6 +685,19 @@ def test_the_cli_reads_topics_and_ops(tmp_path: Path) -> None:
         (["--spec", "som", "--topic", "som.x"], "TOPIC=TYPE"),
         (["--spec", "matrix", "--op", "$reply"], "is the reply"),
         (["--spec", "babelqueue", "--urn", "urn:a", "--urn", "urn:a"], "given twice"),
+        (["--urn", "urn:a=os:getcwd"], "--urn urn:a=os:getcwd: os:getcwd is not a pydantic model"),
+        (["--urn", "urn:a=json:JSONDecoder"], "json:JSONDecoder is not a pydantic model"),
+        (
+            ["--urn", "urn:a=tests.support.cli_models:Opaque"],
+            "--urn urn:a=tests.support.cli_models:Opaque: cannot write the schema of the data "
+            "model of urn:a: PydanticInvalidForJsonSchema: ",
+        ),
+        (
+            ["--router", "tests.support.cli_models:router"],
+            "--router tests.support.cli_models:router: cannot write the schema of the data model "
+            "of urn:babel:opaque:made: PydanticInvalidForJsonSchema: ",
+        ),
+        (["--spec", "babelqueue", "--queue", ""], "a queue name cannot be empty"),
     ],
 )
 def test_the_cli_refuses_bad_options_with_status_2(
@@ -704,6 +718,23 @@ def test_the_cli_refuses_an_import_that_fails_with_status_2() -> None:
     assert b"cannot import tests.support.nothing:router" in done.stderr
     assert b"Traceback" not in done.stderr
     assert done.stdout == b""
+
+
+def test_the_cli_refuses_a_model_that_fails_to_import_or_to_write_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Not Python, so no checker may read it: written here, importable by PYTHONPATH.
+    (tmp_path / "ek_syntax_error.py").write_text("def (:\n")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    for reference, said in (
+        ("ek_syntax_error:A", b"cannot import ek_syntax_error:A: SyntaxError: "),
+        ("tests.support.cli_models:Opaque", b"PydanticInvalidForJsonSchema: "),
+    ):
+        done = run("asyncapi", "--spec", "babelqueue", "--urn", f"urn:babel:a:b={reference}")
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith(b"envelopekit: ") and said in done.stderr
+        assert done.stderr.count(b"\n") == 1 and b"Traceback" not in done.stderr
+        assert done.stdout == b""
 
 
 def test_the_cli_reports_an_unwritable_directory(

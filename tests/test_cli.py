@@ -527,6 +527,59 @@ def test_duplicate_keys_flag(tmp_path: Path) -> None:
     }
 
 
+def _with_nan_at(*keys: str) -> bytes:
+    """The example message, ``data`` holding each of ``keys`` with the value NaN."""
+    good = orjson.loads((FIXTURES / "order-created.json").read_bytes())
+    data = b"{" + b",".join(orjson.dumps(key) + b":NaN" for key in keys) + b"}"
+    return orjson.dumps({**good, "data": 0}).replace(b'"data":0', b'"data":' + data)
+
+
+# What ends a line or drives a terminal: C0 but the line ends, DEL, C1, U+2028 and U+2029.
+_RAW_CONTROLS = [chr(c) for c in (*range(0x0A), *range(0x0B, 0x20), *range(0x7F, 0xA0))]
+_RAW_CONTROLS += ["\u2028", "\u2029"]
+
+
+def test_text_output_escapes_control_characters_from_the_input(tmp_path: Path) -> None:
+    # A member name that prints a line reading as a verdict, file names that would too or
+    # colour the terminal: one NDJSON (a block of lines, --jobs's path), one document.
+    forged = "a\nvalid   forged:3 (babelqueue)"
+    feed = tmp_path / "feed\x1b[31m.ndjson"
+    good = _with_nan_at()  # `data` {}: valid
+    feed.write_bytes(_with_nan_at(forged) + b"\n" + _with_nan_at("\x1b[2J\u2028\x85\x7f\r") + b"\n")
+    named = tmp_path / "doc\nvalid   x.json\x1b[31m"
+    named.write_bytes(good)
+    outputs = set()
+    for jobs in ("1", "2"):
+        done = run("validate", "--jobs", jobs, str(feed), str(named))
+        assert done.returncode == 1, done.stderr
+        outputs.add(done.stdout)
+    (stdout,) = outputs  # the same with a worker or without
+    out = stdout.decode()
+    verdicts, _, summary = out.partition("\n\n")
+    assert summary.startswith("3 messages: 1 valid, 2 invalid")
+    lines = verdicts.split("\n")
+    heads = [line[:8] for line in lines]
+    assert heads == ["INVALID ", "    numb", "INVALID ", "    numb", "valid   "]
+    assert lines[0] == f"INVALID {tmp_path}/feed\\x1b[31m.ndjson:1 (babelqueue)"
+    assert f"/data/{forged}".replace("\n", "\\n") in lines[1]
+    assert "/data/\\x1b[2J\\u2028\\x85\\x7f\\r " in lines[3]
+    assert lines[4] == f"valid   {tmp_path}/doc\\nvalid   x.json\\x1b[31m (babelqueue)"
+    assert not [c for c in _RAW_CONTROLS if c in out]
+    # JSON escapes them itself: its pointer is the member name as it is.
+    done = run("validate", "--format", "json", str(feed))
+    assert json.loads(done.stdout.splitlines()[0])["violations"][0]["pointer"] == f"/data/{forged}"
+
+
+@pytest.mark.parametrize("command", ["validate", "schema", "redrive", "compat", "asyncapi"])
+def test_every_command_s_help_gives_the_interrupted_and_broken_pipe_statuses(command: str) -> None:
+    # Any command can end so: `main` turns Ctrl-C into 130 and a reader gone into 141.
+    done = run(command, "--help")
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.decode().split())
+    assert "Exit status 130: interrupted (Ctrl-C)." in text
+    assert "Exit status 141: the reader of the output went away (| head)" in text
+
+
 def test_a_directory_without_messages_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("not a message")
     done = run("validate", str(tmp_path))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import DATA
 from tests.test_cli import run
 
@@ -74,3 +76,30 @@ def test_a_schema_nested_past_any_reader_is_a_usage_error(tmp_path: Path) -> Non
     done = run("compat", str(deep), str(deep))
     assert done.returncode == 2
     assert done.stderr.startswith(b"envelopekit compat: ") and b"Traceback" not in done.stderr
+
+
+def test_a_model_that_fails_to_import_or_to_write_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Modules no checker may read (one is not Python): written here, importable by PYTHONPATH.
+    (tmp_path / "ek_raises_at_import.py").write_text('raise RuntimeError("boom at import")\n')
+    (tmp_path / "ek_syntax_error.py").write_text("def (:\n")
+    (tmp_path / "ek_exits_at_import.py").write_text("raise SystemExit(1)\n")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    for old, new, said in (
+        ("ek_raises_at_import:A", V1, b"cannot import ek_raises_at_import:A: RuntimeError: boom"),
+        (V1, "ek_syntax_error:A", b"cannot import ek_syntax_error:A: SyntaxError: "),
+        (V1, "ek_exits_at_import:A", b"cannot import ek_exits_at_import:A: SystemExit: 1"),
+        (":A", V1, b"no such file: :A (a model is module:Model)"),
+        (
+            "tests.babelqueue.test_evolution:OrderV1",
+            "tests.support.cli_models:Opaque",
+            b"cannot write the schema of tests.support.cli_models:Opaque: "
+            b"PydanticInvalidForJsonSchema: ",
+        ),
+    ):
+        done = run("compat", old, new)
+        assert done.returncode == 2, (old, new, done.stderr)
+        assert done.stderr.startswith(b"envelopekit compat: " + said), done.stderr
+        assert done.stderr.count(b"\n") == 1 and b"Traceback" not in done.stderr
+        assert done.stdout == b""

@@ -151,6 +151,54 @@ def test_many_tasks_on_three_jobs_keep_every_line_in_order(tmp_path: Path) -> No
     assert done.stderr.startswith(f"{count} messages: {count * 9 // 10} valid,".encode())
 
 
+def _nan_at(key: str) -> bytes:
+    """GOOD with ``data`` holding ``key`` with the value NaN: a violation pointing at it."""
+    return GOOD.replace(b'"data":{', b'"data":{' + orjson.dumps(key) + b":NaN,", 1)
+
+
+# A member name whose newline would print a line that reads as a verdict, and a terminal's
+# escape sequence, a C1 control and a line separator; in a file name too.
+_FORGED = "a\nvalid   forged:3 (babelqueue)"
+_CONTROLS = "\x1b[2J\x85\u2028"
+
+
+def test_text_escapes_control_characters_the_same_with_workers(tmp_path: Path) -> None:
+    path = tmp_path / f"feed{_CONTROLS}.ndjson"
+    lines = mixed_lines(FEED_LINES).splitlines()
+    for at in (0, FEED_LINES // 2, FEED_LINES - 1):  # in the first, a middle and the last task
+        lines[at] = _nan_at(_FORGED if at else _CONTROLS)
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    out = same_both_ways([str(path)]).stdout.decode()
+    verdicts = out.partition("\n\n")[0].split("\n")
+    name = f"{path}".replace(_CONTROLS, "\\x1b[2J\\x85\\u2028")
+    heads = (f"valid   {name}:", f"INVALID {name}:", "    ", "  ! ")
+    assert [line for line in verdicts if not line.startswith(heads)] == []
+    assert out.count("/data/a\\nvalid   forged:3 (babelqueue) ") == 2
+    assert out.count("/data/\\x1b[2J\\x85\\u2028 ") == 1
+    assert not any(c in out for c in "\x1b\x85\u2028")
+
+
+def test_a_block_writes_text_escaped_as_its_messages_one_by_one() -> None:
+    """The block's own clean and invalid lines (its name written once for a run of lines) and
+    each message's ``text_of`` escape alike."""
+    from envelopekit._cli import text_of, verdict_for
+    from envelopekit._cli_input import Block
+    from envelopekit._cli_jobs import Judge
+    from envelopekit._settings import get_settings
+
+    config = get_settings()
+    judge = Judge("auto", config, 1 << 20, as_json=False)
+    block = Block(f"feed{_CONTROLS}\n", 1, b"\n".join([GOOD, _nan_at(_FORGED), GOOD, b""]))
+    out, _ = judge([block])
+    one_by_one = b"".join(
+        text_of(message, verdict_for(message, "auto", config, 1 << 20)).encode()
+        for message in block.messages(1 << 20)
+    )
+    assert out == one_by_one
+    assert out.decode().count("\n") == 4
+    assert not any(c in out.decode() for c in "\x1b\x85\u2028")
+
+
 def test_duplicate_keys_refused_the_same(feed: Path) -> None:
     out = same_both_ways(["--duplicate-keys", "refuse", "--format", "json", str(feed)]).stdout
     assert b"json.duplicate_key" in out

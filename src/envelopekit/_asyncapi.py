@@ -313,6 +313,8 @@ def _babelqueue(
         parameter = {"queue": {"description": "The logical queue (`meta.queue`)."}}
         places = [("queue", "{queue}", "{queue}" + suffix, parameter)]
     for key, address, dlq_address, parameters in places:
+        if not key:
+            raise ValueError("a queue name cannot be empty (meta.queue is one character or more)")
         if "{" in key or "}" in key:
             raise ValueError(f"a queue name cannot hold braces: {key!r}")
         dlq_key = _key(key + suffix)

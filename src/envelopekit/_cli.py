@@ -36,6 +36,7 @@ from ._cli_input import (
     display,
     environment_settings,
     plan,
+    printable,
 )
 from ._violations import Verdict, Violation, violation
 
@@ -48,6 +49,11 @@ EXIT_INTERRUPTED: Final = 130  # 128 + SIGINT, as a shell reports it
 # 128 + SIGPIPE, as a shell reports a command whose reader went away (`| head -1`): the run
 # stopped before every message was judged, so neither 0 ("all valid") nor 1 is true.
 EXIT_BROKEN_PIPE: Final = 141
+# Every command's help ends with these, after its own statuses in its description.
+SIGNAL_STATUSES: Final = (
+    f"Exit status {EXIT_INTERRUPTED}: interrupted (Ctrl-C). Exit status {EXIT_BROKEN_PIPE}: "
+    "the reader of the output went away (| head) before the command was done."
+)
 
 # Below this much input (a few thousand messages) a progress bar is noise.
 PROGRESS_MIN_BYTES: Final = 1024 * 1024
@@ -228,14 +234,26 @@ class _Progress:
 
 
 def text_of(message: Message, verdict: Verdict[Any]) -> str:
-    """A verdict as the text output shows it."""
+    """A verdict as the text output shows it: a line, and one per finding.
+
+    What comes from the input (the source, a pointer, a message) has its control characters
+    escaped (``printable``): a member name holding a newline would otherwise print a line
+    that reads as another verdict.
+    """
     mark = "valid  " if verdict.ok else "INVALID"
-    lines = [f"{mark} {message.source} ({verdict.spec})"]
+    source = message.source
+    if not source.isprintable():  # tested here: the clean line pays no call
+        source = printable(source)
+    if not verdict.violations and not verdict.warnings:
+        return f"{mark} {source} ({verdict.spec})\n"
+    lines = [f"{mark} {source} ({verdict.spec})"]
     lines.extend(
-        f"    {v.rule:<40} {v.pointer or '(document)':<28} {v.message}" for v in verdict.violations
+        f"    {v.rule:<40} {printable(v.pointer) or '(document)':<28} {printable(v.message)}"
+        for v in verdict.violations
     )
     lines.extend(
-        f"  ! {w.rule:<40} {w.pointer or '(document)':<28} {w.message}" for w in verdict.warnings
+        f"  ! {w.rule:<40} {printable(w.pointer) or '(document)':<28} {printable(w.message)}"
+        for w in verdict.warnings
     )
     return "\n".join(lines) + "\n"
 
@@ -464,6 +482,9 @@ def _parser() -> argparse.ArgumentParser:
     _cli_redrive.add_parser(commands)
     _cli_compat.add_parser(commands)
     _cli_asyncapi.add_parser(commands)
+    # `main` ends any command so, not only the two that print a summary so far first.
+    for command in commands.choices.values():
+        command.epilog = SIGNAL_STATUSES
     return parser
 
 

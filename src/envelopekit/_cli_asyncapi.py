@@ -88,9 +88,29 @@ def _import(reference: str) -> Any:
         found = importlib.import_module(module_name)
         for part in name.split("."):
             found = getattr(found, part)
-    except Exception as exc:  # whatever the module raises while importing is the user's to see
-        raise UsageError(f"cannot import {reference}: {type(exc).__name__}: {exc}") from exc
+    # Whatever the module raises while importing is the user's to see; sys.exit too.
+    except (Exception, SystemExit) as exc:
+        raise UsageError(f"cannot import {reference}: {_why(exc)}") from exc
     return found
+
+
+def _why(exc: BaseException) -> str:
+    """An exception as one line: its type and its text, lines joined (pydantic's run over)."""
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _writable(option: str, urn: str, model: Any) -> None:
+    """Refuse a ``data`` model pydantic cannot write a JSON Schema for, naming its option."""
+    from pydantic import TypeAdapter
+
+    # The document writes all the models at once: an error there could name none of them.
+    try:
+        TypeAdapter(model).json_schema(by_alias=True)
+    except Exception as exc:
+        raise UsageError(
+            f"{option}: cannot write the schema of the data model of {urn}: {_why(exc)}"
+        ) from exc
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
@@ -101,14 +121,25 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         router = _import(args.router)
         if not isinstance(router, Router):
             raise UsageError(f"{args.router} is not an envelopekit.babelqueue.Router")
+        for urn in router.urns():
+            model = router.data_model(urn)
+            if model is not None:
+                _writable(f"--router {args.router}", urn, model)
         options["router"] = router
     if args.urn:
+        from pydantic import BaseModel
+
         urns: dict[str, Any] = {}
         for given in args.urn:
-            urn, equals, model = given.partition("=")
+            urn, equals, reference = given.partition("=")
             if urn in urns:
                 raise UsageError(f"--urn {urn} is given twice")
-            urns[urn] = _import(model) if equals else None
+            model = _import(reference) if equals else None
+            if model is not None:
+                if not (isinstance(model, type) and issubclass(model, BaseModel)):
+                    raise UsageError(f"--urn {given}: {reference} is not a pydantic model")
+                _writable(f"--urn {given}", urn, model)
+            urns[urn] = model
         options["urns"] = urns
     if args.queue:
         options["queues"] = list(args.queue)

@@ -48,7 +48,7 @@ def add_parser(commands: Any) -> None:
     )
 
 
-def _load(reference: str) -> dict[str, Any] | type[BaseModel]:
+def _load(reference: str) -> dict[str, Any]:
     path = Path(reference)
     if path.is_file():
         try:
@@ -59,18 +59,33 @@ def _load(reference: str) -> dict[str, Any] | type[BaseModel]:
             raise CompatUsageError(f"{path} is not a JSON Schema object")
         return schema
     module_name, colon, name = reference.partition(":")
-    if not colon:
+    if not colon or not module_name or not name:
         raise CompatUsageError(f"no such file: {reference} (a model is module:Model)")
     # As `python -m` and uvicorn do: models of the project in the working directory import.
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
         found = getattr(importlib.import_module(module_name), name)
-    except (ImportError, AttributeError) as exc:
-        raise CompatUsageError(f"cannot import {reference}: {exc}") from exc
+    # Whatever the module raises while importing is the user's to see, as a usage error: a
+    # traceback would exit 1, which says "breaking". A module may also call sys.exit.
+    except (Exception, SystemExit) as exc:
+        raise CompatUsageError(f"cannot import {reference}: {_why(exc)}") from exc
     if not (isinstance(found, type) and issubclass(found, BaseModel)):
         raise CompatUsageError(f"{reference} is not a pydantic model")
-    return found
+    from .babelqueue._sensitive import payload_schema
+
+    # The schema is written here, not by breaking_changes, so that a model pydantic cannot
+    # write (a field of an arbitrary type) is named with the reason.
+    try:
+        return payload_schema(found)
+    except Exception as exc:
+        raise CompatUsageError(f"cannot write the schema of {reference}: {_why(exc)}") from exc
+
+
+def _why(exc: BaseException) -> str:
+    """An exception as one line: its type and its text, lines joined (pydantic's run over)."""
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def run(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> int:

@@ -65,6 +65,7 @@ __all__ = [
     "environment_settings",
     "messages",
     "plan",
+    "printable",
 ]
 
 Reading = Literal["auto", "json", "ndjson"]
@@ -261,6 +262,23 @@ class Input:
 def display(path: Path | str) -> str:
     r"""A path as text that always encodes: bytes that are not UTF-8 as ``\xNN`` escapes."""
     return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+# C0, DEL, C1 and the Unicode line and paragraph separators: what ends a line or starts a
+# terminal's escape sequence. Each as repr writes it: \n, \x1b, \x85, \u2028.
+_ESCAPES: Final = {
+    code: repr(chr(code))[1:-1] for code in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)
+}
+
+
+def printable(text: str) -> str:
+    r"""``text`` with control characters escaped as ``repr`` escapes them (``\n``, ``\x1b``).
+
+    Text from the input (a file name, a member name in a pointer) printed raw could end a line
+    and forge the next, or drive the terminal. ``str.isprintable`` is False for each of them,
+    so a clean text costs one C-level scan.
+    """
+    return text if text.isprintable() else text.translate(_ESCAPES)
 
 
 def _reason(exc: OSError) -> str:

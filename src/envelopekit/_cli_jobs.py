@@ -42,7 +42,15 @@ from pydantic import ValidationError
 
 from ._check import SPECS, check, clean_reader
 from ._cli import CLEAN_LINES, Summary, json_of, text_of, verdict_for
-from ._cli_input import JSON_WHITESPACE, Block, InputChanged, InputError, Message, Span
+from ._cli_input import (
+    JSON_WHITESPACE,
+    Block,
+    InputChanged,
+    InputError,
+    Message,
+    Span,
+    printable,
+)
 from ._violations import Verdict
 
 if TYPE_CHECKING:
@@ -144,7 +152,7 @@ class Judge:
         head = (
             b'{"source":' + orjson.dumps(name)[:-1] + b":"
             if as_json
-            else b"valid   " + name.encode("utf-8") + b":"
+            else b"valid   " + printable(name).encode("utf-8") + b":"  # as text_of writes it
         )
         invalid_head = b"INVALID " + head[8:]
         # Lines first .. number - 1 are clean verdicts of spec ``kind``, not written yet.
