@@ -649,6 +649,18 @@ def test_the_cli_reads_a_router_and_urns() -> None:
     assert document["channels"] == _routed()["channels"]
 
 
+def test_the_cli_reads_a_data_model_that_is_no_pydantic_model() -> None:
+    # As asyncapi_document takes it: any type pydantic writes a schema for.
+    urn = "urn:babel:geo:point"
+    done = run(
+        "asyncapi", "--spec", "babelqueue", "--urn", f"{urn}=tests.support.asyncapi_routes:Point"
+    )
+    assert done.returncode == 0, done.stderr
+    expected = ek.asyncapi_document("babelqueue", urns={urn: asyncapi_routes.Point})
+    assert json.loads(done.stdout) == expected
+    assert "lat" in json.dumps(expected["components"])
+
+
 def test_the_cli_reads_topics_and_ops(tmp_path: Path) -> None:
     done = run(
         "asyncapi",
@@ -685,8 +697,17 @@ def test_the_cli_reads_topics_and_ops(tmp_path: Path) -> None:
         (["--spec", "som", "--topic", "som.x"], "TOPIC=TYPE"),
         (["--spec", "matrix", "--op", "$reply"], "is the reply"),
         (["--spec", "babelqueue", "--urn", "urn:a", "--urn", "urn:a"], "given twice"),
-        (["--urn", "urn:a=os:getcwd"], "--urn urn:a=os:getcwd: os:getcwd is not a pydantic model"),
-        (["--urn", "urn:a=json:JSONDecoder"], "json:JSONDecoder is not a pydantic model"),
+        (
+            ["--urn", "urn:a=os:getcwd"],
+            "--urn urn:a=os:getcwd: cannot write the schema of the data model of urn:a: "
+            "PydanticSchemaGenerationError: Unable to generate pydantic-core schema for <built-in "
+            "function getcwd>.",
+        ),
+        (
+            ["--urn", "urn:a=json:JSONDecoder"],
+            "PydanticSchemaGenerationError: Unable to generate pydantic-core schema for <class "
+            "'json.decoder.JSONDecoder'>.",
+        ),
         (
             ["--urn", "urn:a=tests.support.cli_models:Opaque"],
             "--urn urn:a=tests.support.cli_models:Opaque: cannot write the schema of the data "

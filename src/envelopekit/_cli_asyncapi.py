@@ -127,8 +127,6 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
                 _writable(f"--router {args.router}", urn, model)
         options["router"] = router
     if args.urn:
-        from pydantic import BaseModel
-
         urns: dict[str, Any] = {}
         for given in args.urn:
             urn, equals, reference = given.partition("=")
@@ -136,8 +134,8 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
                 raise UsageError(f"--urn {urn} is given twice")
             model = _import(reference) if equals else None
             if model is not None:
-                if not (isinstance(model, type) and issubclass(model, BaseModel)):
-                    raise UsageError(f"--urn {given}: {reference} is not a pydantic model")
+                # Any type pydantic reads (a model, a dataclass, a TypedDict), as the library
+                # takes it: a function or a plain class is one it has no schema for.
                 _writable(f"--urn {given}", urn, model)
             urns[urn] = model
         options["urns"] = urns

@@ -5,8 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
 
 from envelopekit.babelqueue import BabelEnvelope, Router
+
+
+class Point(TypedDict):
+    """A ``data`` model that is no pydantic model: the library and the CLI take it as well."""
+
+    lat: float
+    lon: float
 
 
 class Address(BaseModel):
