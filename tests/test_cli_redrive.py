@@ -214,6 +214,29 @@ def test_an_output_that_is_an_input_or_the_other_output_is_refused_before_writin
     assert not (tmp_path / "o.ndjson").exists() and not (tmp_path / "k.ndjson").exists()
 
 
+def test_what_came_from_the_input_is_escaped_in_the_report(tmp_path: Path) -> None:
+    # A file name or a URN holding a newline printed a line that read as another decision;
+    # an escape sequence reached the terminal.
+    forged = "urn:babel:orders:created\nredriven forged:1 urn:babel:x:y -> \x1b[2Jq"
+    body = _dead(forged, "orders")
+    feed = tmp_path / "dlq\nkept forged:2 invalid.ndjson"
+    feed.write_bytes(body + b"\n" + NOT_JSON + b"\n")
+    done = run("redrive", str(feed), "--kept", str(tmp_path / "k"))
+    assert done.returncode == 1, done.stderr
+    report = done.stderr.decode()
+    assert "\x1b" not in report
+    name = str(feed).replace("\n", "\\n")
+    urn = forged.replace("\n", "\\n").replace("\x1b", "\\x1b")
+    assert report.splitlines() == [
+        f"redriven {name}:1 {urn} -> orders",
+        f"kept {name}:2 invalid json.invalid (document)",
+        "2 messages: 1 redriven, 1 kept, 1 not BabelQueue v1 envelopes",
+    ]
+    missing = run("redrive", str(tmp_path / "no\x1b[2Jsuch"), "--kept", str(tmp_path / "k"))
+    assert missing.returncode == 2
+    assert b"\x1b" not in missing.stderr and b"no\\x1b[2Jsuch" in missing.stderr
+
+
 @pytest.mark.parametrize("feed", ["-", ""], ids=["dash", "default"])
 def test_closed_stdin_is_a_usage_error_not_a_traceback(feed: str) -> None:
     done = shell(f'"$EK" redrive --kept /dev/null {feed} <&-')

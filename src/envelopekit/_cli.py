@@ -517,7 +517,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             stdout.flush()
     except UsageError as exc:
-        stderr.write(f"envelopekit: {exc}\n")
+        stderr.write(f"envelopekit: {printable(str(exc))}\n")  # it may name an input
         return EXIT_USAGE
     except BrokenPipeError:
         # The reader went away (`| head`): nothing to say to it, but the run did not finish.

@@ -32,6 +32,7 @@ from ._cli_input import (
     environment_settings,
     messages,
     plan,
+    printable,
 )
 from ._json import dumps
 from ._violations import violation
@@ -265,7 +266,7 @@ def run(
     try:
         return _run(args, stdin, stdout, stderr)
     except RedriveUsageError as exc:
-        stderr.write(f"envelopekit redrive: {exc}\n")
+        stderr.write(f"envelopekit redrive: {printable(str(exc))}\n")  # it may name an input
         return EXIT_USAGE
 
 
@@ -310,7 +311,8 @@ def _run(
                     copy.finish()
                     kept += 1
                     invalid += 1
-                    stderr.write(_too_large_line(message, limit, kept_out is not None))
+                    said = _too_large_line(message, limit, kept_out is not None)
+                    stderr.write(printable(said) + "\n")
                     continue
                 limited = bool(args.max) and redriven + planned >= args.max
                 decision = redrive(
@@ -325,12 +327,13 @@ def _run(
                     assert out is not None  # a dry run never redrives
                     out.write((_record(decision) if args.records else decision.body()) + b"\n")
                     redriven += 1
-                    stderr.write(f"redriven {source} {decision.envelope.job} -> {decision.queue}\n")
+                    said = f"redriven {source} {decision.envelope.job} -> {decision.queue}"
+                    stderr.write(printable(said) + "\n")
                     continue
                 kept += 1
                 if kept_out is not None:
                     kept_out.write(_one_line(message.raw) + b"\n")
-                stderr.write(_kept_line(source, decision))
+                stderr.write(printable(_kept_line(source, decision)) + "\n")
                 invalid += decision.reason == "invalid"
                 planned += decision.reason == "dry_run"
         except _KeptGone as exc:
@@ -367,15 +370,16 @@ def _too_large_line(message: Message, limit: int, copied: bool) -> str:
     found = violation(rules.MESSAGE_TOO_LARGE, "", said)
     kept = Kept(b"", "invalid", violations=[found])
     end = " (copied)" if copied else ""  # a dry run without --kept copies nothing
-    return _kept_line(message.source, kept).removesuffix("\n") + f": {said}{end}\n"
+    return _kept_line(message.source, kept) + f": {said}{end}"
 
 
 def _kept_line(source: str, decision: Kept) -> str:
+    # A line without its end, for `printable` to escape what came from the input in it.
     if decision.reason == "dry_run":
         urn = decision.envelope.job if decision.envelope is not None else ""
-        return f"would redrive {source} {urn} -> {decision.queue}\n"
+        return f"would redrive {source} {urn} -> {decision.queue}"
     if decision.reason == "invalid":
         first = decision.violations[0] if decision.violations else None
         detail = f" {first.rule} {first.pointer or '(document)'}" if first else ""
-        return f"kept {source} invalid{detail}\n"
-    return f"kept {source} {decision.reason}\n"
+        return f"kept {source} invalid{detail}"
+    return f"kept {source} {decision.reason}"
