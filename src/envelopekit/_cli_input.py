@@ -119,6 +119,13 @@ class Sink:
         except OSError as exc:
             raise self._failed(exc) from exc
 
+    def isatty(self) -> bool:
+        """Whether the output is a terminal (a stream that cannot tell is not)."""
+        try:
+            return self._stream.isatty()
+        except (OSError, ValueError):
+            return False
+
     def _failed(self, exc: OSError) -> Exception:
         return self._error(f"cannot write {self._name}: {exc.strerror or exc}")
 
