@@ -608,6 +608,34 @@ def test_verdicts_on_the_terminal_of_the_bar_are_written_above_it(
     assert screen(written) == piped.stdout.decode("utf-8").splitlines()
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_the_bar_of_a_gzip_input_counts_its_compressed_bytes(tmp_path: Path, jobs: str) -> None:
+    # The bar's total is the file's size on disk; it advanced by the decompressed bytes, so it
+    # was full at once ("2.2/1.2 MB"), and its ETA meaningless.
+    import base64
+    import gzip
+
+    good = orjson.loads((FIXTURES / "order-created.json").read_bytes())
+    # Random notes, so that the compressed file passes the bar's 1 MiB and is half the text.
+    lines = [
+        orjson.dumps({**good, "data": {"note": base64.b64encode(os.urandom(450)).decode()}})
+        for _ in range(2600)
+    ]
+    feed = tmp_path / "feed.ndjson.gz"
+    feed.write_bytes(gzip.compress(b"\n".join(lines) + b"\n"))
+    size = feed.stat().st_size
+    assert size >= 1024 * 1024
+
+    done, shown = on_terminal(feed, "--progress-delay", "0", "--jobs", jobs)
+    assert done.returncode == 0
+    assert len(done.stdout.splitlines()) == 2600
+    frames = re.findall(rb"([0-9.]+)/([0-9.]+) MB", shown)
+    assert len(frames) >= 2  # drawn at once, and once more as the run ends
+    total = f"{size / 1e6:.1f}".encode()
+    assert all(of == total and float(read) <= float(of) for read, of in frames), frames
+    assert frames[-1] == (total, total)  # the whole file read, as the bar counts it
+
+
 def test_a_run_shorter_than_the_delay_draws_no_bar_and_never_imports_rich(big_feed: Path) -> None:
     # 6,000 messages take well under the 2 s default: no bar, and none of rich's import cost.
     done, shown = on_terminal(big_feed)

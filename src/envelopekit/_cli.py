@@ -341,8 +341,10 @@ def _validate(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> i
     with progress:
         try:
             # More than one job: regular files as spans, which the workers read themselves.
-            items = chunks(inputs, stdin, limit, spans=jobs > 1, empty=empty)
-            jobs_module.run(items, pool, progress.advance, emit)
+            # The bar advances by the bytes read of each file as stored, as its total counts them.
+            advance = progress.advance if progress.enabled else None
+            items = chunks(inputs, stdin, limit, spans=jobs > 1, empty=empty, advance=advance)
+            jobs_module.run(items, pool, emit)
         except InputError as exc:
             failure = exc  # what was read before it stands: its verdicts and the summary
         except KeyboardInterrupt:

@@ -549,7 +549,6 @@ class Pool:
 def run(
     items: Iterable[Item],
     pool: Pool,
-    advance: Callable[[int], None],
     emit: Callable[[bytes, Summary], None],
 ) -> None:
     """Validate every item across the pool, emitting each task's output in input order.
@@ -578,7 +577,6 @@ def run(
                         length = len(item.data)
                     else:
                         length = item.size + 1
-                    advance(length)
                     task.append(item)
                     size += length
                     if size < budget and len(task) < TASK_ITEMS:
