@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -485,6 +486,154 @@ def test_progress_bar_draws_on_a_terminal(big_feed: Path, jobs: str) -> None:
     lines = [orjson.loads(line) for line in done.stdout.splitlines()]
     assert [line["ok"] for line in lines] == [True] * 6000
     assert [line["source"] for line in lines] == [f"{big_feed}:{n}" for n in range(1, 6001)]
+
+
+def on_one_terminal(*args: str) -> tuple[int, bytes]:
+    """``envelopekit *args`` with stdout and stderr the same pseudo-terminal, as in a shell.
+
+    Returns the exit status and every byte written to the terminal, in the order written.
+    """
+    import pty
+
+    command = [ENTRY] if ENTRY else [sys.executable, "-m", "envelopekit"]
+    leader, follower = pty.openpty()
+    drawn: list[bytes] = []
+
+    def drain() -> None:  # as a terminal does: the verdicts alone would fill the pty's buffer
+        with suppress(OSError):
+            while chunk := os.read(leader, 65536):
+                drawn.append(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        done = subprocess.run(
+            [*command, *args],
+            stdout=follower,
+            stderr=follower,
+            cwd=ROOT,
+            env={k: v for k, v in os.environ.items() if not k.startswith("ENVELOPEKIT_")},
+            check=False,
+            timeout=120,
+        )
+    finally:
+        os.close(follower)
+        reader.join(timeout=10)
+        os.close(leader)
+    return done.returncode, b"".join(drawn)
+
+
+_CSI = re.compile(r"\x1b\[([?0-9;]*)([A-Za-z])")
+
+
+def screen(written: bytes) -> list[str]:
+    """The lines a terminal shows after ``written``, its scrollback included, right-trimmed.
+
+    What rich and the verdicts write is interpreted as a terminal does: a carriage return, a
+    line feed (the pty adds the carriage return), a cursor up, an erased line; colours and the
+    cursor's visibility change nothing; anything else fails. Lines do not wrap: the property
+    under test (where a line starts) does not depend on the width.
+    """
+    text = written.decode("utf-8")
+    rows: list[list[str]] = [[]]
+    row = column = 0
+    at = 0
+    while at < len(text):
+        char = text[at]
+        if char == "\x1b":
+            found = _CSI.match(text, at)
+            assert found is not None, (
+                f"an escape sequence the test cannot read: {text[at : at + 8]!r}"
+            )
+            param, final = found.groups()
+            count = int(param) if param.isdigit() else None
+            if final == "K":
+                assert count in (None, 0, 2), found.group()
+                line = rows[row]
+                if count == 2:
+                    line[:] = [" "] * len(line)
+                else:
+                    del line[column:]
+            elif final == "A":
+                row = max(row - (count or 1), 0)
+            else:
+                assert final in "mhl", f"an escape sequence the test cannot read: {found.group()!r}"
+            at = found.end()
+            continue
+        if char == "\r":
+            column = 0
+        elif char == "\n":
+            row += 1
+            if row == len(rows):
+                rows.append([])
+        else:
+            line = rows[row]
+            line.extend(" " * (column - len(line)))
+            if column < len(line):
+                line[column] = char
+            else:
+                line.append(char)
+            column += 1
+        at += 1
+    lines = ["".join(line).rstrip() for line in rows]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+@pytest.fixture(scope="module")
+def mixed_feed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    good = orjson.dumps(orjson.loads((FIXTURES / "order-created.json").read_bytes()))
+    feed = tmp_path_factory.mktemp("progress") / "mixed.ndjson"
+    # Invalid messages among the valid ones: a verdict of several lines, then one of one.
+    feed.write_bytes(
+        b"".join(b'{"job": 1}\n' if n % 700 == 1 else good + b"\n" for n in range(6000))
+    )
+    return feed
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_verdicts_on_the_terminal_of_the_bar_are_written_above_it(
+    mixed_feed: Path, jobs: str
+) -> None:
+    # Written past rich, the first verdict followed the bar's text on its line
+    # ("validating ━━━ 0.0/1.5 MB ? -:--:--valid   .../mixed.ndjson:1"), where it stayed.
+    status, written = on_one_terminal(
+        "validate", "--spec", "babelqueue", "--progress-delay", "0", "--jobs", jobs, str(mixed_feed)
+    )
+    assert status == 1
+    assert b"validating" in written  # the bar was drawn, at once (before any verdict)
+    piped = run("validate", "--spec", "babelqueue", "--jobs", jobs, str(mixed_feed))
+    # The bar gone (it is transient), the terminal shows what a pipe is given, line for line.
+    assert screen(written) == piped.stdout.decode("utf-8").splitlines()
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_the_bar_of_a_gzip_input_counts_its_compressed_bytes(tmp_path: Path, jobs: str) -> None:
+    # The bar's total is the file's size on disk; it advanced by the decompressed bytes, so it
+    # was full at once ("2.2/1.2 MB"), and its ETA meaningless.
+    import base64
+    import gzip
+
+    good = orjson.loads((FIXTURES / "order-created.json").read_bytes())
+    # Random notes, so that the compressed file passes the bar's 1 MiB and is half the text.
+    lines = [
+        orjson.dumps({**good, "data": {"note": base64.b64encode(os.urandom(450)).decode()}})
+        for _ in range(2600)
+    ]
+    feed = tmp_path / "feed.ndjson.gz"
+    feed.write_bytes(gzip.compress(b"\n".join(lines) + b"\n"))
+    size = feed.stat().st_size
+    assert size >= 1024 * 1024
+
+    done, shown = on_terminal(feed, "--progress-delay", "0", "--jobs", jobs)
+    assert done.returncode == 0
+    assert len(done.stdout.splitlines()) == 2600
+    frames = re.findall(rb"([0-9.]+)/([0-9.]+) MB", shown)
+    assert len(frames) >= 2  # drawn at once, and once more as the run ends
+    total = f"{size / 1e6:.1f}".encode()
+    assert all(of == total and float(read) <= float(of) for read, of in frames), frames
+    assert frames[-1] == (total, total)  # the whole file read, as the bar counts it
 
 
 def test_a_run_shorter_than_the_delay_draws_no_bar_and_never_imports_rich(big_feed: Path) -> None:

@@ -597,6 +597,39 @@ def test_gzip_is_decompressed_as_a_stream(tmp_path: Path) -> None:
     assert b"2 messages: 2 valid" in piped.stdout
 
 
+@pytest.mark.parametrize("spans", [False, True])
+def test_the_progress_of_a_file_adds_up_to_its_size_gzip_in_compressed_bytes(
+    tmp_path: Path, spans: bool
+) -> None:
+    # The bar's total is the inputs' sizes on disk: counted decompressed (twice the size here),
+    # a gzip file's progress filled the bar at once.
+    import base64
+
+    from envelopekit import _cli_input
+
+    text = b"".join(
+        orjson.dumps({"note": base64.b64encode(os.urandom(600)).decode()}) + b"\n"
+        for _ in range(1500)
+    )
+    (tmp_path / "feed.ndjson").write_bytes(text)
+    (tmp_path / "feed.ndjson.gz").write_bytes(gzip.compress(text))
+    (tmp_path / "order.json").write_bytes(PRETTY)
+    (tmp_path / "order.json.gz").write_bytes(gzip.compress(PRETTY))
+    steps: dict[str, list[int]] = {}
+    for name in ("feed.ndjson", "feed.ndjson.gz", "order.json", "order.json.gz"):
+        path = tmp_path / name
+        source = _cli_input.Input(name, path, None)
+        steps[name] = []
+        items = list(
+            _cli_input.chunks([source], None, 1 << 20, spans=spans, advance=steps[name].append)
+        )
+        assert sum(steps[name]) == source.size == path.stat().st_size, name
+        assert len(steps[name]) == len(items) + 1  # as each item came, then what followed
+        assert min(steps[name]) >= 0
+    # A large gzip file advances as it is read, not all at the end.
+    assert sum(step > 0 for step in steps["feed.ndjson.gz"][:-1]) > 1
+
+
 # --- lines as check reads them, and nothing to read ---------------------------------------------
 
 

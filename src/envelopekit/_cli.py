@@ -205,6 +205,27 @@ class _Progress:
             self._bar.advance(self._task, self._pending)
             self._pending = 0
 
+    def above(self, output: IO[bytes], data: bytes) -> None:
+        """Write whole lines ``data`` to ``output``, the terminal the bar is on too, above it.
+
+        Written past rich, the lines would follow the bar's text on its line, where rich's next
+        redraw, erasing only the line the cursor is on, leaves that text. So rich takes the bar
+        off (it is transient) and draws it again below them, as it does for a print. Its live
+        display, not the bar, is stopped: the bar's stop adds a line where the display is not
+        drawn (TERM=dumb).
+        """
+        if self._bar is None:
+            output.write(data)
+            output.flush()  # no part of a line left to come after a bar drawn next
+            return
+        live = self._bar.live
+        live.stop()
+        try:
+            output.write(data)
+            output.flush()  # all of it on the terminal before the bar is drawn after it
+        finally:
+            live.start(refresh=True)
+
     def _draw(self) -> None:
         from rich.console import Console
         from rich.progress import (
@@ -322,18 +343,26 @@ def _validate(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> i
     if jobs > 1 and progress.enabled:
         pool.start()  # before the bar's thread: forking a threaded process is unsafe
 
+    # Verdicts to the terminal the bar is drawn on go above it; to a pipe or a file, as they are.
+    screen = progress.enabled and stdout.isatty()
+
     def emit(out: bytes, part: Summary) -> None:
         # One write per task (a few hundred messages): a write per message costs more than
         # validating it.
-        stdout.write(out)
+        if screen:
+            progress.above(stdout, out)
+        else:
+            stdout.write(out)
         jobs_module.merge(summary, part)
 
     empty: list[str] = []
     with progress:
         try:
             # More than one job: regular files as spans, which the workers read themselves.
-            items = chunks(inputs, stdin, limit, spans=jobs > 1, empty=empty)
-            jobs_module.run(items, pool, progress.advance, emit)
+            # The bar advances by the bytes read of each file as stored, as its total counts them.
+            advance = progress.advance if progress.enabled else None
+            items = chunks(inputs, stdin, limit, spans=jobs > 1, empty=empty, advance=advance)
+            jobs_module.run(items, pool, emit)
         except InputError as exc:
             failure = exc  # what was read before it stands: its verdicts and the summary
         except KeyboardInterrupt:

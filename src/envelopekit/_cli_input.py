@@ -25,6 +25,8 @@ r"""What ``envelopekit validate`` reads: inputs checked up front, messages read 
   From a regular file (not gzip) ``chunks(..., spans=True)`` gives each block as a ``Span``
   instead, where it lies in the file: the process that validates it reads it there itself, so
   the reading process only finds the line ends and counts them (into one reused buffer).
+* A progress bar's measure (``chunks(..., advance=...)``) is how far each regular file was read
+  as stored, a gzip file's compressed bytes: the unit of ``Input.size``, which totals it.
 """
 
 from __future__ import annotations
@@ -139,6 +141,13 @@ class Sink:
             raise
         except OSError as exc:
             raise self._failed(exc) from exc
+
+    def isatty(self) -> bool:
+        """Whether the output is a terminal (a stream that cannot tell is not)."""
+        try:
+            return self._stream.isatty()
+        except (OSError, ValueError):
+            return False
 
     def _failed(self, exc: OSError) -> Exception:
         return self._error(f"cannot write {self._name}: {exc.strerror or exc}")
@@ -440,6 +449,7 @@ def chunks(
     empty: list[str] | None = None,
     verbatim: bool = False,
     spill: Spill | None = None,
+    advance: Callable[[int], object] | None = None,
 ) -> Iterator[Message | Block | Span]:
     """What ``messages`` reads, NDJSON still in blocks of lines (``Block.messages`` splits one).
 
@@ -454,6 +464,10 @@ def chunks(
     block with an oversized line hands the line on when ``Block.messages`` reaches it. What
     ``spill`` raises ends the reading (an ``OSError`` reads as the input's own failure: wrap it).
 
+    ``advance``, if any, is handed the bytes of each regular file read so far as each item comes
+    (and the rest at its end): bytes as stored, a gzip file's compressed ones, so that they add
+    up to the inputs' ``Input.size``. A stream's bytes are not counted, as its size is not.
+
     Raises:
         InputError: when an input cannot be opened or read part-way.
     """
@@ -462,7 +476,7 @@ def chunks(
     limit = min(limit, sys.maxsize - 2)
     for source in inputs:
         found = _Found()
-        yield from _input_chunks(source, stdin, limit, spans, found, (verbatim, spill))
+        yield from _input_chunks(source, stdin, limit, spans, found, (verbatim, spill), advance)
         if not found.content and empty is not None:
             empty.append(source.name)
 
@@ -485,11 +499,15 @@ def _input_chunks(
     spans: bool,
     found: _Found,
     how: tuple[bool, Spill | None],
+    advance: Callable[[int], object] | None,
 ) -> Iterator[Message | Block | Span]:
     try:
         if source.path is not None:
             with source.path.open("rb") as stream:
-                yield from _read(source, stream, limit, spans, found, how)
+                items = _read(source, stream, limit, spans, found, how)
+                if advance is not None and _regular(stream) is not None:
+                    items = _measured(items, stream, advance)
+                yield from items
         elif stdin is not None:
             yield from _read(source, stdin, limit, False, found, how)
         else:
@@ -497,6 +515,24 @@ def _input_chunks(
     except (OSError, EOFError, zlib.error) as exc:
         reason = _reason(exc) if isinstance(exc, OSError) else str(exc)
         raise InputError(f"cannot read {source.name}: {reason}") from exc
+
+
+def _measured(
+    items: Iterator[Message | Block | Span], stream: IO[bytes], advance: Callable[[int], object]
+) -> Iterator[Message | Block | Span]:
+    """``items``, ``advance`` handed how much further ``stream`` was read as each comes.
+
+    ``stream`` is the file as stored: under gzip it is read as far as the compressed bytes of
+    the items so far (a read ahead of them at most), where their own lengths would count the
+    decompressed bytes against the compressed file's size.
+    """
+    done = 0
+    for item in items:
+        at = stream.tell()
+        advance(at - done)
+        done = at
+        yield item
+    advance(stream.tell() - done)  # what followed the last item: blank lines, a gzip trailer
 
 
 class _Line(NamedTuple):

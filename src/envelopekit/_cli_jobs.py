@@ -557,7 +557,6 @@ class Pool:
 def run(
     items: Iterable[Item],
     pool: Pool,
-    advance: Callable[[int], None],
     emit: Callable[[bytes, Summary], None],
 ) -> None:
     """Validate every item across the pool, emitting each task's output in input order.
@@ -586,7 +585,6 @@ def run(
                         length = len(item.data)
                     else:
                         length = item.size + 1
-                    advance(length)
                     task.append(item)
                     size += length
                     if size < budget and len(task) < TASK_ITEMS:
