@@ -20,11 +20,13 @@ value and every object's keys.
 from __future__ import annotations
 
 import copy
+import enum
 import json
 import random
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 import envelopekit as ek
@@ -295,3 +297,224 @@ def test_a_large_text_dense_with_escapes_reads_alike_through_every_door() -> Non
         assert envelope == verdict.envelope
         assert envelope.envelope_warnings() == verdict.warnings
     assert [v.pointer for v in verdict.warnings] == ["/data/a/2000/n"]
+
+
+# --- Python data: what the dict doors and producers read beyond what JSON gives ------------------
+#
+# A dict built in code may hold what `json.loads` never makes: subclasses of the JSON types (an
+# IntEnum member, numpy's float64 is a float subclass), values of other types, nesting past the
+# parser's limit. Every door refuses what no JSON text can carry with a ValidationError (the
+# producers with a ProducerError) naming the rule and the pointer, reads a subclass as the JSON
+# value its base type writes, and what it accepts re-emits and reads back.
+
+BQ_TRACE, BQ_ID = "7b3f9c2a-e41d-4f88-9b2a-1c0d5e6f7a8b", "f1e2d3c4-b5a6-4789-90ab-cdef01234567"
+SOM_SYSTEM = {"system_id": "cms", "system_type": "ncs"}
+
+
+class _Status(enum.IntEnum):
+    OK = 1
+
+
+class _Float(float):
+    pass
+
+
+class _Int(int):
+    pass
+
+
+def _bq(data: dict[str, Any]) -> dict[str, Any]:
+    meta = {
+        "id": BQ_ID,
+        "queue": "q",
+        "lang": "php",
+        "schema_version": 1,
+        "created_at": 1749132727000,
+    }
+    return {"job": "urn:babel:a:b", "trace_id": BQ_TRACE, "data": data, "meta": meta, "attempts": 0}
+
+
+def _som(extension: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "som_version": "1.0.0",
+        "message_id": "01920000-0000-7000-8000-000000000001",
+        "correlation_id": "01920000-0000-7000-8000-000000000002",
+        "message_type": "asset.ingested",
+        "timestamp": "2026-09-11T16:41:00Z",
+        "originating_system": SOM_SYSTEM,
+        "topic": "som.asset.ingested",
+        "payload": {},
+        "extensions": {"com.vendor.x": extension},
+    }
+
+
+# spec -> (model, the message around the free-form object, the pointer of that object)
+_SPECS: dict[str, tuple[type[BaseModel], Any, str]] = {
+    "babelqueue": (BabelEnvelope, _bq, "/data"),
+    "som": (SomEnvelope, _som, "/extensions/com.vendor.x"),
+}
+_DICT_DOORS: dict[str, Any] = {
+    "model_validate": lambda model, document: model.model_validate(document),
+    "TypeAdapter": lambda model, document: TypeAdapter(model).validate_python(document),
+}
+
+
+def _pairs(found: list[ek.Violation]) -> list[tuple[str, str]]:
+    return [(v.rule, v.pointer) for v in found]
+
+
+def _read_back(model: type[BaseModel], envelope: Any) -> None:
+    """What a door accepted re-emits, both ways, and reads back as the same message."""
+    wire = envelope.to_json()
+    assert model.model_validate_json(wire).to_json() == wire  # type: ignore[attr-defined]
+    assert model.model_validate_json(envelope.model_dump_json()).to_json() == wire  # type: ignore[attr-defined]
+
+
+# Python values read as the JSON value of their base type: what the number rules say of it.
+# (spec, free-form object, the refusal or None, the warnings), pointers below the object. SOM
+# bounds no integer in free-form JSON, so its cases are those NaN and Infinity give.
+_SUBCLASSES: dict[str, tuple[str, dict[str, Any], tuple[str, str] | None, list[str]]] = {
+    "bq-intenum-beside-an-unsafe-integer": (
+        "babelqueue",
+        {"big": 2**53, "status": _Status.OK},
+        None,
+        ["number.unsafe_integer /big"],
+    ),
+    "som-intenum-beside-a-wide-integer": (
+        "som",
+        {"big": 2**64, "status": _Status.OK},
+        None,
+        [],
+    ),
+    "bq-intenum-beside-a-wide-integer": (
+        "babelqueue",
+        {"big": 2**64, "status": _Status.OK},
+        None,
+        ["number.beyond_int64 /big"],
+    ),
+    "bq-intenum-in-a-nested-list": (
+        "babelqueue",
+        {"l": [{"big": 2**53}, _Status.OK]},
+        None,
+        ["number.unsafe_integer /l/0/big"],
+    ),
+    "bq-int-subclass-unsafe": (
+        "babelqueue",
+        {"x": _Int(2**60)},
+        None,
+        ["number.unsafe_integer /x"],
+    ),
+    "bq-int-subclass-beyond-int64": (
+        "babelqueue",
+        {"x": _Int(2**70)},
+        None,
+        ["number.beyond_int64 /x"],
+    ),
+    **{
+        f"{spec}-{name}": (spec, value, refused, [])
+        for spec in ("babelqueue", "som")
+        for name, value, refused in (
+            ("float-subclass-nan", {"x": _Float("nan")}, ("number.non_finite", "/x")),
+            ("float-subclass-infinity", {"x": [1, _Float("-inf")]}, ("number.non_finite", "/x/1")),
+            (
+                "float-subclass-after-a-wide-list",
+                {"x": [1.5] * 70 + [_Float("inf")]},
+                ("number.non_finite", "/x/70"),
+            ),
+        )
+    },
+}
+
+
+@pytest.mark.parametrize("door", _DICT_DOORS)
+@pytest.mark.parametrize(
+    ("spec", "value", "refused", "warned"), _SUBCLASSES.values(), ids=_SUBCLASSES.keys()
+)
+def test_a_dict_door_reads_a_subclass_as_its_json_value(
+    spec: str,
+    door: str,
+    value: dict[str, Any],
+    refused: tuple[str, str] | None,
+    warned: list[str],
+) -> None:
+    model, message, at = _SPECS[spec]
+    if refused is not None:
+        with pytest.raises(ValidationError) as caught:
+            _DICT_DOORS[door](model, message(value))
+        assert _pairs(ek.violations(caught.value, model=model)) == [(refused[0], at + refused[1])]
+        return
+    envelope = _DICT_DOORS[door](model, message(value))
+    noted = [f"{v.rule} {v.pointer}" for v in envelope.envelope_warnings()]
+    assert [w for w in noted if w.startswith("number.")] == [
+        f"{rule} {at}{pointer}" for rule, pointer in (w.split(" ") for w in warned)
+    ]
+    _read_back(model, envelope)
+
+
+def test_matrix_reads_those_subclasses_as_before() -> None:
+    """Matrix's payload (pydantic's ``JsonValue``) already read them so: it still does."""
+    for value, rule in ((_Float("nan"), "number.non_finite"), (_Int(2**70), "number.out_of_range")):
+        with pytest.raises(ValidationError) as caught:
+            MxRequest.model_validate({"op": "fs.list", "payload": {"x": value}})
+        assert _pairs(ek.violations(caught.value, model=MxRequest)) == [(rule, "/payload/x")]
+    request = MxRequest.model_validate({"op": "fs.list", "payload": {"s": _Status.OK}})
+    assert request.to_json() == b'{"op":"fs.list","payload":{"s":1}}'
+
+
+def _produce(spec: str, via: str, data: dict[str, Any]) -> Any:
+    if spec == "som":
+        return SomEnvelope.create(
+            "asset.ingested", data, originating_system=SOM_SYSTEM, allow_unknown=True
+        )
+    if via == "child":
+        return BabelEnvelope.create("urn:babel:a:b", {}).child("urn:babel:a:c", data)
+    return BabelEnvelope.create("urn:babel:a:b", data)
+
+
+_PRODUCERS = {
+    "babelqueue create": ("babelqueue", "create", "/data"),
+    "babelqueue child": ("babelqueue", "child", "/data"),
+    "som create": ("som", "create", "/payload"),
+}
+
+# (data, the ProducerError's rule and pointer below the data, or None)
+_PRODUCED: dict[str, tuple[dict[str, Any], dict[str, tuple[str, str] | None]]] = {
+    "intenum-beside-an-unsafe-integer": (
+        {"big": 2**53, "status": _Status.OK},
+        {"babelqueue": None, "som": None},
+    ),
+    "intenum-beside-a-wide-integer": (
+        {"big": 2**64, "o": _Status.OK},
+        {"babelqueue": ("number.out_of_range", "/big"), "som": None},
+    ),
+    "float-subclass-nan": (
+        {"x": _Float("nan")},
+        {"babelqueue": ("number.non_finite", "/x"), "som": ("number.non_finite", "/x")},
+    ),
+    "int-subclass-beyond-int64": (
+        {"x": _Int(2**70)},
+        {"babelqueue": ("number.out_of_range", "/x")},
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("producer", "data", "expected"),
+    [
+        pytest.param(producer, data, refused[spec], id=f"{name}-{producer}")
+        for name, (data, refused) in _PRODUCED.items()
+        for producer, (spec, _, _) in _PRODUCERS.items()
+        if spec in refused
+    ],
+)
+def test_a_producer_reads_a_subclass_as_its_json_value(
+    producer: str, data: dict[str, Any], expected: tuple[str, str] | None
+) -> None:
+    spec, via, at = _PRODUCERS[producer]
+    if expected is None:
+        envelope = _produce(spec, via, data)
+        _read_back(type(envelope), envelope)
+        return
+    with pytest.raises(ek.ProducerError) as caught:
+        _produce(spec, via, data)
+    assert _pairs(caught.value.violations) == [(expected[0], at + expected[1])]

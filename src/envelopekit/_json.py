@@ -18,10 +18,11 @@ from array import array
 from collections.abc import Callable, Generator, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from enum import Enum
 from itertools import accumulate, chain, compress, repeat
 from math import isfinite
 from operator import and_, not_, sub, xor
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import orjson
 from pydantic import BaseModel, ValidationInfo
@@ -49,6 +50,7 @@ __all__ = [
     "exceeds_depth",
     "finite_json",
     "finite_numbers",
+    "json_kind",
     "keep_warnings",
     "keeps_warnings",
     "kept_warnings",
@@ -528,8 +530,12 @@ def needs_scan(value: Any, reading: NumberReading | None = None, by_text: bool =
         return not high >= value >= low
     elif kind is float:
         return bool(value - value != 0.0)
-    else:
+    elif kind is str or kind is bool or value is None:
         return False
+    else:
+        # Python data only: a subclass of a JSON type (an IntEnum member, numpy.float64)
+        # holds a number as its base type does.
+        return _subclass_needs_scan(value)
     if reading is not None:
         reading.left -= len(items)
         if reading.left < 0:
@@ -563,6 +569,38 @@ def needs_scan(value: Any, reading: NumberReading | None = None, by_text: bool =
         elif item and needs_scan(item, reading, by_text):  # an empty one holds no number
             return True
     return False
+
+
+def _subclass_needs_scan(value: Any) -> bool:
+    """:func:`needs_scan` of a value not exactly of a JSON type (Python data only)."""
+    plain = json_kind(value)
+    return plain is not None and needs_scan(plain, by_text=False)
+
+
+def json_kind(value: Any) -> Any:
+    """The JSON value a value of no exact JSON type stands for, or ``None`` for none.
+
+    A subclass of ``int`` or ``float`` (an ``IntEnum`` member, ``numpy.float64``) is its
+    number, of ``dict`` a dict, of ``list`` or a tuple a list, an enum member its value's:
+    what the encoders write for it, for the number rules to read. ``None`` for anything else
+    (a ``str`` subclass too: no number); whether that is JSON at all is for
+    :func:`refuse_non_json` to say. Never called for the exact JSON types.
+    """
+    # An enum's value may itself be an enum member (a chain ends: values are created first).
+    while isinstance(value, Enum):
+        value = value.value
+    kind = type(value)
+    if kind is int or kind is float or kind is dict or kind is list:
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, dict):
+        return dict(value)
+    if isinstance(value, (list, tuple)):
+        return list(cast("list[Any]", value))
+    return None
 
 
 _BULK: Final = 64  # an array or object this long is read by `_notable_items`
@@ -1096,6 +1134,11 @@ def scan_numbers(
             # The lean loop: an integer within the bounds is counted, never built.
             for key, item in items:
                 kind = type(item)
+                if kind is not int and kind is not float and kind is not dict and kind is not list:
+                    if kind is str or kind is bool or item is None:
+                        continue
+                    item = json_kind(item)  # Python data only, as in the loop below
+                    kind = type(item)
                 if kind is int:
                     if not integers or JS_SAFE_MAX >= item >= -JS_SAFE_MAX:
                         continue
@@ -1132,12 +1175,33 @@ def scan_numbers(
                 if first_refusal:
                     return errors, warnings
                 continue
-            else:
+            elif kind is dict or kind is list:
                 if item:  # an empty container holds no number
                     stack.append(parent)
                     keys.append(key)
                     values.append(item)
                 continue
+            else:
+                # Python data only: not exactly a JSON type. A subclass is read as its base
+                # type (never as a container it is not: an IntEnum member has no len()).
+                item = json_kind(item)
+                kind = type(item)
+                if kind is int:
+                    if safe_high >= item >= safe_low or not integers:
+                        continue
+                elif kind is float:
+                    if item - item == 0.0:
+                        continue
+                    errors.append(_non_finite(_pointer_of(parent, base) + segment(key), item))
+                    if first_refusal:
+                        return errors, warnings
+                    continue
+                else:
+                    if item:  # a container, or None: nothing a number rule reads
+                        stack.append(parent)
+                        keys.append(key)
+                        values.append(item)
+                    continue
             # An integer beyond 2^53-1: refused, or a warning.
             beyond = not INT64_MAX >= item >= INT64_MIN
             if beyond and not (wide_integers and abs(item) < wide):
