@@ -26,10 +26,12 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
+import orjson
 import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 import envelopekit as ek
+from envelopekit import _json
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse
 from envelopekit.som import SomEnvelope
@@ -518,3 +520,97 @@ def test_a_producer_reads_a_subclass_as_its_json_value(
     with pytest.raises(ek.ProducerError) as caught:
         _produce(spec, via, data)
     assert _pairs(caught.value.violations) == [(expected[0], at + expected[1])]
+
+
+# --- Python data nesting deeper than the JSON parser reads --------------------------------------
+#
+# The JSON door refuses a text nesting more than 200 levels (pydantic-core's parser); orjson
+# writes 254, and Python recurses about 1,000. The dict doors refuse alike (`message.too_deep`,
+# at the first array or object past the limit), however deep, however wide the containers
+# around it, and never recurse; the producers give a ProducerError.
+
+
+def _nest(levels: int) -> Any:
+    value: Any = 1
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+# The free-form object's depth in each spec's message: BabelQueue's `data`, SOM's extension.
+_FREE_DEPTH = {"babelqueue": 2, "som": 3}
+
+
+def _deep(shape: str, levels: int) -> tuple[dict[str, Any], str]:
+    """A free-form object holding ``levels`` levels of arrays at ``/x``, and where level 201 is.
+
+    The pointer is relative to the object, for an object at depth 2 (the caller shifts it).
+    ``levels`` counts the array at ``/x`` and what nests in it.
+    """
+    if shape == "chain":
+        return {"x": _nest(levels)}, "/x" + "/0" * 198
+    if shape == "in-a-narrow-list":  # read as text, then for its depth
+        return {"x": [_nest(levels - 1), *range(10)]}, "/x" + "/0" * 198
+    if shape == "in-a-wide-list":  # written within its depth bound
+        return {"x": [_nest(levels - 1), *range(40)]}, "/x" + "/0" * 198
+    wide = {f"k{i}": i for i in range(40)}
+    return {"x": {**wide, "deep": _nest(levels - 1)}}, "/x/deep" + "/0" * 197
+
+
+@pytest.mark.parametrize("door", _DICT_DOORS)
+@pytest.mark.parametrize("spec", _SPECS)
+@pytest.mark.parametrize("shape", ["chain", "in-a-narrow-list", "in-a-wide-list", "in-a-wide-dict"])
+@pytest.mark.parametrize("past", [1, 2, 52, 53, 54, 800])
+def test_a_dict_door_refuses_nesting_the_json_door_refuses(
+    spec: str, door: str, shape: str, past: int
+) -> None:
+    """``past`` levels past the limit are refused; the limit itself is read, and reads back."""
+    model, message, at = _SPECS[spec]
+    value, _ = _deep(shape, 200 - _FREE_DEPTH[spec])
+    document = message(value)
+    assert model.model_validate_json(json.dumps(document))
+    _read_back(model, _DICT_DOORS[door](model, document))
+    value, where = _deep(shape, 200 - _FREE_DEPTH[spec] + past)
+    document = message(value)
+    if past < 600:  # json.dumps recurses too
+        with pytest.raises(ValidationError) as caught:
+            model.model_validate_json(json.dumps(document))
+        assert _pairs(ek.violations(caught.value, model=model)) == [("message.too_deep", "")]
+    with pytest.raises(ValidationError) as caught:
+        _DICT_DOORS[door](model, document)
+    # The pointer where the limit is passed, one level higher for SOM's deeper object.
+    expected = where if spec == "babelqueue" else where[: where.rindex("/0")]
+    assert _pairs(ek.violations(caught.value, model=model)) == [("message.too_deep", at + expected)]
+
+
+@pytest.mark.parametrize("producer", _PRODUCERS)
+@pytest.mark.parametrize("levels", [199, 1_000, 100_000])
+def test_a_producer_refuses_nesting_no_json_text_may_hold(producer: str, levels: int) -> None:
+    """Refused past the limit (``levels`` arrays in an object at depth 2), taken up to it."""
+    spec, via, at = _PRODUCERS[producer]
+    _read_back(
+        SomEnvelope if spec == "som" else BabelEnvelope, _produce(spec, via, {"x": _nest(198)})
+    )
+    with pytest.raises(ek.ProducerError) as caught:
+        _produce(spec, via, {"x": _nest(levels)})
+    assert _pairs(caught.value.violations) == [("message.too_deep", at + "/x" + "/0" * 198)]
+
+
+def test_matrix_refuses_deep_python_data_as_before_and_its_producer_no_longer_recurses() -> None:
+    with pytest.raises(ValidationError) as caught:
+        MxRequest.model_validate({"op": "fs.list", "payload": {"x": _nest(1_000)}})
+    assert caught.value.errors()[0]["type"] == "recursion_depth_exceeded"
+    with pytest.raises(ek.ProducerError):
+        MxRequest.create("fs.list", {"x": _nest(100_000)})
+
+
+def test_the_depth_limits_are_the_parsers_and_orjsons() -> None:
+    """``_json.PARSER_MAX_DEPTH`` is what pydantic-core's parser reads, and
+    ``ORJSON_MAX_DEPTH`` what orjson writes, which the depth bounds build on."""
+    adapter = TypeAdapter(Any)
+    adapter.validate_json(json.dumps(_nest(_json.PARSER_MAX_DEPTH)))
+    with pytest.raises(ValidationError, match="recursion limit exceeded"):
+        adapter.validate_json(json.dumps(_nest(_json.PARSER_MAX_DEPTH + 1)))
+    orjson.dumps(_nest(_json.ORJSON_MAX_DEPTH))
+    with pytest.raises(orjson.JSONEncodeError):
+        orjson.dumps(_nest(_json.ORJSON_MAX_DEPTH + 1))

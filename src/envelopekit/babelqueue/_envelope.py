@@ -40,6 +40,7 @@ from .._json import (
     INT64_MAX,
     PLAIN_NUMBERS,
     dumps,
+    PARSER_MAX_DEPTH,
     needs_scan,
     plain_json,
     proven_context,
@@ -132,8 +133,11 @@ class BabelEnvelope(WireModel, Generic[DataT]):
     def __get_pydantic_core_schema__(
         cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /
     ) -> CoreSchema:
-        """The model's schema, refusing in Python mode the strings JSON cannot carry."""
-        return text_checked_schema(cls, source, handler)
+        """The model's schema, refusing in Python mode what JSON text cannot carry.
+
+        Strings that are not Unicode, and nesting deeper than the JSON parser reads.
+        """
+        return text_checked_schema(cls, source, handler, depth=True)
 
     @classmethod
     def model_validate(
@@ -170,8 +174,11 @@ class BabelEnvelope(WireModel, Generic[DataT]):
                 # Bounded as model_validate_json bounds the same message: one error per array.
                 large: Self = large_validator(cls).validate_python(obj, context=context)
                 return large
-            # What the fast path leaves to its caller: the numbers of Python data.
-            if isinstance(found, BabelEnvelope) and not needs_scan(found.__dict__["data"]):
+            # What the fast path leaves to its caller: the numbers of Python data, and its
+            # depth (orjson writes 254 levels, the parser reads 200; `data` is the second).
+            if isinstance(found, BabelEnvelope) and not needs_scan(
+                found.__dict__["data"], levels=_DATA_LEVELS
+            ):
                 return found
         return super().model_validate(
             obj,
@@ -575,6 +582,10 @@ FAST_PATH: Final = FastPath(
 
 
 _parse: JsonParse = first_parse(FAST_PATH, globals(), "_parse")
+
+
+_DATA_LEVELS: Final = PARSER_MAX_DEPTH - 1
+"""The levels ``data`` may nest, itself included: the message is the first of the parser's."""
 
 
 def _warning_cap(context: object) -> int:
