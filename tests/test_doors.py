@@ -20,9 +20,14 @@ value and every object's keys.
 from __future__ import annotations
 
 import copy
+import dataclasses
+import datetime
+import decimal
 import enum
+import fractions
 import json
 import random
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -36,6 +41,7 @@ from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse
 from envelopekit.som import SomEnvelope
 from tests.babelqueue.conformance._manifest import ROOT as BQ_DATA
+from tests.conftest import DATA
 from tests.matrix import test_differential as matrix_differential
 from tests.matrix.test_cases import CASES as MATRIX_CASES
 from tests.matrix.test_cases import raw_of
@@ -614,3 +620,109 @@ def test_the_depth_limits_are_the_parsers_and_orjsons() -> None:
     orjson.dumps(_nest(_json.ORJSON_MAX_DEPTH))
     with pytest.raises(orjson.JSONEncodeError):
         orjson.dumps(_nest(_json.ORJSON_MAX_DEPTH + 1))
+
+
+# --- Python data no JSON text holds -----------------------------------------------------------
+#
+# In free-form JSON (BabelQueue's `data` and unknown keys, SOM's extensions, open objects and
+# unknown payloads), a value or key no JSON text can carry is refused as `json.invalid` at its
+# pointer, by every dict door, as the producers refuse it; what the encoders write as JSON
+# (the JSON types and their subclasses, tuples, enum members, UUIDs) is read and reads back.
+
+
+class _Colour(enum.Enum):
+    RED = "red"
+
+
+@dataclasses.dataclass
+class _Point:
+    x: int = 1
+
+
+_JSONABLE: dict[str, Any] = {
+    "tuple": (1, "a"),
+    "enum": _Colour.RED,
+    "intenum": _Status.OK,
+    "uuid": uuid.UUID(int=7),
+    "str-subclass": _Colour.RED.value,
+}
+
+_NOT_JSON: dict[str, Any] = {
+    "decimal": decimal.Decimal("9.99"),
+    "date": datetime.date(2026, 1, 1),
+    "datetime": datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc),
+    "bytes": b"x",
+    "set": {1},
+    "frozenset": frozenset(),
+    "complex": 1j,
+    "fraction": fractions.Fraction(1, 3),
+    "object": object(),
+    "iterator": iter([1]),
+    "dataclass": _Point(),
+    "model": ek.Violation("json.invalid", "", "x", "json"),
+    "falsy-decimal": decimal.Decimal(0),
+    "empty-bytes": b"",
+}
+
+# (a message around a free-form value, the pointer of that value)
+_PLACES: dict[str, tuple[type[BaseModel], Any, str]] = {
+    "babelqueue-data": (BabelEnvelope, lambda v: _bq({"a": 1, "v": v}), "/data/v"),
+    "babelqueue-data-nested": (BabelEnvelope, lambda v: _bq({"l": [{"v": v}]}), "/data/l/0/v"),
+    "babelqueue-unknown-key": (BabelEnvelope, lambda v: {**_bq({}), "x": {"v": v}}, "/x/v"),
+    "babelqueue-meta-key": (
+        BabelEnvelope,
+        lambda v: {**_bq({}), "meta": {**_bq({})["meta"], "x": [v]}},
+        "/meta/x/0",
+    ),
+    "som-extension": (SomEnvelope, lambda v: _som({"v": v}), "/extensions/com.vendor.x/v"),
+    "som-unknown-payload": (
+        SomEnvelope,
+        lambda v: {**_som({}), "payload": {"deep": {"v": v}}},
+        "/payload/deep/v",
+    ),
+    "som-story-extension": (
+        SomEnvelope,
+        lambda v: {
+            **json.loads(
+                (DATA / "som/examples/story-context/hurricane-beat6-envelope.json").read_bytes()
+            ),
+            "extensions": {"com.vendor.x": {"v": v}},
+        },
+        "/extensions/com.vendor.x/v",
+    ),
+}
+
+
+@pytest.mark.parametrize("door", _DICT_DOORS)
+@pytest.mark.parametrize("place", _PLACES)
+@pytest.mark.parametrize("value", _NOT_JSON.values(), ids=_NOT_JSON.keys())
+def test_a_dict_door_refuses_a_value_no_json_text_holds(place: str, door: str, value: Any) -> None:
+    """Refused at its pointer, beside a 2^53 (which sends BabelQueue's data to the scan) and
+    values the encoders write as JSON, which are read and read back without it."""
+    model, message, at = _PLACES[place]
+    read = _DICT_DOORS[door]
+    with pytest.raises(ValidationError) as caught:
+        read(model, message(value))
+    assert _pairs(ek.violations(caught.value, model=model)) == [("json.invalid", at)]
+    with pytest.raises(ValidationError) as caught:
+        read(model, message([2**53, _JSONABLE, value]))
+    assert _pairs(ek.violations(caught.value, model=model)) == [("json.invalid", at + "/2")]
+    _read_back(model, read(model, message([2**53, _JSONABLE])))
+
+
+@pytest.mark.parametrize("door", _DICT_DOORS)
+@pytest.mark.parametrize("place", _PLACES)
+@pytest.mark.parametrize("key", [1, ("a", "b"), None], ids=["int", "tuple", "none"])
+def test_a_dict_door_refuses_a_key_that_is_not_a_string(place: str, door: str, key: Any) -> None:
+    model, message, at = _PLACES[place]
+    with pytest.raises(ValidationError) as caught:
+        _DICT_DOORS[door](model, message({"ok": 1, key: 2}))
+    assert _pairs(ek.violations(caught.value, model=model)) == [("json.invalid", at)]
+
+
+def test_matrix_refuses_those_values_as_before() -> None:
+    """Matrix's payload (pydantic's ``JsonValue``) refused them already: it still does."""
+    for value in _NOT_JSON.values():
+        with pytest.raises(ValidationError) as caught:
+            MxRequest.model_validate({"op": "fs.list", "payload": {"v": value}})
+        assert caught.value.errors()[0]["type"] == "invalid-json-value"

@@ -25,6 +25,7 @@ from itertools import accumulate, chain, compress, repeat
 from math import isfinite
 from operator import and_, not_, sub, xor
 from typing import Any, Final, cast
+from uuid import UUID
 
 import orjson
 from pydantic import BaseModel, ValidationInfo
@@ -74,6 +75,7 @@ __all__ = [
     "outside_strings",
     "plain_json",
     "reading_context",
+    "refuse_non_json",
     "refuse_non_finite",
     "release_reading",
     "scan_numbers",
@@ -105,7 +107,25 @@ either way (a test holds both).
 """
 _PARSER_MAX_DIGITS: Final = PARSER_MAX_DIGITS
 
-_stdlib_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+def _as_orjson_writes(value: Any) -> Any:
+    """What orjson writes for a value the standard library's encoder has no spelling for.
+
+    An enum member is its value, a UUID its canonical string: the dict doors accept them (as
+    orjson, their probe, writes them), and the encoder's slower path writes them the same.
+
+    Raises:
+        TypeError: for anything else, as the encoder's own default does.
+    """
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, UUID):
+        return str(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+_stdlib_encoder = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_as_orjson_writes
+)
 # A one-digit negative exponent ending a number; "e-" alone is common in UUIDs ("2e-9b4c").
 _SHORT_NEGATIVE_EXPONENT = re.compile(rb"e-[0-9](?:[,\]}]|\Z)")
 
@@ -200,6 +220,80 @@ def _node_of(parent: _Node | None, slot: Any) -> _Node:
 def _at(base: str, parent: _Node | None, slot: Any) -> str:
     """The pointer of a value :func:`plain_json` copies (the root's is ``base``)."""
     return base if parent is None else _pointer_of(parent, base) + segment(slot)
+
+
+# orjson refuses, instead of encoding, anything but the JSON types themselves (and enum
+# members, UUIDs and tuples, which it writes as their JSON values).
+_PLAIN_DATA: Final = (
+    orjson.OPT_PASSTHROUGH_SUBCLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+)
+
+
+def refuse_non_json(value: Any, base: str = "") -> None:
+    """Refuse a value or key under ``value`` (Python data, free-form) that no JSON text holds.
+
+    What every encoder writes as JSON passes: the JSON types and their subclasses (an
+    ``IntEnum`` member, whose numbers the number rules read as their base type's), tuples
+    (arrays), enum members of such values and UUIDs (strings), as orjson writes them; anything
+    else (a ``Decimal``, a ``datetime`` or ``date``, bytes, a set, a model, an object) is
+    refused, as is a key that is not a string. One orjson encode clears the common value; only
+    what it refuses is walked, with an explicit stack, for the pointer.
+
+    Args:
+        value: the free-form value, validated from Python data.
+        base: the pointer of ``value``, for the error.
+
+    Raises:
+        PydanticCustomError: ``json.invalid``, at the pointer of the first such value.
+    """
+    try:
+        orjson.dumps(value, option=_PLAIN_DATA)
+    except (orjson.JSONEncodeError, RecursionError):
+        found = _not_json_at(value, base)
+        if found is not None:
+            raise as_pydantic_error(found) from None
+
+
+def _not_json_at(value: Any, base: str) -> Violation | None:
+    """:func:`refuse_non_json`'s finding under ``value``, the first in document order."""
+    # (the value, its parent's node, its key there); the root has neither.
+    stack: list[tuple[Any, _Node | None, Any]] = [(value, None, None)]
+    while stack:
+        item, parent, key = stack.pop()
+        kind = type(item)
+        if kind is str or kind is int or kind is float or kind is bool or item is None:
+            continue
+        while isinstance(item, Enum):
+            item = item.value
+        if item is None or isinstance(item, (str, int, float, UUID)):
+            continue
+        at = _pointer_of(parent, base) + ("" if parent is None else segment(key))
+        if isinstance(item, dict):
+            node: _Node = (None, parent, "" if parent is None else segment(key))
+            pending: list[tuple[Any, _Node | None, Any]] = []
+            for name, member in cast("dict[Any, Any]", item).items():
+                if not isinstance(name, str):
+                    return violation(
+                        rules.JSON_INVALID,
+                        at,
+                        f"A key of type {type(name).__name__} is not a string: "
+                        "no JSON object holds it.",
+                    )
+                pending.append((member, node, name))
+            stack.extend(reversed(pending))
+        elif isinstance(item, (list, tuple)):
+            node = (None, parent, "" if parent is None else segment(key))
+            members = list(enumerate(cast("list[Any]", item)))
+            stack.extend((member, node, index) for index, member in reversed(members))
+        else:
+            return violation(
+                rules.JSON_INVALID,
+                at,
+                f"A value of type {type(item).__name__} is not JSON: no JSON text holds it.",
+            )
+    return None
 
 
 def _refuse(at: str, problem: str) -> Never:
@@ -1156,6 +1250,8 @@ def finite_json(value: Any, info: ValidationInfo) -> Any:
         if needs_scan(value, levels=FAST_LEVELS):
             raise PydanticCustomError("fast_path", "not taken by the fast path")
         return value
+    if info.mode == "python":
+        refuse_non_json(value)
     if numbers_spared(value, context):
         return value
     for found in scan_numbers(value, "", first_refusal=True, integers=False)[0]:

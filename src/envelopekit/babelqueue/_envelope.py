@@ -44,6 +44,7 @@ from .._json import (
     needs_scan,
     plain_json,
     proven_context,
+    refuse_non_json,
     scan_numbers,
 )
 from .._model import WireModel, attach_warnings, attached_warnings
@@ -271,6 +272,10 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         # Unknown keys of the dead_letter block (only on a dead-letter queue) follow the rules too.
         dead_extra = None if dead_letter is MISSING else dead_letter.__pydantic_extra__
         data = fields["data"]
+        if info.mode == "python":
+            # Python data (the fast path, which probed it, took none of this): what no JSON
+            # text holds is refused where it is, free-form `data` and unknown keys alike.
+            _refuse_non_json(data, extra, meta_extra, dead_extra)
         # `check` and the JSON door prove a large message's numbers plain by C passes, or not:
         # plain data, and its extras, have no number to walk for; data whose proof failed is
         # scanned without a walk first (the walk would only say where to look, at its cost).
@@ -595,6 +600,20 @@ def _warning_cap(context: object) -> int:
     environment's.
     """
     return context_cap(context) or get_settings().max_violations
+
+
+def _refuse_non_json(
+    data: Any,
+    extra: dict[str, Any] | None,
+    meta_extra: dict[str, Any] | None,
+    dead_extra: dict[str, Any] | None,
+) -> None:
+    """:func:`refuse_non_json` of each free-form part of a message validated from Python data."""
+    if type(data) is dict:  # not a user's model, which validated itself
+        refuse_non_json(data, "/data")
+    for part, base in ((extra, ""), (meta_extra, "/meta"), (dead_extra, "/dead_letter")):
+        if part:
+            refuse_non_json(part, base)
 
 
 def _drop_forbidden(
