@@ -539,3 +539,22 @@ def test_the_walks_read_values_of_no_exact_json_type(
     errors, warnings = _json.scan_numbers(value, "")
     assert [f"{v.rule} {v.pointer}" for v in errors] == refused
     assert [f"{v.rule} {v.pointer}" for v in warnings] == warned
+
+
+def _nest(levels: int) -> Any:
+    value: Any = [1, 2]
+    for _ in range(levels - 1):
+        value = [value, 1]
+    return value
+
+
+@pytest.mark.parametrize("levels", [2, 3, 31, 198, 253])
+def test_a_container_written_within_a_depth_bound_is_refused_past_it(levels: int) -> None:
+    """orjson's own limit, with the container inside arrays, is the bound (to the level); the
+    container is let go after, and the walk gives the same answer."""
+    assert _json.written_plain(_nest(levels), levels=levels) is not None
+    assert _json.written_plain(_nest(levels + 1), levels=levels) is None
+    assert _json._CHAINS.slot == [None]
+    assert not needs_scan([_nest(levels - 1)] * 40, levels=levels)
+    assert needs_scan([_nest(levels)] * 40, levels=levels)
+    assert needs_scan([_nest(levels)] * 10, levels=levels)  # a narrow one: its text is read

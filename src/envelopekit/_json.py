@@ -15,7 +15,6 @@ import json
 import re
 import sys
 import threading
-from types import MappingProxyType
 from array import array
 from collections.abc import Callable, Generator, Iterator, Mapping
 from contextlib import contextmanager
@@ -24,6 +23,7 @@ from enum import Enum
 from itertools import accumulate, chain, compress, repeat
 from math import isfinite
 from operator import and_, not_, sub, xor
+from types import MappingProxyType
 from typing import Any, Final, cast
 from uuid import UUID
 
@@ -38,7 +38,6 @@ from ._violations import (
     Violation,
     as_pydantic_error,
     is_unicode,
-    pointer,
     quote,
     shown,
     truncated,
@@ -75,8 +74,8 @@ __all__ = [
     "outside_strings",
     "plain_json",
     "reading_context",
-    "refuse_non_json",
     "refuse_non_finite",
+    "refuse_non_json",
     "release_reading",
     "scan_numbers",
     "segment",
@@ -106,6 +105,7 @@ Its own limit, not Python's int-str limit (``sys.get_int_max_str_digits()``), wh
 either way (a test holds both).
 """
 _PARSER_MAX_DIGITS: Final = PARSER_MAX_DIGITS
+
 
 def _as_orjson_writes(value: Any) -> Any:
     """What orjson writes for a value the standard library's encoder has no spelling for.
@@ -273,7 +273,7 @@ def _not_json_at(value: Any, base: str) -> Violation | None:
         if isinstance(item, dict):
             node: _Node = (None, parent, "" if parent is None else segment(key))
             pending: list[tuple[Any, _Node | None, Any]] = []
-            for name, member in cast("dict[Any, Any]", item).items():
+            for name, member in item.items():
                 if not isinstance(name, str):
                     return violation(
                         rules.JSON_INVALID,

@@ -38,9 +38,9 @@ from .._formats import UuidStr
 from .._ids import now_ms, uuid4
 from .._json import (
     INT64_MAX,
+    PARSER_MAX_DEPTH,
     PLAIN_NUMBERS,
     dumps,
-    PARSER_MAX_DEPTH,
     needs_scan,
     plain_json,
     proven_context,
