@@ -29,7 +29,6 @@ from uuid import UUID
 
 import orjson
 from pydantic import BaseModel, ValidationInfo
-from pydantic_core import PydanticCustomError
 from typing_extensions import Never
 
 from . import rules
@@ -1248,7 +1247,8 @@ def finite_json(value: Any, info: ValidationInfo) -> Any:
         # FAST_LEVELS below it (orjson, its probe, writes 254 levels; the parser reads 200);
         # anything else is for the model's own validator, which then decides.
         if needs_scan(value, levels=FAST_LEVELS):
-            raise PydanticCustomError("fast_path", "not taken by the fast path")
+            # Only ever dropped: the fast path hands a refusal back as not taken.
+            raise ValueError("not within the fast path's bounds")
         return value
     if info.mode == "python":
         refuse_non_json(value)
