@@ -20,18 +20,28 @@ value and every object's keys.
 from __future__ import annotations
 
 import copy
+import dataclasses
+import datetime
+import decimal
+import enum
+import fractions
 import json
 import random
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
+import orjson
+import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 import envelopekit as ek
+from envelopekit import _json
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse
 from envelopekit.som import SomEnvelope
 from tests.babelqueue.conformance._manifest import ROOT as BQ_DATA
+from tests.conftest import DATA
 from tests.matrix import test_differential as matrix_differential
 from tests.matrix.test_cases import CASES as MATRIX_CASES
 from tests.matrix.test_cases import raw_of
@@ -295,3 +305,424 @@ def test_a_large_text_dense_with_escapes_reads_alike_through_every_door() -> Non
         assert envelope == verdict.envelope
         assert envelope.envelope_warnings() == verdict.warnings
     assert [v.pointer for v in verdict.warnings] == ["/data/a/2000/n"]
+
+
+# --- Python data: what the dict doors and producers read beyond what JSON gives ------------------
+#
+# A dict built in code may hold what `json.loads` never makes: subclasses of the JSON types (an
+# IntEnum member, numpy's float64 is a float subclass), values of other types, nesting past the
+# parser's limit. Every door refuses what no JSON text can carry with a ValidationError (the
+# producers with a ProducerError) naming the rule and the pointer, reads a subclass as the JSON
+# value its base type writes, and what it accepts re-emits and reads back.
+
+BQ_TRACE, BQ_ID = "7b3f9c2a-e41d-4f88-9b2a-1c0d5e6f7a8b", "f1e2d3c4-b5a6-4789-90ab-cdef01234567"
+SOM_SYSTEM = {"system_id": "cms", "system_type": "ncs"}
+
+
+class _Status(enum.IntEnum):
+    OK = 1
+
+
+class _Float(float):
+    pass
+
+
+class _Int(int):
+    pass
+
+
+def _bq(data: dict[str, Any]) -> dict[str, Any]:
+    meta = {
+        "id": BQ_ID,
+        "queue": "q",
+        "lang": "php",
+        "schema_version": 1,
+        "created_at": 1749132727000,
+    }
+    return {"job": "urn:babel:a:b", "trace_id": BQ_TRACE, "data": data, "meta": meta, "attempts": 0}
+
+
+def _som(extension: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "som_version": "1.0.0",
+        "message_id": "01920000-0000-7000-8000-000000000001",
+        "correlation_id": "01920000-0000-7000-8000-000000000002",
+        "message_type": "asset.ingested",
+        "timestamp": "2026-09-11T16:41:00Z",
+        "originating_system": SOM_SYSTEM,
+        "topic": "som.asset.ingested",
+        "payload": {},
+        "extensions": {"com.vendor.x": extension},
+    }
+
+
+# spec -> (model, the message around the free-form object, the pointer of that object)
+_SPECS: dict[str, tuple[type[BaseModel], Any, str]] = {
+    "babelqueue": (BabelEnvelope, _bq, "/data"),
+    "som": (SomEnvelope, _som, "/extensions/com.vendor.x"),
+}
+_DICT_DOORS: dict[str, Any] = {
+    "model_validate": lambda model, document: model.model_validate(document),
+    "TypeAdapter": lambda model, document: TypeAdapter(model).validate_python(document),
+}
+
+
+def _pairs(found: list[ek.Violation]) -> list[tuple[str, str]]:
+    return [(v.rule, v.pointer) for v in found]
+
+
+def _read_back(model: type[BaseModel], envelope: Any) -> None:
+    """What a door accepted re-emits, both ways, and reads back as the same message."""
+    wire = envelope.to_json()
+    assert model.model_validate_json(wire).to_json() == wire  # type: ignore[attr-defined]
+    assert model.model_validate_json(envelope.model_dump_json()).to_json() == wire  # type: ignore[attr-defined]
+
+
+# Python values read as the JSON value of their base type: what the number rules say of it.
+# (spec, free-form object, the refusal or None, the warnings), pointers below the object. SOM
+# bounds no integer in free-form JSON, so its cases are those NaN and Infinity give.
+_SUBCLASSES: dict[str, tuple[str, dict[str, Any], tuple[str, str] | None, list[str]]] = {
+    "bq-intenum-beside-an-unsafe-integer": (
+        "babelqueue",
+        {"big": 2**53, "status": _Status.OK},
+        None,
+        ["number.unsafe_integer /big"],
+    ),
+    "som-intenum-beside-a-wide-integer": (
+        "som",
+        {"big": 2**64, "status": _Status.OK},
+        None,
+        [],
+    ),
+    "bq-intenum-beside-a-wide-integer": (
+        "babelqueue",
+        {"big": 2**64, "status": _Status.OK},
+        None,
+        ["number.beyond_int64 /big"],
+    ),
+    "bq-intenum-in-a-nested-list": (
+        "babelqueue",
+        {"l": [{"big": 2**53}, _Status.OK]},
+        None,
+        ["number.unsafe_integer /l/0/big"],
+    ),
+    "bq-int-subclass-unsafe": (
+        "babelqueue",
+        {"x": _Int(2**60)},
+        None,
+        ["number.unsafe_integer /x"],
+    ),
+    "bq-int-subclass-beyond-int64": (
+        "babelqueue",
+        {"x": _Int(2**70)},
+        None,
+        ["number.beyond_int64 /x"],
+    ),
+    **{
+        f"{spec}-{name}": (spec, value, refused, [])
+        for spec in ("babelqueue", "som")
+        for name, value, refused in (
+            ("float-subclass-nan", {"x": _Float("nan")}, ("number.non_finite", "/x")),
+            ("float-subclass-infinity", {"x": [1, _Float("-inf")]}, ("number.non_finite", "/x/1")),
+            (
+                "float-subclass-after-a-wide-list",
+                {"x": [1.5] * 70 + [_Float("inf")]},
+                ("number.non_finite", "/x/70"),
+            ),
+        )
+    },
+}
+
+
+@pytest.mark.parametrize("door", _DICT_DOORS)
+@pytest.mark.parametrize(
+    ("spec", "value", "refused", "warned"), _SUBCLASSES.values(), ids=_SUBCLASSES.keys()
+)
+def test_a_dict_door_reads_a_subclass_as_its_json_value(
+    spec: str,
+    door: str,
+    value: dict[str, Any],
+    refused: tuple[str, str] | None,
+    warned: list[str],
+) -> None:
+    model, message, at = _SPECS[spec]
+    if refused is not None:
+        with pytest.raises(ValidationError) as caught:
+            _DICT_DOORS[door](model, message(value))
+        assert _pairs(ek.violations(caught.value, model=model)) == [(refused[0], at + refused[1])]
+        return
+    envelope = _DICT_DOORS[door](model, message(value))
+    noted = [f"{v.rule} {v.pointer}" for v in envelope.envelope_warnings()]
+    assert [w for w in noted if w.startswith("number.")] == [
+        f"{rule} {at}{pointer}" for rule, pointer in (w.split(" ") for w in warned)
+    ]
+    _read_back(model, envelope)
+
+
+def test_matrix_reads_those_subclasses_as_before() -> None:
+    """Matrix's payload (pydantic's ``JsonValue``) already read them so: it still does."""
+    for value, rule in ((_Float("nan"), "number.non_finite"), (_Int(2**70), "number.out_of_range")):
+        with pytest.raises(ValidationError) as caught:
+            MxRequest.model_validate({"op": "fs.list", "payload": {"x": value}})
+        assert _pairs(ek.violations(caught.value, model=MxRequest)) == [(rule, "/payload/x")]
+    request = MxRequest.model_validate({"op": "fs.list", "payload": {"s": _Status.OK}})
+    assert request.to_json() == b'{"op":"fs.list","payload":{"s":1}}'
+
+
+def _produce(spec: str, via: str, data: dict[str, Any]) -> Any:
+    if spec == "som":
+        return SomEnvelope.create(
+            "asset.ingested", data, originating_system=SOM_SYSTEM, allow_unknown=True
+        )
+    if via == "child":
+        return BabelEnvelope.create("urn:babel:a:b", {}).child("urn:babel:a:c", data)
+    return BabelEnvelope.create("urn:babel:a:b", data)
+
+
+_PRODUCERS = {
+    "babelqueue create": ("babelqueue", "create", "/data"),
+    "babelqueue child": ("babelqueue", "child", "/data"),
+    "som create": ("som", "create", "/payload"),
+}
+
+# (data, the ProducerError's rule and pointer below the data, or None)
+_PRODUCED: dict[str, tuple[dict[str, Any], dict[str, tuple[str, str] | None]]] = {
+    "intenum-beside-an-unsafe-integer": (
+        {"big": 2**53, "status": _Status.OK},
+        {"babelqueue": None, "som": None},
+    ),
+    "intenum-beside-a-wide-integer": (
+        {"big": 2**64, "o": _Status.OK},
+        {"babelqueue": ("number.out_of_range", "/big"), "som": None},
+    ),
+    "float-subclass-nan": (
+        {"x": _Float("nan")},
+        {"babelqueue": ("number.non_finite", "/x"), "som": ("number.non_finite", "/x")},
+    ),
+    "int-subclass-beyond-int64": (
+        {"x": _Int(2**70)},
+        {"babelqueue": ("number.out_of_range", "/x")},
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("producer", "data", "expected"),
+    [
+        pytest.param(producer, data, refused[spec], id=f"{name}-{producer}")
+        for name, (data, refused) in _PRODUCED.items()
+        for producer, (spec, _, _) in _PRODUCERS.items()
+        if spec in refused
+    ],
+)
+def test_a_producer_reads_a_subclass_as_its_json_value(
+    producer: str, data: dict[str, Any], expected: tuple[str, str] | None
+) -> None:
+    spec, via, at = _PRODUCERS[producer]
+    if expected is None:
+        envelope = _produce(spec, via, data)
+        _read_back(type(envelope), envelope)
+        return
+    with pytest.raises(ek.ProducerError) as caught:
+        _produce(spec, via, data)
+    assert _pairs(caught.value.violations) == [(expected[0], at + expected[1])]
+
+
+# --- Python data nesting deeper than the JSON parser reads --------------------------------------
+#
+# The JSON door refuses a text nesting more than 200 levels (pydantic-core's parser); orjson
+# writes 254, and Python recurses about 1,000. The dict doors refuse alike (`message.too_deep`,
+# at the first array or object past the limit), however deep, however wide the containers
+# around it, and never recurse; the producers give a ProducerError.
+
+
+def _nest(levels: int) -> Any:
+    value: Any = 1
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+# The free-form object's depth in each spec's message: BabelQueue's `data`, SOM's extension.
+_FREE_DEPTH = {"babelqueue": 2, "som": 3}
+
+
+def _deep(shape: str, levels: int) -> tuple[dict[str, Any], str]:
+    """A free-form object holding ``levels`` levels of arrays at ``/x``, and where level 201 is.
+
+    The pointer is relative to the object, for an object at depth 2 (the caller shifts it).
+    ``levels`` counts the array at ``/x`` and what nests in it.
+    """
+    if shape == "chain":
+        return {"x": _nest(levels)}, "/x" + "/0" * 198
+    if shape == "in-a-narrow-list":  # read as text, then for its depth
+        return {"x": [_nest(levels - 1), *range(10)]}, "/x" + "/0" * 198
+    if shape == "in-a-wide-list":  # written within its depth bound
+        return {"x": [_nest(levels - 1), *range(40)]}, "/x" + "/0" * 198
+    wide = {f"k{i}": i for i in range(40)}
+    return {"x": {**wide, "deep": _nest(levels - 1)}}, "/x/deep" + "/0" * 197
+
+
+@pytest.mark.parametrize("door", _DICT_DOORS)
+@pytest.mark.parametrize("spec", _SPECS)
+@pytest.mark.parametrize("shape", ["chain", "in-a-narrow-list", "in-a-wide-list", "in-a-wide-dict"])
+@pytest.mark.parametrize("past", [1, 2, 52, 53, 54, 800])
+def test_a_dict_door_refuses_nesting_the_json_door_refuses(
+    spec: str, door: str, shape: str, past: int
+) -> None:
+    """``past`` levels past the limit are refused; the limit itself is read, and reads back."""
+    model, message, at = _SPECS[spec]
+    value, _ = _deep(shape, 200 - _FREE_DEPTH[spec])
+    document = message(value)
+    assert model.model_validate_json(json.dumps(document))
+    _read_back(model, _DICT_DOORS[door](model, document))
+    value, where = _deep(shape, 200 - _FREE_DEPTH[spec] + past)
+    document = message(value)
+    if past < 600:  # json.dumps recurses too
+        with pytest.raises(ValidationError) as caught:
+            model.model_validate_json(json.dumps(document))
+        assert _pairs(ek.violations(caught.value, model=model)) == [("message.too_deep", "")]
+    with pytest.raises(ValidationError) as caught:
+        _DICT_DOORS[door](model, document)
+    # The pointer where the limit is passed, one level higher for SOM's deeper object.
+    expected = where if spec == "babelqueue" else where[: where.rindex("/0")]
+    assert _pairs(ek.violations(caught.value, model=model)) == [("message.too_deep", at + expected)]
+
+
+@pytest.mark.parametrize("producer", _PRODUCERS)
+@pytest.mark.parametrize("levels", [199, 1_000, 100_000])
+def test_a_producer_refuses_nesting_no_json_text_may_hold(producer: str, levels: int) -> None:
+    """Refused past the limit (``levels`` arrays in an object at depth 2), taken up to it."""
+    spec, via, at = _PRODUCERS[producer]
+    _read_back(
+        SomEnvelope if spec == "som" else BabelEnvelope, _produce(spec, via, {"x": _nest(198)})
+    )
+    with pytest.raises(ek.ProducerError) as caught:
+        _produce(spec, via, {"x": _nest(levels)})
+    assert _pairs(caught.value.violations) == [("message.too_deep", at + "/x" + "/0" * 198)]
+
+
+def test_matrix_refuses_deep_python_data_as_before_and_its_producer_no_longer_recurses() -> None:
+    with pytest.raises(ValidationError) as caught:
+        MxRequest.model_validate({"op": "fs.list", "payload": {"x": _nest(1_000)}})
+    assert caught.value.errors()[0]["type"] == "recursion_depth_exceeded"
+    with pytest.raises(ek.ProducerError):
+        MxRequest.create("fs.list", {"x": _nest(100_000)})
+
+
+def test_the_depth_limits_are_the_parsers_and_orjsons() -> None:
+    """``_json.PARSER_MAX_DEPTH`` is what pydantic-core's parser reads, and
+    ``ORJSON_MAX_DEPTH`` what orjson writes, which the depth bounds build on."""
+    adapter = TypeAdapter(Any)
+    adapter.validate_json(json.dumps(_nest(_json.PARSER_MAX_DEPTH)))
+    with pytest.raises(ValidationError, match="recursion limit exceeded"):
+        adapter.validate_json(json.dumps(_nest(_json.PARSER_MAX_DEPTH + 1)))
+    orjson.dumps(_nest(_json.ORJSON_MAX_DEPTH))
+    with pytest.raises(orjson.JSONEncodeError):
+        orjson.dumps(_nest(_json.ORJSON_MAX_DEPTH + 1))
+
+
+# --- Python data no JSON text holds -----------------------------------------------------------
+#
+# In free-form JSON (BabelQueue's `data` and unknown keys, SOM's extensions, open objects and
+# unknown payloads), a value or key no JSON text can carry is refused as `json.invalid` at its
+# pointer, by every dict door, as the producers refuse it; what the encoders write as JSON
+# (the JSON types and their subclasses, tuples, enum members, UUIDs) is read and reads back.
+
+
+class _Colour(enum.Enum):
+    RED = "red"
+
+
+@dataclasses.dataclass
+class _Point:
+    x: int = 1
+
+
+_JSONABLE: dict[str, Any] = {
+    "tuple": (1, "a"),
+    "enum": _Colour.RED,
+    "intenum": _Status.OK,
+    "uuid": uuid.UUID(int=7),
+    "str-subclass": _Colour.RED.value,
+}
+
+_NOT_JSON: dict[str, Any] = {
+    "decimal": decimal.Decimal("9.99"),
+    "date": datetime.date(2026, 1, 1),
+    "datetime": datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc),
+    "bytes": b"x",
+    "set": {1},
+    "frozenset": frozenset(),
+    "complex": 1j,
+    "fraction": fractions.Fraction(1, 3),
+    "object": object(),
+    "iterator": iter([1]),
+    "dataclass": _Point(),
+    "model": ek.Violation("json.invalid", "", "x", "json"),
+    "falsy-decimal": decimal.Decimal(0),
+    "empty-bytes": b"",
+}
+
+# (a message around a free-form value, the pointer of that value)
+_PLACES: dict[str, tuple[type[BaseModel], Any, str]] = {
+    "babelqueue-data": (BabelEnvelope, lambda v: _bq({"a": 1, "v": v}), "/data/v"),
+    "babelqueue-data-nested": (BabelEnvelope, lambda v: _bq({"l": [{"v": v}]}), "/data/l/0/v"),
+    "babelqueue-unknown-key": (BabelEnvelope, lambda v: {**_bq({}), "x": {"v": v}}, "/x/v"),
+    "babelqueue-meta-key": (
+        BabelEnvelope,
+        lambda v: {**_bq({}), "meta": {**_bq({})["meta"], "x": [v]}},
+        "/meta/x/0",
+    ),
+    "som-extension": (SomEnvelope, lambda v: _som({"v": v}), "/extensions/com.vendor.x/v"),
+    "som-unknown-payload": (
+        SomEnvelope,
+        lambda v: {**_som({}), "payload": {"deep": {"v": v}}},
+        "/payload/deep/v",
+    ),
+    "som-story-extension": (
+        SomEnvelope,
+        lambda v: {
+            **json.loads(
+                (DATA / "som/examples/story-context/hurricane-beat6-envelope.json").read_bytes()
+            ),
+            "extensions": {"com.vendor.x": {"v": v}},
+        },
+        "/extensions/com.vendor.x/v",
+    ),
+}
+
+
+@pytest.mark.parametrize("door", _DICT_DOORS)
+@pytest.mark.parametrize("place", _PLACES)
+@pytest.mark.parametrize("value", _NOT_JSON.values(), ids=_NOT_JSON.keys())
+def test_a_dict_door_refuses_a_value_no_json_text_holds(place: str, door: str, value: Any) -> None:
+    """Refused at its pointer, beside a 2^53 (which sends BabelQueue's data to the scan) and
+    values the encoders write as JSON, which are read and read back without it."""
+    model, message, at = _PLACES[place]
+    read = _DICT_DOORS[door]
+    with pytest.raises(ValidationError) as caught:
+        read(model, message(value))
+    assert _pairs(ek.violations(caught.value, model=model)) == [("json.invalid", at)]
+    with pytest.raises(ValidationError) as caught:
+        read(model, message([2**53, _JSONABLE, value]))
+    assert _pairs(ek.violations(caught.value, model=model)) == [("json.invalid", at + "/2")]
+    _read_back(model, read(model, message([2**53, _JSONABLE])))
+
+
+@pytest.mark.parametrize("door", _DICT_DOORS)
+@pytest.mark.parametrize("place", _PLACES)
+@pytest.mark.parametrize("key", [1, ("a", "b"), None], ids=["int", "tuple", "none"])
+def test_a_dict_door_refuses_a_key_that_is_not_a_string(place: str, door: str, key: Any) -> None:
+    model, message, at = _PLACES[place]
+    with pytest.raises(ValidationError) as caught:
+        _DICT_DOORS[door](model, message({"ok": 1, key: 2}))
+    assert _pairs(ek.violations(caught.value, model=model)) == [("json.invalid", at)]
+
+
+def test_matrix_refuses_those_values_as_before() -> None:
+    """Matrix's payload (pydantic's ``JsonValue``) refused them already: it still does."""
+    for value in _NOT_JSON.values():
+        with pytest.raises(ValidationError) as caught:
+            MxRequest.model_validate({"op": "fs.list", "payload": {"v": value}})
+        assert caught.value.errors()[0]["type"] == "invalid-json-value"

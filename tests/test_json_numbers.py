@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import datetime
+import decimal
+import enum
+import fractions
 import json
+import uuid
 from functools import partial
 from typing import Any
 
@@ -492,3 +497,64 @@ def test_a_container_is_written_once_however_deep_its_late_nulls(
     counted.written.clear()
     assert fast_module._within(value, 10)
     assert counted.written == [value]
+
+
+class _Status(enum.IntEnum):
+    OK = 1
+    BIG = 2**60
+
+
+class _Float(float):
+    pass
+
+
+# Python data the walks read (a dict door, a producer): values of no exact JSON type, beside a
+# number that sends the walk to the scan. A subclass is read as its base type's number; any
+# other value holds no number (whether it is JSON at all is another rule's).
+_NOT_EXACTLY_JSON: dict[str, tuple[Any, list[str], list[str]]] = {
+    "intenum": ({"big": 2**53, "s": _Status.OK}, [], ["number.unsafe_integer /big"]),
+    "intenum-unsafe": ({"s": [_Status.BIG]}, [], ["number.unsafe_integer /s/0"]),
+    "float-subclass-nan": (
+        {"big": 2**53, "f": _Float("nan")},
+        ["number.non_finite /f"],
+        ["number.unsafe_integer /big"],
+    ),
+    "decimal": ({"big": 2**53, "d": decimal.Decimal("9.99")}, [], ["number.unsafe_integer /big"]),
+    "date": ({"big": 2**53, "d": datetime.date(2026, 1, 1)}, [], ["number.unsafe_integer /big"]),
+    "uuid": ({"big": 2**53, "u": uuid.UUID(int=1)}, [], ["number.unsafe_integer /big"]),
+    "fraction": ({"big": 2**53, "q": fractions.Fraction(1, 3)}, [], ["number.unsafe_integer /big"]),
+    "object": ({"big": 2**53, "o": object()}, [], ["number.unsafe_integer /big"]),
+    "tuple": ({"t": (1, 2**53)}, [], ["number.unsafe_integer /t/1"]),
+    "wide-list": ([1] * 70 + [_Status.BIG], [], ["number.unsafe_integer /70"]),
+}
+
+
+@pytest.mark.parametrize(
+    ("value", "refused", "warned"), _NOT_EXACTLY_JSON.values(), ids=_NOT_EXACTLY_JSON.keys()
+)
+def test_the_walks_read_values_of_no_exact_json_type(
+    value: Any, refused: list[str], warned: list[str]
+) -> None:
+    assert needs_scan(value)
+    errors, warnings = _json.scan_numbers(value, "")
+    assert [f"{v.rule} {v.pointer}" for v in errors] == refused
+    assert [f"{v.rule} {v.pointer}" for v in warnings] == warned
+
+
+def _nest(levels: int) -> Any:
+    value: Any = [1, 2]
+    for _ in range(levels - 1):
+        value = [value, 1]
+    return value
+
+
+@pytest.mark.parametrize("levels", [2, 3, 31, 198, 253])
+def test_a_container_written_within_a_depth_bound_is_refused_past_it(levels: int) -> None:
+    """orjson's own limit, with the container inside arrays, is the bound (to the level); the
+    container is let go after, and the walk gives the same answer."""
+    assert _json.written_plain(_nest(levels), levels=levels) is not None
+    assert _json.written_plain(_nest(levels + 1), levels=levels) is None
+    assert _json._CHAINS.slot == [None]
+    assert not needs_scan([_nest(levels - 1)] * 40, levels=levels)
+    assert needs_scan([_nest(levels)] * 40, levels=levels)
+    assert needs_scan([_nest(levels)] * 10, levels=levels)  # a narrow one: its text is read

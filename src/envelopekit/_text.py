@@ -10,7 +10,7 @@ as it is, Python validation first probes its input (:func:`refuse_lone_surrogate
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import cast
 
 import orjson
@@ -18,33 +18,46 @@ from pydantic import BaseModel, GetCoreSchemaHandler
 from pydantic_core import CoreSchema, core_schema
 
 from . import rules
+from ._json import PARSER_MAX_DEPTH, exceeds_depth
 from ._violations import is_unicode, pointer, rule_error
 
-__all__ = ["json_branch", "refuse_lone_surrogates", "text_checked_schema"]
+__all__ = [
+    "json_branch",
+    "refuse_lone_surrogates",
+    "refuse_unreadable",
+    "text_checked_schema",
+    "too_deep_at",
+]
 
 
 def text_checked_schema(
-    cls: type[BaseModel], source: type[BaseModel], handler: GetCoreSchemaHandler
+    cls: type[BaseModel],
+    source: type[BaseModel],
+    handler: GetCoreSchemaHandler,
+    *,
+    depth: bool = False,
 ) -> CoreSchema:
     """A message model's core schema, for its ``__get_pydantic_core_schema__``.
 
     The model's ``ref`` moves to the ``json-or-python`` wrapper, so a nested use is still a
-    ``$ref`` in the JSON Schema.
+    ``$ref`` in the JSON Schema. With ``depth``, Python data nesting deeper than the JSON
+    parser reads is refused too (:func:`refuse_unreadable`).
     """
     schema = handler(source)
     if cls.__dict__.get("__pydantic_complete__"):
         return schema  # a use of the finished model: its own schema is already wrapped
+    probe = refuse_unreadable if depth else refuse_lone_surrogates
     if schema["type"] == "definitions":
-        return {**schema, "schema": _text_checked(schema["schema"])}
-    return _text_checked(schema)
+        return {**schema, "schema": _text_checked(schema["schema"], probe)}
+    return _text_checked(schema, probe)
 
 
-def _text_checked(schema: CoreSchema) -> CoreSchema:
+def _text_checked(schema: CoreSchema, probe: Callable[[object], object]) -> CoreSchema:
     ref = schema.get("ref")
     bare = cast("CoreSchema", {key: value for key, value in schema.items() if key != "ref"})
     wrapped = core_schema.json_or_python_schema(
         json_schema=bare,
-        python_schema=core_schema.no_info_before_validator_function(refuse_lone_surrogates, bare),
+        python_schema=core_schema.no_info_before_validator_function(probe, bare),
     )
     if ref is not None:
         wrapped["ref"] = ref
@@ -75,21 +88,109 @@ def refuse_lone_surrogates(value: object) -> object:
     try:
         orjson.dumps(value, default=_members)
     except orjson.JSONEncodeError:
-        at = _lone_surrogate_at(value)
-        if at is not None:
-            raise rule_error(
-                rules.JSON_INVALID,
-                f"Invalid JSON: a string or key at {at or '/'} holds a lone surrogate, "
-                "which no JSON text can carry.",
-            ) from None
+        _refuse_lone_surrogate(value)
     return value
 
 
-def _members(value: object) -> object:
-    # orjson's hook for what it cannot encode: a model's members (input may hold models).
+def refuse_unreadable(value: object) -> object:
+    """:func:`refuse_lone_surrogates`, and nesting deeper than the JSON parser reads.
+
+    The same orjson encode shows the depth: a text of ``2n`` bytes nests ``n`` levels at most,
+    and only a longer one is read by the depth scan (C passes); orjson itself refuses 255
+    levels, where the input is walked. Python data past :data:`PARSER_MAX_DEPTH` (200) is
+    what the JSON door refuses as ``json_invalid``, and what a message accepted from it could
+    not be written as and read back.
+
+    Raises:
+        PydanticCustomError: ``json.invalid`` as :func:`refuse_lone_surrogates`;
+            ``message.too_deep`` at the pointer of the first array or object past the limit.
+    """
     if isinstance(value, BaseModel):
-        return (value.__dict__, value.__pydantic_extra__)
+        return value
+    try:
+        text = orjson.dumps(value, default=_members)
+    except orjson.JSONEncodeError:
+        _refuse_lone_surrogate(value)
+        _refuse_too_deep(value)
+        return value
+    if len(text) > 2 * PARSER_MAX_DEPTH and exceeds_depth(text, PARSER_MAX_DEPTH):
+        _refuse_too_deep(value)
+    return value
+
+
+def _refuse_lone_surrogate(value: object) -> None:
+    at = _lone_surrogate_at(value)
+    if at is not None:
+        raise rule_error(
+            rules.JSON_INVALID,
+            f"Invalid JSON: a string or key at {at or '/'} holds a lone surrogate, "
+            "which no JSON text can carry.",
+        ) from None
+
+
+def _refuse_too_deep(value: object) -> None:
+    at = too_deep_at(value, PARSER_MAX_DEPTH)
+    if at is not None:
+        raise rule_error(
+            rules.MESSAGE_TOO_DEEP,
+            f"The message nests arrays and objects deeper than {PARSER_MAX_DEPTH} levels, "
+            "the most its JSON text may hold.",
+            pointer=at,
+        ) from None
+
+
+def _members(value: object) -> object:
+    # orjson's hook for what it cannot encode: a model's members (input may hold models), one
+    # object, as the model writes them.
+    if isinstance(value, BaseModel):
+        extra = value.__pydantic_extra__
+        return {**value.__dict__, **extra} if extra else value.__dict__
     return None  # anything else holds no string of the input
+
+
+def too_deep_at(document: object, limit: int) -> str | None:
+    """The pointer of the first array or object of ``document`` nested past ``limit`` levels.
+
+    ``None`` when it nests no deeper. Python data: mappings, lists and tuples, and models
+    (their members) are levels, as their JSON is. Walked with an explicit stack, in document
+    order, never below the limit, so its cost is the size of what lies within it.
+    """
+    if not isinstance(document, (Mapping, list, tuple, BaseModel)):
+        return None
+    # (value, its depth, its parent's node, its key); a node is (parent node, segment), built
+    # for containers only, and a pointer only for what is reported.
+    stack: list[tuple[object, int, _Node | None, object]] = [(document, 1, None, None)]
+    while stack:
+        value, depth, parent, key = stack.pop()
+        members: Iterable[tuple[object, object]]
+        if isinstance(value, BaseModel):
+            extra = value.__pydantic_extra__
+            members = ({**value.__dict__, **extra} if extra else value.__dict__).items()
+        elif isinstance(value, Mapping):
+            members = cast("Mapping[object, object]", value).items()
+        else:
+            members = enumerate(cast("list[object] | tuple[object, ...]", value))
+        node = None if key is None else (parent, pointer(str(key)))
+        if depth > limit:
+            return _pointer_of(node)
+        inner = [
+            (item, depth + 1, node, member)
+            for member, item in members
+            if isinstance(item, (Mapping, list, tuple, BaseModel))
+        ]
+        stack.extend(reversed(inner))
+    return None
+
+
+_Node = tuple["_Node | None", str]
+
+
+def _pointer_of(node: _Node | None) -> str:
+    segments: list[str] = []
+    while node is not None:
+        node, segment = node
+        segments.append(segment)
+    return "".join(reversed(segments))
 
 
 def _lone_surrogate_at(document: object) -> str | None:

@@ -549,8 +549,9 @@ def _one(error: ErrorDetails, root: _Node) -> tuple[Violation, tuple[Keyword, ..
         if extra:
             ptr += extra
         if kind == rules.JSON_INVALID:
-            # A verdict on the whole document wherever it was found, as the JSON parser gives.
-            return violation(kind, "", message), ()
+            # A verdict on the whole document wherever it was found, as the JSON parser gives;
+            # a value of Python data no JSON text holds is named where it is.
+            return violation(kind, ptr if extra else "", message), ()
         if kind in rules.NAMED:
             return violation(kind, ptr, message), ()
         also = ctx.get(_ALSO, ())

@@ -38,11 +38,13 @@ from .._formats import UuidStr
 from .._ids import now_ms, uuid4
 from .._json import (
     INT64_MAX,
+    PARSER_MAX_DEPTH,
     PLAIN_NUMBERS,
     dumps,
     needs_scan,
     plain_json,
     proven_context,
+    refuse_non_json,
     scan_numbers,
 )
 from .._model import WireModel, attach_warnings, attached_warnings
@@ -132,8 +134,11 @@ class BabelEnvelope(WireModel, Generic[DataT]):
     def __get_pydantic_core_schema__(
         cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /
     ) -> CoreSchema:
-        """The model's schema, refusing in Python mode the strings JSON cannot carry."""
-        return text_checked_schema(cls, source, handler)
+        """The model's schema, refusing in Python mode what JSON text cannot carry.
+
+        Strings that are not Unicode, and nesting deeper than the JSON parser reads.
+        """
+        return text_checked_schema(cls, source, handler, depth=True)
 
     @classmethod
     def model_validate(
@@ -170,8 +175,11 @@ class BabelEnvelope(WireModel, Generic[DataT]):
                 # Bounded as model_validate_json bounds the same message: one error per array.
                 large: Self = large_validator(cls).validate_python(obj, context=context)
                 return large
-            # What the fast path leaves to its caller: the numbers of Python data.
-            if isinstance(found, BabelEnvelope) and not needs_scan(found.__dict__["data"]):
+            # What the fast path leaves to its caller: the numbers of Python data, and its
+            # depth (orjson writes 254 levels, the parser reads 200; `data` is the second).
+            if isinstance(found, BabelEnvelope) and not needs_scan(
+                found.__dict__["data"], levels=_DATA_LEVELS
+            ):
                 return found
         return super().model_validate(
             obj,
@@ -264,6 +272,10 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         # Unknown keys of the dead_letter block (only on a dead-letter queue) follow the rules too.
         dead_extra = None if dead_letter is MISSING else dead_letter.__pydantic_extra__
         data = fields["data"]
+        if info.mode == "python":
+            # Python data (the fast path, which probed it, took none of this): what no JSON
+            # text holds is refused where it is, free-form `data` and unknown keys alike.
+            _refuse_non_json(data, extra, meta_extra, dead_extra)
         # `check` and the JSON door prove a large message's numbers plain by C passes, or not:
         # plain data, and its extras, have no number to walk for; data whose proof failed is
         # scanned without a walk first (the walk would only say where to look, at its cost).
@@ -577,6 +589,10 @@ FAST_PATH: Final = FastPath(
 _parse: JsonParse = first_parse(FAST_PATH, globals(), "_parse")
 
 
+_DATA_LEVELS: Final = PARSER_MAX_DEPTH - 1
+"""The levels ``data`` may nest, itself included: the message is the first of the parser's."""
+
+
 def _warning_cap(context: object) -> int:
     """The most warnings the number scan builds.
 
@@ -584,6 +600,20 @@ def _warning_cap(context: object) -> int:
     environment's.
     """
     return context_cap(context) or get_settings().max_violations
+
+
+def _refuse_non_json(
+    data: Any,
+    extra: dict[str, Any] | None,
+    meta_extra: dict[str, Any] | None,
+    dead_extra: dict[str, Any] | None,
+) -> None:
+    """:func:`refuse_non_json` of each free-form part of a message validated from Python data."""
+    if type(data) is dict:  # not a user's model, which validated itself
+        refuse_non_json(data, "/data")
+    for part, base in ((extra, ""), (meta_extra, "/meta"), (dead_extra, "/dead_letter")):
+        if part:
+            refuse_non_json(part, base)
 
 
 def _drop_forbidden(

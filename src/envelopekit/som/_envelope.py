@@ -290,8 +290,11 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
     def __get_pydantic_core_schema__(
         cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /
     ) -> CoreSchema:
-        """The model's schema, refusing in Python mode the strings JSON cannot carry."""
-        return text_checked_schema(cls, source, handler)
+        """The model's schema, refusing in Python mode what JSON text cannot carry.
+
+        Strings that are not Unicode, and nesting deeper than the JSON parser reads.
+        """
+        return text_checked_schema(cls, source, handler, depth=True)
 
     @field_validator("som_version")
     @classmethod

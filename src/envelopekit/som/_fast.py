@@ -33,6 +33,7 @@ from pydantic.config import ExtraValues
 from pydantic_core import CoreConfig, CoreSchema, SchemaValidator, core_schema
 
 from .._failfast import FULL_REPORT_BYTES, TOO_LARGE, TooLarge, fail_fast_validator, fresh_validator
+from .._json import FAST_PYTHON
 from .._text import json_branch
 from ._twin import Twin
 
@@ -417,9 +418,12 @@ class FastPath(Generic[M]):
         fast = self._built()
         if fast is None:
             return None
+        # The context tells the free-form validators their input passed the probe above.
         found: M | None = (
-            fast.validate_python(value)
+            fast.validate_python(value, context=FAST_PYTHON)
             if strict is not True and extra is None
-            else fast.validate_python(value, strict=strict or None, extra=extra)
+            else fast.validate_python(
+                value, strict=strict or None, extra=extra, context=FAST_PYTHON
+            )
         )
         return found
