@@ -433,10 +433,14 @@ def test_progress_bar_waits_for_its_delay_reading_the_clock_a_step_at_a_time(
     assert task.completed == step * 5 + 7
 
 
-def on_terminal(feed: Path, *options: str) -> tuple[subprocess.CompletedProcess[bytes], bytes]:
-    """``validate`` with stderr a real pseudo-terminal: what it printed, and what it drew there.
+def _on_pty(
+    args: list[str], *, stdout_too: bool, env: dict[str, str]
+) -> tuple[subprocess.CompletedProcess[bytes], bytes]:
+    """``envelopekit *args`` with stderr (and with ``stdout_too``, stdout) a pseudo-terminal.
 
-    Python's import-time profile goes to stderr too, so the terminal shows what was imported.
+    Returns the finished process (its stdout, when a pipe) and every byte written to the
+    terminal, in the order written, drained as a terminal does: what is written would otherwise
+    fill the pty's buffer.
     """
     import pty
 
@@ -444,7 +448,7 @@ def on_terminal(feed: Path, *options: str) -> tuple[subprocess.CompletedProcess[
     leader, follower = pty.openpty()
     drawn: list[bytes] = []
 
-    def drain() -> None:  # as a terminal does: the profile alone would fill the pty's buffer
+    def drain() -> None:
         with suppress(OSError):
             while chunk := os.read(leader, 65536):
                 drawn.append(chunk)
@@ -453,10 +457,11 @@ def on_terminal(feed: Path, *options: str) -> tuple[subprocess.CompletedProcess[
     reader.start()
     try:
         done = subprocess.run(
-            [*command, "validate", "--spec", "babelqueue", "--format", "json", *options, str(feed)],
-            stdout=subprocess.PIPE,
+            [*command, *args],
+            stdout=follower if stdout_too else subprocess.PIPE,
             stderr=follower,
-            env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"},
+            cwd=ROOT,
+            env=env,
             check=False,
             timeout=120,
         )
@@ -465,6 +470,15 @@ def on_terminal(feed: Path, *options: str) -> tuple[subprocess.CompletedProcess[
         reader.join(timeout=10)
         os.close(leader)
     return done, b"".join(drawn)
+
+
+def on_terminal(feed: Path, *options: str) -> tuple[subprocess.CompletedProcess[bytes], bytes]:
+    """``validate`` with stderr a real pseudo-terminal: what it printed, and what it drew there.
+
+    Python's import-time profile goes to stderr too, so the terminal shows what was imported.
+    """
+    args = ["validate", "--spec", "babelqueue", "--format", "json", *options, str(feed)]
+    return _on_pty(args, stdout_too=False, env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
 
 
 @pytest.fixture(scope="module")
@@ -493,34 +507,9 @@ def on_one_terminal(*args: str) -> tuple[int, bytes]:
 
     Returns the exit status and every byte written to the terminal, in the order written.
     """
-    import pty
-
-    command = [ENTRY] if ENTRY else [sys.executable, "-m", "envelopekit"]
-    leader, follower = pty.openpty()
-    drawn: list[bytes] = []
-
-    def drain() -> None:  # as a terminal does: the verdicts alone would fill the pty's buffer
-        with suppress(OSError):
-            while chunk := os.read(leader, 65536):
-                drawn.append(chunk)
-
-    reader = threading.Thread(target=drain, daemon=True)
-    reader.start()
-    try:
-        done = subprocess.run(
-            [*command, *args],
-            stdout=follower,
-            stderr=follower,
-            cwd=ROOT,
-            env={k: v for k, v in os.environ.items() if not k.startswith("ENVELOPEKIT_")},
-            check=False,
-            timeout=120,
-        )
-    finally:
-        os.close(follower)
-        reader.join(timeout=10)
-        os.close(leader)
-    return done.returncode, b"".join(drawn)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENVELOPEKIT_")}
+    done, written = _on_pty(list(args), stdout_too=True, env=env)
+    return done.returncode, written
 
 
 _CSI = re.compile(r"\x1b\[([?0-9;]*)([A-Za-z])")
