@@ -1391,24 +1391,13 @@ def scan_numbers(
                     continue
             elif kind is str or kind is bool or item is None:
                 continue
-            elif kind is float:
-                if item - item == 0.0:
-                    continue
-                errors.append(_non_finite(_pointer_of(parent, base) + segment(key), item))
-                if first_refusal:
-                    return errors, warnings
-                continue
-            elif kind is dict or kind is list:
-                if item:  # an empty container holds no number
-                    stack.append(parent)
-                    keys.append(key)
-                    values.append(item)
-                continue
             else:
-                # Python data only: not exactly a JSON type. A subclass is read as its base
-                # type (never as a container it is not: an IntEnum member has no len()).
-                item = json_kind(item)
-                kind = type(item)
+                if kind is not float and kind is not dict and kind is not list:
+                    # Python data only: not exactly a JSON type. A subclass is read as its
+                    # base type (never as a container it is not: an IntEnum member has no
+                    # len()); anything else as None.
+                    item = json_kind(item)
+                    kind = type(item)
                 if kind is int:
                     if safe_high >= item >= safe_low or not integers:
                         continue
@@ -1420,7 +1409,7 @@ def scan_numbers(
                         return errors, warnings
                     continue
                 else:
-                    if item:  # a container, or None: nothing a number rule reads
+                    if item:  # an empty container (or None) holds no number
                         stack.append(parent)
                         keys.append(key)
                         values.append(item)
