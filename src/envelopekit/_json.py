@@ -72,6 +72,7 @@ __all__ = [
     "outside",
     "outside_strings",
     "plain_json",
+    "pointer_of",
     "reading_context",
     "refuse_non_finite",
     "refuse_non_json",
@@ -192,9 +193,9 @@ def plain_json(value: Any, at: str = "") -> Any:
             pending: list[tuple[Any, Any, Any, _Node | None]] = []
             for key, member in cast("Mapping[object, Any]", item).items():
                 if not isinstance(key, str):
-                    _refuse(_pointer_of(node, at), f"the key {key!r} is not a string")
+                    _refuse(pointer_of(node, at), f"the key {key!r} is not a string")
                 if not is_unicode(key):
-                    _refuse(_pointer_of(node, at), f"{shown(key)} is not valid Unicode")
+                    _refuse(pointer_of(node, at), f"{shown(key)} is not valid Unicode")
                 members[key] = None  # its place, in order
                 pending.append((member, members, key, node))
             stack.extend(reversed(pending))
@@ -218,7 +219,7 @@ def _node_of(parent: _Node | None, slot: Any) -> _Node:
 
 def _at(base: str, parent: _Node | None, slot: Any) -> str:
     """The pointer of a value :func:`plain_json` copies (the root's is ``base``)."""
-    return base if parent is None else _pointer_of(parent, base) + segment(slot)
+    return base if parent is None else pointer_of(parent, base) + segment(slot)
 
 
 # orjson refuses, instead of encoding, anything but the JSON types themselves (and enum
@@ -268,7 +269,7 @@ def _not_json_at(value: Any, base: str) -> Violation | None:
             item = item.value
         if item is None or isinstance(item, (str, int, float, UUID)):
             continue
-        at = _pointer_of(parent, base) + ("" if parent is None else segment(key))
+        at = pointer_of(parent, base) + ("" if parent is None else segment(key))
         if isinstance(item, dict):
             node: _Node = (None, parent, "" if parent is None else segment(key))
             pending: list[tuple[Any, _Node | None, Any]] = []
@@ -1274,7 +1275,8 @@ at most; a test holds it to 16)."""
 _Node = tuple[Any, "Any | None", str]
 
 
-def _pointer_of(node: _Node | None, base: str) -> str:
+def pointer_of(node: _Node | None, base: str) -> str:
+    """The pointer of a walk's node (value, parent node, segment): ``base`` and its segments."""
     segments: list[str] = []
     while node is not None:
         segments.append(node[2])
@@ -1368,13 +1370,13 @@ def scan_numbers(
                     if high >= item >= low:
                         dropped += 1
                         continue
-                    at = _pointer_of(parent, base) + segment(key)
+                    at = pointer_of(parent, base) + segment(key)
                     errors.append(_too_long(at, item) if wide else _out_of_range(at, item))
                     if first_refusal:
                         return errors, warnings
                 elif kind is float:
                     if item - item != 0.0:
-                        at = _pointer_of(parent, base) + segment(key)
+                        at = pointer_of(parent, base) + segment(key)
                         errors.append(_non_finite(at, item))
                         if first_refusal:
                             return errors, warnings
@@ -1404,7 +1406,7 @@ def scan_numbers(
                 elif kind is float:
                     if item - item == 0.0:
                         continue
-                    errors.append(_non_finite(_pointer_of(parent, base) + segment(key), item))
+                    errors.append(_non_finite(pointer_of(parent, base) + segment(key), item))
                     if first_refusal:
                         return errors, warnings
                     continue
@@ -1417,7 +1419,7 @@ def scan_numbers(
             # An integer beyond 2^53-1: refused, or a warning.
             beyond = not INT64_MAX >= item >= INT64_MIN
             if beyond and not (wide_integers and abs(item) < wide):
-                at = _pointer_of(parent, base) + segment(key)
+                at = pointer_of(parent, base) + segment(key)
                 errors.append(_too_long(at, item) if wide else _out_of_range(at, item))
                 if first_refusal:
                     return errors, warnings
@@ -1427,7 +1429,7 @@ def scan_numbers(
                 warnings.append(
                     violation(
                         rules.NUMBER_BEYOND_INT64,
-                        _pointer_of(parent, base) + segment(key),
+                        pointer_of(parent, base) + segment(key),
                         f"{quote(item)} is beyond signed 64-bit: kept exact and re-emitted "
                         "unchanged; Go, Node and PHP read it as a double.",
                     )
@@ -1436,7 +1438,7 @@ def scan_numbers(
                 warnings.append(
                     violation(
                         rules.NUMBER_UNSAFE_INTEGER,
-                        _pointer_of(parent, base) + segment(key),
+                        pointer_of(parent, base) + segment(key),
                         f"{item} is beyond 2^53-1: JavaScript consumers lose its exact value.",
                     )
                 )

@@ -11,14 +11,14 @@ as it is, Python validation first probes its input (:func:`refuse_lone_surrogate
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import cast
+from typing import Any, cast
 
 import orjson
 from pydantic import BaseModel, GetCoreSchemaHandler
 from pydantic_core import CoreSchema, core_schema
 
 from . import rules
-from ._json import PARSER_MAX_DEPTH, exceeds_depth
+from ._json import PARSER_MAX_DEPTH, exceeds_depth, pointer_of, segment
 from ._violations import is_unicode, pointer, rule_error
 
 __all__ = [
@@ -157,9 +157,9 @@ def too_deep_at(document: object, limit: int) -> str | None:
     """
     if not isinstance(document, (Mapping, list, tuple, BaseModel)):
         return None
-    # (value, its depth, its parent's node, its key); a node is (parent node, segment), built
+    # (value, its depth, its parent's node, its key); a node (as the number walks build one)
     # for containers only, and a pointer only for what is reported.
-    stack: list[tuple[object, int, _Node | None, object]] = [(document, 1, None, None)]
+    stack: list[tuple[object, int, Any, object]] = [(document, 1, None, None)]
     while stack:
         value, depth, parent, key = stack.pop()
         members: Iterable[tuple[object, object]]
@@ -170,9 +170,11 @@ def too_deep_at(document: object, limit: int) -> str | None:
             members = cast("Mapping[object, object]", value).items()
         else:
             members = enumerate(cast("list[object] | tuple[object, ...]", value))
-        node = None if key is None else (parent, pointer(str(key)))
+        node = (
+            None if key is None else (None, parent, segment(key if type(key) is int else str(key)))
+        )
         if depth > limit:
-            return _pointer_of(node)
+            return pointer_of(node, "")
         inner = [
             (item, depth + 1, node, member)
             for member, item in members
@@ -180,17 +182,6 @@ def too_deep_at(document: object, limit: int) -> str | None:
         ]
         stack.extend(reversed(inner))
     return None
-
-
-_Node = tuple["_Node | None", str]
-
-
-def _pointer_of(node: _Node | None) -> str:
-    segments: list[str] = []
-    while node is not None:
-        node, segment = node
-        segments.append(segment)
-    return "".join(reversed(segments))
 
 
 def _lone_surrogate_at(document: object) -> str | None:
