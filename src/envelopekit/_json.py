@@ -37,6 +37,8 @@ from ._violations import (
     Violation,
     as_pydantic_error,
     is_unicode,
+    not_json,
+    not_json_key,
     quote,
     shown,
     truncated,
@@ -275,12 +277,7 @@ def _not_json_at(value: Any, base: str) -> Violation | None:
             pending: list[tuple[Any, _Node | None, Any]] = []
             for name, member in item.items():
                 if not isinstance(name, str):
-                    return violation(
-                        rules.JSON_INVALID,
-                        at,
-                        f"A key of type {type(name).__name__} is not a string: "
-                        "no JSON object holds it.",
-                    )
+                    return violation(rules.JSON_INVALID, at, not_json_key(name))
                 pending.append((member, node, name))
             stack.extend(reversed(pending))
         elif isinstance(item, (list, tuple)):
@@ -288,11 +285,7 @@ def _not_json_at(value: Any, base: str) -> Violation | None:
             members = list(enumerate(cast("list[Any]", item)))
             stack.extend((member, node, index) for index, member in reversed(members))
         else:
-            return violation(
-                rules.JSON_INVALID,
-                at,
-                f"A value of type {type(item).__name__} is not JSON: no JSON text holds it.",
-            )
+            return violation(rules.JSON_INVALID, at, not_json(item))
     return None
 
 

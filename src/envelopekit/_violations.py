@@ -8,6 +8,8 @@ raised itself, by a table and the type at the end of the error's location.
 from __future__ import annotations
 
 import enum
+import inspect
+import sys
 import types
 import typing
 from collections.abc import Iterable, Mapping, Sequence
@@ -37,6 +39,8 @@ __all__ = [
     "context_cap",
     "is_unicode",
     "member_path",
+    "not_json",
+    "not_json_key",
     "pointer",
     "quote",
     "raised_again",
@@ -318,6 +322,29 @@ def _strip_annotated(tp: Any) -> tuple[Any, tuple[Any, ...]]:
     return tp, ()
 
 
+# `typing_extensions`' own, and from Python 3.12 the `type` statement's.
+_ALIASES: Final = tuple(
+    {
+        typing_extensions.TypeAliasType,
+        getattr(typing, "TypeAliasType", typing_extensions.TypeAliasType),
+    }
+)
+
+
+def _unaliased(tp: Any, module: str | None) -> tuple[Any, tuple[Any, ...], str | None]:
+    """``tp`` without ``Annotated``, its metadata, and the module its names are looked up in.
+
+    A type alias (pydantic's ``JsonValue``, a ``type`` statement) is read through to its value,
+    whose names (``list['JsonValue']``) are the alias's module's.
+    """
+    inner, metadata = _strip_annotated(tp)
+    while isinstance(inner, _ALIASES):
+        module = inner.__module__
+        inner, more = _strip_annotated(inner.__value__)
+        metadata += more
+    return inner, metadata, module
+
+
 def _tag_of(member: Any) -> str | None:
     _, metadata = _strip_annotated(member)
     for item in metadata:
@@ -349,6 +376,26 @@ def _field_type(info: FieldInfo) -> Any:
     return annotation
 
 
+def _extra_type(model: type[BaseModel] | None) -> Any:
+    """The type of the values of ``model``'s extras, else ``None``.
+
+    Where the model declares one, pydantic's way: ``__pydantic_extra__: dict[str, T]``.
+    """
+    for cls in () if model is None else model.__mro__:
+        annotation: Any = inspect.get_annotations(cls).get("__pydantic_extra__")
+        if annotation is None:
+            continue
+        if isinstance(annotation, str):
+            # As `typing.get_type_hints` reads it: in its module's names.
+            try:
+                annotation = eval(annotation, vars(sys.modules[cls.__module__]))
+            except Exception:  # a name only the type checkers see
+                return None
+        args = typing.get_args(annotation)
+        return args[1] if typing.get_origin(annotation) is dict and len(args) == 2 else None
+    return None
+
+
 _LEAF, _UNION, _MODEL, _ITEMS, _MAPPING = range(5)
 
 
@@ -357,23 +404,27 @@ class _Node:
 
     __slots__ = (
         "_children",
+        "_extra",
         "_fields",
         "format",
         "kind",
         "literal",
         "model",
+        "module",
         "schema",
         "step",
         "string_enum",
     )
 
-    def __init__(self, tp: Any) -> None:
-        inner, metadata = _strip_annotated(tp)
+    def __init__(self, tp: Any, module: str | None = None) -> None:
+        inner, metadata, module = _unaliased(tp, module)
+        self.module = module
         self.kind = _LEAF
         self.model: type[BaseModel] | None = None
         self.schema = ""
         self.step: Any = None  # a union's (members by segment, the rest), or the item type
         self._fields: dict[str, _Node] | None = None
+        self._extra: _Node | None = None  # the extras' values, with `_fields`
         self._children: dict[int, _Node] = {}
         self.format: Format | None = next((m for m in metadata if isinstance(m, Format)), None)
         # A `Literal` of one value is a schema `const`, of several an `enum`; an `enum` of
@@ -416,7 +467,10 @@ class _Node:
             self.string_enum = all(isinstance(member.value, str) for member in inner)
 
     def field(self, key: str | int) -> _Node:
-        """The node of a model's field ``key`` (wire or Python name); a leaf for an unknown key."""
+        """The node of a model's field ``key`` (wire or Python name).
+
+        For an unknown key, the type the model declares its extras of, else a leaf.
+        """
         if self._fields is None:
             # Every field's node under each name pydantic may report it by, once per model
             # (the first field to claim a name keeps it); an unknown key stays a miss.
@@ -427,29 +481,43 @@ class _Node:
                 for spelling in (name, info.alias, info.validation_alias):
                     if isinstance(spelling, str):
                         self._fields.setdefault(spelling, node)
-        return self._fields.get(key, _UNKNOWN) if type(key) is str else _UNKNOWN
+            extra = _extra_type(self.model)
+            self._extra = None if extra is None else _node(extra)
+        if type(key) is not str:
+            return _UNKNOWN
+        found = self._fields.get(key)
+        return found if found is not None else self._extra or _UNKNOWN
 
     def child(self, tp: Any) -> _Node:
         """The node of ``tp``, a type this node steps to (kept here: not every type hashes)."""
         found = self._children.get(id(tp))
         if found is None:
-            found = self._children[id(tp)] = _node(tp)
+            found = self._children[id(tp)] = _node(self._named(tp), self.module)
         return found
+
+    def _named(self, tp: Any) -> Any:
+        # A name in a recursive alias's value (`list['JsonValue']`), looked up where it was
+        # written; one not found is a leaf.
+        name = tp.__forward_arg__ if isinstance(tp, typing.ForwardRef) else tp
+        if type(name) is not str:
+            return tp
+        return getattr(sys.modules.get(self.module or ""), name, None)
 
 
 _NODES: dict[Any, _Node] = {}
 _MAX_NODES: Final = 4096
 
 
-def _node(tp: Any) -> _Node:
+def _node(tp: Any, module: str | None = None) -> _Node:
+    key = (tp, module)
     try:
-        found = _NODES.get(tp)
+        found = _NODES.get(key)
     except TypeError:  # an `Annotated` whose metadata is not hashable: its parent keeps it
-        return _Node(tp)
+        return _Node(tp, module)
     if found is None:
         if len(_NODES) >= _MAX_NODES:
             _NODES.clear()
-        found = _NODES[tp] = _Node(tp)
+        found = _NODES[key] = _Node(tp, module)
     return found
 
 
@@ -527,6 +595,16 @@ def _where(root: _Node, loc: tuple[str | int, ...], own: bool) -> tuple[str, str
     return innermost.schema or root.schema, pointer(*segments), innermost, _leaf(end)
 
 
+def not_json(value: object) -> str:
+    """Why ``value`` (Python data, in free-form JSON) is refused: no JSON text holds it."""
+    return f"A value of type {type(value).__name__} is not JSON: no JSON text holds it."
+
+
+def not_json_key(key: object) -> str:
+    """Why ``key`` (Python data, a key of an object) is refused: JSON keys are strings."""
+    return f"A key of type {type(key).__name__} is not a string: no JSON object holds it."
+
+
 def _one(error: ErrorDetails, root: _Node) -> tuple[Violation, tuple[Keyword, ...]]:
     kind = error["type"]
     if kind == "string_unicode":
@@ -541,7 +619,16 @@ def _one(error: ErrorDetails, root: _Node) -> tuple[Violation, tuple[Keyword, ..
     message = error["msg"]
     ctx = error.get("ctx") or {}
     own = kind in rules.KEYWORDS or kind in rules.NAMED
+    if kind == "string_type" and loc[-1:] == ("[key]",):
+        # Python data: a key that is not a string (a string key never fails this way), named
+        # at its object as free-form JSON names it everywhere.
+        at = _where(root, loc[:-2], False)[1]
+        return violation(rules.JSON_INVALID, at, not_json_key(error["input"])), ()
     schema, ptr, innermost, end = _where(root, loc, own)
+    if kind == "invalid-json-value":
+        # pydantic's `JsonValue` (Matrix's free-form JSON) refusing a value of Python data:
+        # named where it is, as BabelQueue's and SOM's free-form JSON name it.
+        return violation(rules.JSON_INVALID, ptr, not_json(error["input"])), ()
     also: tuple[Keyword, ...] = ()
     if own:
         # Raised by `rule_error`: the error names its rule, the context its pointer and peers.

@@ -342,8 +342,11 @@ class MxModel(WireModel, WireNames):
     def __get_pydantic_core_schema__(
         cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /
     ) -> CoreSchema:
-        """The model's schema, refusing in Python mode the strings JSON cannot carry."""
-        return text_checked_schema(cls, source, handler)
+        """The model's schema, refusing in Python mode what no JSON text carries.
+
+        Strings that are no Unicode text, and nesting past the JSON parser's depth.
+        """
+        return text_checked_schema(cls, source, handler, depth=True)
 
     @classmethod
     def model_validate_json(
