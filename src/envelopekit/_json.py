@@ -1259,8 +1259,9 @@ FAST_PYTHON: Final[Mapping[str, Any]] = MappingProxyType({})
 Empty, and read only: any other reader of the context finds what it finds in no context."""
 FAST_LEVELS: Final = PARSER_MAX_DEPTH - 16
 """How many levels a free-form value may nest, itself included, on a fast path given Python
-data: within the parser's limit wherever the value stands in a SOM message (six levels deep
-at most; a test holds it to 16)."""
+data: within the parser's limit wherever the value stands in a SOM message (held by an object
+four levels deep at most, a transform's ``params``; ``tests/som/test_fast_path.py`` holds it to
+16)."""
 
 
 # A node of the scan: the value, and how to build its pointer (parent node, segment) only

@@ -19,6 +19,7 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 import envelopekit as ek
+from envelopekit import _json
 from envelopekit._failfast import FULL_REPORT_BYTES, large_validator
 from envelopekit._formats import DATE_TIME_PATTERN, URI_PATTERN, UUID_PATTERN
 from envelopekit.som import (
@@ -408,3 +409,58 @@ def test_every_argument_combination_reads_as_before(model: type[SomEnvelope]) ->
             assert repr(found) == repr(expected), (name, options)
             compared += 1
     assert compared == len(ARGUMENT_MESSAGES) * 216
+
+
+# --- how deep the fast path's free-form values stand ------------------------------------------
+
+
+def _free_form_places(schema: Any) -> dict[str, int]:
+    """Each free-form value of a core schema (validated by ``finite_json``): its path, and the
+    depth of the object or array holding it (the message itself is 1)."""
+    definitions: dict[str, Any] = {}
+    found: dict[str, int] = {}
+
+    def walk(node: Any, depth: int, path: str, refs: frozenset[str]) -> None:
+        if isinstance(node, list):
+            for item in node:
+                walk(item, depth, path, refs)
+            return
+        if not isinstance(node, dict):
+            return
+        kind = node.get("type")
+        if kind == "definitions":
+            definitions.update((each["ref"], each) for each in node["definitions"])
+        if kind == "definition-ref":
+            ref = node["schema_ref"]
+            if ref not in refs:  # a recursive model is walked once down each path
+                walk(definitions[ref], depth, path, refs | {ref})
+            return
+        function = node.get("function")
+        if isinstance(function, dict) and function.get("function") is _json.finite_json:
+            found[path] = max(found.get(path, 0), depth)
+        if kind == "model-fields":
+            for name, each in node["fields"].items():
+                walk(each, depth + 1, f"{path}/{name}", refs)
+            walk(node.get("extras_schema"), depth + 1, f"{path}/*", refs)
+            return
+        if kind in ("list", "dict"):
+            walk(node.get("items_schema"), depth + 1, f"{path}/[]", refs)
+            walk(node.get("values_schema"), depth + 1, f"{path}/[]", refs)
+            return
+        for key, value in node.items():
+            if key not in ("metadata", "serialization"):
+                walk(value, depth, path, refs)
+
+    walk(schema, 0, "", frozenset())
+    return found
+
+
+def test_the_fast_path_s_free_form_values_stand_within_the_depth_it_leaves_them() -> None:
+    """Python data on the fast path is taken nesting ``FAST_LEVELS`` levels in each free-form
+    value: what holds the deepest one must leave that within the parser's 200 levels."""
+    built = FAST_PATH.schema()
+    assert built is not None
+    places = _free_form_places(built.schema)
+    # The walk finds them (the deepest, a transform's parameters, among them).
+    assert {"/extensions", "/payload/transforms/[]/params"} <= places.keys()
+    assert max(places.values()) + _json.FAST_LEVELS <= _json.PARSER_MAX_DEPTH
