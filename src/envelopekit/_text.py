@@ -5,12 +5,13 @@ is not Unicode text: pydantic's JSON parser refuses the same bytes (``json.inval
 Python mode (``model_validate`` of a dict, a ``TypeAdapter``, FastAPI) would accept the decoded
 dict and fail only when the message is written. The message models' core schemas are
 ``json-or-python`` schemas (:func:`text_checked_schema`): JSON validation runs the model schema
-as it is, Python validation first probes its input (:func:`refuse_lone_surrogates`).
+as it is, Python validation first probes its input (:func:`refuse_unreadable`), which also
+refuses nesting deeper than the parser reads.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
 import orjson
@@ -23,7 +24,6 @@ from ._violations import is_unicode, pointer, rule_error
 
 __all__ = [
     "json_branch",
-    "refuse_lone_surrogates",
     "refuse_unreadable",
     "text_checked_schema",
     "too_deep_at",
@@ -34,30 +34,26 @@ def text_checked_schema(
     cls: type[BaseModel],
     source: type[BaseModel],
     handler: GetCoreSchemaHandler,
-    *,
-    depth: bool = False,
 ) -> CoreSchema:
     """A message model's core schema, for its ``__get_pydantic_core_schema__``.
 
     The model's ``ref`` moves to the ``json-or-python`` wrapper, so a nested use is still a
-    ``$ref`` in the JSON Schema. With ``depth``, Python data nesting deeper than the JSON
-    parser reads is refused too (:func:`refuse_unreadable`).
+    ``$ref`` in the JSON Schema.
     """
     schema = handler(source)
     if cls.__dict__.get("__pydantic_complete__"):
         return schema  # a use of the finished model: its own schema is already wrapped
-    probe = refuse_unreadable if depth else refuse_lone_surrogates
     if schema["type"] == "definitions":
-        return {**schema, "schema": _text_checked(schema["schema"], probe)}
-    return _text_checked(schema, probe)
+        return {**schema, "schema": _text_checked(schema["schema"])}
+    return _text_checked(schema)
 
 
-def _text_checked(schema: CoreSchema, probe: Callable[[object], object]) -> CoreSchema:
+def _text_checked(schema: CoreSchema) -> CoreSchema:
     ref = schema.get("ref")
     bare = cast("CoreSchema", {key: value for key, value in schema.items() if key != "ref"})
     wrapped = core_schema.json_or_python_schema(
         json_schema=bare,
-        python_schema=core_schema.no_info_before_validator_function(probe, bare),
+        python_schema=core_schema.no_info_before_validator_function(refuse_unreadable, bare),
     )
     if ref is not None:
         wrapped["ref"] = ref
@@ -72,41 +68,26 @@ def json_branch(schema: CoreSchema) -> CoreSchema:
     return schema
 
 
-def refuse_lone_surrogates(value: object) -> object:
-    """``value`` (the input of Python validation), refused if a string in it is no Unicode text.
+def refuse_unreadable(value: object) -> object:
+    """``value`` (the input of Python validation), refused where no JSON text could carry it.
 
-    One orjson encode probes every string and key (orjson refuses a lone surrogate); only an
-    input it cannot encode is walked in Python, for the pointer and to tell a lone surrogate
-    from what else orjson refuses (an integer beyond 64 bits, a key that is not a string).
+    A string or key that is no Unicode text, or nesting deeper than the JSON parser reads. One
+    orjson encode probes every string and key (orjson refuses a lone surrogate); only an input
+    it cannot encode is walked in Python, for the pointer and to tell a lone surrogate from
+    what else orjson refuses (an integer beyond 64 bits, a key that is not a string). The same
+    encode shows the depth: a text of ``2n`` bytes nests ``n`` levels at most, and only a
+    longer one is read by the depth scan (C passes); orjson itself refuses 255 levels, where
+    the input is walked. Python data past :data:`PARSER_MAX_DEPTH` (200) is what the JSON door
+    refuses as ``json_invalid``, and what a message accepted from it could not be written as
+    and read back.
 
     Raises:
-        PydanticCustomError: ``json.invalid``, a verdict on the whole document, as JSON
-            validation gives for the same message.
+        PydanticCustomError: ``json.invalid`` for a lone surrogate, a verdict on the whole
+            document, as JSON validation gives for the same message; ``message.too_deep`` at
+            the pointer of the first array or object past the limit.
     """
     if isinstance(value, BaseModel):
         return value  # an instance, not input: the model decides whether it revalidates it
-    try:
-        orjson.dumps(value, default=_members)
-    except orjson.JSONEncodeError:
-        _refuse_lone_surrogate(value)
-    return value
-
-
-def refuse_unreadable(value: object) -> object:
-    """:func:`refuse_lone_surrogates`, and nesting deeper than the JSON parser reads.
-
-    The same orjson encode shows the depth: a text of ``2n`` bytes nests ``n`` levels at most,
-    and only a longer one is read by the depth scan (C passes); orjson itself refuses 255
-    levels, where the input is walked. Python data past :data:`PARSER_MAX_DEPTH` (200) is
-    what the JSON door refuses as ``json_invalid``, and what a message accepted from it could
-    not be written as and read back.
-
-    Raises:
-        PydanticCustomError: ``json.invalid`` as :func:`refuse_lone_surrogates`;
-            ``message.too_deep`` at the pointer of the first array or object past the limit.
-    """
-    if isinstance(value, BaseModel):
-        return value
     try:
         text = orjson.dumps(value, default=_members)
     except orjson.JSONEncodeError:

@@ -138,7 +138,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
 
         Strings that are not Unicode, and nesting deeper than the JSON parser reads.
         """
-        return text_checked_schema(cls, source, handler, depth=True)
+        return text_checked_schema(cls, source, handler)
 
     @classmethod
     def model_validate(

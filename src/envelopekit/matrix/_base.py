@@ -346,7 +346,7 @@ class MxModel(WireModel, WireNames):
 
         Strings that are no Unicode text, and nesting past the JSON parser's depth.
         """
-        return text_checked_schema(cls, source, handler, depth=True)
+        return text_checked_schema(cls, source, handler)
 
     @classmethod
     def model_validate_json(

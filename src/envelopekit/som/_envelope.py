@@ -294,7 +294,7 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
 
         Strings that are not Unicode, and nesting deeper than the JSON parser reads.
         """
-        return text_checked_schema(cls, source, handler, depth=True)
+        return text_checked_schema(cls, source, handler)
 
     @field_validator("som_version")
     @classmethod
