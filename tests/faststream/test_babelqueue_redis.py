@@ -238,3 +238,53 @@ def test_an_unreachable_seen_store_leaves_the_message_reserved(redis_url: str) -
         assert client.lrange("orders:processing:w2", 0, -1) == [env.to_json()]  # not acked
         assert client.llen("orders") == 0 and client.llen("orders.dlq") == 0
     assert ran == []
+
+
+async def _until(url: str, done: Any, timeout: float = 20) -> None:
+    async with redis.asyncio.Redis.from_url(url) as client:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while not await done(client):
+            assert asyncio.get_running_loop().time() < deadline, "not settled in time"
+            await asyncio.sleep(0.02)
+
+
+def _failing(env: BabelEnvelope) -> None:
+    raise RuntimeError("never works")
+
+
+@pytest.mark.parametrize(
+    "element",
+    [
+        BabelEnvelope.create("urn:babel:jobs:nobody", {}, queue="jobs").to_json(),
+        BabelEnvelope.create("urn:babel:jobs:fails", {}, queue="jobs").to_json(),
+        b"poison",
+    ],
+    ids=["unknown-urn", "failed", "not-json"],
+)
+def test_a_dead_letter_the_server_refuses_stays_reserved(redis_url: str, element: bytes) -> None:
+    # Someone else's hash under the DLQ's name: the push fails, and the reservation must stay.
+    ok: BabelEnvelope = BabelEnvelope.create("urn:babel:jobs:ok", {}, queue="jobs")
+    handled: list[str] = []
+    router = Router(unknown_urn="dead_letter", max_attempts=1)
+    router.register("urn:babel:jobs:fails", _failing)
+    router.register("urn:babel:jobs:ok", lambda env: handled.append(env.meta.id))
+    with redis.Redis.from_url(redis_url) as client:
+        client.hset("jobs.dlq", "owner", "someone else")
+    _push(redis_url, "jobs", element, ok.to_json())
+
+    async def scenario() -> None:
+        broker = RedisBroker(redis_url)
+        babelqueue_subscriber(broker, "jobs", router, worker_id="w")
+        async with broker:
+            await broker.start()
+
+            async def settled(client: redis.asyncio.Redis) -> bool:
+                return not await client.llen("jobs") and bool(handled)
+
+            await _until(redis_url, settled)
+
+    asyncio.run(scenario())
+    assert handled == [ok.meta.id]  # the worker went on
+    with redis.Redis.from_url(redis_url) as client:
+        assert client.lrange("jobs:processing:w", 0, -1) == [element]
+        assert client.hgetall("jobs.dlq") == {b"owner": b"someone else"}
