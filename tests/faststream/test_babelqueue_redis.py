@@ -288,3 +288,32 @@ def test_a_dead_letter_the_server_refuses_stays_reserved(redis_url: str, element
     with redis.Redis.from_url(redis_url) as client:
         assert client.lrange("jobs:processing:w", 0, -1) == [element]
         assert client.hgetall("jobs.dlq") == {b"owner": b"someone else"}
+
+
+def test_a_given_dead_letter_queue_receives_every_dead_letter(redis_url: str) -> None:
+    router = Router(unknown_urn="dead_letter", max_attempts=1)
+    router.register("urn:babel:jobs:fails", _failing)
+    failed = BabelEnvelope.create("urn:babel:jobs:fails", {}, queue="jobs").to_json()
+    unknown = BabelEnvelope.create("urn:babel:jobs:nobody", {}, queue="jobs").to_json()
+    _push(redis_url, "jobs", failed, unknown, b"poison")
+
+    async def scenario() -> None:
+        broker = RedisBroker(redis_url)
+        babelqueue_subscriber(broker, "jobs", router, worker_id="w", dead_letter_queue="dead")
+        async with broker:
+            await broker.start()
+
+            async def settled(client: redis.asyncio.Redis) -> bool:
+                return await client.llen("dead") + await client.llen("jobs.dlq") == 3
+
+            await _until(redis_url, settled)
+
+    asyncio.run(scenario())
+    with redis.Redis.from_url(redis_url) as client:
+        dead = [binding.reserve(e) for e in client.lrange("dead", 0, -1)]
+        assert client.llen("jobs.dlq") == 0
+    assert sorted(r.headers[RULES_HEADER] for r in dead) == [
+        "handler.failed",
+        "json.invalid",
+        "urn.unknown",
+    ]

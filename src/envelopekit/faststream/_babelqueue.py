@@ -5,8 +5,8 @@ the handler (sync or async) with its typed envelope, and settles the outcome on 
 
 * done, deleted, or skipped as already seen: acknowledged;
 * retry: the envelope republished to the queue with ``attempts + 1``, then acknowledged;
-* dead letter: the envelope with its ``dead_letter`` block to ``<queue>.dlq``, the rule id in
-  the :data:`RULES_HEADER` header;
+* dead letter: the envelope with its ``dead_letter`` block to the dead-letter queue
+  (``<queue>.dlq`` unless given), the rule id in the :data:`RULES_HEADER` header;
 * not a v1 envelope (bad JSON, wrong ``schema_version``): its bytes as received to the DLQ, the
   rule ids in the header;
 * released (unknown URN with ``release``, or another worker holds the id's claim): the message
@@ -201,9 +201,10 @@ class BabelQueueConsumer:
                 message, self.queue, outcome.envelope.to_json(), _carried(headers), outcome.envelope
             )
         elif isinstance(outcome, DeadLetterDecision):
+            # The consumer's dead-letter queue: the Router's `<queue><suffix>` unless one was given.
             await self.endpoint.settle(
                 message,
-                outcome.queue,
+                self.dead_letter_queue,
                 outcome.envelope.to_json(),
                 {RULES_HEADER: outcome.rule},
                 outcome.envelope,
@@ -259,7 +260,8 @@ def babelqueue_subscriber(
         seen: a seen-store (sync or async; a claiming one takes the in-flight claim).
         worker_id: Redis only: names this worker's processing list; give each worker of a
             fleet its own stable id, so a restarted worker recovers what it held.
-        dead_letter_queue: where refused messages go.
+        dead_letter_queue: where dead letters (with their ``dead_letter`` block) and messages
+            that are not a v1 envelope (as received) go.
         subscriber_options: passed to ``broker.subscriber`` (a Kafka ``group_id`` ...).
     """
     return BabelQueueConsumer(
