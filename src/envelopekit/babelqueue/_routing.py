@@ -165,7 +165,7 @@ class Fail:
     """
 
     envelope: BabelEnvelope[Any]
-    error: Exception
+    error: BaseException
     rule: str
     reason: DeadLetterReason
     settlement: _Settlement = field(repr=False)
@@ -263,7 +263,7 @@ class Handle(Generic[D]):
         with replay_scope(self.replay):
             return self.handler(self.envelope)
 
-    def failed(self, error: Exception) -> Fail:
+    def failed(self, error: BaseException) -> Fail:
         """The :class:`Fail` for a handler that raised ``error``."""
         return Fail(self.received, error, rules.HANDLER_FAILED, "failed", self.settlement)
 

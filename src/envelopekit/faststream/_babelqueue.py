@@ -19,6 +19,7 @@ A refusal never raises into the broker loop. The one exception that does is
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, cast
@@ -135,7 +136,9 @@ class BabelQueueConsumer:
                     await maybe(decision.run())
         except SeenStoreUnavailable:
             raise
-        except Exception as exc:  # any handler failure is retried, never lost
+        except (Exception, asyncio.CancelledError) as exc:  # any handler failure is retried
+            if isinstance(exc, asyncio.CancelledError) and _stopping():
+                raise  # the worker stops: the message stays reserved (Redis) or unacknowledged
             if lease is not None and lease.token is not None:
                 with contextlib.suppress(Exception):  # the lease lapses by itself
                     await maybe(self.seen.release(lease))  # type: ignore[union-attr]
@@ -214,6 +217,19 @@ class BabelQueueConsumer:
             await self.endpoint.settle(
                 message, self.dead_letter_queue, outcome.raw, {RULES_HEADER: rule_ids}
             )
+
+
+def _stopping() -> bool:
+    """Whether this task was asked to stop (a ``CancelledError`` is then no handler failure).
+
+    A handler can raise ``CancelledError`` of its own: awaiting a task something else
+    cancelled. Counted as a failure, it is retried and dead-lettered; let through, it would end
+    the subscriber's consuming task, which FastStream does not restart. Python 3.10 cannot tell
+    the two apart (``Task.cancelling`` is 3.11's): there it is always let through.
+    """
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    return cancelling is None or cancelling() > 0
 
 
 def _carried(headers: Mapping[str, Any]) -> dict[str, str]:
