@@ -228,6 +228,25 @@ def test_a_redis_dead_letter_frame_redrives_as_the_official_over_redis(
     assert isinstance(kept, Kept) and kept.raw == framed  # written back as it was read
 
 
+@pytest.mark.parametrize(
+    "element", [b"\xff poison", b'{"job":"\xfe"}'], ids=["not-json", "not-utf8-json"]
+)
+def test_a_non_utf8_element_read_as_str_is_kept_with_its_bytes(
+    redis_url: str, element: bytes
+) -> None:
+    # The reference's client settings hand invalid UTF-8 over as lone surrogates.
+    with redis.Redis.from_url(
+        redis_url, decode_responses=True, encoding_errors="surrogateescape"
+    ) as client:
+        client.rpush("orders.dlq", element)
+        read = client.lpop("orders.dlq")
+    assert isinstance(read, str)
+    kept = redrive(read)
+    assert isinstance(kept, Kept) and kept.reason == "invalid"
+    assert kept.raw == element  # written back as it was sent
+    assert kept.violations[0].rule == "json.invalid"
+
+
 def test_undecodable_messages_are_kept_with_why() -> None:
     kept = redrive(b'{"job":"urn:babel:x:y","data":[]}')
     assert isinstance(kept, Kept) and kept.reason == "invalid"

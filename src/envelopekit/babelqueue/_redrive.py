@@ -35,6 +35,7 @@ from ._bindings.redis import reserve
 from ._envelope import BabelEnvelope
 from ._forbidden import FORBIDDEN_META_KEYS, FORBIDDEN_TOP_LEVEL_KEYS
 from ._replay import replay_headers
+from ._routing import received_bytes
 from ._urn import is_blank
 
 __all__ = ["Kept", "KeptReason", "Redriven", "redrive"]
@@ -125,7 +126,8 @@ def redrive(
         envelope: BabelEnvelope[Any] = message
         raw = message.to_json()
     else:
-        raw = message.encode("utf-8") if isinstance(message, str) else bytes(message)
+        # A str from a client decoding with `surrogateescape` goes back to the bytes it held.
+        raw = received_bytes(message)
         # A Redis dead letter with headers (the rule ids a consumer refused it for) is a frame:
         # its body is the message, as the official redrive's Redis transport pops it. A frame
         # has no member but its three, so no v1 envelope is ever read as one.
