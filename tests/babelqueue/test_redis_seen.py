@@ -76,6 +76,38 @@ def test_keys_carry_the_prefix_and_the_expiry(client: redis.Redis) -> None:
     assert client.pttl("envelopekit:idempotency:seen:forever") == -1
 
 
+@pytest.mark.parametrize("setting", ["ttl", "lease"])
+@pytest.mark.parametrize(
+    ("value", "error"),
+    [
+        (float("inf"), ValueError),
+        (float("-inf"), ValueError),
+        (float("nan"), ValueError),
+        (1e16, ValueError),  # seconds past what the server takes: every remember would fail
+        (10**30, ValueError),
+        (timedelta(0), ValueError),
+        (0.0004, ValueError),
+        (True, TypeError),
+        ("10", TypeError),
+    ],
+    ids=["inf", "-inf", "nan", "1e16-s", "10e30-s", "zero", "0.4-ms", "bool", "str"],
+)
+def test_an_expiry_the_server_cannot_keep_is_refused_at_once(
+    client: redis.Redis, setting: str, value: object, error: type[Exception]
+) -> None:
+    with pytest.raises(error, match=setting):
+        RedisSeenStore(client, **{setting: value})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("setting", ["ttl", "lease"])
+def test_the_longest_expiry_a_timedelta_holds_is_kept(client: redis.Redis, setting: str) -> None:
+    store = RedisSeenStore(client, **{setting: timedelta.max})  # type: ignore[arg-type]
+    env = _envelope()
+    ran: list[BabelEnvelope] = []
+    assert idempotent(store, ran.append)(env) == "run"
+    assert store.seen(env.meta.id) and ran == [env]
+
+
 def test_an_expired_id_runs_again(client: redis.Redis) -> None:
     ran: list[str] = []
     guarded = idempotent(RedisSeenStore(client, ttl=0.05), ran.append, key=lambda s: s)

@@ -7,6 +7,8 @@ from typing import Any
 
 import orjson
 import pytest
+import redis
+from babelqueue.redis_transport import RedisTransport
 from babelqueue.redrive import redrive as official_redrive
 from babelqueue.transport import InMemoryTransport
 from hypothesis import given, settings
@@ -19,6 +21,7 @@ from envelopekit.babelqueue import (
     Redriven,
     redrive,
 )
+from envelopekit.babelqueue import redis as redis_binding
 from tests.babelqueue.test_interop import payloads, queues, urns
 from tests.conftest import DATA
 
@@ -26,6 +29,7 @@ logging.getLogger("babelqueue.codec").setLevel(logging.ERROR)
 
 FIXTURES = DATA / "babelqueue" / "fixtures"
 DEAD = FIXTURES / "dead-lettered.json"
+TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 
 
 def _official(
@@ -200,6 +204,47 @@ def test_a_replaying_redrive_carries_the_header_never_an_envelope_field() -> Non
     assert REPLAY_BYPASS_HEADER.encode() not in done.body()
     plain = redrive(DEAD.read_bytes())
     assert isinstance(plain, Redriven) and not plain.replay and plain.headers == {}
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{"x-envelopekit-rules": "handler.failed"}, {"traceparent": TRACEPARENT}],
+    ids=["rules", "traceparent"],
+)
+def test_a_redis_dead_letter_frame_redrives_as_the_official_over_redis(
+    redis_url: str, headers: dict[str, str]
+) -> None:
+    # On Redis a dead letter with headers is a frame: the official redrive pops its body.
+    framed = redis_binding.element(DEAD.read_bytes(), headers)
+    with redis.Redis.from_url(redis_url) as client:
+        client.rpush("orders.dlq", framed)
+    official_redrive(RedisTransport(redis_url), "orders.dlq")
+    published = RedisTransport(redis_url).pop("orders", timeout=1)
+    assert published is not None
+    done = redrive(framed)
+    assert isinstance(done, Redriven)
+    assert (done.queue, done.body()) == ("orders", published.body.encode())
+    kept = redrive(framed, dry_run=True)
+    assert isinstance(kept, Kept) and kept.raw == framed  # written back as it was read
+
+
+@pytest.mark.parametrize(
+    "element", [b"\xff poison", b'{"job":"\xfe"}'], ids=["not-json", "not-utf8-json"]
+)
+def test_a_non_utf8_element_read_as_str_is_kept_with_its_bytes(
+    redis_url: str, element: bytes
+) -> None:
+    # The reference's client settings hand invalid UTF-8 over as lone surrogates.
+    with redis.Redis.from_url(
+        redis_url, decode_responses=True, encoding_errors="surrogateescape"
+    ) as client:
+        client.rpush("orders.dlq", element)
+        read = client.lpop("orders.dlq")
+    assert isinstance(read, str)
+    kept = redrive(read)
+    assert isinstance(kept, Kept) and kept.reason == "invalid"
+    assert kept.raw == element  # written back as it was sent
+    assert kept.violations[0].rule == "json.invalid"
 
 
 def test_undecodable_messages_are_kept_with_why() -> None:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
+import pydantic
 import pytest
 import redis
 from babelqueue.codec import EnvelopeCodec
@@ -135,6 +136,41 @@ def test_a_handler_exception_whose_text_cannot_be_read_is_dead_lettered() -> Non
     assert block.error == "<str() of Unprintable raised ValueError>"
     assert block.exception == "Unprintable"
     accepted(outcome.envelope)
+
+
+# --- a data model whose own code raises --------------------------------------------------------
+
+
+def _model_raising(error: Exception) -> type[pydantic.BaseModel]:
+    class Order(pydantic.BaseModel):
+        order_id: int
+
+        @pydantic.field_validator("order_id")
+        @classmethod
+        def looked_up(cls, value: int) -> int:
+            raise error  # pydantic makes a ValidationError of ValueError only
+
+    return Order
+
+
+@pytest.mark.parametrize(
+    "error",
+    [KeyError("region"), TypeError("not a str"), ZeroDivisionError("by zero")],
+    ids=["KeyError", "TypeError", "ZeroDivisionError"],
+)
+def test_a_model_validator_that_raises_is_retried_then_dead_lettered(error: Exception) -> None:
+    router = Router(max_attempts=2)
+    router.register(ORDER["job"], lambda _: None, _model_raising(error))
+    retry = router.dispatch(raw_message(), queue="orders")
+    assert isinstance(retry, Retry)
+    assert retry.rule == rules.HANDLER_FAILED and retry.envelope.attempts == 1
+    dead = router.dispatch(retry.envelope.to_json(), queue="orders")
+    assert isinstance(dead, DeadLetterDecision)
+    block = dead.envelope.dead_letter
+    assert isinstance(block, DeadLetter)
+    assert (block.reason, block.exception, block.attempts) == ("failed", type(error).__name__, 2)
+    assert block.error == str(error)
+    accepted(dead.envelope)
 
 
 # --- str elements from redis-py ----------------------------------------------------------------

@@ -238,3 +238,148 @@ def test_an_unreachable_seen_store_leaves_the_message_reserved(redis_url: str) -
         assert client.lrange("orders:processing:w2", 0, -1) == [env.to_json()]  # not acked
         assert client.llen("orders") == 0 and client.llen("orders.dlq") == 0
     assert ran == []
+
+
+async def _until(url: str, done: Any, timeout: float = 20) -> None:
+    async with redis.asyncio.Redis.from_url(url) as client:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while not await done(client):
+            assert asyncio.get_running_loop().time() < deadline, "not settled in time"
+            await asyncio.sleep(0.02)
+
+
+def _failing(env: BabelEnvelope) -> None:
+    raise RuntimeError("never works")
+
+
+@pytest.mark.parametrize(
+    "element",
+    [
+        BabelEnvelope.create("urn:babel:jobs:nobody", {}, queue="jobs").to_json(),
+        BabelEnvelope.create("urn:babel:jobs:fails", {}, queue="jobs").to_json(),
+        b"poison",
+    ],
+    ids=["unknown-urn", "failed", "not-json"],
+)
+def test_a_dead_letter_the_server_refuses_stays_reserved(redis_url: str, element: bytes) -> None:
+    # Someone else's hash under the DLQ's name: the push fails, and the reservation must stay.
+    ok: BabelEnvelope = BabelEnvelope.create("urn:babel:jobs:ok", {}, queue="jobs")
+    handled: list[str] = []
+    router = Router(unknown_urn="dead_letter", max_attempts=1)
+    router.register("urn:babel:jobs:fails", _failing)
+    router.register("urn:babel:jobs:ok", lambda env: handled.append(env.meta.id))
+    with redis.Redis.from_url(redis_url) as client:
+        client.hset("jobs.dlq", "owner", "someone else")
+    _push(redis_url, "jobs", element, ok.to_json())
+
+    async def scenario() -> None:
+        broker = RedisBroker(redis_url)
+        babelqueue_subscriber(broker, "jobs", router, worker_id="w")
+        async with broker:
+            await broker.start()
+
+            async def settled(client: redis.asyncio.Redis) -> bool:
+                return not await client.llen("jobs") and bool(handled)
+
+            await _until(redis_url, settled)
+
+    asyncio.run(scenario())
+    assert handled == [ok.meta.id]  # the worker went on
+    with redis.Redis.from_url(redis_url) as client:
+        assert client.lrange("jobs:processing:w", 0, -1) == [element]
+        assert client.hgetall("jobs.dlq") == {b"owner": b"someone else"}
+
+
+def test_a_given_dead_letter_queue_receives_every_dead_letter(redis_url: str) -> None:
+    router = Router(unknown_urn="dead_letter", max_attempts=1)
+    router.register("urn:babel:jobs:fails", _failing)
+    failed = BabelEnvelope.create("urn:babel:jobs:fails", {}, queue="jobs").to_json()
+    unknown = BabelEnvelope.create("urn:babel:jobs:nobody", {}, queue="jobs").to_json()
+    _push(redis_url, "jobs", failed, unknown, b"poison")
+
+    async def scenario() -> None:
+        broker = RedisBroker(redis_url)
+        babelqueue_subscriber(broker, "jobs", router, worker_id="w", dead_letter_queue="dead")
+        async with broker:
+            await broker.start()
+
+            async def settled(client: redis.asyncio.Redis) -> bool:
+                return await client.llen("dead") + await client.llen("jobs.dlq") == 3
+
+            await _until(redis_url, settled)
+
+    asyncio.run(scenario())
+    with redis.Redis.from_url(redis_url) as client:
+        dead = [binding.reserve(e) for e in client.lrange("dead", 0, -1)]
+        assert client.llen("jobs.dlq") == 0
+    assert sorted(r.headers[RULES_HEADER] for r in dead) == [
+        "handler.failed",
+        "json.invalid",
+        "urn.unknown",
+    ]
+
+
+def test_a_cancelled_error_of_the_handler_own_is_a_failure(redis_url: str) -> None:
+    # Awaiting a task something else cancelled raises CancelledError in a handler that nobody
+    # is stopping: a failure to retry and dead-letter, not the end of the consuming task.
+    router = Router(max_attempts=2)
+    handled: list[int] = []
+
+    @router.on("urn:babel:jobs:job")
+    async def job(env: BabelEnvelope) -> None:
+        if env.data["n"] == 0:
+            inner = asyncio.ensure_future(asyncio.sleep(10))
+            await asyncio.sleep(0)
+            inner.cancel()
+            await inner
+        handled.append(env.data["n"])
+
+    jobs = [BabelEnvelope.create("urn:babel:jobs:job", {"n": n}, queue="jobs") for n in range(3)]
+    _push(redis_url, "jobs", *(env.to_json() for env in jobs))
+
+    async def scenario() -> None:
+        broker = RedisBroker(redis_url)
+        babelqueue_subscriber(broker, "jobs", router, worker_id="w")
+        async with broker:
+            await broker.start()
+
+            async def settled(client: redis.asyncio.Redis) -> bool:
+                return bool(await client.llen("jobs.dlq")) and len(handled) == 2
+
+            await _until(redis_url, settled)
+
+    asyncio.run(scenario())
+    assert sorted(handled) == [1, 2]
+    with redis.Redis.from_url(redis_url) as client:
+        (dead,) = [binding.reserve(e) for e in client.lrange("jobs.dlq", 0, -1)]
+        assert client.llen("jobs:processing:w") == 0 and client.llen("jobs") == 0
+    letter = orjson.loads(dead.body)
+    assert letter["meta"]["id"] == jobs[0].meta.id and letter["attempts"] == 2
+    assert letter["dead_letter"]["exception"] == "CancelledError"
+    assert dead.headers == {RULES_HEADER: "handler.failed"}
+
+
+def test_a_worker_stopped_mid_handle_keeps_the_message_reserved(redis_url: str) -> None:
+    router = Router()
+    started = asyncio.Event()
+
+    @router.on("urn:babel:jobs:slow")
+    async def slow(env: BabelEnvelope) -> None:
+        started.set()
+        await asyncio.sleep(30)
+
+    env: BabelEnvelope = BabelEnvelope.create("urn:babel:jobs:slow", {}, queue="jobs")
+    _push(redis_url, "jobs", env.to_json())
+
+    async def scenario() -> None:
+        broker = RedisBroker(redis_url, graceful_timeout=0.1)
+        babelqueue_subscriber(broker, "jobs", router, worker_id="w")
+        async with broker:
+            await broker.start()
+            await asyncio.wait_for(started.wait(), 20)
+        # Leaving the block stopped the broker, cancelling the handler mid-await.
+
+    asyncio.run(scenario())
+    with redis.Redis.from_url(redis_url) as client:
+        assert client.lrange("jobs:processing:w", 0, -1) == [env.to_json()]
+        assert client.llen("jobs") == 0 and client.llen("jobs.dlq") == 0

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import secrets
 from datetime import timedelta
+from math import isfinite
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from ._idempotency import Lease, SeenStoreUnavailable
@@ -61,11 +62,36 @@ return 0
 _RENEWALS_PER_LEASE: Final = 3
 
 
+# The longest expiry taken: the longest a timedelta holds (some 2.7 billion years). The server
+# refuses a longer one only when a message is handled, after its handler ran.
+_MOST_MS: Final = round(timedelta.max.total_seconds() * 1000)
+
+# A claim renewed no less often than daily, however long its lease: a thread's wait and an event
+# loop's timer take no longer wait than the platform's time_t allows.
+_LONGEST_RENEWAL: Final = 86_400.0
+
+
 def _ms(value: timedelta | float, name: str) -> int:
-    seconds = value.total_seconds() if isinstance(value, timedelta) else float(value)
-    millis = round(seconds * 1000)
+    """``value`` (a timedelta, or seconds) in whole milliseconds, checked against the bounds.
+
+    Raises:
+        TypeError: for anything but a timedelta or a real number (a bool, a string).
+        ValueError: for a value that is not finite, under 1 ms, or over ``timedelta.max``.
+    """
+    if isinstance(value, timedelta):
+        millis = round(value.total_seconds() * 1000)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        if not isfinite(value):
+            raise ValueError(f"{name} must be a finite number of seconds, not {value!r}")
+        millis = round(value * 1000)
+    else:
+        raise TypeError(
+            f"{name} must be a timedelta or a number of seconds, not {type(value).__name__}"
+        )
     if millis < 1:
         raise ValueError(f"{name} must be at least 1 ms, not {value!r}")
+    if millis > _MOST_MS:
+        raise ValueError(f"{name} must be at most timedelta.max, not {value!r}")
     return millis
 
 
@@ -98,7 +124,8 @@ class _Keys:
             return "held"
         if answer != "claimed" or self.lease_ms is None:
             return Lease(message_id, None)
-        return Lease(message_id, token, self.lease_ms / 1000 / _RENEWALS_PER_LEASE)
+        every = min(self.lease_ms / 1000 / _RENEWALS_PER_LEASE, _LONGEST_RENEWAL)
+        return Lease(message_id, token, every)
 
     def renew_args(self, lease: Lease) -> tuple[list[str], list[str]]:
         return [self.claim_key(lease.message_id)], [lease.token or "", str(self.lease_ms or 0)]

@@ -31,9 +31,11 @@ from .._check import check
 from .._json import dumps
 from .._settings import Settings
 from .._violations import Violation
+from ._bindings.redis import reserve
 from ._envelope import BabelEnvelope
 from ._forbidden import FORBIDDEN_META_KEYS, FORBIDDEN_TOP_LEVEL_KEYS
 from ._replay import replay_headers
+from ._routing import received_bytes
 from ._urn import is_blank
 
 __all__ = ["Kept", "KeptReason", "Redriven", "redrive"]
@@ -105,7 +107,8 @@ def redrive(
     """Decide the redrive of one dead-lettered message.
 
     Args:
-        message: the body as read off the dead-letter queue, or an envelope already decoded.
+        message: the body as read off the dead-letter queue (a Redis element framed for its
+            headers is unwrapped), or an envelope already decoded.
         to_queue: republish here instead of each message's own queue (a sandbox replay).
         select: which messages to redrive; the others are kept.
         bypass: a replay: the redriven message carries ``bq-replay-bypass: 1`` so its handler
@@ -118,15 +121,20 @@ def redrive(
         :class:`Redriven` (``dead_letter`` removed, ``attempts`` 0, everything else verbatim),
         or :class:`Kept` with the input bytes, never altered.
     """
-    wire: bytes | None = None
+    body: bytes | None = None  # the bytes the envelope was read from, when it was
     if isinstance(message, BabelEnvelope):
         envelope: BabelEnvelope[Any] = message
         raw = message.to_json()
     else:
-        raw = message.encode("utf-8") if isinstance(message, str) else bytes(message)
+        # A str from a client decoding with `surrogateescape` goes back to the bytes it held.
+        raw = received_bytes(message)
+        # A Redis dead letter with headers (the rule ids a consumer refused it for) is a frame:
+        # its body is the message, as the official redrive's Redis transport pops it. A frame
+        # has no member but its three, so no v1 envelope is ever read as one.
+        body = reserve(raw).body
         # The consumer's own gate, with its size, depth and violation limits: a hostile body
         # costs what it costs `check`, and is kept with the reason.
-        verdict = check(raw, "babelqueue", settings=settings)
+        verdict = check(body, "babelqueue", settings=settings)
         if verdict.envelope is None:
             return Kept(raw, "invalid", violations=verdict.violations)
         envelope = verdict.envelope
@@ -136,10 +144,9 @@ def redrive(
     if dry_run:
         return Kept(raw, "dry_run", queue=queue, envelope=envelope)
     headers = replay_headers() if bypass else {}
-    if not isinstance(message, BabelEnvelope):
-        # The standard library's reading, as the official redrive's: integers of any width
-        # stay exact and members keep their order (the model accepted these bytes already).
-        wire = _reset(json.loads(raw))
+    # The standard library's reading, as the official redrive's: integers of any width stay
+    # exact and members keep their order (the model accepted these bytes already).
+    wire = None if body is None else _reset(json.loads(body))
     return Redriven(envelope.redriven(), queue, headers, envelope, wire)
 
 

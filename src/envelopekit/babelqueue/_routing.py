@@ -158,14 +158,14 @@ class Fail:
 
     Attributes:
         envelope: the message as received.
-        error: why (an :class:`UnknownUrnError`, :class:`InvalidPayloadError`, or the handler's
-            own exception).
+        error: why (an :class:`UnknownUrnError`, :class:`InvalidPayloadError`, or what the
+            handler, or the code of its ``data`` model, raised other than a validation error).
         rule: ``urn.unknown``, ``data.invalid`` or ``handler.failed``.
         reason: the ``dead_letter.reason`` used when retries run out.
     """
 
     envelope: BabelEnvelope[Any]
-    error: Exception
+    error: BaseException
     rule: str
     reason: DeadLetterReason
     settlement: _Settlement = field(repr=False)
@@ -263,7 +263,7 @@ class Handle(Generic[D]):
         with replay_scope(self.replay):
             return self.handler(self.envelope)
 
-    def failed(self, error: Exception) -> Fail:
+    def failed(self, error: BaseException) -> Fail:
         """The :class:`Fail` for a handler that raised ``error``."""
         return Fail(self.received, error, rules.HANDLER_FAILED, "failed", self.settlement)
 
@@ -619,6 +619,8 @@ class Router:
                 typed = found.parse.model_validate_json(parsed_from)
             except ValidationError as exc:
                 return self._invalid(envelope, violations(exc, model=BabelEnvelope), settlement)
+            except Exception as exc:  # the model's own code raised (pydantic wraps ValueError only)
+                return Fail(envelope, exc, rules.HANDLER_FAILED, "failed", settlement)
             if typed.attempts != envelope.attempts:  # keep what `reconcile` decided
                 typed = typed.model_copy(update={"attempts": envelope.attempts})
         return Handle(typed, found.handler, settlement, envelope, replay)

@@ -5,8 +5,8 @@ the handler (sync or async) with its typed envelope, and settles the outcome on 
 
 * done, deleted, or skipped as already seen: acknowledged;
 * retry: the envelope republished to the queue with ``attempts + 1``, then acknowledged;
-* dead letter: the envelope with its ``dead_letter`` block to ``<queue>.dlq``, the rule id in
-  the :data:`RULES_HEADER` header;
+* dead letter: the envelope with its ``dead_letter`` block to the dead-letter queue
+  (``<queue>.dlq`` unless given), the rule id in the :data:`RULES_HEADER` header;
 * not a v1 envelope (bad JSON, wrong ``schema_version``): its bytes as received to the DLQ, the
   rule ids in the header;
 * released (unknown URN with ``release``, or another worker holds the id's claim): the message
@@ -19,6 +19,7 @@ A refusal never raises into the broker loop. The one exception that does is
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, cast
@@ -135,7 +136,9 @@ class BabelQueueConsumer:
                     await maybe(decision.run())
         except SeenStoreUnavailable:
             raise
-        except Exception as exc:  # any handler failure is retried, never lost
+        except (Exception, asyncio.CancelledError) as exc:  # any handler failure is retried
+            if isinstance(exc, asyncio.CancelledError) and _stopping():
+                raise  # the worker stops: the message stays reserved (Redis) or unacknowledged
             if lease is not None and lease.token is not None:
                 with contextlib.suppress(Exception):  # the lease lapses by itself
                     await maybe(self.seen.release(lease))  # type: ignore[union-attr]
@@ -201,9 +204,10 @@ class BabelQueueConsumer:
                 message, self.queue, outcome.envelope.to_json(), _carried(headers), outcome.envelope
             )
         elif isinstance(outcome, DeadLetterDecision):
+            # The consumer's dead-letter queue: the Router's `<queue><suffix>` unless one was given.
             await self.endpoint.settle(
                 message,
-                outcome.queue,
+                self.dead_letter_queue,
                 outcome.envelope.to_json(),
                 {RULES_HEADER: outcome.rule},
                 outcome.envelope,
@@ -213,6 +217,19 @@ class BabelQueueConsumer:
             await self.endpoint.settle(
                 message, self.dead_letter_queue, outcome.raw, {RULES_HEADER: rule_ids}
             )
+
+
+def _stopping() -> bool:
+    """Whether this task was asked to stop (a ``CancelledError`` is then no handler failure).
+
+    A handler can raise ``CancelledError`` of its own: awaiting a task something else
+    cancelled. Counted as a failure, it is retried and dead-lettered; let through, it would end
+    the subscriber's consuming task, which FastStream does not restart. Python 3.10 cannot tell
+    the two apart (``Task.cancelling`` is 3.11's): there it is always let through.
+    """
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    return cancelling is None or cancelling() > 0
 
 
 def _carried(headers: Mapping[str, Any]) -> dict[str, str]:
@@ -259,7 +276,8 @@ def babelqueue_subscriber(
         seen: a seen-store (sync or async; a claiming one takes the in-flight claim).
         worker_id: Redis only: names this worker's processing list; give each worker of a
             fleet its own stable id, so a restarted worker recovers what it held.
-        dead_letter_queue: where refused messages go.
+        dead_letter_queue: where dead letters (with their ``dead_letter`` block) and messages
+            that are not a v1 envelope (as received) go.
         subscriber_options: passed to ``broker.subscriber`` (a Kafka ``group_id`` ...).
     """
     return BabelQueueConsumer(

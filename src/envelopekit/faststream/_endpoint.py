@@ -2,10 +2,11 @@
 
 Settling is the broker's: on RabbitMQ and Kafka a republish goes through ``broker.publish`` and
 FastStream acknowledges when the handler returns; on Redis the reservation is removed from the
-worker's processing list and the republish pushed in one ``MULTI``, so a crash can neither lose
-the message nor leave it both settled and in flight. A Redis delivery that was not reserved
-(FastStream's in-memory ``TestRedisBroker`` calls the handler directly) is republished through
-``broker.publish``.
+worker's processing list and the republish pushed in one ``MULTI`` (the push first, in one
+script, so a push the server refuses removes nothing): neither a crash nor a target key of the
+wrong type can lose the message or leave it both settled and in flight. A Redis delivery that
+was not reserved (FastStream's in-memory ``TestRedisBroker`` calls the handler directly) is
+republished through ``broker.publish``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,15 @@ __all__ = ["RULES_HEADER", "Broker", "Endpoint", "broker_kind", "maybe"]
 
 RULES_HEADER: Final = "x-envelopekit-rules"
 """The header naming the rule ids a dead-lettered or quarantined message was refused for."""
+
+# KEYS[1] = processing list, KEYS[2] = target; ARGV[1] = the reserved element, ARGV[2] = what to
+# push. A MULTI runs every command whatever one of them fails on (a target of the wrong type),
+# so it would remove the reservation of a message it never pushed; a script stops at the failing
+# push, before the removal, and the message stays reserved.
+_TRANSFER: Final = """
+redis.call('rpush', KEYS[2], ARGV[2])
+return redis.call('lrem', KEYS[1], 1, ARGV[1])
+"""
 
 Broker = Literal["redis", "rabbit", "kafka"]
 """The FastStream brokers supported: Redis lists, RabbitMQ queues and Kafka topics."""
@@ -133,9 +143,10 @@ class Endpoint:
             element = body
         client = self.subscriber._client
         async with client.pipeline(transaction=True) as pipe:
-            pipe.lrem(processing, 1, raw)
-            if target is not None:
-                pipe.rpush(target, element)
+            if target is None:
+                pipe.lrem(processing, 1, raw)
+            else:
+                pipe.eval(_TRANSFER, 2, processing, target, raw, element)
             if also is not None:
                 also(pipe)
             await pipe.execute()
