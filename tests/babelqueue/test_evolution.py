@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
+import orjson
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -252,6 +253,39 @@ def test_hostile_schemas_cost_bounded_and_fail_clearly() -> None:
         node = node["properties"]["n"]
     with pytest.raises(SchemaRegistryError, match="deeper than 128"):
         breaking_changes(deep, deep)
+
+
+def test_hostile_values_are_read_not_crashed_on() -> None:
+    from envelopekit.babelqueue import SchemaRegistryError
+
+    # A bound past any float compares as infinity (the registry compares bounds as floats).
+    huge = 10**400
+    assert breaking_changes({"minimum": huge}, {"minimum": huge + 1}) == []
+    assert [c.rule for c in breaking_changes({}, {"minimum": huge})] == ["compat.minimum_tightened"]
+    assert breaking_changes({"minimum": 0}, {"minimum": -huge}) == []
+    # An enum value nested past any reader is refused clearly, not a RecursionError.
+    nested: Any = []
+    for _ in range(900):
+        nested = [nested]
+    with pytest.raises(SchemaRegistryError, match="deeper than 128"):
+        breaking_changes({"enum": [nested]}, {"enum": [1]})
+    # `required` holding what is no property name counts for nothing, old or new.
+    assert breaking_changes({"required": [["a"], {}]}, {"required": []}) == []
+
+
+def test_names_that_are_no_unicode_text_are_escaped() -> None:
+    # json.loads decodes the escape "\ud800" into a lone surrogate, which no output can write.
+    old = json.loads('{"properties": {"\\ud800": {}, "a\\udfff": {"enum": ["x\\udc80"]}}}')
+    found = breaking_changes(old, {"properties": {"a\udfff": {"enum": []}}})
+    assert [(c.rule, c.pointer) for c in found] == [
+        ("compat.property_removed", "/properties/\\ud800"),
+        ("compat.enum_value_removed", "/properties/a\\udfff/enum"),
+    ]
+    assert [c.message for c in found] == [
+        "\\ud800: property removed",
+        "a\\udfff: enum value x\\udc80 removed",
+    ]
+    orjson.dumps([c.to_dict() for c in found])
 
 
 def test_enum_values_compare_as_json_values() -> None:

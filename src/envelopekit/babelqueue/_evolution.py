@@ -22,13 +22,14 @@ changes type.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel
 
 from .. import rules
-from .._violations import Violation, pointer, violation
+from .._violations import Violation, pointer, printable, violation
 from ._payload_schema import SchemaRegistryError
 from ._sensitive import payload_schema
 
@@ -55,7 +56,8 @@ def breaking_changes(old: SchemaSource, new: SchemaSource) -> list[Violation]:
         dotted path (``lines[].qty: property removed``).
 
     Raises:
-        SchemaRegistryError: for schemas nesting deeper than :data:`MAX_SCHEMA_DEPTH`.
+        SchemaRegistryError: for schemas (or ``enum`` values) nesting deeper than
+            :data:`MAX_SCHEMA_DEPTH`.
         TypeError: for a recursive model (see :func:`payload_schema`).
     """
     found: list[Violation] = []
@@ -115,7 +117,7 @@ def _compare(
     def add(rule: str, keyword: str, message: str, *extra: str | int) -> None:
         at = where.get(keyword, new_at)
         text = f"{path}: {message}" if path else message
-        found.append(violation(rule, pointer(*at, keyword, *extra), text))
+        found.append(_found(rule, pointer(*at, keyword, *extra), text))
 
     old_type, new_type = old.get("type"), new.get("type")
     if isinstance(old_type, str) and isinstance(new_type, str) and old_type != new_type:
@@ -150,7 +152,7 @@ def _compare(
         add(rules.COMPAT_MINIMUM_TIGHTENED, "minimum", "minimum tightened")
 
     old_required = old.get("required")
-    was = set(old_required) if isinstance(old_required, list) else set()
+    was = {n for n in old_required if isinstance(n, str)} if isinstance(old_required, list) else ()
     new_required = new.get("required")
     for index, name in enumerate(new_required if isinstance(new_required, list) else []):
         if isinstance(name, str) and name not in was:
@@ -174,7 +176,7 @@ def _compare(
             child = f"{path}.{name}" if path else str(name)
             if name not in current:
                 found.append(
-                    violation(
+                    _found(
                         rules.COMPAT_PROPERTY_REMOVED,
                         pointer(*old_base, "properties", name),
                         f"{child}: property removed",
@@ -203,23 +205,36 @@ def _compare(
         )
 
 
-def _strict(value: Any) -> Any:
+def _found(rule: str, at: str, message: str) -> Violation:
+    # Names from a schema `json.loads` read may hold lone surrogates, which no output can write.
+    return violation(rule, printable(at), printable(message))
+
+
+def _strict(value: Any, depth: int = 0) -> Any:
     """A hashable key equal for two JSON values exactly when they are the same JSON value.
 
     Type-strict, as the validators compare ``enum``: ``true`` is not ``1``, ``1`` is not
     ``1.0``; object member order does not matter.
+
+    Raises:
+        SchemaRegistryError: for a value nesting deeper than :data:`MAX_SCHEMA_DEPTH`.
     """
+    if isinstance(value, (dict, list)) and depth >= MAX_SCHEMA_DEPTH:
+        raise SchemaRegistryError(f"an enum value nests deeper than {MAX_SCHEMA_DEPTH} levels")
     if isinstance(value, dict):
-        return ("object", frozenset((k, _strict(v)) for k, v in value.items()))
+        return ("object", frozenset((k, _strict(v, depth + 1)) for k, v in value.items()))
     if isinstance(value, list):
-        return ("array", tuple(_strict(v) for v in value))
+        return ("array", tuple(_strict(v, depth + 1) for v in value))
     return (type(value).__name__, value)
 
 
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an integer past any float: as far as a float can go
+        return math.inf if value > 0 else -math.inf
 
 
 def _tightened(old: Any, new: Any) -> bool:
