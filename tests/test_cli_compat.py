@@ -50,6 +50,14 @@ def test_data_models_by_import_path() -> None:
         "tests.babelqueue.test_evolution:OrderV1Marked",
     )
     assert ok.returncode == 0, ok.stderr
+    # A one-value Literal is written as `const`: narrowing to it drops the other values.
+    narrowed = run(
+        "compat",
+        "tests.babelqueue.test_evolution:Priced",
+        "tests.babelqueue.test_evolution:PricedInUsd",
+    )
+    assert narrowed.returncode == 1, narrowed.stderr
+    assert b"/properties/currency/const" in narrowed.stdout
 
 
 def test_usage_errors_exit_two(tmp_path: Path) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import orjson
 import pytest
@@ -128,8 +128,27 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], list[tuple[str, str]]]] =
         obj({"v": S}),
         [("compat.type_changed", "/properties/v/type")],
     ),
+    # `const` is an `enum` of one value (what pydantic writes for a one-value `Literal`).
+    (
+        "const-added",
+        obj({"s": S}),
+        obj({"s": {"type": "string", "const": "a"}}),
+        [("compat.enum_added", "/properties/s/const")],
+    ),
+    (
+        "const-narrows-enum",
+        obj({"s": {"type": "string", "enum": ["a", "b"]}}),
+        obj({"s": {"type": "string", "const": "a"}}),
+        [("compat.enum_value_removed", "/properties/s/const")],
+    ),
+    (
+        "const-changed",
+        obj({"s": {"const": "a"}}),
+        obj({"s": {"const": "b"}}),
+        [("compat.enum_value_removed", "/properties/s/const")],
+    ),
 ]
-ONE_WAY_ONLY = {"retyped", "nested-retyped", "items-retyped", "property-renamed"}
+ONE_WAY_ONLY = {"retyped", "nested-retyped", "items-retyped", "property-renamed", "const-changed"}
 
 
 @pytest.mark.parametrize("name", [c[0] for c in CASES])
@@ -203,6 +222,14 @@ class OrderV1(BaseModel):
     note: str | None = None
 
 
+class Priced(BaseModel):
+    currency: Literal["USD", "EUR"] = "USD"
+
+
+class PricedInUsd(BaseModel):
+    currency: Literal["USD"] = "USD"  # pydantic writes a one-value Literal as `const`
+
+
 class OrderV1Marked(BaseModel):
     model_config = ConfigDict(extra="forbid")
     order_id: Annotated[int, Field(ge=1)]
@@ -233,6 +260,13 @@ def test_model_versions() -> None:
         ("compat.type_changed", "/properties/note/anyOf/0/type"),
         ("compat.required_added", "/required/2"),
     ]
+    (narrowed,) = breaking_changes(Priced, PricedInUsd)
+    assert (narrowed.rule, narrowed.pointer) == (
+        "compat.enum_value_removed",
+        "/properties/currency/const",
+    )
+    assert narrowed.message == "currency: enum value EUR removed (const USD)"
+    assert breaking_changes(PricedInUsd, Priced) == []
     (no_null,) = breaking_changes(OrderV1, OrderNoNull)
     assert no_null.rule == "compat.type_changed" and "null" in no_null.message
     assert breaking_changes(OrderNoNull, OrderV1) == []  # accepting null too is wider

@@ -5,7 +5,9 @@ refused by the new one; then the URN must be versioned (``...:created.v2``) rath
 ("consumers upgrade before producers"). The rules are babelqueue-registry's ``compat``:
 
 * a ``type`` that changes (and everything beneath it is not compared further);
-* an ``enum`` added where any value was allowed, or an ``enum`` value removed;
+* an ``enum`` added where any value was allowed, or an ``enum`` value removed (a ``const`` is
+  an ``enum`` of its one value, as JSON Schema defines it and pydantic writes a one-value
+  ``Literal``);
 * ``minLength`` or ``minimum`` added or raised;
 * a property newly ``required``;
 * ``additionalProperties`` closed (``false``) on an object that was open;
@@ -131,20 +133,24 @@ def _compare(
     if old_null and not new_null and "type" in new:
         add(rules.COMPAT_TYPE_CHANGED, "type", "null no longer allowed")
 
-    old_enum, new_enum = old.get("enum"), new.get("enum")
-    if isinstance(new_enum, list):
-        if not isinstance(old_enum, list):
+    old_allowed, new_allowed = _allowed(old), _allowed(new)
+    if new_allowed is not None:
+        keyword, values = new_allowed
+        if old_allowed is None:
             add(
-                rules.COMPAT_ENUM_ADDED, "enum", "enum constraint added where any value was allowed"
+                rules.COMPAT_ENUM_ADDED,
+                keyword,
+                f"{keyword} constraint added where any value was allowed",
             )
         else:
-            kept = {_strict(value) for value in new_enum}  # one pass each: bounded for any size
-            for value in old_enum:
+            kept = {_strict(value) for value in values}  # one pass each: bounded for any size
+            held = f" (const {_show(new['const'])})" if keyword == "const" else ""
+            for value in old_allowed[1]:
                 if _strict(value) not in kept:
                     add(
                         rules.COMPAT_ENUM_VALUE_REMOVED,
-                        "enum",
-                        f"enum value {_show(value)} removed",
+                        keyword,
+                        f"enum value {_show(value)} removed{held}",
                     )
     if _tightened(old.get("minLength"), new.get("minLength")):
         add(rules.COMPAT_MIN_LENGTH_TIGHTENED, "minLength", "minLength tightened")
@@ -208,6 +214,21 @@ def _compare(
 def _found(rule: str, at: str, message: str) -> Violation:
     # Names from a schema `json.loads` read may hold lone surrogates, which no output can write.
     return violation(rule, printable(at), printable(message))
+
+
+def _allowed(node: Mapping[str, Any]) -> tuple[str, list[Any]] | None:
+    """The values ``enum`` and ``const`` leave a node, and the keyword that says so last.
+
+    ``None`` when any value is allowed. A ``const`` is an ``enum`` of one value (narrowed by an
+    ``enum`` beside it, which leaves it or nothing).
+    """
+    values = node.get("enum")
+    if "const" in node:
+        const = node["const"]
+        if isinstance(values, list) and _strict(const) not in {_strict(v) for v in values}:
+            return "const", []
+        return "const", [const]
+    return ("enum", values) if isinstance(values, list) else None
 
 
 def _strict(value: Any, depth: int = 0) -> Any:
