@@ -130,8 +130,9 @@ DateTimeStr = Annotated[
 UriStr = Annotated[
     str,
     StringConstraints(strict=True, pattern=URI_PATTERN),
-    # The schema says `format: uri` only: the pattern is this SDK's reading of the format.
-    WithJsonSchema({"type": "string", "format": "uri"}),
+    # The pattern beside the format, as uuid's and date-time's: where a validator reads formats
+    # as annotations (the 2020-12 default), it refuses what the model refuses.
+    WithJsonSchema({"type": "string", "format": "uri", "pattern": URI_PATTERN}),
     Format("format.uri", "Not an absolute URI (scheme:…, ASCII, % only as a percent-encoding)."),
 ]
 """An RFC 3986 absolute URI, kept as sent."""
