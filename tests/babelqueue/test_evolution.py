@@ -292,11 +292,13 @@ def test_hostile_schemas_cost_bounded_and_fail_clearly() -> None:
 def test_hostile_values_are_read_not_crashed_on() -> None:
     from envelopekit.babelqueue import SchemaRegistryError
 
-    # A bound past any float compares as infinity (the registry compares bounds as floats).
+    # Bounds compare as floats, and exactly past any float, as PayloadSchemas compares a value.
     huge = 10**400
-    assert breaking_changes({"minimum": huge}, {"minimum": huge + 1}) == []
-    assert [c.rule for c in breaking_changes({}, {"minimum": huge})] == ["compat.minimum_tightened"]
+    raised = breaking_changes({"minimum": huge}, {"minimum": huge + 1})
+    assert [c.rule for c in raised] == ["compat.minimum_tightened"]
+    assert breaking_changes({"minimum": huge}, {"minimum": huge}) == []
     assert breaking_changes({"minimum": 0}, {"minimum": -huge}) == []
+    assert breaking_changes({"minimum": 2**53}, {"minimum": 2**53 + 1}) == []  # the same float
     # An enum value nested past any reader is refused clearly, not a RecursionError.
     nested: Any = []
     for _ in range(900):

@@ -24,7 +24,6 @@ changes type.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -249,22 +248,23 @@ def _strict(value: Any, depth: int = 0) -> Any:
     return (type(value).__name__, value)
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        return float(value)
-    except OverflowError:  # an integer past any float: as far as a float can go
-        return math.inf if value > 0 else -math.inf
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _tightened(old: Any, new: Any) -> bool:
-    """A bound added, or raised (compared as numbers, as the registry reads them)."""
-    new_bound = _number(new)
-    if new_bound is None:
+    """A bound added, or raised (as floats, or exactly where one is past any float).
+
+    As the registry's readers and :class:`PayloadSchemas` compare a value with the bound.
+    """
+    if not _is_number(new):
         return False
-    old_bound = _number(old)
-    return old_bound is None or new_bound > old_bound
+    if not _is_number(old):
+        return True
+    try:
+        return float(new) > float(old)
+    except OverflowError:
+        return bool(new > old)
 
 
 def _show(value: Any) -> str:
