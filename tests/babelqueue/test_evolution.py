@@ -128,6 +128,12 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], list[tuple[str, str]]]] =
         obj({"v": S}),
         [("compat.type_changed", "/properties/v/type")],
     ),
+    (
+        "null-type-added",  # `x: Any = None` becoming `x: None = None`
+        obj({"v": {}}),
+        obj({"v": {"type": "null"}}),
+        [("compat.type_changed", "/properties/v/type")],
+    ),
     # `const` is an `enum` of one value (what pydantic writes for a one-value `Literal`).
     (
         "const-added",

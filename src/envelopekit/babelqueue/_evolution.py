@@ -124,7 +124,7 @@ def _compare(
     if isinstance(old_type, str) and isinstance(new_type, str) and old_type != new_type:
         add(rules.COMPAT_TYPE_CHANGED, "type", f'type changed "{old_type}" → "{new_type}"')
         return
-    if old_type is None and isinstance(new_type, str) and new_type != "null":
+    if old_type is None and isinstance(new_type, str):
         add(
             rules.COMPAT_TYPE_CHANGED, "type", f'type "{new_type}" added where any type was allowed'
         )
