@@ -352,6 +352,34 @@ def test_babelqueue_data_is_typed_by_the_urn_model() -> None:
     assert judge.matching(aliased, "orders") == ["urn.babel.orders.created"]
 
 
+ORDERS, PING = "urn:babel:orders:created", "urn:babel:audit:ping"
+
+
+@pytest.mark.parametrize(
+    ("identity", "routed"),
+    [
+        pytest.param({"job": ORDERS}, ORDERS, id="job"),
+        pytest.param({"urn": ORDERS}, ORDERS, id="urn-alias"),
+        pytest.param({"job": "", "urn": ORDERS}, ORDERS, id="empty-job-and-urn"),
+        pytest.param({"job": " \t\r\n", "urn": ORDERS}, ORDERS, id="blank-job-and-urn"),
+        pytest.param({"job": ORDERS, "urn": PING}, ORDERS, id="job-over-another-urn"),
+        pytest.param({"job": PING, "urn": ORDERS}, PING, id="another-job-over-urn"),
+        pytest.param({"job": "\u00a0", "urn": ORDERS}, "\u00a0", id="job-not-ascii-blank"),
+    ],
+)
+def test_babelqueue_message_is_the_one_of_the_urn_the_envelope_is_routed_by(
+    identity: dict[str, str], routed: str
+) -> None:
+    wire = _order()
+    del wire["job"]
+    wire.update(identity)
+    verdict = ek.check(json.dumps(wire), spec="babelqueue")
+    assert verdict.envelope is not None and verdict.envelope.job == routed
+    keys = {ORDERS: "urn.babel.orders.created", PING: "urn.babel.audit.ping"}
+    expected = [keys[routed]] if routed in keys else []
+    assert Judge(_routed()).matching(wire, "orders") == expected
+
+
 def test_babelqueue_untyped_urn_takes_any_object_and_other_urns_match_nothing() -> None:
     judge = Judge(_routed())
     ping = BabelEnvelope.create("urn:babel:audit:ping", {"anything": [1, 2]}).to_wire()

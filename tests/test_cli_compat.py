@@ -50,6 +50,14 @@ def test_data_models_by_import_path() -> None:
         "tests.babelqueue.test_evolution:OrderV1Marked",
     )
     assert ok.returncode == 0, ok.stderr
+    # A one-value Literal is written as `const`: narrowing to it drops the other values.
+    narrowed = run(
+        "compat",
+        "tests.babelqueue.test_evolution:Priced",
+        "tests.babelqueue.test_evolution:PricedInUsd",
+    )
+    assert narrowed.returncode == 1, narrowed.stderr
+    assert b"/properties/currency/const" in narrowed.stdout
 
 
 def test_usage_errors_exit_two(tmp_path: Path) -> None:
@@ -103,3 +111,46 @@ def test_a_model_that_fails_to_import_or_to_write_is_a_usage_error(
         assert done.stderr.startswith(b"envelopekit compat: " + said), done.stderr
         assert done.stderr.count(b"\n") == 1 and b"Traceback" not in done.stderr
         assert done.stdout == b""
+
+
+def _schema_file(directory: Path, name: str, text: str) -> str:
+    path = directory / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_hostile_schema_files_get_a_verdict_or_a_usage_error(tmp_path: Path) -> None:
+    base = _schema_file(tmp_path, "base.json", '{"properties": {"a": {}}}')
+    huge = "9" * 400
+    for old, new, status in (
+        ('{"minimum": 0}', '{"minimum": ' + huge + "}", 1),  # past any float: compared as one
+        ('{"enum": [' + "[" * 900 + "]" * 900 + "]}", '{"enum": [1]}', 2),
+        ('{"required": [["a"]]}', '{"required": []}', 0),
+        ('{"properties": {"\\ud800": {}}}', '{"properties": {}}', 1),
+        (base, '{"properties": {"a": {"minimum": NaN}}}', 2),  # not JSON
+        (base, '{"properties": {"a": {"minimum": -Infinity}}}', 2),
+    ):
+        paths = [
+            text if text == base else _schema_file(tmp_path, f"{i}.json", text)
+            for i, text in enumerate((old, new))
+        ]
+        for output in ("text", "json") if status != 2 else ("text",):
+            done = run("compat", "--format", output, *paths)
+            assert done.returncode == status, (old[:40], new[:40], output, done.stderr)
+            assert b"Traceback" not in done.stderr, done.stderr
+            if status == 2:
+                assert done.stderr.startswith(b"envelopekit compat: ") and done.stdout == b""
+            elif output == "json":
+                json.loads(done.stdout)
+
+
+def test_text_output_escapes_names_from_the_schema(tmp_path: Path) -> None:
+    forged = "x\\nbreaking: 0 changes\\u001b[31m"
+    old = _schema_file(tmp_path, "old.json", '{"properties": {"' + forged + '": {}}}')
+    new = _schema_file(tmp_path, "new.json", '{"properties": {}}')
+    done = run("compat", old, new)
+    assert done.returncode == 1
+    lines = done.stdout.decode().splitlines()
+    assert len(lines) == 2 and "\x1b" not in done.stdout.decode()
+    assert lines[0].split()[:2] == ["compat.property_removed", "/properties/x\\nbreaking:"]
+    assert lines[1].startswith("breaking: 1 change;")

@@ -10,8 +10,10 @@ and Matrix differential tests (plus single-change mutations of the BabelQueue fi
 
 Generated and model must agree except where one of ``GENERATED_DIFFERENCES`` applies: then the
 model refuses, the schema accepts, and the difference is one JSON Schema cannot express (or one
-of Python's ``re``). Official and model must agree except for the differences the spec test
-suites already document. Every listed difference must occur, so none is dead.
+of Python's ``re``). What the model accepts must also pass the generated schema under
+``jsonschema-rs`` (format checking on). Official and model must agree except for the
+differences the spec test suites already document. Every listed difference must occur, so none
+is dead.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from pydantic import ValidationError
 
 import envelopekit as ek
 from envelopekit import _schema
+from envelopekit._formats import DATE_TIME_PATTERN, URI_PATTERN, UUID_PATTERN
 from envelopekit._violations import Violation, violations
 from tests.matrix import test_differential as matrix_diff
 from tests.som import test_differential as som_diff
@@ -41,6 +44,7 @@ from tests.som._corpus import (
     negative_files,
     positive_envelope,
     positive_files,
+    wrap,
 )
 from tests.som._mutations import mutations
 
@@ -88,6 +92,33 @@ def test_shipped_files_are_exactly_the_registry() -> None:
         if p.is_file() and "draft-07" not in p.relative_to(SHIPPED).parts
     }
     assert shipped == {f"{spec}/{name}.schema.json" for spec, name in TARGETS}
+
+
+def _formats(node: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(node, dict):
+        if isinstance(node.get("format"), str):
+            yield node
+        for value in node.values():
+            yield from _formats(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _formats(item)
+
+
+@pytest.mark.parametrize(("spec", "name"), TARGETS)
+def test_each_format_the_model_checks_carries_its_pattern(spec: str, name: str) -> None:
+    """A 2020-12 validator reads ``format`` as an annotation unless told otherwise: the pattern
+    beside it is what refuses there what the model refuses."""
+    patterns = {"uuid": UUID_PATTERN, "date-time": DATE_TIME_PATTERN, "uri": URI_PATTERN}
+    found = list(_formats(ek.json_schema(spec, name)))
+    assert all(node.get("pattern") == patterns[node["format"]] for node in found), found
+    if spec == "som" and name in ("envelope", "story-context"):
+        story = json.loads((DATA / "som" / "examples" / "story-context" / "tags.json").read_bytes())
+        story["content_refs"] = [{"uri": "http://wire.ap.org:http/x"}]  # a port of letters
+        envelope = wrap(story, "story.context")
+        assert not ek.check(json.dumps(envelope), spec="som").ok
+        annotating = jsonschema_rs.validator_for(ek.json_schema(spec, name))  # formats not asserted
+        assert not annotating.is_valid(envelope if name == "envelope" else story)
 
 
 def test_unknown_schema_is_refused() -> None:
@@ -184,6 +215,9 @@ class Tally:
 
     def judge(self, case: Case, generated: bool, model: bool, where: str) -> None:
         self.compared += 1
+        # What the model accepts passes jsonschema-rs too (its own formats and ECMA patterns).
+        if model and not _ecma_validator(case.spec, case.name).is_valid(case.document):
+            self.problems.append(f"{where}: jsonschema-rs refuses what the model accepts")
         if generated == model:
             return
         found = [name for name, (_, applies) in GENERATED_DIFFERENCES.items() if applies(case)]

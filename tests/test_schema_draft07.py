@@ -99,6 +99,16 @@ def test_a_keyword_draft_07_cannot_say_is_refused_not_dropped() -> None:
         _schema.to_draft_07({"type": "array", "prefixItems": [{"type": "string"}]})
 
 
+@pytest.mark.parametrize("keyword", ["default", "examples", "const", "enum"])
+def test_a_value_is_copied_not_read_as_a_schema(keyword: str) -> None:
+    # Instance data that happens to hold schema keywords: a `dict` field's default, say.
+    data = {"prefixItems": [1], "dependentRequired": {"a": ["b"]}, "$ref": "https://x.org/s"}
+    value = [data] if keyword in ("examples", "enum") else data
+    schema = {"$schema": _schema.DIALECT, "properties": {"shape": {keyword: value}}}
+    converted = _schema.to_draft_07(schema)
+    assert converted["properties"]["shape"] == {keyword: value}
+
+
 def test_dependent_required_becomes_dependencies() -> None:
     converted = _schema.to_draft_07(
         {"$schema": _schema.DIALECT, "dependentRequired": {"a": ["b"]}, "$defs": {}}

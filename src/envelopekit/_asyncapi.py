@@ -251,6 +251,7 @@ def _babelqueue(
     queues: Sequence[str],
 ) -> str:
     from .babelqueue._routing import DEFAULT_DLQ_SUFFIX
+    from .babelqueue._urn import NOT_BLANK_PATTERN
 
     components = document.components
     envelope = components.schema("babelqueue", "envelope")
@@ -271,12 +272,21 @@ def _babelqueue(
         )
     for urn, model in found.items():
         key = _key(urn)
+        # The URN the message is routed by: `job`, or `urn` where `job` is absent or blank.
         pinned: JsonObject = {
-            "job": {"const": urn},
-            "urn": {"const": urn},
+            "anyOf": [
+                {"required": ["job"], "properties": {"job": {"const": urn}}},
+                {
+                    "required": ["urn"],
+                    "properties": {
+                        "job": {"not": {"pattern": NOT_BLANK_PATTERN}},
+                        "urn": {"const": urn},
+                    },
+                },
+            ]
         }
         if urn in data:
-            pinned["data"] = data[urn]
+            pinned["properties"] = {"data": data[urn]}
         messages[key] = components.message(
             key,
             {
@@ -287,7 +297,7 @@ def _babelqueue(
                     if model is not None
                     else "`data` is a JSON object."
                 ),
-                "payload": {"allOf": [envelope, {"properties": pinned}]},
+                "payload": {"allOf": [envelope, pinned]},
             },
         )
     dead_letter = components.message(

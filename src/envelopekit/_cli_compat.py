@@ -19,6 +19,8 @@ from typing import IO, Any, Final
 import orjson
 from pydantic import BaseModel
 
+from ._cli_input import printable
+
 __all__ = ["add_parser", "run"]
 
 EXIT_COMPATIBLE: Final = 0
@@ -48,11 +50,16 @@ def add_parser(commands: Any) -> None:
     )
 
 
+def _not_json(constant: str) -> Any:
+    # `json.loads` reads NaN and Infinity, which are no JSON (nor any bound a schema can mean).
+    raise ValueError(f"{constant} is not JSON")
+
+
 def _load(reference: str) -> dict[str, Any]:
     path = Path(reference)
     if path.is_file():
         try:
-            schema = json.loads(path.read_text(encoding="utf-8"))
+            schema = json.loads(path.read_text(encoding="utf-8"), parse_constant=_not_json)
         except (OSError, ValueError, RecursionError) as exc:
             raise CompatUsageError(f"cannot read {path}: {exc}") from exc
         if not isinstance(schema, dict):
@@ -98,7 +105,7 @@ def run(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> int:
         old, new = _load(args.old), _load(args.new)
         changes = breaking_changes(old, new)
     except (CompatUsageError, SchemaRegistryError, TypeError) as exc:
-        stderr.write(f"envelopekit compat: {exc}\n")
+        stderr.write(f"envelopekit compat: {printable(str(exc))}\n")  # it may name an input
         return EXIT_USAGE
     if args.format == "json":
         stdout.write(
@@ -106,7 +113,11 @@ def run(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> int:
             + b"\n"
         )
     else:
-        lines = [f"{c.rule:<40} {c.pointer or '(root)':<32} {c.message}\n" for c in changes]
+        # Names from the schema printed raw could end a line and forge the next (as validate's).
+        lines = [
+            f"{c.rule:<40} {printable(c.pointer) or '(root)':<32} {printable(c.message)}\n"
+            for c in changes
+        ]
         verdict = (
             f"breaking: {len(changes)} change{'s' if len(changes) != 1 else ''}; "
             "mint a new URN (e.g. ...:created.v2)\n"

@@ -248,6 +248,10 @@ _NOT_IN_07: Final = frozenset(
 )
 
 
+# Keywords whose values are instances, not schemas: copied as they are, never read.
+_VALUES: Final = frozenset({"const", "enum", "default", "examples"})
+
+
 def _to_07(node: Any, top: bool = False) -> Any:
     if isinstance(node, list):
         return [_to_07(item) for item in node]
@@ -258,7 +262,9 @@ def _to_07(node: Any, top: bool = False) -> Any:
         raise ValueError(f"Draft-07 has no {', '.join(sorted(found))}")
     converted: dict[str, Any] = {}
     for key, value in node.items():
-        if key == "$defs" and top:
+        if key in _VALUES:
+            converted[key] = value
+        elif key == "$defs" and top:
             converted["definitions"] = {n: _to_07(s) for n, s in value.items()}
         elif key in ("properties", "patternProperties", "definitions"):
             converted[key] = {n: _to_07(s) for n, s in value.items()}

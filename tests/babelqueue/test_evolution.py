@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
+import orjson
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -127,8 +128,33 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], list[tuple[str, str]]]] =
         obj({"v": S}),
         [("compat.type_changed", "/properties/v/type")],
     ),
+    (
+        "null-type-added",  # `x: Any = None` becoming `x: None = None`
+        obj({"v": {}}),
+        obj({"v": {"type": "null"}}),
+        [("compat.type_changed", "/properties/v/type")],
+    ),
+    # `const` is an `enum` of one value (what pydantic writes for a one-value `Literal`).
+    (
+        "const-added",
+        obj({"s": S}),
+        obj({"s": {"type": "string", "const": "a"}}),
+        [("compat.enum_added", "/properties/s/const")],
+    ),
+    (
+        "const-narrows-enum",
+        obj({"s": {"type": "string", "enum": ["a", "b"]}}),
+        obj({"s": {"type": "string", "const": "a"}}),
+        [("compat.enum_value_removed", "/properties/s/const")],
+    ),
+    (
+        "const-changed",
+        obj({"s": {"const": "a"}}),
+        obj({"s": {"const": "b"}}),
+        [("compat.enum_value_removed", "/properties/s/const")],
+    ),
 ]
-ONE_WAY_ONLY = {"retyped", "nested-retyped", "items-retyped", "property-renamed"}
+ONE_WAY_ONLY = {"retyped", "nested-retyped", "items-retyped", "property-renamed", "const-changed"}
 
 
 @pytest.mark.parametrize("name", [c[0] for c in CASES])
@@ -202,6 +228,14 @@ class OrderV1(BaseModel):
     note: str | None = None
 
 
+class Priced(BaseModel):
+    currency: Literal["USD", "EUR"] = "USD"
+
+
+class PricedInUsd(BaseModel):
+    currency: Literal["USD"] = "USD"  # pydantic writes a one-value Literal as `const`
+
+
 class OrderV1Marked(BaseModel):
     model_config = ConfigDict(extra="forbid")
     order_id: Annotated[int, Field(ge=1)]
@@ -232,6 +266,13 @@ def test_model_versions() -> None:
         ("compat.type_changed", "/properties/note/anyOf/0/type"),
         ("compat.required_added", "/required/2"),
     ]
+    (narrowed,) = breaking_changes(Priced, PricedInUsd)
+    assert (narrowed.rule, narrowed.pointer) == (
+        "compat.enum_value_removed",
+        "/properties/currency/const",
+    )
+    assert narrowed.message == "currency: enum value EUR removed (const USD)"
+    assert breaking_changes(PricedInUsd, Priced) == []
     (no_null,) = breaking_changes(OrderV1, OrderNoNull)
     assert no_null.rule == "compat.type_changed" and "null" in no_null.message
     assert breaking_changes(OrderNoNull, OrderV1) == []  # accepting null too is wider
@@ -252,6 +293,41 @@ def test_hostile_schemas_cost_bounded_and_fail_clearly() -> None:
         node = node["properties"]["n"]
     with pytest.raises(SchemaRegistryError, match="deeper than 128"):
         breaking_changes(deep, deep)
+
+
+def test_hostile_values_are_read_not_crashed_on() -> None:
+    from envelopekit.babelqueue import SchemaRegistryError
+
+    # Bounds compare as floats, and exactly past any float, as PayloadSchemas compares a value.
+    huge = 10**400
+    raised = breaking_changes({"minimum": huge}, {"minimum": huge + 1})
+    assert [c.rule for c in raised] == ["compat.minimum_tightened"]
+    assert breaking_changes({"minimum": huge}, {"minimum": huge}) == []
+    assert breaking_changes({"minimum": 0}, {"minimum": -huge}) == []
+    assert breaking_changes({"minimum": 2**53}, {"minimum": 2**53 + 1}) == []  # the same float
+    # An enum value nested past any reader is refused clearly, not a RecursionError.
+    nested: Any = []
+    for _ in range(900):
+        nested = [nested]
+    with pytest.raises(SchemaRegistryError, match="deeper than 128"):
+        breaking_changes({"enum": [nested]}, {"enum": [1]})
+    # `required` holding what is no property name counts for nothing, old or new.
+    assert breaking_changes({"required": [["a"], {}]}, {"required": []}) == []
+
+
+def test_names_that_are_no_unicode_text_are_escaped() -> None:
+    # json.loads decodes the escape "\ud800" into a lone surrogate, which no output can write.
+    old = json.loads('{"properties": {"\\ud800": {}, "a\\udfff": {"enum": ["x\\udc80"]}}}')
+    found = breaking_changes(old, {"properties": {"a\udfff": {"enum": []}}})
+    assert [(c.rule, c.pointer) for c in found] == [
+        ("compat.property_removed", "/properties/\\ud800"),
+        ("compat.enum_value_removed", "/properties/a\\udfff/enum"),
+    ]
+    assert [c.message for c in found] == [
+        "\\ud800: property removed",
+        "a\\udfff: enum value x\\udc80 removed",
+    ]
+    orjson.dumps([c.to_dict() for c in found])
 
 
 def test_enum_values_compare_as_json_values() -> None:

@@ -242,3 +242,6 @@ def mutations(document: dict[str, Any]) -> Iterator[Mutation]:
             yield make("uri_other_scheme", "urn:example:story-1")
             yield make("quirk.uri_not_asserted", "not a uri")
             yield make("quirk.uri_not_asserted", "/stories/relative.json")
+            # Every character allowed, the structure not: a port of letters, `[` outside a host.
+            yield make("quirk.uri_not_asserted", "https://wire.ap.org:http/x")
+            yield make("quirk.uri_not_asserted", "urn:story[1]")

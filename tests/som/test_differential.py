@@ -181,7 +181,10 @@ def test_models_and_official_schemas_agree() -> None:
     assert agreed_invalid > 3000
 
 
-URI_VALUES = ["https://wire.ap.org/stories/x.json", "urn:example:1", "not a uri", "/a/b", ""]
+URI_VALUES = [
+    *("https://wire.ap.org/stories/x.json", "urn:example:1", "not a uri", "/a/b", ""),
+    *("http://[::1]:80/x", "http://wire.ap.org:http/", "urn:a[b]", "http://[::1/"),
+]
 
 
 @pytest.mark.parametrize("value", URI_VALUES)

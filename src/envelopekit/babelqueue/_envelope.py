@@ -63,7 +63,7 @@ from ._dead_letter import DeadLetter, DeadLetterReason, cut_text
 from ._fast import SECONDS_THRESHOLD, FastPath
 from ._forbidden import FORBIDDEN_META_KEYS, FORBIDDEN_TOP_LEVEL_KEYS
 from ._meta import SCHEMA_VERSION, BabelMeta
-from ._urn import ASCII_WHITESPACE, is_blank
+from ._urn import ASCII_WHITESPACE, NOT_BLANK_PATTERN, is_blank
 
 __all__ = ["BabelEnvelope", "DataT"]
 
@@ -78,8 +78,6 @@ _NOT_EXTRA = frozenset(
     {"job", "trace_id", "data", "meta", "attempts", "dead_letter", "urn"}
     | FORBIDDEN_TOP_LEVEL_KEYS.keys()
 )
-# A character outside the ASCII blank set (a JSON Schema spelling of "not blank").
-_NOT_BLANK = "[^ \t\n\u000b\f\r]"
 
 
 class BabelEnvelope(WireModel, Generic[DataT]):
@@ -108,8 +106,8 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         json_schema_extra={
             # The identity rule: a non-blank `job`, or failing that a non-blank `urn`.
             "anyOf": [
-                {"required": ["job"], "properties": {"job": {"pattern": _NOT_BLANK}}},
-                {"required": ["urn"], "properties": {"urn": {"pattern": _NOT_BLANK}}},
+                {"required": ["job"], "properties": {"job": {"pattern": NOT_BLANK_PATTERN}}},
+                {"required": ["urn"], "properties": {"urn": {"pattern": NOT_BLANK_PATTERN}}},
             ]
         },
     )

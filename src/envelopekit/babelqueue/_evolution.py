@@ -5,7 +5,9 @@ refused by the new one; then the URN must be versioned (``...:created.v2``) rath
 ("consumers upgrade before producers"). The rules are babelqueue-registry's ``compat``:
 
 * a ``type`` that changes (and everything beneath it is not compared further);
-* an ``enum`` added where any value was allowed, or an ``enum`` value removed;
+* an ``enum`` added where any value was allowed, or an ``enum`` value removed (a ``const`` is
+  an ``enum`` of its one value, as JSON Schema defines it and pydantic writes a one-value
+  ``Literal``);
 * ``minLength`` or ``minimum`` added or raised;
 * a property newly ``required``;
 * ``additionalProperties`` closed (``false``) on an object that was open;
@@ -28,7 +30,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from .. import rules
-from .._violations import Violation, pointer, violation
+from .._violations import Violation, pointer, printable, violation
 from ._payload_schema import SchemaRegistryError
 from ._sensitive import payload_schema
 
@@ -55,7 +57,8 @@ def breaking_changes(old: SchemaSource, new: SchemaSource) -> list[Violation]:
         dotted path (``lines[].qty: property removed``).
 
     Raises:
-        SchemaRegistryError: for schemas nesting deeper than :data:`MAX_SCHEMA_DEPTH`.
+        SchemaRegistryError: for schemas (or ``enum`` values) nesting deeper than
+            :data:`MAX_SCHEMA_DEPTH`.
         TypeError: for a recursive model (see :func:`payload_schema`).
     """
     found: list[Violation] = []
@@ -115,13 +118,13 @@ def _compare(
     def add(rule: str, keyword: str, message: str, *extra: str | int) -> None:
         at = where.get(keyword, new_at)
         text = f"{path}: {message}" if path else message
-        found.append(violation(rule, pointer(*at, keyword, *extra), text))
+        found.append(_found(rule, pointer(*at, keyword, *extra), text))
 
     old_type, new_type = old.get("type"), new.get("type")
     if isinstance(old_type, str) and isinstance(new_type, str) and old_type != new_type:
         add(rules.COMPAT_TYPE_CHANGED, "type", f'type changed "{old_type}" → "{new_type}"')
         return
-    if old_type is None and isinstance(new_type, str) and new_type != "null":
+    if old_type is None and isinstance(new_type, str):
         add(
             rules.COMPAT_TYPE_CHANGED, "type", f'type "{new_type}" added where any type was allowed'
         )
@@ -129,20 +132,24 @@ def _compare(
     if old_null and not new_null and "type" in new:
         add(rules.COMPAT_TYPE_CHANGED, "type", "null no longer allowed")
 
-    old_enum, new_enum = old.get("enum"), new.get("enum")
-    if isinstance(new_enum, list):
-        if not isinstance(old_enum, list):
+    old_allowed, new_allowed = _allowed(old), _allowed(new)
+    if new_allowed is not None:
+        keyword, values = new_allowed
+        if old_allowed is None:
             add(
-                rules.COMPAT_ENUM_ADDED, "enum", "enum constraint added where any value was allowed"
+                rules.COMPAT_ENUM_ADDED,
+                keyword,
+                f"{keyword} constraint added where any value was allowed",
             )
         else:
-            kept = {_strict(value) for value in new_enum}  # one pass each: bounded for any size
-            for value in old_enum:
+            kept = {_strict(value) for value in values}  # one pass each: bounded for any size
+            held = f" (const {_show(new['const'])})" if keyword == "const" else ""
+            for value in old_allowed[1]:
                 if _strict(value) not in kept:
                     add(
                         rules.COMPAT_ENUM_VALUE_REMOVED,
-                        "enum",
-                        f"enum value {_show(value)} removed",
+                        keyword,
+                        f"enum value {_show(value)} removed{held}",
                     )
     if _tightened(old.get("minLength"), new.get("minLength")):
         add(rules.COMPAT_MIN_LENGTH_TIGHTENED, "minLength", "minLength tightened")
@@ -150,7 +157,7 @@ def _compare(
         add(rules.COMPAT_MINIMUM_TIGHTENED, "minimum", "minimum tightened")
 
     old_required = old.get("required")
-    was = set(old_required) if isinstance(old_required, list) else set()
+    was = {n for n in old_required if isinstance(n, str)} if isinstance(old_required, list) else ()
     new_required = new.get("required")
     for index, name in enumerate(new_required if isinstance(new_required, list) else []):
         if isinstance(name, str) and name not in was:
@@ -174,7 +181,7 @@ def _compare(
             child = f"{path}.{name}" if path else str(name)
             if name not in current:
                 found.append(
-                    violation(
+                    _found(
                         rules.COMPAT_PROPERTY_REMOVED,
                         pointer(*old_base, "properties", name),
                         f"{child}: property removed",
@@ -203,32 +210,61 @@ def _compare(
         )
 
 
-def _strict(value: Any) -> Any:
+def _found(rule: str, at: str, message: str) -> Violation:
+    # Names from a schema `json.loads` read may hold lone surrogates, which no output can write.
+    return violation(rule, printable(at), printable(message))
+
+
+def _allowed(node: Mapping[str, Any]) -> tuple[str, list[Any]] | None:
+    """The values ``enum`` and ``const`` leave a node, and the keyword that says so last.
+
+    ``None`` when any value is allowed. A ``const`` is an ``enum`` of one value (narrowed by an
+    ``enum`` beside it, which leaves it or nothing).
+    """
+    values = node.get("enum")
+    if "const" in node:
+        const = node["const"]
+        if isinstance(values, list) and _strict(const) not in {_strict(v) for v in values}:
+            return "const", []
+        return "const", [const]
+    return ("enum", values) if isinstance(values, list) else None
+
+
+def _strict(value: Any, depth: int = 0) -> Any:
     """A hashable key equal for two JSON values exactly when they are the same JSON value.
 
     Type-strict, as the validators compare ``enum``: ``true`` is not ``1``, ``1`` is not
     ``1.0``; object member order does not matter.
+
+    Raises:
+        SchemaRegistryError: for a value nesting deeper than :data:`MAX_SCHEMA_DEPTH`.
     """
+    if isinstance(value, (dict, list)) and depth >= MAX_SCHEMA_DEPTH:
+        raise SchemaRegistryError(f"an enum value nests deeper than {MAX_SCHEMA_DEPTH} levels")
     if isinstance(value, dict):
-        return ("object", frozenset((k, _strict(v)) for k, v in value.items()))
+        return ("object", frozenset((k, _strict(v, depth + 1)) for k, v in value.items()))
     if isinstance(value, list):
-        return ("array", tuple(_strict(v) for v in value))
+        return ("array", tuple(_strict(v, depth + 1) for v in value))
     return (type(value).__name__, value)
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _tightened(old: Any, new: Any) -> bool:
-    """A bound added, or raised (compared as numbers, as the registry reads them)."""
-    new_bound = _number(new)
-    if new_bound is None:
+    """A bound added, or raised (as floats, or exactly where one is past any float).
+
+    As the registry's readers and :class:`PayloadSchemas` compare a value with the bound.
+    """
+    if not _is_number(new):
         return False
-    old_bound = _number(old)
-    return old_bound is None or new_bound > old_bound
+    if not _is_number(old):
+        return True
+    try:
+        return float(new) > float(old)
+    except OverflowError:
+        return bool(new > old)
 
 
 def _show(value: Any) -> str:

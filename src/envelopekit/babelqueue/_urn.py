@@ -12,11 +12,15 @@ from typing import Final
 from .. import rules
 from .._violations import Violation, shown, violation
 
-__all__ = ["ASCII_WHITESPACE", "URN_CONVENTION", "is_blank", "lint_urn"]
+__all__ = ["ASCII_WHITESPACE", "NOT_BLANK_PATTERN", "URN_CONVENTION", "is_blank", "lint_urn"]
 
 ASCII_WHITESPACE: Final = " \t\n\v\f\r"
 """The closed blank set shared by every SDK: a URN of only these characters is blank
 (Unicode spaces such as U+00A0 are not blank)."""
+
+NOT_BLANK_PATTERN: Final = "[^ \t\n\u000b\f\r]"
+"""A JSON Schema ``pattern`` (searched, not anchored) a string matches unless it is blank: a
+character outside :data:`ASCII_WHITESPACE`."""
 
 URN_CONVENTION: Final = re.compile(
     r"\Aurn:babel:[a-z][a-z0-9_-]*(?:\.[a-z0-9_-]+)*:[a-z][a-z0-9_-]*(?:\.[a-z0-9_-]+)*\Z"

@@ -49,8 +49,9 @@ _NOT_STRING: Final = re.compile(
 )
 _DATE_TIME: Final = re.compile(DATE_TIME_PATTERN)
 _URI: Final = re.compile(URI_PATTERN)
-# RFC 3986 URI-reference, character-level as URI_PATTERN is: an absolute URI, or a relative
-# reference whose first segment has no ':' (otherwise it would read as a scheme).
+# RFC 3986 URI-reference, character-level (URI_PATTERN reads an absolute URI's whole grammar):
+# an absolute URI, or a relative reference whose first segment has no ':' (otherwise it would
+# read as a scheme).
 _URI_REFERENCE: Final = re.compile(
     r"(?:[A-Za-z][A-Za-z0-9+.\-]*:|(?![^/?#]*:))"
     r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?\[\]]|%[0-9A-Fa-f]{2})*"
