@@ -9,14 +9,11 @@ another spec, names that collide, an unwritable path).
 from __future__ import annotations
 
 import argparse
-import importlib
-import os
-import sys
 from pathlib import Path
 from typing import IO, Any, Final
 
 from ._check import SPECS
-from ._cli_input import UsageError, display
+from ._cli_input import UsageError, display, imported, why
 
 __all__ = ["add_parser", "run"]
 
@@ -81,23 +78,7 @@ def _import(reference: str) -> Any:
     module_name, colon, name = reference.partition(":")
     if not colon or not module_name or not name:
         raise UsageError(f"{reference!r} is not module:attribute")
-    # As `python -m` and uvicorn do: the project in the working directory imports.
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    try:
-        found = importlib.import_module(module_name)
-        for part in name.split("."):
-            found = getattr(found, part)
-    # Whatever the module raises while importing is the user's to see; sys.exit too.
-    except (Exception, SystemExit) as exc:
-        raise UsageError(f"cannot import {reference}: {_why(exc)}") from exc
-    return found
-
-
-def _why(exc: BaseException) -> str:
-    """An exception as one line: its type and its text, lines joined (pydantic's run over)."""
-    text = " ".join(str(exc).split())
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return imported(module_name, name)
 
 
 def _writable(option: str, urn: str, model: Any) -> None:
@@ -109,7 +90,7 @@ def _writable(option: str, urn: str, model: Any) -> None:
         TypeAdapter(model).json_schema(by_alias=True)
     except Exception as exc:
         raise UsageError(
-            f"{option}: cannot write the schema of the data model of {urn}: {_why(exc)}"
+            f"{option}: cannot write the schema of the data model of {urn}: {why(exc)}"
         ) from exc
 
 

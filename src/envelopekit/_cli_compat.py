@@ -9,27 +9,20 @@ change is printed with its rule id and the JSON pointer of the schema location. 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
-import os
-import sys
 from pathlib import Path
 from typing import IO, Any, Final
 
 import orjson
 from pydantic import BaseModel
 
-from ._cli_input import printable
+from ._cli_input import UsageError, imported, printable, why
 
 __all__ = ["add_parser", "run"]
 
 EXIT_COMPATIBLE: Final = 0
 EXIT_BREAKING: Final = 1
 EXIT_USAGE: Final = 2
-
-
-class CompatUsageError(Exception):
-    """A schema that cannot be read, or a model that cannot be imported (exit 2)."""
 
 
 def add_parser(commands: Any) -> None:
@@ -61,24 +54,16 @@ def _load(reference: str) -> dict[str, Any]:
         try:
             schema = json.loads(path.read_text(encoding="utf-8"), parse_constant=_not_json)
         except (OSError, ValueError, RecursionError) as exc:
-            raise CompatUsageError(f"cannot read {path}: {exc}") from exc
+            raise UsageError(f"cannot read {path}: {exc}") from exc
         if not isinstance(schema, dict):
-            raise CompatUsageError(f"{path} is not a JSON Schema object")
+            raise UsageError(f"{path} is not a JSON Schema object")
         return schema
     module_name, colon, name = reference.partition(":")
     if not colon or not module_name or not name:
-        raise CompatUsageError(f"no such file: {reference} (a model is module:Model)")
-    # As `python -m` and uvicorn do: models of the project in the working directory import.
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    try:
-        found = getattr(importlib.import_module(module_name), name)
-    # Whatever the module raises while importing is the user's to see, as a usage error: a
-    # traceback would exit 1, which says "breaking". A module may also call sys.exit.
-    except (Exception, SystemExit) as exc:
-        raise CompatUsageError(f"cannot import {reference}: {_why(exc)}") from exc
+        raise UsageError(f"no such file: {reference} (a model is module:Model)")
+    found = imported(module_name, name)
     if not (isinstance(found, type) and issubclass(found, BaseModel)):
-        raise CompatUsageError(f"{reference} is not a pydantic model")
+        raise UsageError(f"{reference} is not a pydantic model")
     from .babelqueue._sensitive import payload_schema
 
     # The schema is written here, not by breaking_changes, so that a model pydantic cannot
@@ -86,13 +71,7 @@ def _load(reference: str) -> dict[str, Any]:
     try:
         return payload_schema(found)
     except Exception as exc:
-        raise CompatUsageError(f"cannot write the schema of {reference}: {_why(exc)}") from exc
-
-
-def _why(exc: BaseException) -> str:
-    """An exception as one line: its type and its text, lines joined (pydantic's run over)."""
-    text = " ".join(str(exc).split())
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+        raise UsageError(f"cannot write the schema of {reference}: {why(exc)}") from exc
 
 
 def run(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> int:
@@ -104,7 +83,7 @@ def run(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> int:
     try:
         old, new = _load(args.old), _load(args.new)
         changes = breaking_changes(old, new)
-    except (CompatUsageError, SchemaRegistryError, TypeError) as exc:
+    except (UsageError, SchemaRegistryError, TypeError) as exc:
         stderr.write(f"envelopekit compat: {printable(str(exc))}\n")  # it may name an input
         return EXIT_USAGE
     if args.format == "json":

@@ -32,6 +32,7 @@ r"""What ``envelopekit validate`` reads: inputs checked up front, messages read 
 from __future__ import annotations
 
 import gzip
+import importlib
 import io
 import os
 import re
@@ -89,6 +90,33 @@ BLOCK: Final = 256 * 1024
 
 class UsageError(Exception):
     """A path that cannot be read, or arguments that make no sense (exit status 2)."""
+
+
+def why(exc: BaseException) -> str:
+    """An exception as one line: its type and its text, lines joined (pydantic's run over)."""
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def imported(module_name: str, name: str) -> Any:
+    """The attribute ``name`` (dotted) of the module ``module_name``, imported for the user.
+
+    As ``python -m`` and uvicorn import: the project in the working directory imports.
+
+    Raises:
+        UsageError: whatever the module raised while importing (``sys.exit`` too), or the
+            attribute it lacks: the user's to see as a usage error, since a traceback would
+            exit 1, which says "invalid" or "breaking".
+    """
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        found: Any = importlib.import_module(module_name)
+        for part in name.split("."):
+            found = getattr(found, part)
+    except (Exception, SystemExit) as exc:
+        raise UsageError(f"cannot import {module_name}:{name}: {why(exc)}") from exc
+    return found
 
 
 def environment_settings() -> Settings:
