@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from typing import Any
 
 import orjson
@@ -359,15 +361,22 @@ def test_a_cancelled_error_of_the_handler_own_is_a_failure(redis_url: str) -> No
     assert dead.headers == {RULES_HEADER: "handler.failed"}
 
 
-def test_a_worker_stopped_mid_handle_keeps_the_message_reserved(redis_url: str) -> None:
+@pytest.mark.parametrize("handler", ["async", "sync"])
+def test_a_worker_stopped_mid_handle_keeps_the_message_reserved(
+    redis_url: str, handler: str
+) -> None:
     router = Router()
-    started = asyncio.Event()
+    started, stopped = threading.Event(), threading.Event()
 
-    @router.on("urn:babel:jobs:slow")
     async def slow(env: BabelEnvelope) -> None:
         started.set()
         await asyncio.sleep(30)
 
+    def slow_sync(env: BabelEnvelope) -> None:  # its thread runs on once the worker stopped
+        started.set()
+        stopped.wait(10)
+
+    router.register("urn:babel:jobs:slow", slow if handler == "async" else slow_sync)
     env: BabelEnvelope = BabelEnvelope.create("urn:babel:jobs:slow", {}, queue="jobs")
     _push(redis_url, "jobs", env.to_json())
 
@@ -376,10 +385,106 @@ def test_a_worker_stopped_mid_handle_keeps_the_message_reserved(redis_url: str) 
         babelqueue_subscriber(broker, "jobs", router, worker_id="w")
         async with broker:
             await broker.start()
-            await asyncio.wait_for(started.wait(), 20)
+            while not started.is_set():
+                await asyncio.sleep(0.01)
         # Leaving the block stopped the broker, cancelling the handler mid-await.
 
-    asyncio.run(scenario())
+    try:
+        asyncio.run(scenario())
+    finally:
+        stopped.set()
     with redis.Redis.from_url(redis_url) as client:
         assert client.lrange("jobs:processing:w", 0, -1) == [env.to_json()]
         assert client.llen("jobs") == 0 and client.llen("jobs.dlq") == 0
+
+
+def test_a_sync_handler_past_its_lease_keeps_the_claim(redis_url: str) -> None:
+    # A sync handler runs in a thread: the loop renews the claim meanwhile, so a second worker
+    # handed the same message puts it back (idempotency.held) instead of running it too.
+    env: BabelEnvelope = BabelEnvelope.create("urn:babel:jobs:slow", {}, queue="jobs")
+    claim = f"t:claim:{env.meta.id}"
+    started, first_done = threading.Event(), threading.Event()
+    runs: list[str] = []
+    pttls: list[int] = []
+    router = Router()
+
+    @router.on("urn:babel:jobs:slow")
+    def slow(env: BabelEnvelope) -> None:
+        runs.append(env.meta.id)
+        started.set()
+        with redis.Redis.from_url(redis_url) as watch:
+            for _ in range(8):  # 2 s, four leases
+                time.sleep(0.25)
+                pttls.append(watch.pttl(claim))
+
+    async def worker(worker_id: str, until: Any) -> None:
+        async with redis.asyncio.Redis.from_url(redis_url) as client:
+            broker = RedisBroker(redis_url)
+            seen = AsyncRedisSeenStore(client, prefix="t:", lease=0.5)
+            babelqueue_subscriber(broker, "jobs", router, seen=seen, worker_id=worker_id)
+            async with broker:
+                await broker.start()
+                await until()
+
+    async def settled(client: redis.asyncio.Redis) -> bool:
+        lists = ("jobs", "jobs:processing:a", "jobs:processing:b")
+        return not any([await client.llen(name) for name in lists]) and first_done.is_set()
+
+    def second() -> None:  # its own loop: a worker the first one's handler cannot block
+        assert started.wait(20)
+        _push(redis_url, "jobs", env.to_json())  # the same message, redelivered
+        asyncio.run(worker("b", lambda: _until(redis_url, settled)))
+
+    async def first() -> None:
+        async def handled() -> None:
+            while len(pttls) < 8:
+                await asyncio.sleep(0.02)
+            first_done.set()
+            while other.is_alive():
+                await asyncio.sleep(0.02)
+
+        await worker("a", handled)
+
+    _push(redis_url, "jobs", env.to_json())
+    other = threading.Thread(target=second)
+    other.start()
+    asyncio.run(first())
+    other.join(30)
+    assert min(pttls) > 0  # renewed throughout, though the handler held the claim for 4 leases
+    assert runs == [env.meta.id]
+    with redis.Redis.from_url(redis_url) as client:
+        assert client.exists(f"t:seen:{env.meta.id}") and not client.exists(claim)
+        assert client.llen("jobs.dlq") == 0
+
+
+def test_a_sync_handler_leaves_the_loop_to_other_subscribers(redis_url: str) -> None:
+    other_ran = threading.Event()
+    waited: list[bool] = []
+    router, others = Router(), Router()
+    nudge = BabelEnvelope.create("urn:babel:other:nudge", {}, queue="other").to_json()
+
+    @router.on("urn:babel:jobs:slow")
+    def slow(env: BabelEnvelope) -> None:
+        _push(redis_url, "other", nudge)
+        waited.append(other_ran.wait(5))  # consumed meanwhile, by the same broker's loop
+
+    @others.on("urn:babel:other:nudge")
+    async def nudged(env: BabelEnvelope) -> None:
+        other_ran.set()
+
+    _push(redis_url, "jobs", BabelEnvelope.create("urn:babel:jobs:slow", {}).to_json())
+
+    async def scenario() -> None:
+        broker = RedisBroker(redis_url)
+        babelqueue_subscriber(broker, "jobs", router, worker_id="w")
+        babelqueue_subscriber(broker, "other", others, worker_id="w")
+        async with broker:
+            await broker.start()
+
+            async def settled(client: redis.asyncio.Redis) -> bool:
+                return bool(waited) and not await client.llen("jobs:processing:w")
+
+            await _until(redis_url, settled)
+
+    asyncio.run(scenario())
+    assert waited == [True]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
 import orjson
@@ -170,3 +171,39 @@ def test_redis_end_to_end_quarantine_and_matrix_reply_to(redis_url: str) -> None
     (reply,) = replies  # the Matrix convention's replyTo, bare
     answer = MxResponse.model_validate_json(reply)
     assert answer.correlation_id == req.correlation_id
+
+
+@pytest.mark.parametrize("kind", ["som", "matrix"])
+def test_a_sync_handler_leaves_the_loop_to_other_subscribers(redis_url: str, kind: str) -> None:
+    other_ran = threading.Event()
+    waited: list[bool] = []
+
+    def wait_for_the_other() -> None:
+        with redis.Redis.from_url(redis_url) as client:
+            client.rpush("other", STORY)
+        waited.append(other_ran.wait(5))  # consumed meanwhile, by the same broker's loop
+
+    async def on_other(env: SomEnvelope, story: object) -> None:
+        other_ran.set()
+
+    request = MxRequest.create("fs.list", {"path": "/"}).to_json()
+    with redis.Redis.from_url(redis_url) as client:
+        client.rpush(kind, STORY if kind == "som" else request)
+
+    async def scenario() -> None:
+        broker = RedisBroker(redis_url)
+        som_subscriber(broker, "other", on_other)
+        if kind == "som":
+            som_subscriber(broker, kind, lambda env, story: wait_for_the_other())
+        else:
+            matrix_subscriber(broker, kind, lambda req: wait_for_the_other())
+        async with broker:
+            await broker.start()
+            with redis.Redis.from_url(redis_url) as client:
+                for _ in range(1000):
+                    if waited and not client.llen(f"{kind}:processing:0"):
+                        break
+                    await asyncio.sleep(0.02)
+
+    asyncio.run(scenario())
+    assert waited == [True]

@@ -1,7 +1,8 @@
 """A BabelQueue consumer on a FastStream broker: Router's decisions acted on, never raised.
 
 The subscriber takes the raw message, lets :class:`~envelopekit.babelqueue.Router` decide, runs
-the handler (sync or async) with its typed envelope, and settles the outcome on the broker:
+the handler with its typed envelope (an async one on the event loop, a sync one in a worker
+thread, as FastStream runs its own), and settles the outcome on the broker:
 
 * done, deleted, or skipped as already seen: acknowledged;
 * retry: the envelope republished to the queue with ``attempts + 1``, then acknowledged;
@@ -48,7 +49,7 @@ from ..babelqueue import (
 )
 from ..babelqueue._bindings import redis as redis_binding
 from ..babelqueue._idempotency import async_renewing
-from ._endpoint import RULES_HEADER, Endpoint, maybe
+from ._endpoint import RULES_HEADER, Endpoint, maybe, run_handler
 
 __all__ = ["BabelQueueConsumer", "babelqueue_subscriber"]
 
@@ -130,10 +131,11 @@ class BabelQueueConsumer:
                 return Release(decision.received, rules.IDEMPOTENCY_HELD, body), None
             lease = claimed
         try:
-            # The claim is renewed while the handler runs: only a dead worker's lapses.
+            # The claim is renewed while the handler runs (a sync one in a thread, the loop
+            # free to renew): only a dead worker's lapses.
             with replay_scope(decision.replay):  # also around an async handler's await
                 async with async_renewing(self.seen, lease):
-                    await maybe(decision.run())
+                    await run_handler(decision.handler, decision.run)
         except SeenStoreUnavailable:
             raise
         except (Exception, asyncio.CancelledError) as exc:  # any handler failure is retried
@@ -272,7 +274,9 @@ def babelqueue_subscriber(
         broker: a FastStream ``RedisBroker`` (a list), ``RabbitBroker`` (a queue) or
             ``KafkaBroker`` (a topic).
         queue: what to consume; the DLQ is ``queue + router.dlq_suffix`` unless given.
-        router: decides each message; its handlers may be sync or async.
+        router: decides each message; its handlers may be sync or async. A sync handler runs
+            in a worker thread (anyio's, as FastStream runs its own; the context variables
+            copied), so it blocks neither the other subscribers nor the claim's renewal.
         seen: a seen-store (sync or async; a claiming one takes the in-flight claim).
         worker_id: Redis only: names this worker's processing list; give each worker of a
             fleet its own stable id, so a restarted worker recovers what it held.

@@ -15,13 +15,14 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal
 
+import anyio.to_thread
 from faststream import StreamMessage
 
 from ..babelqueue import BabelEnvelope, kafka, rabbitmq
 from ..babelqueue._bindings import redis as redis_binding
 from ._redis import RESERVED_IN, BareFormat, reliable
 
-__all__ = ["RULES_HEADER", "Broker", "Endpoint", "broker_kind", "maybe"]
+__all__ = ["RULES_HEADER", "Broker", "Endpoint", "broker_kind", "maybe", "run_handler"]
 
 RULES_HEADER: Final = "x-envelopekit-rules"
 """The header naming the rule ids a dead-lettered or quarantined message was refused for."""
@@ -60,6 +61,28 @@ def broker_kind(broker: object) -> Broker:
 async def maybe(value: object) -> Any:
     """``value``, awaited when it is awaitable (sync and async handlers and stores alike)."""
     return await value if inspect.isawaitable(value) else value
+
+
+async def run_handler(handler: Callable[..., object], call: Callable[[], object]) -> Any:
+    """``call()``, which calls ``handler``: on the loop when it is async, else in a thread.
+
+    As FastStream runs a sync handler of its own (anyio's worker threads, the context
+    variables copied): on the loop, a sync handler would block every other subscriber of the
+    broker and the renewal of its seen-store claim for as long as it runs. Its exceptions
+    propagate; what it returns is awaited when awaitable. A worker stopped meanwhile raises
+    ``CancelledError`` at once; the thread runs on to its end, its result dropped.
+    """
+    if _is_async(handler):
+        return await maybe(call())
+    return await maybe(await anyio.to_thread.run_sync(call))
+
+
+def _is_async(handler: Callable[..., object]) -> bool:
+    # As FastStream tells them apart: a coroutine function, or an object whose __call__ is one.
+    if inspect.isclass(handler):
+        return False
+    dunder_call = getattr(handler, "__call__", None)  # noqa: B004
+    return inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(dunder_call)
 
 
 class Endpoint:

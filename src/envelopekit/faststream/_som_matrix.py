@@ -13,6 +13,7 @@ request's own ``replyTo``. A handler that raises is answered with
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -24,7 +25,7 @@ from .._check import check
 from .._violations import Violation, violation, violations
 from ..matrix import MxErrorCode, MxRequest, MxResponse
 from ..som import SomEnvelope
-from ._endpoint import RULES_HEADER, Endpoint, maybe
+from ._endpoint import RULES_HEADER, Endpoint, run_handler
 
 __all__ = ["MatrixConsumer", "SomConsumer", "matrix_subscriber", "som_subscriber"]
 
@@ -103,7 +104,7 @@ class SomConsumer(_Checked):
             )
             await self._quarantine(message, body, [found])
             return
-        await maybe(self.handler(envelope, payload))
+        await run_handler(self.handler, functools.partial(self.handler, envelope, payload))
         await self.endpoint.settle(message, None, b"", {})
 
 
@@ -150,7 +151,7 @@ class MatrixConsumer(_Checked):
                 await self._quarantine(message, body, violations(exc, model=self.request_model))
                 return None
         try:
-            answer = await maybe(self.handler(request))
+            answer = await run_handler(self.handler, functools.partial(self.handler, request))
         except Exception as exc:  # the caller gets an error reply, not a timeout
             if not isinstance(request.correlation_id, str):
                 raise
@@ -197,7 +198,8 @@ def som_subscriber(
     Args:
         broker: a FastStream ``RedisBroker``, ``RabbitBroker`` or ``KafkaBroker``.
         source: the list, queue or topic to consume.
-        handler: sync or async; its exceptions follow the broker's own policy.
+        handler: sync (run in a worker thread, as FastStream runs its own) or async; its
+            exceptions follow the broker's own policy.
         family: the payload model this subscriber takes (``StoryContext`` ...); any other
             family is quarantined as ``subscriber.unexpected``. ``None``: every family.
         quarantine: where refused messages go; ``<source>.quarantine`` by default.
@@ -243,7 +245,8 @@ def matrix_subscriber(
     Args:
         broker: a FastStream ``RedisBroker``, ``RabbitBroker`` or ``KafkaBroker``.
         source: the list, queue or topic to consume.
-        handler: sync or async, given the request (typed by ``request_model``).
+        handler: sync (run in a worker thread, as FastStream runs its own) or async, given
+            the request (typed by ``request_model``).
         request_model: e.g. ``MxRequest[ExpandDirArgs]``; a payload that does not fit is
             quarantined with the model's rule ids.
         quarantine: where refused messages go; ``<source>.quarantine`` by default.
