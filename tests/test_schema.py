@@ -47,6 +47,7 @@ from tests.som._corpus import (
     wrap,
 )
 from tests.som._mutations import mutations
+from tests.support.schemas import objects_with
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "src" / "envelopekit" / "schemas"
@@ -94,23 +95,13 @@ def test_shipped_files_are_exactly_the_registry() -> None:
     assert shipped == {f"{spec}/{name}.schema.json" for spec, name in TARGETS}
 
 
-def _formats(node: Any) -> Iterator[dict[str, Any]]:
-    if isinstance(node, dict):
-        if isinstance(node.get("format"), str):
-            yield node
-        for value in node.values():
-            yield from _formats(value)
-    elif isinstance(node, list):
-        for item in node:
-            yield from _formats(item)
-
-
 @pytest.mark.parametrize(("spec", "name"), TARGETS)
 def test_each_format_the_model_checks_carries_its_pattern(spec: str, name: str) -> None:
     """A 2020-12 validator reads ``format`` as an annotation unless told otherwise: the pattern
     beside it is what refuses there what the model refuses."""
     patterns = {"uuid": UUID_PATTERN, "date-time": DATE_TIME_PATTERN, "uri": URI_PATTERN}
-    found = list(_formats(ek.json_schema(spec, name)))
+    schema = ek.json_schema(spec, name)
+    found = [node for node in objects_with(schema, "format") if isinstance(node["format"], str)]
     assert all(node.get("pattern") == patterns[node["format"]] for node in found), found
     if spec == "som" and name in ("envelope", "story-context"):
         story = json.loads((DATA / "som" / "examples" / "story-context" / "tags.json").read_bytes())

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from tests.matrix import test_differential as matrix_diff
 from tests.som import test_differential as som_diff
 from tests.som._corpus import negative_envelope, negative_files, positive_envelope, positive_files
 from tests.som._mutations import mutations
+from tests.support.schemas import objects_with
 from tests.test_cli import run
 from tests.test_schema import DATA, FIXTURES, SHIPPED, TARGETS
 
@@ -48,18 +48,7 @@ def test_schema_is_valid_draft_07_with_identity(spec: str, name: str) -> None:
     text = json.dumps(document)
     assert "$defs" not in text and "dependentRequired" not in text
     # Draft-07 ignores a $ref's siblings: none is left beside one.
-    assert all(set(node) == {"$ref"} for node in _refs(document))
-
-
-def _refs(node: Any) -> Iterator[dict[str, Any]]:
-    if isinstance(node, dict):
-        if "$ref" in node:
-            yield node
-        for value in node.values():
-            yield from _refs(value)
-    elif isinstance(node, list):
-        for item in node:
-            yield from _refs(item)
+    assert all(set(node) == {"$ref"} for node in objects_with(document, "$ref"))
 
 
 @pytest.mark.parametrize(("spec", "name"), TARGETS)

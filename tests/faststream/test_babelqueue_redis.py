@@ -250,6 +250,22 @@ async def _until(url: str, done: Any, timeout: float = 20) -> None:
             await asyncio.sleep(0.02)
 
 
+def _consume_until(
+    redis_url: str, routers: dict[str, Router], settled: Any, **options: Any
+) -> None:
+    """A worker ``w`` consuming each queue with its router until ``settled(client)`` holds."""
+
+    async def scenario() -> None:
+        broker = RedisBroker(redis_url)
+        for queue, router in routers.items():
+            babelqueue_subscriber(broker, queue, router, worker_id="w", **options)
+        async with broker:
+            await broker.start()
+            await _until(redis_url, settled)
+
+    asyncio.run(scenario())
+
+
 def _failing(env: BabelEnvelope) -> None:
     raise RuntimeError("never works")
 
@@ -274,18 +290,10 @@ def test_a_dead_letter_the_server_refuses_stays_reserved(redis_url: str, element
         client.hset("jobs.dlq", "owner", "someone else")
     _push(redis_url, "jobs", element, ok.to_json())
 
-    async def scenario() -> None:
-        broker = RedisBroker(redis_url)
-        babelqueue_subscriber(broker, "jobs", router, worker_id="w")
-        async with broker:
-            await broker.start()
+    async def settled(client: redis.asyncio.Redis) -> bool:
+        return not await client.llen("jobs") and bool(handled)
 
-            async def settled(client: redis.asyncio.Redis) -> bool:
-                return not await client.llen("jobs") and bool(handled)
-
-            await _until(redis_url, settled)
-
-    asyncio.run(scenario())
+    _consume_until(redis_url, {"jobs": router}, settled)
     assert handled == [ok.meta.id]  # the worker went on
     with redis.Redis.from_url(redis_url) as client:
         assert client.lrange("jobs:processing:w", 0, -1) == [element]
@@ -299,18 +307,10 @@ def test_a_given_dead_letter_queue_receives_every_dead_letter(redis_url: str) ->
     unknown = BabelEnvelope.create("urn:babel:jobs:nobody", {}, queue="jobs").to_json()
     _push(redis_url, "jobs", failed, unknown, b"poison")
 
-    async def scenario() -> None:
-        broker = RedisBroker(redis_url)
-        babelqueue_subscriber(broker, "jobs", router, worker_id="w", dead_letter_queue="dead")
-        async with broker:
-            await broker.start()
+    async def settled(client: redis.asyncio.Redis) -> bool:
+        return await client.llen("dead") + await client.llen("jobs.dlq") == 3
 
-            async def settled(client: redis.asyncio.Redis) -> bool:
-                return await client.llen("dead") + await client.llen("jobs.dlq") == 3
-
-            await _until(redis_url, settled)
-
-    asyncio.run(scenario())
+    _consume_until(redis_url, {"jobs": router}, settled, dead_letter_queue="dead")
     with redis.Redis.from_url(redis_url) as client:
         dead = [binding.reserve(e) for e in client.lrange("dead", 0, -1)]
         assert client.llen("jobs.dlq") == 0
@@ -339,18 +339,10 @@ def test_a_cancelled_error_of_the_handler_own_is_a_failure(redis_url: str) -> No
     jobs = [BabelEnvelope.create("urn:babel:jobs:job", {"n": n}, queue="jobs") for n in range(3)]
     _push(redis_url, "jobs", *(env.to_json() for env in jobs))
 
-    async def scenario() -> None:
-        broker = RedisBroker(redis_url)
-        babelqueue_subscriber(broker, "jobs", router, worker_id="w")
-        async with broker:
-            await broker.start()
+    async def settled(client: redis.asyncio.Redis) -> bool:
+        return bool(await client.llen("jobs.dlq")) and len(handled) == 2
 
-            async def settled(client: redis.asyncio.Redis) -> bool:
-                return bool(await client.llen("jobs.dlq")) and len(handled) == 2
-
-            await _until(redis_url, settled)
-
-    asyncio.run(scenario())
+    _consume_until(redis_url, {"jobs": router}, settled)
     assert sorted(handled) == [1, 2]
     with redis.Redis.from_url(redis_url) as client:
         (dead,) = [binding.reserve(e) for e in client.lrange("jobs.dlq", 0, -1)]
@@ -474,17 +466,8 @@ def test_a_sync_handler_leaves_the_loop_to_other_subscribers(redis_url: str) -> 
 
     _push(redis_url, "jobs", BabelEnvelope.create("urn:babel:jobs:slow", {}).to_json())
 
-    async def scenario() -> None:
-        broker = RedisBroker(redis_url)
-        babelqueue_subscriber(broker, "jobs", router, worker_id="w")
-        babelqueue_subscriber(broker, "other", others, worker_id="w")
-        async with broker:
-            await broker.start()
+    async def settled(client: redis.asyncio.Redis) -> bool:
+        return bool(waited) and not await client.llen("jobs:processing:w")
 
-            async def settled(client: redis.asyncio.Redis) -> bool:
-                return bool(waited) and not await client.llen("jobs:processing:w")
-
-            await _until(redis_url, settled)
-
-    asyncio.run(scenario())
+    _consume_until(redis_url, {"jobs": router, "other": others}, settled)
     assert waited == [True]
