@@ -232,7 +232,6 @@ INTERNAL = {
     "envelopekit._cli_input.InputChanged",
     "envelopekit._cli_jobs.WorkerError",
     "envelopekit._cli.OutputError",
-    "envelopekit._cli_compat.CompatUsageError",
     "envelopekit._cli_redrive.RedriveUsageError",
     "envelopekit._cli_redrive._KeptGone",  # a BrokenPipeError carried out of the reading
     "envelopekit._duplicates._NotJson",  # the scan stops: no finding (test_duplicates)
