@@ -163,6 +163,41 @@ def test_from_message_tells_the_modes_apart(binding: Any) -> None:
     assert binary.envelope.to_json() == structured.envelope.to_json() == env.to_json()
 
 
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("urn", "é" * 7_000),  # 42,000 characters percent-encoded: read back
+        ("urn", "é" * 11_000),  # 66,000: past what a reader takes in HTTP only
+        ("urn", "\U0001f600" * 16_000),  # 64,000 bytes in Kafka, 192,000 characters in HTTP
+        ("queue", "q" * 65_300),  # past it with the other attributes, in every binding
+        ("extension", "x" * 65_400),
+    ],
+    ids=["urn-42k", "urn-66k", "urn-astral", "queue-65k", "extension-65k"],
+)
+def test_what_is_written_is_read_back_or_refused_at_once(mode: str, field: str, value: str) -> None:
+    # What a writer produces, its reader reads back; an event it could not is never produced.
+    urn = "urn:babel:" + value if field == "urn" else "urn:babel:orders:created"
+    env = BabelEnvelope.create(urn, {"n": 1}, queue=value if field == "queue" else None)
+    extensions = {"comnote": value} if field == "extension" else None
+    try:
+        if mode == "structured":
+            verdict = from_structured(to_structured(env, extensions=extensions))
+        else:
+            binding: Any = mode.partition("-")[0]
+            separator: Any = ":" if mode == "amqp-colon" else "_"
+            message = to_binary(env, binding, extensions=extensions, separator=separator)
+            verdict = from_binary(
+                message.headers, message.body, binding=binding, content_type="application/json"
+            )
+    except ek.ProducerError as refused:
+        assert [(v.rule, v.pointer) for v in refused.violations] == [(rules.MESSAGE_TOO_LARGE, "")]
+        return
+    assert verdict.ok, verdict.violations
+    assert verdict.envelope is not None
+    assert verdict.envelope.to_json() == env.to_json()
+
+
 # --- an event around a message `check` refuses is refused with the same rules ---------------
 
 _CARRIER = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1})

@@ -16,6 +16,7 @@ from pydantic_core import from_json
 from .. import rules
 from .._check import check
 from .._duplicates import duplicate_keys
+from .._errors import ProducerError
 from .._failfast import FULL_REPORT_BYTES
 from .._json import dumps, exceeds_depth, needs_scan, plain_numbers, scan_numbers
 from .._settings import Settings, get_settings
@@ -181,7 +182,9 @@ def to_structured(
     """The event in structured mode: ``application/cloudevents+json`` bytes.
 
     The attributes of :func:`to_attributes`, then ``data``: the envelope's ``to_json()`` bytes,
-    embedded as they are. Arguments and errors as :func:`to_attributes`.
+    embedded as they are. Arguments and errors as :func:`to_attributes`, and
+    ``message.too_large`` for an event larger than :func:`from_structured` reads under the
+    environment's settings (twice ``max_message_bytes``, and 64 KiB for the attributes).
     """
     attributes = to_attributes(
         envelope,
@@ -190,7 +193,11 @@ def to_structured(
         tracestate=tracestate,
         extensions=extensions,
     )
-    return dumps(attributes)[:-1] + b',"data":' + envelope.to_json() + b"}"
+    event = dumps(attributes)[:-1] + b',"data":' + envelope.to_json() + b"}"
+    limit = _structured_limit(get_settings())
+    if len(event) > limit:
+        raise _too_large(f"the event would be {len(event)} bytes, over the {limit} a reader takes")
+    return event
 
 
 @overload
@@ -241,7 +248,9 @@ def to_binary(
             as the binding prefers) or ``":"`` (``cloudEvents:``).
 
     Raises:
-        ProducerError: as :func:`to_attributes`.
+        ProducerError: as :func:`to_attributes`, and ``message.too_large`` for attributes past
+            the 65,536 characters :func:`from_binary` reads, counted as the binding writes them
+            (a long URN, queue or extension value; percent-encoding triples a non-ASCII byte).
         ValueError: for an unknown ``binding`` or ``separator``.
     """
     if binding not in ("http", "kafka", "amqp"):
@@ -258,21 +267,37 @@ def to_binary(
     content_type = str(attributes.pop("datacontenttype"))
     body = envelope.to_json()
     if binding == "kafka":
-        kafka: dict[str, bytes] = {_CONTENT_TYPE: content_type.encode("utf-8")}
-        kafka.update(
-            (f"ce_{name}", _canonical(value).encode("utf-8")) for name, value in attributes.items()
+        kafka = {
+            f"ce_{name}": _canonical(value).encode("utf-8") for name, value in attributes.items()
+        }
+        _within_reading(kafka)
+        return BinaryMessage(
+            {_CONTENT_TYPE: content_type.encode("utf-8"), **kafka}, body, content_type
         )
-        return BinaryMessage(kafka, body, content_type)
     if binding == "http":
-        headers = {_CONTENT_TYPE: content_type}
-        headers.update(
-            (f"ce-{name}", http_encode(_canonical(value))) for name, value in attributes.items()
-        )
-        return BinaryMessage(headers, body, content_type)
+        http = {f"ce-{name}": http_encode(_canonical(value)) for name, value in attributes.items()}
+        _within_reading(http)
+        return BinaryMessage({_CONTENT_TYPE: content_type, **http}, body, content_type)
     # AMQP has a native Boolean and a native long; a plain mapping's bool and int become them.
     prefix = f"cloudEvents{separator}"
     properties: dict[str, Any] = {f"{prefix}{name}": value for name, value in attributes.items()}
+    _within_reading(properties)
     return BinaryMessage(properties, body, content_type)
+
+
+def _within_reading(headers: Mapping[str, Any]) -> None:
+    """Refuse the attribute headers :func:`from_binary` would refuse as too large to read."""
+    size = sum(_attribute_size(name, value) for name, value in headers.items())
+    if size > _MAX_ATTRIBUTE_CHARS:
+        raise _too_large(
+            f"the event's attributes would be {size} characters as the binding writes them, "
+            f"over the {_MAX_ATTRIBUTE_CHARS} a reader takes"
+        )
+
+
+def _too_large(message: str) -> ProducerError:
+    # As the reader reports the event: the whole of it, not one attribute, is too large.
+    return ProducerError.of([violation(rules.MESSAGE_TOO_LARGE, "", message)])
 
 
 def _canonical(value: AttributeValue) -> str:
@@ -323,7 +348,7 @@ def from_structured(
     """
     settings = settings if settings is not None else get_settings()
     raw = body.encode("utf-8", "surrogatepass") if isinstance(body, str) else bytes(body)
-    limit = 2 * settings.max_message_bytes + _ATTRIBUTE_ROOM
+    limit = _structured_limit(settings)
     if len(raw) > limit:
         return _refused(rules.MESSAGE_TOO_LARGE, "", f"{len(raw)} bytes exceeds {limit}.")
     if exceeds_depth(raw, settings.max_depth + 1):
@@ -493,7 +518,7 @@ def from_binary(
             if content_type is None and binding != "amqp" and name.lower() == _CONTENT_TYPE:
                 content_type = _header_text(value, binding)
             continue
-        size += len(name) + (len(value) if isinstance(value, (str, bytes)) else 32)
+        size += _attribute_size(name, value)
         if size > _MAX_ATTRIBUTE_CHARS:
             return _refused(
                 rules.MESSAGE_TOO_LARGE,
@@ -613,6 +638,17 @@ def from_message(
 
 
 # --- internals -------------------------------------------------------------------------------
+
+
+def _attribute_size(name: str, value: Any) -> int:
+    """What one attribute header counts toward ``_MAX_ATTRIBUTE_CHARS``, as read and as written."""
+    return len(name) + (len(value) if isinstance(value, (str, bytes)) else 32)
+
+
+def _structured_limit(settings: Settings) -> int:
+    """The most bytes a structured event may have to be read (its envelope may be the largest)."""
+    return 2 * settings.max_message_bytes + _ATTRIBUTE_ROOM
+
 
 # Stands for a header value the binding's codec could not decode.
 _UNREADABLE: Final = "\x00unreadable"
