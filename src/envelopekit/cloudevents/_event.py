@@ -5,10 +5,10 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Final, Generic, Literal, TypeVar, overload
+from typing import Any, Final, Generic, Literal, TypeVar, cast, overload
 
 from pydantic import BaseModel
 from pydantic_core import from_json
@@ -347,7 +347,9 @@ def from_structured(
         ``/id``, ``/data/meta/id``; inside ``data_base64`` they are the decoded envelope's own.
     """
     settings = settings if settings is not None else get_settings()
-    raw = body.encode("utf-8", "surrogatepass") if isinstance(body, str) else bytes(body)
+    raw = _body_bytes(body)
+    if raw is None:  # not text at all: as an empty body, no JSON
+        raw = b""
     limit = _structured_limit(settings)
     if len(raw) > limit:
         return _refused(rules.MESSAGE_TOO_LARGE, "", f"{len(raw)} bytes exceeds {limit}.")
@@ -434,7 +436,7 @@ def from_structured(
 @overload
 def from_binary(
     headers: Headers,
-    body: bytes,
+    body: bytes | str,
     *,
     binding: Binding = "http",
     content_type: str | None = None,
@@ -444,7 +446,7 @@ def from_binary(
 @overload
 def from_binary(
     headers: Headers,
-    body: bytes,
+    body: bytes | str,
     *,
     binding: Binding = "http",
     content_type: str | None = None,
@@ -454,7 +456,7 @@ def from_binary(
 @overload
 def from_binary(
     headers: Headers,
-    body: bytes,
+    body: bytes | str,
     *,
     binding: Binding = "http",
     content_type: str | None = None,
@@ -464,7 +466,7 @@ def from_binary(
 @overload
 def from_binary(
     headers: Headers,
-    body: bytes,
+    body: bytes | str,
     *,
     binding: Binding = "http",
     content_type: str | None = None,
@@ -473,7 +475,7 @@ def from_binary(
 ) -> EventVerdict[Any]: ...
 def from_binary(
     headers: Headers,
-    body: bytes,
+    body: bytes | str,
     *,
     binding: Binding = "http",
     content_type: str | None = None,
@@ -487,7 +489,9 @@ def from_binary(
             headers (``ce_*``, bytes or str) or AMQP application properties (``cloudEvents_*``
             or ``cloudEvents:*``; ``time`` may also be an AMQP timestamp: Unix ms or a
             ``datetime``); a mapping or a sequence of pairs. Other headers are ignored.
-        body: the data: the envelope's JSON.
+        body: the data: the envelope's JSON (text is read as its UTF-8); anything else, a
+            Kafka tombstone's ``None``, is an event without data
+            (``cloudevents.data_unsupported``).
         binding: ``"http"``, ``"kafka"`` or ``"amqp"``.
         content_type: the data's media type; for HTTP and Kafka the ``content-type`` header
             when not given; for AMQP the ``content-type`` message property, which is not among
@@ -506,13 +510,10 @@ def from_binary(
         raise ValueError(f"unknown binding {binding!r}; expected 'http', 'kafka' or 'amqp'")
     settings = settings if settings is not None else get_settings()
     found: list[Violation] = []
-    pairs: Any = headers.items() if isinstance(headers, Mapping) else headers
     chosen: list[tuple[str, Any, str]] = []
     separators: set[str] = set()
     size = 0
-    for name, value in pairs:
-        if not isinstance(name, str):
-            continue
+    for name, value in _pairs(headers):
         attribute = _attribute_name(name, binding, separators)
         if attribute is None:
             if content_type is None and binding != "amqp" and name.lower() == _CONTENT_TYPE:
@@ -555,10 +556,19 @@ def from_binary(
     if content_type is not None and content_type is not _UNREADABLE:
         attributes["datacontenttype"] = received["datacontenttype"] = content_type
     _json_content(content_type, pointer(_CONTENT_TYPE), found)
+    data = _body_bytes(body)
+    if data is None:
+        found.append(
+            violation(
+                rules.CLOUDEVENTS_DATA_UNSUPPORTED,
+                "",
+                f"The body is {_shown(body)}, not bytes: the event has no data, so no envelope",
+            )
+        )
     return _verdict(
         attributes,
         received,
-        bytes(body),
+        data,
         "",
         spec,
         settings,
@@ -570,7 +580,7 @@ def from_binary(
 @overload
 def from_message(
     headers: Headers,
-    body: bytes,
+    body: bytes | str,
     *,
     binding: Binding = "http",
     content_type: str | None = None,
@@ -580,7 +590,7 @@ def from_message(
 @overload
 def from_message(
     headers: Headers,
-    body: bytes,
+    body: bytes | str,
     *,
     binding: Binding = "http",
     content_type: str | None = None,
@@ -590,7 +600,7 @@ def from_message(
 @overload
 def from_message(
     headers: Headers,
-    body: bytes,
+    body: bytes | str,
     *,
     binding: Binding = "http",
     content_type: str | None = None,
@@ -600,7 +610,7 @@ def from_message(
 @overload
 def from_message(
     headers: Headers,
-    body: bytes,
+    body: bytes | str,
     *,
     binding: Binding = "http",
     content_type: str | None = None,
@@ -609,7 +619,7 @@ def from_message(
 ) -> EventVerdict[Any]: ...
 def from_message(
     headers: Headers,
-    body: bytes,
+    body: bytes | str,
     *,
     binding: Binding = "http",
     content_type: str | None = None,
@@ -624,13 +634,12 @@ def from_message(
     """
     found = content_type
     if found is None and binding != "amqp":
-        pairs: Any = headers.items() if isinstance(headers, Mapping) else headers
-        for name, value in pairs:
-            if isinstance(name, str) and name.lower() == _CONTENT_TYPE:
+        for name, value in _pairs(headers):
+            if name.lower() == _CONTENT_TYPE:
                 text = _header_text(value, binding)
                 found = text if text is not _UNREADABLE else None
                 break
-    if found is not None and found.strip().lower().startswith("application/cloudevents"):
+    if isinstance(found, str) and found.strip().lower().startswith("application/cloudevents"):
         return from_structured(body, spec=spec, settings=settings)
     return from_binary(
         headers, body, binding=binding, content_type=content_type, spec=spec, settings=settings
@@ -657,6 +666,34 @@ _UNREADABLE: Final = "\x00unreadable"
 def _spec_of(envelope: Any) -> None:
     if not isinstance(envelope, (BabelEnvelope, SomEnvelope)):
         raise TypeError(f"expected a BabelEnvelope or a SomEnvelope, not {type(envelope).__name__}")
+
+
+def _pairs(headers: object) -> Iterator[tuple[str, Any]]:
+    """The ``(name, value)`` pairs of ``headers`` whose name is a string; nothing else.
+
+    A transport may hand over ``None`` (confluent-kafka, for a message without headers) or a
+    list holding what is no pair; neither carries an attribute.
+    """
+    if isinstance(headers, Mapping):
+        items: Iterable[Any] = cast("Mapping[object, Any]", headers).items()
+    elif isinstance(headers, Iterable) and not isinstance(headers, (str, bytes)):
+        items = headers
+    else:
+        return
+    for item in items:
+        if isinstance(item, (tuple, list)) and len(cast("Sequence[Any]", item)) == 2:
+            name, value = cast("Sequence[Any]", item)
+            if isinstance(name, str):
+                yield name, value
+
+
+def _body_bytes(body: object) -> bytes | None:
+    """The body as bytes (text as its UTF-8), or ``None`` for what is neither (a tombstone)."""
+    if isinstance(body, str):
+        return body.encode("utf-8", "surrogatepass")
+    if isinstance(body, (bytes, bytearray, memoryview)):
+        return bytes(body)
+    return None
 
 
 def _attribute_name(name: str, binding: Binding, separators: set[str]) -> str | None:
