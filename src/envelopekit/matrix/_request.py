@@ -216,7 +216,7 @@ class MxRequest(MxModel, Generic[ArgsT]):
         """
         if op == REPLY_OP:
             raise ProducerError("'$reply' is the response op; answer with req.reply()/req.fail()")
-        if not op:
+        if op == "":  # (an op that is no string is refused with its rule, as the schema's)
             raise ProducerError("op must not be empty")
         if reply_to is not None and not expect_reply:
             raise ProducerError("reply_to given but expect_reply is False")
@@ -228,7 +228,10 @@ class MxRequest(MxModel, Generic[ArgsT]):
             fields["iface"] = iface
         if expect_reply:
             correlation_id = correlation_id if correlation_id is not None else uuid7()
-            fields["reply_to"] = reply_to if reply_to is not None else reply_inbox(correlation_id)
+            if reply_to is not None:
+                fields["reply_to"] = reply_to
+            elif isinstance(correlation_id, str):  # (one that is no string is refused below)
+                fields["reply_to"] = reply_inbox(correlation_id)
         if correlation_id is not None:
             fields["correlation_id"] = correlation_id
         if clock is not None:
@@ -333,9 +336,10 @@ class MxRequest(MxModel, Generic[ArgsT]):
             settings: the settings to read defaults from.
 
         Raises:
-            ProducerError: when this request has no ``correlationId``, for ``OK``, or a
-                status outside 100-599; with ``violations`` naming each rule and pointer
-                (``/payload/...``), for ``details`` or ``error`` that are not JSON.
+            ProducerError: when this request has no ``correlationId``; with ``violations``
+                naming each rule and pointer (``/payload/...``), for a code that is none of
+                the eleven, ``OK``, a status that is no integer or outside 100-599,
+                ``details`` or ``error`` that are not JSON.
         """
         try:
             error_payload = MxErrorPayload.of(code, error, status_code=status_code, details=details)
