@@ -18,7 +18,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 import envelopekit
 from envelopekit import _errors
@@ -33,6 +33,12 @@ W3C_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 SOM_SETTINGS = envelopekit.Settings(som_system_id="ncs-nyc-01", som_system_type="ncs")
 STORY = json.loads((SOM_DATA / "examples/story-context/tags.json").read_bytes())
 TELLING = json.loads((SOM_DATA / "examples/telling/started.json").read_bytes())
+
+
+class Holder(BaseModel):
+    """A user's own payload model, holding whatever its field is given."""
+
+    value: Any = None
 
 
 class _BrokenZone(datetime.tzinfo):
@@ -114,6 +120,16 @@ CASES: list[tuple[str, Call, list[tuple[str, str]]]] = [
         [("message-envelope.type", "/meta/queue")],
     ),
     ("create-blank-urn", lambda: BabelEnvelope.create(" \t", {}), [("urn.missing", "/job")]),
+    (
+        "create-typed-data-no-json-writes",
+        lambda: BabelEnvelope[Holder].create(URN, Holder(value=object())),
+        [("json.invalid", "/data")],
+    ),
+    (
+        "create-typed-data-bytes-not-utf8",
+        lambda: BabelEnvelope[Holder].create(URN, Holder(value=b"\xff\xfe")),
+        [("json.invalid", "/data")],
+    ),
     # BabelEnvelope.child
     (
         "child-nan",
@@ -229,6 +245,26 @@ CASES: list[tuple[str, Call, list[tuple[str, str]]]] = [
         [("request.type", "/op")],
     ),
     (
+        "mx-create-typed-payload-no-json-writes",
+        lambda: MxRequest.create("fs.list", Holder(value=object())),
+        [("json.invalid", "/payload")],
+    ),
+    (
+        "mx-create-typed-payload-beyond-int64",
+        lambda: MxRequest.create("fs.list", Holder(value=[1, 2**70])),
+        [("number.out_of_range", "/payload/value/1")],
+    ),
+    (
+        "mx-create-typed-payload-nan",
+        lambda: MxRequest.create("fs.list", Holder(value=math.nan)),
+        [("number.non_finite", "/payload/value")],
+    ),
+    (
+        "mx-create-parametrised-payload-infinity",
+        lambda: MxRequest[Holder].create("fs.list", Holder(value=-math.inf)),
+        [("number.non_finite", "/payload/value")],
+    ),
+    (
         "mx-create-correlation-id-not-a-string",
         lambda: MxRequest.create("fs.list", {}, expect_reply=True, correlation_id=7),  # type: ignore[call-overload]
         [("request.type", "/correlationId")],
@@ -278,6 +314,16 @@ CASES: list[tuple[str, Call, list[tuple[str, str]]]] = [
         "mx-reply-non-json",
         lambda: _request().reply({"ok": True, "at": datetime.date(2026, 1, 2)}),  # type: ignore[dict-item]
         [("json.invalid", "/payload/at")],
+    ),
+    (
+        "mx-reply-typed-payload-infinity",
+        lambda: _request().reply(Holder(value={"size": math.inf})),
+        [("number.non_finite", "/payload/value/size")],
+    ),
+    (
+        "mx-reply-typed-payload-bytes-not-utf8",
+        lambda: _request().reply(Holder(value=b"\xff")),
+        [("json.invalid", "/payload")],
     ),
     (
         "mx-reply-from-not-a-string",

@@ -29,6 +29,7 @@ from uuid import UUID
 
 import orjson
 from pydantic import BaseModel, ValidationInfo
+from pydantic_core import PydanticSerializationError
 from typing_extensions import Never
 
 from . import rules
@@ -85,6 +86,7 @@ __all__ = [
     "unquoted",
     "without_long_integers",
     "without_refused_integers",
+    "written_dump",
     "written_plain",
 ]
 
@@ -212,6 +214,22 @@ def plain_json(value: Any, at: str = "") -> Any:
         else:
             _refuse(_at(at, parent, slot), f"a value of type {type(item).__name__} is not JSON")
     return root[0]
+
+
+def written_dump(model: BaseModel, at: str) -> Any:
+    """What ``model`` writes as JSON data: its JSON-mode dump by alias, as ``to_json`` writes it.
+
+    A producer given a model that validated itself takes its values as they are, so what its
+    serializer cannot write (an ``object()`` in an ``Any`` field, bytes that are not UTF-8) is
+    refused here, before a message holding it is made, not by that message's ``to_json``.
+
+    Raises:
+        ProducerError: ``json.invalid`` at ``at``, with the serializer's reason.
+    """
+    try:
+        return model.model_dump(mode="json", by_alias=True)
+    except (PydanticSerializationError, ValueError) as exc:  # UnicodeDecodeError: bytes
+        _refuse(at, f"the {type(model).__name__} model cannot be written as JSON: {exc}")
 
 
 def _node_of(parent: _Node | None, slot: Any) -> _Node:

@@ -46,6 +46,7 @@ from .._json import (
     proven_context,
     refuse_non_json,
     scan_numbers,
+    written_dump,
 )
 from .._model import WireModel, attach_warnings, attached_warnings
 from .._settings import Settings, get_settings
@@ -413,7 +414,8 @@ class BabelEnvelope(WireModel, Generic[DataT]):
                 ``violations`` naming each rule and pointer: a blank URN (``urn.missing``),
                 ``data`` holding what JSON cannot (a ``datetime``, a ``Decimal``, bytes, a
                 non-string key: ``json.invalid``), NaN or Infinity (``number.non_finite``),
-                an integer beyond signed 64-bit, a ``trace_id`` that is not a UUID.
+                an integer beyond signed 64-bit, a ``trace_id`` that is not a UUID; a ``Model``
+                whose JSON cannot be written (``json.invalid`` at ``/data``).
         """
         if trace_id is not None and not isinstance(trace_id, str):
             raise _not_a_string(cls, "/trace_id", trace_id)
@@ -428,7 +430,10 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         message_id = uuid4()
         while message_id == trace:  # pragma: no cover - a 2^-122 event
             message_id = uuid4()
-        # A mapping is checked to be pure JSON (GR-3) and copied; a model validates itself.
+        # A mapping is checked to be pure JSON (GR-3) and copied; a model validates itself,
+        # and its numbers are scanned below, but what it writes is checked here.
+        if isinstance(data, BaseModel):
+            written_dump(data, "/data")
         payload: Any = plain_json(data, "/data") if isinstance(data, Mapping) else data
         try:
             created = cls.model_validate(

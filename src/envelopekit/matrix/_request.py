@@ -12,7 +12,7 @@ from .. import rules
 from .._compat import MISSING
 from .._errors import ProducerError
 from .._ids import uuid7
-from .._json import plain_json
+from .._json import plain_json, scan_numbers, written_dump
 from .._settings import Settings, get_settings
 from .._violations import Violation, shown, violation, violations
 from ._base import (
@@ -69,10 +69,28 @@ def _refused(exc: ValidationError, model: type[Any], payload: object) -> Produce
 def _for_payload(generic: type[Any], payload: object) -> type[Any]:
     # An unparametrised envelope's payload is JSON data, which a model instance is not; the
     # envelope parametrised by the payload's own class validates (and dumps) it as that model.
+    if not isinstance(payload, BaseModel) or isinstance(payload, MxErrorPayload):
+        return generic
+    _written(payload)
     params = generic.__pydantic_generic_metadata__["parameters"]
-    if params and isinstance(payload, BaseModel) and not isinstance(payload, MxErrorPayload):
+    if params:
         return cast("type[Any]", cast("Any", generic)[type(payload)])
     return generic
+
+
+def _written(payload: BaseModel) -> None:
+    """Refuse a model payload whose JSON no reader takes, as the JSON payload's rules refuse it.
+
+    The model validated itself, so its numbers are read here (NaN and Infinity, which its JSON
+    dump would write as ``null``; integers beyond signed 64-bit), and what its serializer cannot
+    write is refused (:func:`written_dump`).
+    """
+    refused, _ = scan_numbers(
+        payload.model_dump(by_alias=True), "/payload", first_refusal=True, max_warnings=0
+    )
+    if refused:
+        raise ProducerError.of(refused)
+    written_dump(payload, "/payload")
 
 
 class MxRequest(MxModel, Generic[ArgsT]):
