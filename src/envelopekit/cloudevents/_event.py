@@ -32,7 +32,6 @@ from ._mapping import (
     write_attributes,
 )
 from ._types import (
-    INT32,
     SPECVERSION,
     bad_string,
     datetime_instant,
@@ -40,6 +39,7 @@ from ._types import (
     http_encode,
     instant_of,
     is_attribute_name,
+    is_int32,
     is_uri,
     is_uri_reference,
     millis_instant,
@@ -796,7 +796,7 @@ def _value(name: str, value: Any, form: str) -> Any:
         return _Invalid(f"an AMQP time is a timestamp or an RFC 3339 string, not {value!r}")
     if not isinstance(value, str):
         extension = name not in _CONTEXT and form in ("json", "amqp")
-        if extension and (isinstance(value, bool) or (isinstance(value, int) and value in INT32)):
+        if extension and (isinstance(value, bool) or (isinstance(value, int) and is_int32(value))):
             return value  # an extension's Boolean or Integer
         return _Invalid(f"must be a string, not {_shown(value)}")
     why = bad_string(value)
