@@ -79,6 +79,7 @@ __all__ = [
     "reading_context",
     "refuse_non_finite",
     "refuse_non_json",
+    "refuse_unwritable",
     "release_reading",
     "scan_numbers",
     "segment",
@@ -86,7 +87,6 @@ __all__ = [
     "unquoted",
     "without_long_integers",
     "without_refused_integers",
-    "written_dump",
     "written_plain",
 ]
 
@@ -216,18 +216,19 @@ def plain_json(value: Any, at: str = "") -> Any:
     return root[0]
 
 
-def written_dump(model: BaseModel, at: str) -> Any:
-    """What ``model`` writes as JSON data: its JSON-mode dump by alias, as ``to_json`` writes it.
+def refuse_unwritable(model: BaseModel, at: str) -> None:
+    """Refuse a model its JSON serializer cannot write, as a message's ``to_json`` would fail.
 
     A producer given a model that validated itself takes its values as they are, so what its
     serializer cannot write (an ``object()`` in an ``Any`` field, bytes that are not UTF-8) is
-    refused here, before a message holding it is made, not by that message's ``to_json``.
+    refused here, before a message holding it is made. Written once by pydantic-core's JSON
+    serializer (no Python objects built), which the JSON-mode dumps of ``to_json`` share.
 
     Raises:
         ProducerError: ``json.invalid`` at ``at``, with the serializer's reason.
     """
     try:
-        return model.model_dump(mode="json", by_alias=True)
+        model.__pydantic_serializer__.to_json(model, by_alias=True)
     except (PydanticSerializationError, ValueError) as exc:  # UnicodeDecodeError: bytes
         _refuse(at, f"the {type(model).__name__} model cannot be written as JSON: {exc}")
 

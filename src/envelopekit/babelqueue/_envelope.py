@@ -45,8 +45,8 @@ from .._json import (
     plain_json,
     proven_context,
     refuse_non_json,
+    refuse_unwritable,
     scan_numbers,
-    written_dump,
 )
 from .._model import WireModel, attach_warnings, attached_warnings
 from .._settings import Settings, get_settings
@@ -433,7 +433,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         # A mapping is checked to be pure JSON (GR-3) and copied; a model validates itself,
         # and its numbers are scanned below, but what it writes is checked here.
         if isinstance(data, BaseModel):
-            written_dump(data, "/data")
+            refuse_unwritable(data, "/data")
         payload: Any = plain_json(data, "/data") if isinstance(data, Mapping) else data
         try:
             created = cls.model_validate(

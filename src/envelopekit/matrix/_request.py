@@ -12,7 +12,7 @@ from .. import rules
 from .._compat import MISSING
 from .._errors import ProducerError
 from .._ids import uuid7
-from .._json import plain_json, scan_numbers, written_dump
+from .._json import needs_scan, plain_json, refuse_unwritable, scan_numbers
 from .._settings import Settings, get_settings
 from .._violations import Violation, shown, violation, violations
 from ._base import (
@@ -83,14 +83,14 @@ def _written(payload: BaseModel) -> None:
 
     The model validated itself, so its numbers are read here (NaN and Infinity, which its JSON
     dump would write as ``null``; integers beyond signed 64-bit), and what its serializer cannot
-    write is refused (:func:`written_dump`).
+    write is refused (:func:`refuse_unwritable`).
     """
-    refused, _ = scan_numbers(
-        payload.model_dump(by_alias=True), "/payload", first_refusal=True, max_warnings=0
-    )
-    if refused:
-        raise ProducerError.of(refused)
-    written_dump(payload, "/payload")
+    dumped = payload.model_dump(by_alias=True)
+    if needs_scan(dumped):  # one pointer-free pass; the scan only where it finds a number
+        refused, _ = scan_numbers(dumped, "/payload", first_refusal=True, max_warnings=0)
+        if refused:
+            raise ProducerError.of(refused)
+    refuse_unwritable(payload, "/payload")
 
 
 class MxRequest(MxModel, Generic[ArgsT]):
