@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import importlib
 import inspect
+import json
 import math
 import pkgutil
 from collections.abc import Callable
@@ -17,20 +18,48 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 import envelopekit
 from envelopekit import _errors
 from envelopekit.babelqueue import BabelEnvelope
-from envelopekit.matrix import MxErrorCode, MxRequest
+from envelopekit.matrix import MxErrorCode, MxErrorPayload, MxRequest
+from envelopekit.som import SomEnvelope, TellingEvent
+from tests.som._corpus import DATA as SOM_DATA
 
 URN = "urn:babel:orders:created"
 INT64_MAX = 2**63 - 1
 W3C_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+SOM_SETTINGS = envelopekit.Settings(som_system_id="ncs-nyc-01", som_system_type="ncs")
+STORY = json.loads((SOM_DATA / "examples/story-context/tags.json").read_bytes())
+TELLING = json.loads((SOM_DATA / "examples/telling/started.json").read_bytes())
+
+
+class Holder(BaseModel):
+    """A user's own payload model, holding whatever its field is given."""
+
+    value: Any = None
+
+
+class _BrokenZone(datetime.tzinfo):
+    """A time zone whose offset is no ``timedelta``: ``utcoffset()`` raises ``TypeError``."""
+
+    def utcoffset(self, dt: datetime.datetime | None) -> datetime.timedelta:
+        return 5  # type: ignore[return-value]
+
+    def dst(self, dt: datetime.datetime | None) -> None:
+        return None
+
+    def tzname(self, dt: datetime.datetime | None) -> str:
+        return "broken"
 
 
 def _babel() -> BabelEnvelope[dict[str, Any]]:
     return BabelEnvelope.create(URN, {"order_id": 1})
+
+
+def _som() -> SomEnvelope[Any]:
+    return SomEnvelope.create("story.context", STORY, settings=SOM_SETTINGS)
 
 
 def _request() -> MxRequest[Any]:
@@ -91,6 +120,16 @@ CASES: list[tuple[str, Call, list[tuple[str, str]]]] = [
         [("message-envelope.type", "/meta/queue")],
     ),
     ("create-blank-urn", lambda: BabelEnvelope.create(" \t", {}), [("urn.missing", "/job")]),
+    (
+        "create-typed-data-no-json-writes",
+        lambda: BabelEnvelope[Holder].create(URN, Holder(value=object())),
+        [("json.invalid", "/data")],
+    ),
+    (
+        "create-typed-data-bytes-not-utf8",
+        lambda: BabelEnvelope[Holder].create(URN, Holder(value=b"\xff\xfe")),
+        [("json.invalid", "/data")],
+    ),
     # BabelEnvelope.child
     (
         "child-nan",
@@ -101,6 +140,16 @@ CASES: list[tuple[str, Call, list[tuple[str, str]]]] = [
         "child-non-json",
         lambda: _babel().child("urn:babel:orders:shipped", {"x": {1, 2}}),
         [("json.invalid", "/data/x")],
+    ),
+    (
+        "child-data-not-a-mapping",
+        lambda: _babel().child("urn:babel:orders:shipped", [1, 2]),  # type: ignore[arg-type]
+        [("message-envelope.type", "/data")],
+    ),
+    (
+        "child-data-none",
+        lambda: _babel().child("urn:babel:orders:shipped", None),  # type: ignore[arg-type]
+        [("message-envelope.type", "/data")],
     ),
     # BabelEnvelope.retried
     (
@@ -124,7 +173,102 @@ CASES: list[tuple[str, Call, list[tuple[str, str]]]] = [
         lambda: _babel().dead_lettered("failed", original_queue=3),  # type: ignore[arg-type]
         [("message-envelope.type", "/dead_letter/original_queue")],
     ),
+    (
+        "dead_lettered-reason-not-a-string",
+        lambda: _babel().dead_lettered(["failed"]),  # type: ignore[arg-type]
+        [("message-envelope.type", "/dead_letter/reason")],
+    ),
+    (
+        "dead_lettered-error-not-a-string",
+        lambda: _babel().dead_lettered("failed", error=404),  # type: ignore[arg-type]
+        [("message-envelope.type", "/dead_letter/error")],
+    ),
+    (
+        "dead_lettered-exception-not-a-string",
+        lambda: _babel().dead_lettered("failed", exception=["KeyError"]),  # type: ignore[arg-type]
+        [("message-envelope.type", "/dead_letter/exception")],
+    ),
+    (
+        "dead_lettered-queue-lone-surrogate",
+        lambda: _babel().dead_lettered("failed", original_queue="orders-\udcff"),
+        [("json.invalid", "/dead_letter/original_queue")],
+    ),
+    # SomEnvelope.create
+    (
+        "som-create-message-type-not-a-string",
+        lambda: SomEnvelope.create(5, STORY, settings=SOM_SETTINGS),  # type: ignore[call-overload]
+        [("envelope.type", "/message_type")],
+    ),
+    (
+        "som-create-message-type-a-list",
+        lambda: SomEnvelope.create(  # type: ignore[call-overload]
+            ["story.context"], STORY, settings=SOM_SETTINGS, allow_unknown=True
+        ),
+        [("envelope.type", "/message_type")],
+    ),
+    (
+        "som-create-payload-not-an-object",
+        lambda: SomEnvelope.create("story.context", 5, settings=SOM_SETTINGS),  # type: ignore[call-overload]
+        [("envelope.type", "/payload")],
+    ),
+    (
+        "som-create-unknown-payload-not-an-object",
+        lambda: SomEnvelope.create("x.custom", [1], settings=SOM_SETTINGS, allow_unknown=True),  # type: ignore[call-overload]
+        [("envelope.type", "/payload")],
+    ),
+    (
+        "som-create-payload-of-another-family",
+        lambda: SomEnvelope.create(  # type: ignore[call-overload]
+            "story.context", TellingEvent.model_validate(TELLING), settings=SOM_SETTINGS
+        ),
+        [("payload.family_unexpected", "/payload")],
+    ),
+    (
+        "som-create-timestamp-of-a-broken-zone",
+        lambda: SomEnvelope.create(
+            "story.context",
+            STORY,
+            settings=SOM_SETTINGS,
+            timestamp=datetime.datetime(2026, 1, 2, tzinfo=_BrokenZone()),
+        ),
+        [("envelope.format.date-time", "/timestamp")],
+    ),
+    (
+        "som-follow-up-message-type-not-a-string",
+        lambda: _som().follow_up(5, STORY, settings=SOM_SETTINGS),  # type: ignore[call-overload]
+        [("envelope.type", "/message_type")],
+    ),
     # MxRequest.create
+    (
+        "mx-create-op-not-a-string",
+        lambda: MxRequest.create(None, {}),  # type: ignore[call-overload]
+        [("request.type", "/op")],
+    ),
+    (
+        "mx-create-typed-payload-no-json-writes",
+        lambda: MxRequest.create("fs.list", Holder(value=object())),
+        [("json.invalid", "/payload")],
+    ),
+    (
+        "mx-create-typed-payload-beyond-int64",
+        lambda: MxRequest.create("fs.list", Holder(value=[1, 2**70])),
+        [("number.out_of_range", "/payload/value/1")],
+    ),
+    (
+        "mx-create-typed-payload-nan",
+        lambda: MxRequest.create("fs.list", Holder(value=math.nan)),
+        [("number.non_finite", "/payload/value")],
+    ),
+    (
+        "mx-create-parametrised-payload-infinity",
+        lambda: MxRequest[Holder].create("fs.list", Holder(value=-math.inf)),
+        [("number.non_finite", "/payload/value")],
+    ),
+    (
+        "mx-create-correlation-id-not-a-string",
+        lambda: MxRequest.create("fs.list", {}, expect_reply=True, correlation_id=7),  # type: ignore[call-overload]
+        [("request.type", "/correlationId")],
+    ),
     (
         "mx-create-nan",
         lambda: MxRequest.create("fs.list", {"x": math.nan}),
@@ -172,6 +316,16 @@ CASES: list[tuple[str, Call, list[tuple[str, str]]]] = [
         [("json.invalid", "/payload/at")],
     ),
     (
+        "mx-reply-typed-payload-infinity",
+        lambda: _request().reply(Holder(value={"size": math.inf})),
+        [("number.non_finite", "/payload/value/size")],
+    ),
+    (
+        "mx-reply-typed-payload-bytes-not-utf8",
+        lambda: _request().reply(Holder(value=b"\xff")),
+        [("json.invalid", "/payload")],
+    ),
+    (
         "mx-reply-from-not-a-string",
         lambda: _request().reply({"ok": True}, from_=3),  # type: ignore[call-overload]
         [("response.type", "/from")],
@@ -186,6 +340,46 @@ CASES: list[tuple[str, Call, list[tuple[str, str]]]] = [
         "mx-fail-non-json-details",
         lambda: _request().fail(MxErrorCode.NOT_FOUND, "gone", details=[b"raw"]),  # type: ignore[list-item]
         [("json.invalid", "/payload/details/0")],
+    ),
+    (
+        "mx-fail-unknown-code",
+        lambda: _request().fail("NOT_A_CODE", "gone"),  # type: ignore[arg-type]
+        [("error-payload.enum", "/payload/code")],
+    ),
+    (
+        "mx-fail-code-not-a-string",
+        lambda: _request().fail(404, "gone"),  # type: ignore[arg-type]
+        [("error-payload.enum", "/payload/code")],
+    ),
+    (
+        "mx-fail-ok",
+        lambda: _request().fail(MxErrorCode.OK, "fine"),
+        [("error_code.inconsistent", "/payload/code")],
+    ),
+    (
+        "mx-fail-status-above-599",
+        lambda: _request().fail(MxErrorCode.INTERNAL, "x", status_code=600),
+        [("error-payload.maximum", "/payload/statusCode")],
+    ),
+    (
+        "mx-fail-status-below-100",
+        lambda: _request().fail(MxErrorCode.INTERNAL, "x", status_code=99),
+        [("error-payload.minimum", "/payload/statusCode")],
+    ),
+    (
+        "mx-fail-status-a-bool",
+        lambda: _request().fail(MxErrorCode.INTERNAL, "x", status_code=True),
+        [("error-payload.type", "/payload/statusCode")],
+    ),
+    (
+        "mx-fail-status-a-string",
+        lambda: _request().fail(MxErrorCode.INTERNAL, "x", status_code="500"),  # type: ignore[arg-type]
+        [("error-payload.type", "/payload/statusCode")],
+    ),
+    (
+        "mx-error-payload-status-above-599",
+        lambda: MxErrorPayload.of(MxErrorCode.INTERNAL, "x", status_code=1000),
+        [("error-payload.maximum", "/statusCode")],
     ),
     (
         "mx-fail-error-not-a-string",

@@ -29,6 +29,7 @@ from uuid import UUID
 
 import orjson
 from pydantic import BaseModel, ValidationInfo
+from pydantic_core import PydanticSerializationError
 from typing_extensions import Never
 
 from . import rules
@@ -78,6 +79,7 @@ __all__ = [
     "reading_context",
     "refuse_non_finite",
     "refuse_non_json",
+    "refuse_unwritable",
     "release_reading",
     "scan_numbers",
     "segment",
@@ -212,6 +214,23 @@ def plain_json(value: Any, at: str = "") -> Any:
         else:
             _refuse(_at(at, parent, slot), f"a value of type {type(item).__name__} is not JSON")
     return root[0]
+
+
+def refuse_unwritable(model: BaseModel, at: str) -> None:
+    """Refuse a model its JSON serializer cannot write, as a message's ``to_json`` would fail.
+
+    A producer given a model that validated itself takes its values as they are, so what its
+    serializer cannot write (an ``object()`` in an ``Any`` field, bytes that are not UTF-8) is
+    refused here, before a message holding it is made. Written once by pydantic-core's JSON
+    serializer (no Python objects built), which the JSON-mode dumps of ``to_json`` share.
+
+    Raises:
+        ProducerError: ``json.invalid`` at ``at``, with the serializer's reason.
+    """
+    try:
+        model.__pydantic_serializer__.to_json(model, by_alias=True)
+    except (PydanticSerializationError, ValueError) as exc:  # UnicodeDecodeError: bytes
+        _refuse(at, f"the {type(model).__name__} model cannot be written as JSON: {exc}")
 
 
 def _node_of(parent: _Node | None, slot: Any) -> _Node:

@@ -11,7 +11,13 @@ from hypothesis import strategies as st
 
 from envelopekit import rules
 from envelopekit.babelqueue import BabelEnvelope
-from envelopekit.cloudevents import from_binary, from_message, from_structured, to_structured
+from envelopekit.cloudevents import (
+    from_binary,
+    from_message,
+    from_structured,
+    to_binary,
+    to_structured,
+)
 from envelopekit.cloudevents._types import (
     http_decode,
     http_encode,
@@ -62,6 +68,70 @@ def test_any_change_to_the_event(changes: dict[str, Any]) -> None:
 def test_any_headers(binding: Any, headers: list[tuple[str, Any]], body: bytes) -> None:
     _judged(from_binary(headers, body, binding=binding))
     _judged(from_message(headers, body, binding=binding))
+
+
+# What transports hand over beside a mapping of headers: confluent-kafka's `headers()` is None
+# for a message without any, a tombstone's value is None; a framework may give the body as text.
+ODD_HEADERS: list[tuple[str, Any]] = [
+    ("none", None),
+    ("a-string", "ce-id"),
+    ("bytes", b"ce-id"),
+    ("an-integer", 5),
+    ("a-one-item-pair", [("ce-id",)]),
+    ("a-three-item-pair", [("ce-id", "1", "2")]),
+    ("a-none-item", [None]),
+    ("a-string-item", ["ab"]),
+]
+
+
+@pytest.mark.parametrize("binding", ["http", "kafka", "amqp"])
+@pytest.mark.parametrize(("name", "headers"), ODD_HEADERS, ids=[n for n, _ in ODD_HEADERS])
+def test_headers_of_any_shape(binding: Any, name: str, headers: Any) -> None:
+    for read in (from_binary, from_message):
+        verdict = read(headers, BQ.to_json(), binding=binding)
+        _judged(verdict)
+        assert rules.CLOUDEVENTS_ATTRIBUTE_MISSING in verdict.rules()
+
+
+@pytest.mark.parametrize("binding", ["http", "kafka", "amqp"])
+def test_pairs_beside_odd_items_are_read(binding: Any) -> None:
+    message = to_binary(BQ, binding)
+    headers: Any = [None, ("x",), *message.headers.items(), ("a", "b", "c")]
+    verdict = from_binary(headers, message.body, binding=binding, content_type="application/json")
+    assert verdict.ok, verdict.violations
+
+
+@pytest.mark.parametrize("binding", ["http", "kafka", "amqp"])
+def test_a_body_given_as_text_is_read_as_its_utf8(binding: Any) -> None:
+    message = to_binary(BQ, binding)
+    for read in (from_binary, from_message):
+        verdict = read(
+            message.headers, message.body.decode(), binding=binding, content_type="application/json"
+        )
+        assert verdict.ok, verdict.violations
+    event = to_structured(BQ).decode()
+    structured = from_message(
+        {}, event, binding=binding, content_type="application/cloudevents+json"
+    )
+    assert structured.ok, structured.violations
+
+
+@pytest.mark.parametrize("binding", ["http", "kafka", "amqp"])
+@pytest.mark.parametrize("body", [None, 5, 10**12], ids=["none", "int", "huge-int"])
+def test_a_body_that_is_no_bytes_is_no_data(binding: Any, body: Any) -> None:
+    message = to_binary(BQ, binding)
+    verdict = from_binary(message.headers, body, binding=binding)
+    assert [(v.rule, v.pointer) for v in verdict.violations] == [
+        (rules.CLOUDEVENTS_DATA_UNSUPPORTED, "")
+    ]
+    assert from_message(message.headers, body, binding=binding).rules() == verdict.rules()
+    assert from_structured(body).rules() == [rules.JSON_INVALID]
+
+
+@pytest.mark.parametrize("content_type", [5, b"application/cloudevents+json", ["x"]])
+def test_a_content_type_that_is_no_text_never_raises(content_type: Any) -> None:
+    message = to_binary(BQ, "amqp")
+    _judged(from_message(message.headers, message.body, binding="amqp", content_type=content_type))
 
 
 @pytest.mark.parametrize(

@@ -571,6 +571,36 @@ WRITE += [
     ),
 ]
 
+# Attributes past what a reader takes: refused as the reader would refuse the event.
+_LONG_URN = BabelEnvelope.create("urn:babel:" + "é" * 12_000, {"n": 1})  # 72,000 characters encoded
+_LONG_QUEUE = BabelEnvelope.create("urn:babel:orders:created", {"n": 1}, queue="q" * 70_000)
+WRITE += [
+    (
+        "http-attributes-past-what-a-reader-takes",
+        rules.MESSAGE_TOO_LARGE,
+        "",
+        lambda: to_binary(_LONG_URN, "http"),
+    ),
+    (
+        "kafka-attributes-past-what-a-reader-takes",
+        rules.MESSAGE_TOO_LARGE,
+        "",
+        lambda: to_binary(_LONG_QUEUE, "kafka"),
+    ),
+    (
+        "amqp-extension-past-what-a-reader-takes",
+        rules.MESSAGE_TOO_LARGE,
+        "",
+        lambda: to_binary(BQ, "amqp", extensions={"comnote": "n" * 70_000}),
+    ),
+    (
+        "structured-extension-past-what-a-reader-takes",
+        rules.MESSAGE_TOO_LARGE,
+        "",
+        lambda: to_structured(BQ, extensions={"comnote": "n" * 2_200_000}),
+    ),
+]
+
 
 @pytest.mark.parametrize(("name", "rule", "at", "write"), WRITE, ids=[c[0] for c in WRITE])
 def test_writing_refuses_what_cannot_be_expressed(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from enum import Enum
 from typing import Any
 
 import pytest
@@ -161,6 +162,93 @@ def test_from_message_tells_the_modes_apart(binding: Any) -> None:
     assert structured.ok, structured.violations
     assert binary.envelope is not None and structured.envelope is not None
     assert binary.envelope.to_json() == structured.envelope.to_json() == env.to_json()
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("urn", "é" * 7_000),  # 42,000 characters percent-encoded: read back
+        ("urn", "é" * 11_000),  # 66,000: past what a reader takes in HTTP only
+        ("urn", "\U0001f600" * 16_000),  # 64,000 bytes in Kafka, 192,000 characters in HTTP
+        ("queue", "q" * 65_300),  # past it with the other attributes, in every binding
+        ("extension", "x" * 65_400),
+    ],
+    ids=["urn-42k", "urn-66k", "urn-astral", "queue-65k", "extension-65k"],
+)
+def test_what_is_written_is_read_back_or_refused_at_once(mode: str, field: str, value: str) -> None:
+    # What a writer produces, its reader reads back; an event it could not is never produced.
+    urn = "urn:babel:" + value if field == "urn" else "urn:babel:orders:created"
+    env = BabelEnvelope.create(urn, {"n": 1}, queue=value if field == "queue" else None)
+    extensions = {"comnote": value} if field == "extension" else None
+    try:
+        if mode == "structured":
+            verdict = from_structured(to_structured(env, extensions=extensions))
+        else:
+            binding: Any = mode.partition("-")[0]
+            separator: Any = ":" if mode == "amqp-colon" else "_"
+            message = to_binary(env, binding, extensions=extensions, separator=separator)
+            verdict = from_binary(
+                message.headers, message.body, binding=binding, content_type="application/json"
+            )
+    except ek.ProducerError as refused:
+        assert [(v.rule, v.pointer) for v in refused.violations] == [(rules.MESSAGE_TOO_LARGE, "")]
+        return
+    assert verdict.ok, verdict.violations
+    assert verdict.envelope is not None
+    assert verdict.envelope.to_json() == env.to_json()
+
+
+class Region(str, Enum):
+    EU = "eu-west"
+
+
+class Priority(int, Enum):
+    HIGH = 7
+    BEYOND_INT32 = 2**40
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    ("value", "written"), [(Region.EU, "eu-west"), (Priority.HIGH, 7)], ids=["str-enum", "int-enum"]
+)
+def test_an_extension_of_a_json_type_subclass_is_written_as_its_value(
+    mode: str, value: Any, written: Any
+) -> None:
+    # An enum member of a string or an integer is its value in every mode (its `str()` would
+    # be `Region.EU` in a header, `"eu-west"` in the JSON format).
+    env = BabelEnvelope.create("urn:babel:orders:created", {"n": 1})
+    extensions = {"comregion": value}
+    if mode == "structured":
+        verdict = from_structured(to_structured(env, extensions=extensions))
+    else:
+        binding: Any = mode.partition("-")[0]
+        separator: Any = ":" if mode == "amqp-colon" else "_"
+        message = to_binary(env, binding, extensions=extensions, separator=separator)
+        if binding == "amqp":
+            sent = message.headers[f"cloudEvents{separator}comregion"]
+            assert type(sent) is type(written)  # a plain value an AMQP codec knows
+        verdict = from_binary(
+            message.headers, message.body, binding=binding, content_type="application/json"
+        )
+    assert verdict.ok, verdict.violations
+    read = verdict.attributes["comregion"]
+    assert read == (str(written) if mode in ("http", "kafka") else written)
+
+
+@pytest.mark.timeout(10)  # `member in range(-2**31, 2**31)` walked the range: minutes
+def test_an_integer_subclass_is_judged_by_its_bounds_at_once() -> None:
+    env = BabelEnvelope.create("urn:babel:orders:created", {"n": 1})
+    with pytest.raises(ek.ProducerError) as refused:
+        to_attributes(env, extensions={"compriority": Priority.BEYOND_INT32})
+    assert [(v.rule, v.pointer) for v in refused.value.violations] == [
+        (rules.CLOUDEVENTS_ATTRIBUTE_INVALID, "/compriority")
+    ]
+    message = to_binary(env, "amqp")
+    for value, ok in ((Priority.HIGH, True), (Priority.BEYOND_INT32, False)):
+        headers = {**message.headers, "cloudEvents_compriority": value}
+        verdict = from_binary(headers, message.body, binding="amqp")
+        assert verdict.ok is ok, verdict.violations
 
 
 # --- an event around a message `check` refuses is refused with the same rules ---------------

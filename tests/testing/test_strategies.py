@@ -61,6 +61,96 @@ def test_the_catalogue_holds_the_structural_ids_of_the_generated_schemas() -> No
         assert breakable_rules(spec)
 
 
+# Arguments no message of the spec can follow: refused when the strategy is built, not drawn
+# into messages `check` refuses (or into an error, or an Unsatisfiable search, while drawing).
+REFUSED_ARGUMENTS: list[tuple[str, Any]] = [
+    ("urn-empty", lambda: valid_messages("babelqueue", urn="")),
+    ("urn-blank", lambda: valid_messages("babelqueue", urn=" \t")),
+    ("urn-not-a-string", lambda: valid_messages("babelqueue", urn=5)),  # type: ignore[arg-type]
+    ("urn-lone-surrogate", lambda: valid_documents("babelqueue", urn="urn:\udc80")),
+    ("message-type-upper-case", lambda: valid_messages("som", message_type="Story.Context")),
+    ("message-type-empty", lambda: valid_documents("som", message_type="")),
+    ("message-type-not-a-string", lambda: valid_messages("som", message_type=5)),  # type: ignore[arg-type]
+    ("kind-unknown", lambda: valid_messages("matrix", kind="event")),  # type: ignore[arg-type]
+    ("invalid-spec-unknown", lambda: invalid_messages("nats", rules.JSON_INVALID)),  # type: ignore[arg-type]
+    (
+        "invalid-family-of-another-type",
+        lambda: invalid_messages("som", "story-context.enum", message_type="telling.started"),
+    ),
+    (
+        "invalid-family-of-an-unknown-type",
+        lambda: invalid_messages("som", "telling-event.required", message_type="x.custom"),
+    ),
+    (
+        "invalid-error-payload-of-a-request",
+        lambda: invalid_messages("matrix", "error-payload.enum", kind="request"),
+    ),
+    (
+        "invalid-request-of-a-reply",
+        lambda: invalid_messages("matrix", "request.type", kind="error"),
+    ),
+    (
+        "mismatch-of-a-story",
+        lambda: invalid_messages(
+            "som", rules.PAYLOAD_MESSAGE_TYPE_MISMATCH, message_type="story.context"
+        ),
+    ),
+    (
+        "mismatch-of-a-started-telling",
+        lambda: invalid_messages(
+            "som", rules.PAYLOAD_MESSAGE_TYPE_MISMATCH, message_type="telling.started"
+        ),
+    ),
+    (
+        "mismatch-of-an-unknown-family",
+        lambda: invalid_messages(
+            "som", rules.PAYLOAD_MESSAGE_TYPE_MISMATCH, message_type="x.custom"
+        ),
+    ),
+    (
+        "invalid-response-of-a-request",
+        lambda: invalid_messages("matrix", "response.required", kind="request"),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "build", [c[1] for c in REFUSED_ARGUMENTS], ids=[c[0] for c in REFUSED_ARGUMENTS]
+)
+def test_arguments_no_message_follows_are_refused_at_once(build: Any) -> None:
+    with pytest.raises(ValueError):
+        build()
+
+
+def test_the_arguments_a_message_follows_are_taken() -> None:
+    # The counterparts of the refusals above build strategies.
+    for strategy in (
+        valid_messages("babelqueue", urn="urn:babel:orders:created"),
+        valid_messages("som", message_type="x.custom_family"),
+        invalid_messages("som", "story-context.enum", message_type="story.context"),
+        invalid_messages("som", "envelope.required", message_type="x.custom"),
+        invalid_messages("matrix", "error-payload.enum", kind="error"),
+        invalid_messages("matrix", "response.required", kind="response"),
+    ):
+        assert isinstance(strategy, st.SearchStrategy)
+
+
+@pytest.mark.parametrize(
+    "message_type", ["telling.ended", "telling.exposed", "link.committed", "link.gate_changed"]
+)
+def test_a_mismatch_of_each_type_that_can_carry_one(message_type: str) -> None:
+    rule = rules.PAYLOAD_MESSAGE_TYPE_MISMATCH
+
+    @settings(BOUNDED, max_examples=3)
+    @given(invalid_messages("som", rule, message_type=message_type))
+    def refused(raw: bytes) -> None:
+        verdict = ek.check(raw, spec="som")
+        assert verdict.rules() == [rule], raw[:300]
+        assert orjson.loads(raw)["message_type"] == message_type
+
+    refused()
+
+
 def test_a_rule_no_message_breaks_is_refused_with_the_reason() -> None:
     with pytest.raises(ValueError, match="sequence"):
         invalid_messages("som", rules.STORY_ID_CHANGED)

@@ -45,6 +45,7 @@ from .._json import (
     plain_json,
     proven_context,
     refuse_non_json,
+    refuse_unwritable,
     scan_numbers,
 )
 from .._model import WireModel, attach_warnings, attached_warnings
@@ -413,7 +414,8 @@ class BabelEnvelope(WireModel, Generic[DataT]):
                 ``violations`` naming each rule and pointer: a blank URN (``urn.missing``),
                 ``data`` holding what JSON cannot (a ``datetime``, a ``Decimal``, bytes, a
                 non-string key: ``json.invalid``), NaN or Infinity (``number.non_finite``),
-                an integer beyond signed 64-bit, a ``trace_id`` that is not a UUID.
+                an integer beyond signed 64-bit, a ``trace_id`` that is not a UUID; a ``Model``
+                whose JSON cannot be written (``json.invalid`` at ``/data``).
         """
         if trace_id is not None and not isinstance(trace_id, str):
             raise _not_a_string(cls, "/trace_id", trace_id)
@@ -428,7 +430,10 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         message_id = uuid4()
         while message_id == trace:  # pragma: no cover - a 2^-122 event
             message_id = uuid4()
-        # A mapping is checked to be pure JSON (GR-3) and copied; a model validates itself.
+        # A mapping is checked to be pure JSON (GR-3) and copied; a model validates itself,
+        # and its numbers are scanned below, but what it writes is checked here.
+        if isinstance(data, BaseModel):
+            refuse_unwritable(data, "/data")
         payload: Any = plain_json(data, "/data") if isinstance(data, Mapping) else data
         try:
             created = cls.model_validate(
@@ -469,9 +474,15 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         queue: str | None = None,
         settings: Settings | None = None,
     ) -> BabelEnvelope[dict[str, Any]]:
-        """Produce a downstream message in the same trace: same ``trace_id``, new ``meta.id``."""
+        """Produce a downstream message in the same trace: same ``trace_id``, new ``meta.id``.
+
+        ``data`` is taken as :meth:`create` takes it: a mapping is copied, anything else refused
+        (``message-envelope.type`` at ``/data``).
+        """
+        # `create` copies any mapping (and refuses what is none), not only a dict.
+        taken = cast("dict[str, Any]", data)
         return BabelEnvelope.create(
-            urn, dict(data), queue=queue, trace_id=self.trace_id, settings=settings
+            urn, taken, queue=queue, trace_id=self.trace_id, settings=settings
         )
 
     def retried(self) -> Self:
@@ -540,14 +551,23 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             failed_at: dead-letter time in Unix ms; now when not given.
 
         Raises:
-            ProducerError: for a reason outside the three of the spec, or a block that would
-                be invalid (a ``failed_at`` that is not an integer, a queue that is not a
-                string), its ``violations`` naming each rule and ``/dead_letter/...`` pointer.
+            ProducerError: for a reason outside the three of the spec, an ``error`` or
+                ``exception`` that is no text, or a block that would be invalid (a
+                ``failed_at`` that is not an integer, a queue that is not a string or holds a
+                lone surrogate), its ``violations`` naming each rule and ``/dead_letter/...``
+                pointer.
         """
+        if not isinstance(reason, str):
+            raise _not_a_string(type(self), "/dead_letter/reason", reason)
         if reason not in _REASONS:
             message = f"dead_letter.reason must be one of {sorted(_REASONS)}"
             rule = rules.structural(self.__schema_name__, "enum")
             raise ProducerError(message, [violation(rule, "/dead_letter/reason", message)])
+        # Checked before they are cut and escaped, which read them as text.
+        if error is not None and not isinstance(error, (str, BaseException)):
+            raise _not_a_string(type(self), "/dead_letter/error", error)
+        if exception is not None and not isinstance(exception, str):
+            raise _not_a_string(type(self), "/dead_letter/exception", exception)
         if isinstance(error, BaseException):
             exception = exception if exception is not None else type(error).__name__
             error = error_text(error)
@@ -572,6 +592,9 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             raise ProducerError.of(
                 [replace(v, pointer="/dead_letter" + v.pointer) for v in found]
             ) from exc
+        # Built as Python data, the block holds what no JSON text can (a lone surrogate in the
+        # queue): refused here, not by `to_json` later.
+        plain_json(block.to_wire(), "/dead_letter")
         return self.model_copy(update={"dead_letter": block})
 
 
@@ -633,7 +656,7 @@ def _drop_forbidden(
 
 
 def _not_a_string(model: type[WireModel], at: str, value: object) -> ProducerError:
-    message = f"{at[1:]} must be a string, not {type(value).__name__}"
+    message = f"{at[1:].replace('/', '.')} must be a string, not {type(value).__name__}"
     rule = rules.structural(model.__schema_name__, "type")
     return ProducerError(message, [violation(rule, at, message)])
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Final, Generic, Literal, TypeVar, overload
+from typing import Any, Final, Generic, Literal, TypeVar, cast, overload
 
 from pydantic import BaseModel
 from pydantic_core import from_json
@@ -16,6 +16,7 @@ from pydantic_core import from_json
 from .. import rules
 from .._check import check
 from .._duplicates import duplicate_keys
+from .._errors import ProducerError
 from .._failfast import FULL_REPORT_BYTES
 from .._json import dumps, exceeds_depth, needs_scan, plain_numbers, scan_numbers
 from .._settings import Settings, get_settings
@@ -31,7 +32,6 @@ from ._mapping import (
     write_attributes,
 )
 from ._types import (
-    INT32,
     SPECVERSION,
     bad_string,
     datetime_instant,
@@ -39,6 +39,7 @@ from ._types import (
     http_encode,
     instant_of,
     is_attribute_name,
+    is_int32,
     is_uri,
     is_uri_reference,
     millis_instant,
@@ -181,7 +182,9 @@ def to_structured(
     """The event in structured mode: ``application/cloudevents+json`` bytes.
 
     The attributes of :func:`to_attributes`, then ``data``: the envelope's ``to_json()`` bytes,
-    embedded as they are. Arguments and errors as :func:`to_attributes`.
+    embedded as they are. Arguments and errors as :func:`to_attributes`, and
+    ``message.too_large`` for an event larger than :func:`from_structured` reads under the
+    environment's settings (twice ``max_message_bytes``, and 64 KiB for the attributes).
     """
     attributes = to_attributes(
         envelope,
@@ -190,7 +193,11 @@ def to_structured(
         tracestate=tracestate,
         extensions=extensions,
     )
-    return dumps(attributes)[:-1] + b',"data":' + envelope.to_json() + b"}"
+    event = dumps(attributes)[:-1] + b',"data":' + envelope.to_json() + b"}"
+    limit = _structured_limit(get_settings())
+    if len(event) > limit:
+        raise _too_large(f"the event would be {len(event)} bytes, over the {limit} a reader takes")
+    return event
 
 
 @overload
@@ -241,7 +248,9 @@ def to_binary(
             as the binding prefers) or ``":"`` (``cloudEvents:``).
 
     Raises:
-        ProducerError: as :func:`to_attributes`.
+        ProducerError: as :func:`to_attributes`, and ``message.too_large`` for attributes past
+            the 65,536 characters :func:`from_binary` reads, counted as the binding writes them
+            (a long URN, queue or extension value; percent-encoding triples a non-ASCII byte).
         ValueError: for an unknown ``binding`` or ``separator``.
     """
     if binding not in ("http", "kafka", "amqp"):
@@ -258,21 +267,37 @@ def to_binary(
     content_type = str(attributes.pop("datacontenttype"))
     body = envelope.to_json()
     if binding == "kafka":
-        kafka: dict[str, bytes] = {_CONTENT_TYPE: content_type.encode("utf-8")}
-        kafka.update(
-            (f"ce_{name}", _canonical(value).encode("utf-8")) for name, value in attributes.items()
+        kafka = {
+            f"ce_{name}": _canonical(value).encode("utf-8") for name, value in attributes.items()
+        }
+        _within_reading(kafka)
+        return BinaryMessage(
+            {_CONTENT_TYPE: content_type.encode("utf-8"), **kafka}, body, content_type
         )
-        return BinaryMessage(kafka, body, content_type)
     if binding == "http":
-        headers = {_CONTENT_TYPE: content_type}
-        headers.update(
-            (f"ce-{name}", http_encode(_canonical(value))) for name, value in attributes.items()
-        )
-        return BinaryMessage(headers, body, content_type)
+        http = {f"ce-{name}": http_encode(_canonical(value)) for name, value in attributes.items()}
+        _within_reading(http)
+        return BinaryMessage({_CONTENT_TYPE: content_type, **http}, body, content_type)
     # AMQP has a native Boolean and a native long; a plain mapping's bool and int become them.
     prefix = f"cloudEvents{separator}"
     properties: dict[str, Any] = {f"{prefix}{name}": value for name, value in attributes.items()}
+    _within_reading(properties)
     return BinaryMessage(properties, body, content_type)
+
+
+def _within_reading(headers: Mapping[str, Any]) -> None:
+    """Refuse the attribute headers :func:`from_binary` would refuse as too large to read."""
+    size = sum(_attribute_size(name, value) for name, value in headers.items())
+    if size > _MAX_ATTRIBUTE_CHARS:
+        raise _too_large(
+            f"the event's attributes would be {size} characters as the binding writes them, "
+            f"over the {_MAX_ATTRIBUTE_CHARS} a reader takes"
+        )
+
+
+def _too_large(message: str) -> ProducerError:
+    # As the reader reports the event: the whole of it, not one attribute, is too large.
+    return ProducerError.of([violation(rules.MESSAGE_TOO_LARGE, "", message)])
 
 
 def _canonical(value: AttributeValue) -> str:
@@ -322,8 +347,10 @@ def from_structured(
         ``/id``, ``/data/meta/id``; inside ``data_base64`` they are the decoded envelope's own.
     """
     settings = settings if settings is not None else get_settings()
-    raw = body.encode("utf-8", "surrogatepass") if isinstance(body, str) else bytes(body)
-    limit = 2 * settings.max_message_bytes + _ATTRIBUTE_ROOM
+    raw = _body_bytes(body)
+    if raw is None:  # not text at all: as an empty body, no JSON
+        raw = b""
+    limit = _structured_limit(settings)
     if len(raw) > limit:
         return _refused(rules.MESSAGE_TOO_LARGE, "", f"{len(raw)} bytes exceeds {limit}.")
     if exceeds_depth(raw, settings.max_depth + 1):
@@ -409,7 +436,7 @@ def from_structured(
 @overload
 def from_binary(
     headers: Headers,
-    body: bytes,
+    body: bytes | str,
     *,
     binding: Binding = "http",
     content_type: str | None = None,
@@ -419,7 +446,7 @@ def from_binary(
 @overload
 def from_binary(
     headers: Headers,
-    body: bytes,
+    body: bytes | str,
     *,
     binding: Binding = "http",
     content_type: str | None = None,
@@ -429,7 +456,7 @@ def from_binary(
 @overload
 def from_binary(
     headers: Headers,
-    body: bytes,
+    body: bytes | str,
     *,
     binding: Binding = "http",
     content_type: str | None = None,
@@ -439,7 +466,7 @@ def from_binary(
 @overload
 def from_binary(
     headers: Headers,
-    body: bytes,
+    body: bytes | str,
     *,
     binding: Binding = "http",
     content_type: str | None = None,
@@ -448,7 +475,7 @@ def from_binary(
 ) -> EventVerdict[Any]: ...
 def from_binary(
     headers: Headers,
-    body: bytes,
+    body: bytes | str,
     *,
     binding: Binding = "http",
     content_type: str | None = None,
@@ -462,7 +489,9 @@ def from_binary(
             headers (``ce_*``, bytes or str) or AMQP application properties (``cloudEvents_*``
             or ``cloudEvents:*``; ``time`` may also be an AMQP timestamp: Unix ms or a
             ``datetime``); a mapping or a sequence of pairs. Other headers are ignored.
-        body: the data: the envelope's JSON.
+        body: the data: the envelope's JSON (text is read as its UTF-8); anything else, a
+            Kafka tombstone's ``None``, is an event without data
+            (``cloudevents.data_unsupported``).
         binding: ``"http"``, ``"kafka"`` or ``"amqp"``.
         content_type: the data's media type; for HTTP and Kafka the ``content-type`` header
             when not given; for AMQP the ``content-type`` message property, which is not among
@@ -481,19 +510,16 @@ def from_binary(
         raise ValueError(f"unknown binding {binding!r}; expected 'http', 'kafka' or 'amqp'")
     settings = settings if settings is not None else get_settings()
     found: list[Violation] = []
-    pairs: Any = headers.items() if isinstance(headers, Mapping) else headers
     chosen: list[tuple[str, Any, str]] = []
     separators: set[str] = set()
     size = 0
-    for name, value in pairs:
-        if not isinstance(name, str):
-            continue
+    for name, value in _pairs(headers):
         attribute = _attribute_name(name, binding, separators)
         if attribute is None:
             if content_type is None and binding != "amqp" and name.lower() == _CONTENT_TYPE:
                 content_type = _header_text(value, binding)
             continue
-        size += len(name) + (len(value) if isinstance(value, (str, bytes)) else 32)
+        size += _attribute_size(name, value)
         if size > _MAX_ATTRIBUTE_CHARS:
             return _refused(
                 rules.MESSAGE_TOO_LARGE,
@@ -530,10 +556,19 @@ def from_binary(
     if content_type is not None and content_type is not _UNREADABLE:
         attributes["datacontenttype"] = received["datacontenttype"] = content_type
     _json_content(content_type, pointer(_CONTENT_TYPE), found)
+    data = _body_bytes(body)
+    if data is None:
+        found.append(
+            violation(
+                rules.CLOUDEVENTS_DATA_UNSUPPORTED,
+                "",
+                f"The body is {_shown(body)}, not bytes: the event has no data, so no envelope",
+            )
+        )
     return _verdict(
         attributes,
         received,
-        bytes(body),
+        data,
         "",
         spec,
         settings,
@@ -545,7 +580,7 @@ def from_binary(
 @overload
 def from_message(
     headers: Headers,
-    body: bytes,
+    body: bytes | str,
     *,
     binding: Binding = "http",
     content_type: str | None = None,
@@ -555,7 +590,7 @@ def from_message(
 @overload
 def from_message(
     headers: Headers,
-    body: bytes,
+    body: bytes | str,
     *,
     binding: Binding = "http",
     content_type: str | None = None,
@@ -565,7 +600,7 @@ def from_message(
 @overload
 def from_message(
     headers: Headers,
-    body: bytes,
+    body: bytes | str,
     *,
     binding: Binding = "http",
     content_type: str | None = None,
@@ -575,7 +610,7 @@ def from_message(
 @overload
 def from_message(
     headers: Headers,
-    body: bytes,
+    body: bytes | str,
     *,
     binding: Binding = "http",
     content_type: str | None = None,
@@ -584,7 +619,7 @@ def from_message(
 ) -> EventVerdict[Any]: ...
 def from_message(
     headers: Headers,
-    body: bytes,
+    body: bytes | str,
     *,
     binding: Binding = "http",
     content_type: str | None = None,
@@ -599,13 +634,12 @@ def from_message(
     """
     found = content_type
     if found is None and binding != "amqp":
-        pairs: Any = headers.items() if isinstance(headers, Mapping) else headers
-        for name, value in pairs:
-            if isinstance(name, str) and name.lower() == _CONTENT_TYPE:
+        for name, value in _pairs(headers):
+            if name.lower() == _CONTENT_TYPE:
                 text = _header_text(value, binding)
                 found = text if text is not _UNREADABLE else None
                 break
-    if found is not None and found.strip().lower().startswith("application/cloudevents"):
+    if isinstance(found, str) and found.strip().lower().startswith("application/cloudevents"):
         return from_structured(body, spec=spec, settings=settings)
     return from_binary(
         headers, body, binding=binding, content_type=content_type, spec=spec, settings=settings
@@ -614,6 +648,17 @@ def from_message(
 
 # --- internals -------------------------------------------------------------------------------
 
+
+def _attribute_size(name: str, value: Any) -> int:
+    """What one attribute header counts toward ``_MAX_ATTRIBUTE_CHARS``, as read and as written."""
+    return len(name) + (len(value) if isinstance(value, (str, bytes)) else 32)
+
+
+def _structured_limit(settings: Settings) -> int:
+    """The most bytes a structured event may have to be read (its envelope may be the largest)."""
+    return 2 * settings.max_message_bytes + _ATTRIBUTE_ROOM
+
+
 # Stands for a header value the binding's codec could not decode.
 _UNREADABLE: Final = "\x00unreadable"
 
@@ -621,6 +666,34 @@ _UNREADABLE: Final = "\x00unreadable"
 def _spec_of(envelope: Any) -> None:
     if not isinstance(envelope, (BabelEnvelope, SomEnvelope)):
         raise TypeError(f"expected a BabelEnvelope or a SomEnvelope, not {type(envelope).__name__}")
+
+
+def _pairs(headers: object) -> Iterator[tuple[str, Any]]:
+    """The ``(name, value)`` pairs of ``headers`` whose name is a string; nothing else.
+
+    A transport may hand over ``None`` (confluent-kafka, for a message without headers) or a
+    list holding what is no pair; neither carries an attribute.
+    """
+    if isinstance(headers, Mapping):
+        items: Iterable[Any] = cast("Mapping[object, Any]", headers).items()
+    elif isinstance(headers, Iterable) and not isinstance(headers, (str, bytes)):
+        items = headers
+    else:
+        return
+    for item in items:
+        if isinstance(item, (tuple, list)) and len(cast("Sequence[Any]", item)) == 2:
+            name, value = cast("Sequence[Any]", item)
+            if isinstance(name, str):
+                yield name, value
+
+
+def _body_bytes(body: object) -> bytes | None:
+    """The body as bytes (text as its UTF-8), or ``None`` for what is neither (a tombstone)."""
+    if isinstance(body, str):
+        return body.encode("utf-8", "surrogatepass")
+    if isinstance(body, (bytes, bytearray, memoryview)):
+        return bytes(body)
+    return None
 
 
 def _attribute_name(name: str, binding: Binding, separators: set[str]) -> str | None:
@@ -723,7 +796,7 @@ def _value(name: str, value: Any, form: str) -> Any:
         return _Invalid(f"an AMQP time is a timestamp or an RFC 3339 string, not {value!r}")
     if not isinstance(value, str):
         extension = name not in _CONTEXT and form in ("json", "amqp")
-        if extension and (isinstance(value, bool) or (isinstance(value, int) and value in INT32)):
+        if extension and (isinstance(value, bool) or (isinstance(value, int) and is_int32(value))):
             return value  # an extension's Boolean or Integer
         return _Invalid(f"must be a string, not {_shown(value)}")
     why = bad_string(value)

@@ -20,7 +20,6 @@ from ..babelqueue._envelope import BabelEnvelope
 from ..babelqueue._traceparent import TraceParent, parent_of, trace_id_of
 from ..som._envelope import SomEnvelope
 from ._types import (
-    INT32,
     MAX_MILLIS,
     MAX_NAME_LENGTH,
     Millis,
@@ -28,6 +27,7 @@ from ._types import (
     format_millis,
     instant_of,
     is_attribute_name,
+    is_int32,
     is_uri_reference,
     to_millis,
 )
@@ -268,12 +268,14 @@ def _extensions(given: object, found: list[Violation]) -> dict[str, AttributeVal
                 violation(rules.CLOUDEVENTS_ATTRIBUTE_NAME, at, f"extension {name!r}: {why}")
             )
             continue
-        if (
-            isinstance(value, bool)
-            or (isinstance(value, int) and value in INT32)
-            or (isinstance(value, str) and bad_string(value) is None)
-        ):
+        # A subclass (an enum member of a string or an integer) is written as its value, in
+        # every mode alike: its `str()` could be another text (`Region.EU`).
+        if isinstance(value, bool):
             out[name] = value
+        elif isinstance(value, int) and is_int32(value):
+            out[name] = int.__index__(value)
+        elif isinstance(value, str) and bad_string(value) is None:
+            out[name] = str.__str__(value)
         else:
             found.append(
                 violation(

@@ -110,6 +110,12 @@ _CODES: Final = [repr(code.value) for code in MxErrorCode]
 _EXPECTED: Final = {"expected": f"{', '.join(_CODES[:-1])} or {_CODES[-1]}"}
 
 
+def _refused(keyword: str, at: str, message: str) -> ProducerError:
+    """The producer's refusal of an argument the schema's ``keyword`` refuses at ``at``."""
+    rule = rules.structural(MxErrorPayload.__schema_name__, keyword)
+    return ProducerError(message, [violation(rule, at, message)])
+
+
 # Strict mode takes an enum from Python only as a member, so `model_validate(json.loads(raw))`
 # would refuse the very string `model_validate_json(raw)` accepts; lax, an enum of strings
 # still takes exactly its values (never a number or a near-miss), from JSON and from Python.
@@ -173,16 +179,28 @@ class MxErrorPayload(MxModel):
             details: structured detail; ``None`` leaves ``details`` out.
 
         Raises:
-            ProducerError: for ``MxErrorCode.OK`` or a status outside 100-599; with
-                ``violations`` naming each rule and pointer, for ``error`` or ``details``
-                that are not JSON (NaN, Infinity, an unsafe integer, a non-JSON value).
+            ProducerError: with ``violations`` naming each rule and pointer: a code that is
+                none of the eleven (``error-payload.enum``), ``MxErrorCode.OK``
+                (``error_code.inconsistent``), a status that is no integer or outside 100-599,
+                ``error`` or ``details`` that are not JSON (NaN, Infinity, an unsafe integer,
+                a non-JSON value).
         """
+        given: object = code  # (typed callers pass a member; others may pass anything)
+        if not isinstance(given, MxErrorCode) and (
+            not isinstance(given, str) or given not in _VALUES
+        ):
+            raise _refused("enum", "/code", f"code must be one of {_EXPECTED['expected']}")
         code = MxErrorCode(code)
         if code is MxErrorCode.OK:
-            raise ProducerError("MxErrorCode.OK is not an error; reply with a success payload")
+            message = "MxErrorCode.OK is not an error; reply with a success payload"
+            refused = violation(rules.ERROR_CODE_INCONSISTENT, "/code", message)
+            raise ProducerError(message, [refused])
         status = code.http_status if status_code is None else status_code
-        if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
-            raise ProducerError(f"status_code must be an integer 100-599, not {status!r}")
+        if isinstance(status, bool) or not isinstance(status, int):
+            raise _refused("type", "/statusCode", f"status_code must be an integer, not {status!r}")
+        if not 100 <= status <= 599:
+            keyword = "minimum" if status < 100 else "maximum"
+            raise _refused(keyword, "/statusCode", f"status_code must be 100-599, not {status}")
         fields: dict[str, Any] = {"ok": False, "error": error, "code": code, "status_code": status}
         if details is not None:
             fields["details"] = details

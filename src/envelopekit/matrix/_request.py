@@ -12,7 +12,7 @@ from .. import rules
 from .._compat import MISSING
 from .._errors import ProducerError
 from .._ids import uuid7
-from .._json import plain_json
+from .._json import needs_scan, plain_json, refuse_unwritable, scan_numbers
 from .._settings import Settings, get_settings
 from .._violations import Violation, shown, violation, violations
 from ._base import (
@@ -69,10 +69,28 @@ def _refused(exc: ValidationError, model: type[Any], payload: object) -> Produce
 def _for_payload(generic: type[Any], payload: object) -> type[Any]:
     # An unparametrised envelope's payload is JSON data, which a model instance is not; the
     # envelope parametrised by the payload's own class validates (and dumps) it as that model.
+    if not isinstance(payload, BaseModel) or isinstance(payload, MxErrorPayload):
+        return generic
+    _written(payload)
     params = generic.__pydantic_generic_metadata__["parameters"]
-    if params and isinstance(payload, BaseModel) and not isinstance(payload, MxErrorPayload):
+    if params:
         return cast("type[Any]", cast("Any", generic)[type(payload)])
     return generic
+
+
+def _written(payload: BaseModel) -> None:
+    """Refuse a model payload whose JSON no reader takes, as the JSON payload's rules refuse it.
+
+    The model validated itself, so its numbers are read here (NaN and Infinity, which its JSON
+    dump would write as ``null``; integers beyond signed 64-bit), and what its serializer cannot
+    write is refused (:func:`refuse_unwritable`).
+    """
+    dumped = payload.model_dump(by_alias=True)
+    if needs_scan(dumped):  # one pointer-free pass; the scan only where it finds a number
+        refused, _ = scan_numbers(dumped, "/payload", first_refusal=True, max_warnings=0)
+        if refused:
+            raise ProducerError.of(refused)
+    refuse_unwritable(payload, "/payload")
 
 
 class MxRequest(MxModel, Generic[ArgsT]):
@@ -216,7 +234,7 @@ class MxRequest(MxModel, Generic[ArgsT]):
         """
         if op == REPLY_OP:
             raise ProducerError("'$reply' is the response op; answer with req.reply()/req.fail()")
-        if not op:
+        if op == "":  # (an op that is no string is refused with its rule, as the schema's)
             raise ProducerError("op must not be empty")
         if reply_to is not None and not expect_reply:
             raise ProducerError("reply_to given but expect_reply is False")
@@ -228,7 +246,10 @@ class MxRequest(MxModel, Generic[ArgsT]):
             fields["iface"] = iface
         if expect_reply:
             correlation_id = correlation_id if correlation_id is not None else uuid7()
-            fields["reply_to"] = reply_to if reply_to is not None else reply_inbox(correlation_id)
+            if reply_to is not None:
+                fields["reply_to"] = reply_to
+            elif isinstance(correlation_id, str):  # (one that is no string is refused below)
+                fields["reply_to"] = reply_inbox(correlation_id)
         if correlation_id is not None:
             fields["correlation_id"] = correlation_id
         if clock is not None:
@@ -333,9 +354,10 @@ class MxRequest(MxModel, Generic[ArgsT]):
             settings: the settings to read defaults from.
 
         Raises:
-            ProducerError: when this request has no ``correlationId``, for ``OK``, or a
-                status outside 100-599; with ``violations`` naming each rule and pointer
-                (``/payload/...``), for ``details`` or ``error`` that are not JSON.
+            ProducerError: when this request has no ``correlationId``; with ``violations``
+                naming each rule and pointer (``/payload/...``), for a code that is none of
+                the eleven, ``OK``, a status that is no integer or outside 100-599,
+                ``details`` or ``error`` that are not JSON.
         """
         try:
             error_payload = MxErrorPayload.of(code, error, status_code=status_code, details=details)

@@ -37,6 +37,7 @@ __all__ = ["wire_data"]
 _MESSAGE_TYPE_RE: Final = re.compile(r"\A[a-z][a-z0-9_.]*\Z")
 _FAMILIES: Final = tuple(dict.fromkeys(PAYLOAD_MODELS.values()))
 _ENVELOPE_REQUIRED: Final = rules.structural("envelope", "required")
+_ENVELOPE_TYPE: Final = rules.structural("envelope", "type")
 _DATE_TIME: Final = rules.structural("envelope", "format.date-time")
 # Families whose schema requires the payload to repeat the envelope's message_type.
 _OWN_TYPE_REQUIRED: Final = (TellingEvent, LinkEvent, DeliveryMediaAvailable)
@@ -53,13 +54,19 @@ def wire_data(
 
     Raises:
         ProducerError: for what is refused before validation: no ``message_type`` to take,
-            no payload, an unknown ``message_type`` without ``allow_unknown``, a payload model
-            of another family, a timestamp RFC 3339 cannot write, no ``originating_system``.
+            one that is no string, no payload, an unknown ``message_type`` without
+            ``allow_unknown``, a payload that is no mapping or a model of another family, a
+            timestamp RFC 3339 cannot write, no ``originating_system``.
     """
     given = keywords.get("settings")
     settings = given if given is not None else get_settings()
+    asked: object = message_type  # (typed callers pass a string; others may pass anything)
     if message_type is None:
         message_type = _inferred_message_type(payload)
+    elif not isinstance(asked, str):
+        # Refused here: the checks below read it as text (a pattern, a key, `som.<type>`).
+        found = f"'message_type' must be a string, not a {type(asked).__name__}"
+        raise ProducerError.of([violation(_ENVELOPE_TYPE, "/message_type", found)])
     if payload is None:
         raise ProducerError.of(
             [violation(_ENVELOPE_REQUIRED, "/payload", "'payload' is a required property")]
@@ -136,8 +143,10 @@ def _timestamp_text(value: datetime | str | None) -> str:
         try:
             return rfc3339(value, digits=6)
         except ValueError as exc:
-            found = violation(_DATE_TIME, "/timestamp", f"timestamp {value.isoformat()}: {exc}")
-            raise ProducerError.of([found]) from None
+            why = f"timestamp {value.isoformat()}: {exc}"
+        except TypeError as exc:  # a tzinfo whose offset is no timedelta (so no isoformat)
+            why = f"timestamp {value!r}: {exc}"
+        raise ProducerError.of([violation(_DATE_TIME, "/timestamp", why)]) from None
     return value
 
 
@@ -171,9 +180,14 @@ def _payload_input(
     elif not isinstance(payload, Mapping):
         if family is None or not isinstance(payload, family):
             expected = family.__name__ if family is not None else "a mapping"
-            raise ProducerError(
-                f"'{message_type}' takes {expected}, not a {type(payload).__name__}"
+            message = f"'{message_type}' takes {expected}, not a {type(payload).__name__}"
+            # A family model selected by another message_type, or no JSON object at all.
+            rule = (
+                rules.PAYLOAD_FAMILY_UNEXPECTED
+                if isinstance(payload, _FAMILIES)
+                else _ENVELOPE_TYPE
             )
+            raise ProducerError(message, [violation(rule, "/payload", message)])
         return payload
     if family is None:
         return dict(payload)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from functools import cache
 from typing import Any, Final, Literal
@@ -15,6 +16,7 @@ from .. import rules
 from .._check import SPECS, SpecName, spec_named
 from .._schema import SCHEMA_NAMES, json_schema, rule_schema
 from .._settings import get_settings
+from .._violations import is_unicode
 from ._break import Change, Fill, changes, schema_names, sites
 from ._generate import Generator, merge
 
@@ -336,13 +338,43 @@ def _documents(
     *,
     complete: bool,
 ) -> st.SearchStrategy[dict[str, Any]]:
+    _known(spec)
     if spec == "som":
+        _message_type_taken(message_type)
         return _som(message_type, complete)
     if spec == "matrix":
+        if kind is not None and kind not in _KINDS:
+            raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(_KINDS)}")
         return _matrix(kind, complete)
-    if spec == "babelqueue":
-        return _babelqueue(urn, data, router, complete)
-    raise ValueError(f"unknown spec {spec!r}; expected one of {', '.join(SPECS)}")
+    _urn_taken(urn)
+    return _babelqueue(urn, data, router, complete)
+
+
+_KINDS: Final[tuple[MatrixKind, ...]] = ("request", "response", "error")
+
+
+def _known(spec: str) -> None:
+    if spec not in SPECS:
+        raise ValueError(f"unknown spec {spec!r}; expected one of {', '.join(SPECS)}")
+
+
+def _message_type_taken(message_type: object) -> None:
+    """Refuse a ``message_type`` no SOM message carries (its schema's pattern)."""
+    if message_type is None:
+        return
+    pattern = json_schema("som", "envelope")["properties"]["message_type"]["pattern"]
+    if not isinstance(message_type, str) or re.fullmatch(pattern, message_type) is None:
+        raise ValueError(f"message_type {message_type!r} is not lower-case and dotted ({pattern})")
+
+
+def _urn_taken(urn: object) -> None:
+    """Refuse a ``urn`` no BabelQueue message carries as its ``job``."""
+    from ..babelqueue._urn import is_blank
+
+    if urn is None:
+        return
+    if not isinstance(urn, str) or is_blank(urn) or not is_unicode(urn):
+        raise ValueError(f"urn {urn!r} is no identity: a non-blank string of Unicode text")
 
 
 def valid_messages(
@@ -491,6 +523,7 @@ def invalid_messages(
         ValueError: for a rule that is not in :func:`catalogued_rules` for ``spec``, or that no
             message can break (:data:`UNBREAKABLE` says why).
     """
+    _known(spec)
     if rule not in catalogued_rules(spec):
         raise ValueError(f"{rule!r} is not a rule a {spec} message is judged by")
     why = unbreakable(rule)
@@ -499,6 +532,7 @@ def invalid_messages(
     if rule in rules.NAMED:
         return _named(spec, rule, message_type, kind)
     schema, _, keyword = rule.partition(".")
+    _judged_by(spec, rule, schema, message_type, kind)
     documents = _documents(
         spec, message_type, kind or _kind(schema), None, None, None, complete=True
     )
@@ -508,6 +542,31 @@ def invalid_messages(
         families = sorted(t for t, m in PAYLOAD_MODELS.items() if m.__schema_name__ == schema)
         documents = st.sampled_from(families).flatmap(lambda t: _som(t, complete=True))
     return _broken(spec, documents, schema, keyword)
+
+
+# The Matrix kinds whose messages a schema judges.
+_KINDS_JUDGED: Final[dict[str, tuple[str, ...]]] = {
+    "request": ("request",),
+    "response": ("response", "error"),
+    "error-payload": ("error",),
+}
+
+
+def _judged_by(
+    spec: str, rule: str, schema: str, message_type: str | None, kind: MatrixKind | None
+) -> None:
+    """Refuse a ``message_type`` or ``kind`` whose messages ``schema`` never judges."""
+    if spec == "som" and message_type is not None and schema != "envelope":
+        from ..som import PAYLOAD_MODELS
+
+        family = PAYLOAD_MODELS.get(message_type)
+        if family is None or family.__schema_name__ != schema:
+            judged = "no schema" if family is None else f"{family.__schema_name__}.json"
+            raise ValueError(
+                f"no {message_type} message breaks {rule!r}: its payload is judged by {judged}"
+            )
+    if spec == "matrix" and kind is not None and kind not in _KINDS_JUDGED[schema]:
+        raise ValueError(f"no {kind} message breaks {rule!r}: {schema}.json does not judge it")
 
 
 def _kind(schema: str) -> MatrixKind | None:
@@ -578,11 +637,18 @@ def _named(
     change = _NAMED_CHANGES.get(rule)
     if change is None:  # pragma: no cover - the catalogue test lists every rule
         raise ValueError(f"no change breaks {rule!r}")
-    if rule == rules.PAYLOAD_MESSAGE_TYPE_MISMATCH and message_type is None:
+    if rule == rules.PAYLOAD_MESSAGE_TYPE_MISMATCH:
+        if message_type is not None and message_type not in _SIBLINGS:
+            raise ValueError(
+                f"no {message_type} message breaks {rule!r} alone: its payload schema refuses "
+                "another message_type first (a const, an enum, the conditionals of each type); "
+                f"those of {', '.join(sorted(_SIBLINGS))} can carry one"
+            )
         # Complete payloads carry what the sibling type requires too, so only the type differs.
-        documents = st.sampled_from(["telling.exposed", "link.committed"]).flatmap(
-            lambda t: _som(t, complete=True)
+        chosen = (
+            st.sampled_from(sorted(_SIBLINGS)) if message_type is None else st.just(message_type)
         )
+        documents = chosen.flatmap(lambda t: _som(t, complete=True))
     return documents.map(lambda d: orjson.dumps(change(d)))
 
 
@@ -607,13 +673,20 @@ def _spelled(spec: str, document: dict[str, Any], marker: str, literal: bytes) -
     return raw.replace(orjson.dumps(marker), literal)
 
 
+# Each type whose complete payload also meets the conditionals of a sibling type, so that only
+# the type differs: `telling.ended` needs the `exposure_end` an exposed telling has (and an
+# ended one carries), `link.gate_changed` refuses nothing a committed link carries (and the
+# reverse). Any other type's payload schema refuses another type first.
+_SIBLINGS: Final = {
+    "telling.exposed": "telling.ended",
+    "telling.ended": "telling.exposed",
+    "link.committed": "link.gate_changed",
+    "link.gate_changed": "link.committed",
+}
+
+
 def _mismatched(document: dict[str, Any]) -> dict[str, Any]:
-    own = document["message_type"]
-    # A sibling type whose conditionals the complete payload also meets, so only the type
-    # differs: `telling.ended` needs the `exposure_end` an exposed telling has, and
-    # `link.gate_changed` refuses nothing a committed link carries.
-    other = {"telling.exposed": "telling.ended", "link.committed": "link.gate_changed"}
-    sibling = other.get(own, own.rpartition(".")[0] + ".other")
+    sibling = _SIBLINGS[document["message_type"]]
     return {**document, "payload": {**document["payload"], "message_type": sibling}}
 
 
