@@ -14,7 +14,13 @@ from faststream.kafka import KafkaBroker, TestKafkaBroker
 from faststream.rabbit import RabbitBroker, TestRabbitBroker
 from faststream.redis import RedisBroker, TestRedisBroker
 
-from envelopekit.babelqueue import BabelEnvelope, InMemorySeenStore, Router, is_replay
+from envelopekit.babelqueue import (
+    BabelEnvelope,
+    DeadLetterDecision,
+    InMemorySeenStore,
+    Router,
+    is_replay,
+)
 from envelopekit.faststream import RULES_HEADER, babelqueue_subscriber
 
 
@@ -203,3 +209,30 @@ def test_an_unreachable_seen_store_leaves_the_message_unacknowledged() -> None:
 
     asyncio.run(scenario())
     assert ran == [] and republished == [] and len(nacked) == 1
+
+
+def test_the_outcome_names_the_dead_letter_queue_given() -> None:
+    """A dead letter goes to the consumer's queue, and ``handle`` says so."""
+    broker = RabbitBroker()
+    consumer = babelqueue_subscriber(
+        broker, "jobs", Router(unknown_urn="dead_letter"), dead_letter_queue="dead"
+    )
+    dead: list[bytes] = []
+
+    async def capture(message: StreamMessage[Any] = Context("message")) -> None:  # noqa: B008
+        dead.append(bytes(message.body))
+
+    broker.subscriber("dead")(capture)
+    outcomes: list[object] = []
+
+    async def scenario() -> None:
+        async with TestRabbitBroker(broker):
+            env: BabelEnvelope = BabelEnvelope.create("urn:babel:x:nobody", {}, queue="jobs")
+            message: Any = type("Message", (), {"body": env.to_json(), "headers": {}})()
+            outcomes.append(await consumer.handle(message))
+
+    asyncio.run(scenario())
+    (outcome,) = outcomes
+    assert isinstance(outcome, DeadLetterDecision)
+    assert outcome.queue == "dead"
+    assert len(dead) == 1

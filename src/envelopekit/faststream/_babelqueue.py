@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, Literal, cast
 
 from faststream import Context, StreamMessage
@@ -95,6 +96,10 @@ class BabelQueueConsumer:
         headers: Mapping[str, Any] = message.headers
         try:
             outcome, remember = await self._outcome(body, headers)
+            if isinstance(outcome, DeadLetterDecision) and outcome.queue != self.dead_letter_queue:
+                # The consumer's dead-letter queue: the Router's `<queue><suffix>` unless one
+                # was given, where it is settled and what the outcome says.
+                outcome = replace(outcome, queue=self.dead_letter_queue)
             await self._settle(outcome, message, body, headers, remember)
         except SeenStoreUnavailable:
             if self.endpoint.kind == "redis":
@@ -206,10 +211,9 @@ class BabelQueueConsumer:
                 message, self.queue, outcome.envelope.to_json(), _carried(headers), outcome.envelope
             )
         elif isinstance(outcome, DeadLetterDecision):
-            # The consumer's dead-letter queue: the Router's `<queue><suffix>` unless one was given.
             await self.endpoint.settle(
                 message,
-                self.dead_letter_queue,
+                outcome.queue,
                 outcome.envelope.to_json(),
                 {RULES_HEADER: outcome.rule},
                 outcome.envelope,
