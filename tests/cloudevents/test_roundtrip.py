@@ -15,6 +15,7 @@ from envelopekit.cloudevents import (
     BABELQUEUE_DATASCHEMA,
     SOM_DATASCHEMA,
     STRUCTURED_CONTENT_TYPE,
+    EventVerdict,
     from_binary,
     from_message,
     from_structured,
@@ -28,23 +29,23 @@ from tests.cloudevents._corpus import INVALID, VALID, envelope, ids
 MODES = ["structured", "http", "kafka", "amqp", "amqp-colon"]
 
 
-def write_and_read(env: Any, mode: str, spec: str = "auto") -> ek.Verdict[Any]:
+def write_and_read(
+    env: Any, mode: str, spec: str = "auto", extensions: dict[str, Any] | None = None
+) -> EventVerdict[Any]:
     if mode == "structured":
-        return from_structured(to_structured(env), spec=spec)
-    if mode == "amqp-colon":
-        message = to_binary(env, "amqp", separator=":")
-        return from_binary(
-            message.headers,
-            message.body,
-            binding="amqp",
-            content_type=message.content_type,
-            spec=spec,
-        )
-    binding: Any = mode
-    message = to_binary(env, binding)
-    content_type = message.content_type if mode == "amqp" else None
+        return from_structured(to_structured(env, extensions=extensions), spec=spec)
+    message = _binary(env, mode, extensions)
+    binding: Any = mode.partition("-")[0]
+    content_type = message.content_type if binding == "amqp" else None
     return from_binary(
         message.headers, message.body, binding=binding, content_type=content_type, spec=spec
+    )
+
+
+def _binary(env: Any, mode: str, extensions: dict[str, Any] | None = None) -> Any:
+    binding: Any = mode.partition("-")[0]
+    return to_binary(
+        env, binding, extensions=extensions, separator=":" if mode == "amqp-colon" else "_"
     )
 
 
@@ -182,15 +183,7 @@ def test_what_is_written_is_read_back_or_refused_at_once(mode: str, field: str, 
     env = BabelEnvelope.create(urn, {"n": 1}, queue=value if field == "queue" else None)
     extensions = {"comnote": value} if field == "extension" else None
     try:
-        if mode == "structured":
-            verdict = from_structured(to_structured(env, extensions=extensions))
-        else:
-            binding: Any = mode.partition("-")[0]
-            separator: Any = ":" if mode == "amqp-colon" else "_"
-            message = to_binary(env, binding, extensions=extensions, separator=separator)
-            verdict = from_binary(
-                message.headers, message.body, binding=binding, content_type="application/json"
-            )
+        verdict = write_and_read(env, mode, extensions=extensions)
     except ek.ProducerError as refused:
         assert [(v.rule, v.pointer) for v in refused.violations] == [(rules.MESSAGE_TOO_LARGE, "")]
         return
@@ -219,18 +212,11 @@ def test_an_extension_of_a_json_type_subclass_is_written_as_its_value(
     # be `Region.EU` in a header, `"eu-west"` in the JSON format).
     env = BabelEnvelope.create("urn:babel:orders:created", {"n": 1})
     extensions = {"comregion": value}
-    if mode == "structured":
-        verdict = from_structured(to_structured(env, extensions=extensions))
-    else:
-        binding: Any = mode.partition("-")[0]
-        separator: Any = ":" if mode == "amqp-colon" else "_"
-        message = to_binary(env, binding, extensions=extensions, separator=separator)
-        if binding == "amqp":
-            sent = message.headers[f"cloudEvents{separator}comregion"]
-            assert type(sent) is type(written)  # a plain value an AMQP codec knows
-        verdict = from_binary(
-            message.headers, message.body, binding=binding, content_type="application/json"
-        )
+    if mode.startswith("amqp"):
+        headers = _binary(env, mode, extensions).headers
+        sent = headers["cloudEvents:comregion" if mode == "amqp-colon" else "cloudEvents_comregion"]
+        assert type(sent) is type(written)  # a plain value an AMQP codec knows
+    verdict = write_and_read(env, mode, extensions=extensions)
     assert verdict.ok, verdict.violations
     read = verdict.attributes["comregion"]
     assert read == (str(written) if mode in ("http", "kafka") else written)
