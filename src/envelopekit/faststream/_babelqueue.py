@@ -50,7 +50,7 @@ from ..babelqueue import (
 )
 from ..babelqueue._bindings import redis as redis_binding
 from ..babelqueue._idempotency import async_renewing
-from ._endpoint import RULES_HEADER, Endpoint, maybe, run_handler
+from ._endpoint import RULES_HEADER, Endpoint, cancelled_by_handler, maybe, run_handler
 
 __all__ = ["BabelQueueConsumer", "babelqueue_subscriber"]
 
@@ -144,7 +144,7 @@ class BabelQueueConsumer:
         except SeenStoreUnavailable:
             raise
         except (Exception, asyncio.CancelledError) as exc:  # any handler failure is retried
-            if isinstance(exc, asyncio.CancelledError) and _stopping():
+            if isinstance(exc, asyncio.CancelledError) and not cancelled_by_handler():
                 raise  # the worker stops: the message stays reserved (Redis) or unacknowledged
             if lease is not None and lease.token is not None:
                 with contextlib.suppress(Exception):  # the lease lapses by itself
@@ -223,19 +223,6 @@ class BabelQueueConsumer:
             await self.endpoint.settle(
                 message, self.dead_letter_queue, outcome.raw, {RULES_HEADER: rule_ids}
             )
-
-
-def _stopping() -> bool:
-    """Whether this task was asked to stop (a ``CancelledError`` is then no handler failure).
-
-    A handler can raise ``CancelledError`` of its own: awaiting a task something else
-    cancelled. Counted as a failure, it is retried and dead-lettered; let through, it would end
-    the subscriber's consuming task, which FastStream does not restart. Python 3.10 cannot tell
-    the two apart (``Task.cancelling`` is 3.11's): there it is always let through.
-    """
-    task = asyncio.current_task()
-    cancelling = getattr(task, "cancelling", None)
-    return cancelling is None or cancelling() > 0
 
 
 def _carried(headers: Mapping[str, Any]) -> dict[str, str]:

@@ -11,8 +11,10 @@ republished through ``broker.publish``.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from typing import Any, Final, Literal
 
 import anyio.to_thread
@@ -22,7 +24,15 @@ from ..babelqueue import BabelEnvelope, kafka, rabbitmq
 from ..babelqueue._bindings import redis as redis_binding
 from ._redis import RESERVED_IN, BareFormat, reliable
 
-__all__ = ["RULES_HEADER", "Broker", "Endpoint", "broker_kind", "maybe", "run_handler"]
+__all__ = [
+    "RULES_HEADER",
+    "Broker",
+    "Endpoint",
+    "broker_kind",
+    "cancelled_by_handler",
+    "maybe",
+    "run_handler",
+]
 
 RULES_HEADER: Final = "x-envelopekit-rules"
 """The header naming the rule ids a dead-lettered or quarantined message was refused for."""
@@ -73,8 +83,50 @@ async def run_handler(handler: Callable[..., object], call: Callable[[], object]
     ``CancelledError`` at once; the thread runs on to its end, its result dropped.
     """
     if _is_async(handler):
-        return await maybe(call())
+        if _TELLS_CANCELLING:
+            return await maybe(call())
+        return await _in_own_task(call)
     return await maybe(await anyio.to_thread.run_sync(call))
+
+
+# Python 3.11's `Task.cancelling` tells a task being stopped from a handler raising
+# `CancelledError` of its own (awaiting a task something else cancelled); 3.10 has no such count.
+_TELLS_CANCELLING: Final = hasattr(asyncio.Task, "cancelling")
+_CANCELLED_BY_HANDLER: Final[ContextVar[bool]] = ContextVar(
+    "envelopekit_cancelled_by_handler", default=False
+)
+
+
+async def _in_own_task(call: Callable[[], object]) -> Any:
+    """Python 3.10: ``call()`` awaited in a task of its own, which tells the two apart.
+
+    A stop cancels this task, whose wait then raises: the handler's task is cancelled with it.
+    A handler's own ``CancelledError`` ends its own task alone, and is noted for
+    :func:`cancelled_by_handler`.
+    """
+    own = asyncio.ensure_future(maybe(call()))
+    try:
+        await asyncio.wait({own})
+    except asyncio.CancelledError:
+        own.cancel()
+        raise
+    if own.cancelled():
+        _CANCELLED_BY_HANDLER.set(True)
+    return own.result()
+
+
+def cancelled_by_handler() -> bool:
+    """Whether the ``CancelledError`` being handled was the handler's own, not a stop.
+
+    Read once per error (the note is cleared). On 3.11 and later the task's own count tells;
+    on 3.10, what :func:`run_handler` noted.
+    """
+    cancelling: Callable[[], int] | None = getattr(asyncio.current_task(), "cancelling", None)
+    if cancelling is not None:
+        return cancelling() == 0
+    noted = _CANCELLED_BY_HANDLER.get()
+    _CANCELLED_BY_HANDLER.set(False)
+    return noted
 
 
 def _is_async(handler: Callable[..., object]) -> bool:
