@@ -43,7 +43,7 @@ from pydantic_core import CoreSchema, SchemaValidator, core_schema
 from .._failfast import FULL_REPORT_BYTES, TOO_LARGE, fresh_validator
 from .._json import BY_TEXT, JS_SAFE_MAX, exceeds_depth, written_plain
 from .._text import json_branch
-from ._urn import ASCII_WHITESPACE
+from ._urn import NOT_BLANK_PATTERN
 
 # Internal: used by ._envelope, ._spec and the tests only.
 __all__ = ["DEPTH", "SECONDS_THRESHOLD", "FastPath", "fast_schema"]
@@ -228,8 +228,7 @@ def fast_schema(
     top = _model_fields(after["schema"], model, _ENVELOPE_FIELDS)
     fields = top["schema"]["fields"]
     # Required, and not blank: the `urn` alias is never needed.
-    blank = "".join(f"\\x{ord(c):02x}" for c in ASCII_WHITESPACE)
-    _retyped(fields, "job", core_schema.str_schema(strict=True, pattern=f"[^{blank}]"))
+    _retyped(fields, "job", core_schema.str_schema(strict=True, pattern=NOT_BLANK_PATTERN))
     definitions: list[CoreSchema] = []
     _retyped(
         fields,

@@ -18,7 +18,7 @@ ASCII_WHITESPACE: Final = " \t\n\v\f\r"
 """The closed blank set shared by every SDK: a URN of only these characters is blank
 (Unicode spaces such as U+00A0 are not blank)."""
 
-NOT_BLANK_PATTERN: Final = "[^ \t\n\u000b\f\r]"
+NOT_BLANK_PATTERN: Final = f"[^{ASCII_WHITESPACE}]"
 """A JSON Schema ``pattern`` (searched, not anchored) a string matches unless it is blank: a
 character outside :data:`ASCII_WHITESPACE`."""
 
