@@ -67,8 +67,8 @@ __all__ = [
     "display",
     "environment_settings",
     "messages",
+    "one_line",
     "plan",
-    "printable",
 ]
 
 Reading = Literal["auto", "json", "ndjson"]
@@ -308,7 +308,7 @@ _ESCAPES: Final = {
 }
 
 
-def printable(text: str) -> str:
+def one_line(text: str) -> str:
     r"""``text`` with control characters escaped as ``repr`` escapes them (``\n``, ``\x1b``).
 
     Text from the input (a file name, a member name in a pointer) printed raw could end a line
