@@ -148,6 +148,12 @@ def test_a_content_type_that_is_no_text_never_raises(content_type: Any) -> None:
         ("a:b#c#d", False),
         ("%zz", False),
         ("é", False),
+        # RFC 3986's whole grammar, not its characters only (brackets only around an IP literal,
+        # a port of digits).
+        ("a:b[c]", False),
+        ("http://[::1", False),
+        ("//host:http/", False),
+        ("//[::1]:80/", True),
     ],
 )
 def test_uri_reference(value: str, ok: bool) -> None:
