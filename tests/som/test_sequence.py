@@ -146,3 +146,25 @@ def test_only_story_context_snapshots_are_taken() -> None:
     env = SomEnvelope.model_validate(wrap(telling, "telling.started"))
     with pytest.raises(TypeError):
         StoryLedger().add(env)
+
+
+_HUGE = 10**4400  # past the 4,300 digits str() writes: a Python caller can hold one
+
+
+@pytest.mark.parametrize(
+    ("last", "this", "rule"),
+    [
+        (_HUGE, _HUGE, "sequence_number.not_increasing"),
+        (_HUGE, _HUGE - 1, "sequence_number.not_increasing"),
+        (7, _HUGE, "sequence_number.gap"),
+        (_HUGE, _HUGE + 2, "sequence_number.gap"),
+    ],
+    ids=["repeated", "backwards", "jump-from-small", "jump-between-huge"],
+)
+def test_a_huge_sequence_number_is_reported_by_its_size(last: int, this: int, rule: str) -> None:
+    first = StoryContext.model_validate({**RUN[0], "sequence_number": last})
+    second = StoryContext.model_validate({**RUN[1], "sequence_number": this})
+    verdict = check_story([first, second])[1]
+    (found,) = [*verdict.violations, *verdict.warnings]
+    assert (found.rule, found.pointer) == (rule, "/sequence_number")
+    assert "an integer of 4401 digits" in found.message

@@ -24,7 +24,7 @@ from typing import Final
 
 from .. import rules
 from .._compat import MISSING
-from .._violations import Verdict, Violation, pointer, violation
+from .._violations import Verdict, Violation, pointer, quote, shown, violation
 from ._envelope import SomEnvelope
 from ._story_context import TERMINAL_STORY_TYPES, StoryContext
 from ._types import parse_date_time
@@ -102,7 +102,8 @@ class StoryLedger:
                 violation(
                     rules.STORY_ID_CHANGED,
                     base + "/story_id",
-                    f"story_id {story.story_id!r} is not this story's {self._story_id!r}.",
+                    f"story_id {shown(story.story_id)} is not this story's "
+                    f"{shown(self._story_id)}.",
                 )
             )
         prev = self._last
@@ -113,8 +114,9 @@ class StoryLedger:
                 violation(
                     rules.SEQUENCE_NUMBER_NOT_INCREASING,
                     base + "/sequence_number",
-                    f"sequence_number {story.sequence_number} is not greater than the last "
-                    f"accepted {prev.sequence_number}.",
+                    # quote(): an integer past 4,300 digits has no str() (a Python one can).
+                    f"sequence_number {quote(story.sequence_number)} is not greater than the "
+                    f"last accepted {quote(prev.sequence_number)}.",
                 )
             )
         elif story.sequence_number > prev.sequence_number + 1:
@@ -122,8 +124,8 @@ class StoryLedger:
                 violation(
                     rules.SEQUENCE_NUMBER_GAP,
                     base + "/sequence_number",
-                    f"sequence_number jumps from {prev.sequence_number} to "
-                    f"{story.sequence_number}.",
+                    f"sequence_number jumps from {quote(prev.sequence_number)} to "
+                    f"{quote(story.sequence_number)}.",
                 )
             )
         # Instants, not strings: "…00.5Z" is later than "…00Z" though it sorts first as text.
