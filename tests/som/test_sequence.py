@@ -168,3 +168,32 @@ def test_a_huge_sequence_number_is_reported_by_its_size(last: int, this: int, ru
     (found,) = [*verdict.violations, *verdict.warnings]
     assert (found.rule, found.pointer) == (rule, "/sequence_number")
     assert "an integer of 4401 digits" in found.message
+
+
+def _other_type(asset: dict[str, Any]) -> dict[str, Any]:
+    return {**asset, "asset_type": "x-other" if asset["asset_type"] != "x-other" else "VIDEO"}
+
+
+def _repeat_in_the_first_snapshot() -> tuple[list[dict[str, Any]], str]:
+    first = copy.deepcopy(RUN[4])
+    first["assets"].append(_other_type(first["assets"][0]))
+    return [first], f"/assets/{len(first['assets']) - 1}/asset_type"
+
+
+def _hidden_by_a_later_repeat() -> tuple[list[dict[str, Any]], str]:
+    second = copy.deepcopy(RUN[5])
+    kept = second["assets"][0]
+    second["assets"][0] = _other_type(kept)
+    second["assets"].append(kept)
+    return [RUN[4], second], "/assets/0/asset_type"
+
+
+@pytest.mark.parametrize(
+    "case",
+    [_repeat_in_the_first_snapshot, _hidden_by_a_later_repeat],
+    ids=["repeat-in-the-first-snapshot", "hidden-by-a-later-repeat"],
+)
+def test_a_repeated_asset_id_keeps_the_type_it_was_first_seen_with(case: Any) -> None:
+    payloads, at = case()
+    verdict = check_story(_stories(payloads))[-1]
+    assert [(v.rule, v.pointer) for v in verdict.violations] == [("asset.type_changed", at)]

@@ -10,7 +10,8 @@ A ``story.context`` message is the complete state of a story, never a delta (SOM
   absent, not unchanged); ``lifecycle`` is exempt when the story is no longer ACTIVE, since
   the schema then forbids it;
 * ``snapshot.assets_dropped``: an ``asset_id`` of the last snapshot is absent;
-* ``asset.type_changed``: an asset's ``asset_type`` differs from the one it was first seen with;
+* ``asset.type_changed``: an asset's ``asset_type`` differs from the one it was first seen with
+  (in an accepted snapshot, or earlier in this one: an ``asset_id`` may repeat);
 * ``story_type.left_terminal``: the last snapshot was KILLED, SPIKED or ARCHIVED and this one
   is not;
 
@@ -43,10 +44,11 @@ def _present(snapshot: StoryContext) -> list[str]:
     ]
 
 
-def _assets(snapshot: StoryContext) -> dict[str, tuple[int, str]]:
+def _assets(snapshot: StoryContext) -> list[tuple[str, str]]:
+    """Each asset's ``(asset_id, asset_type)``, in order; an id may repeat (no schema rule)."""
     if snapshot.assets is MISSING:
-        return {}
-    return {asset.asset_id: (i, asset.asset_type) for i, asset in enumerate(snapshot.assets)}
+        return []
+    return [(asset.asset_id, asset.asset_type) for asset in snapshot.assets]
 
 
 class StoryLedger:
@@ -90,7 +92,7 @@ class StoryLedger:
             if self._story_id is None:
                 self._story_id = story.story_id
             self._last = story
-            for asset_id, (_, asset_type) in _assets(story).items():
+            for asset_id, asset_type in _assets(story):
                 self._asset_types.setdefault(asset_id, asset_type)
         return verdict
 
@@ -108,7 +110,7 @@ class StoryLedger:
             )
         prev = self._last
         if prev is None:
-            return errors, warnings
+            return errors + self._type_changes(story, base), warnings
         if story.sequence_number <= prev.sequence_number:
             errors.append(
                 violation(
@@ -151,8 +153,12 @@ class StoryLedger:
                     "complete state, never a delta.",
                 )
             )
-        current = _assets(story)
-        dropped = [asset_id for asset_id in _assets(prev) if asset_id not in current]
+        here = {asset_id for asset_id, _ in _assets(story)}
+        dropped = [
+            asset_id
+            for asset_id in dict.fromkeys(a for a, _ in _assets(prev))
+            if asset_id not in here
+        ]
         if dropped:
             errors.append(
                 violation(
@@ -161,16 +167,7 @@ class StoryLedger:
                     f"assets {', '.join(dropped)} of the last snapshot are absent.",
                 )
             )
-        for asset_id, (index, asset_type) in current.items():
-            first = self._asset_types.get(asset_id)
-            if first is not None and first != asset_type:
-                errors.append(
-                    violation(
-                        rules.ASSET_TYPE_CHANGED,
-                        base + f"/assets/{index}/asset_type",
-                        f"asset {asset_id!r} changed asset_type from {first} to {asset_type}.",
-                    )
-                )
+        errors += self._type_changes(story, base)
         if prev.story_type in TERMINAL_STORY_TYPES and story.story_type not in TERMINAL_STORY_TYPES:
             errors.append(
                 violation(
@@ -180,6 +177,28 @@ class StoryLedger:
                 )
             )
         return errors, warnings
+
+    def _type_changes(self, story: StoryContext, base: str) -> list[Violation]:
+        """``asset.type_changed`` for each asset of ``story`` off the type it was first seen with.
+
+        First seen in an accepted snapshot, else earlier in this one (an ``asset_id`` may
+        repeat, the first snapshot's too).
+        """
+        errors: list[Violation] = []
+        first_here: dict[str, str] = {}
+        for index, (asset_id, asset_type) in enumerate(_assets(story)):
+            first = self._asset_types.get(asset_id)
+            if first is None:
+                first = first_here.setdefault(asset_id, asset_type)
+            if first != asset_type:
+                errors.append(
+                    violation(
+                        rules.ASSET_TYPE_CHANGED,
+                        base + f"/assets/{index}/asset_type",
+                        f"asset {shown(asset_id)} changed asset_type from {first} to {asset_type}.",
+                    )
+                )
+        return errors
 
 
 def _unwrap(snapshot: StoryContext | SomEnvelope) -> tuple[StoryContext, str]:
