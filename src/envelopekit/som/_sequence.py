@@ -79,13 +79,22 @@ class StoryLedger:
         return self._last
 
     def check(self, snapshot: StoryContext | SomEnvelope) -> Verdict[StoryContext]:
-        """Check ``snapshot`` against the ledger without recording it."""
+        """Check ``snapshot`` against the ledger without recording it.
+
+        Raises:
+            TypeError: for anything but a :class:`StoryContext` or a :class:`SomEnvelope`
+                carrying one (a dict, an envelope of another family): validate it first.
+        """
         story, base = _unwrap(snapshot)
         errors, warnings = self._findings(story, base)
         return Verdict("som", None if errors else story, errors, warnings)
 
     def add(self, snapshot: StoryContext | SomEnvelope) -> Verdict[StoryContext]:
-        """Check ``snapshot`` and, when it passes (warnings allowed), record it as the last."""
+        """Check ``snapshot`` and, when it passes (warnings allowed), record it as the last.
+
+        Raises:
+            TypeError: as :meth:`check`.
+        """
         verdict = self.check(snapshot)
         if verdict.ok and verdict.envelope is not None:
             story = verdict.envelope
@@ -210,6 +219,11 @@ def _unwrap(snapshot: StoryContext | SomEnvelope) -> tuple[StoryContext, str]:
 
 
 def check_story(snapshots: Iterable[StoryContext | SomEnvelope]) -> list[Verdict[StoryContext]]:
-    """Run a fresh :class:`StoryLedger` over ``snapshots``; one verdict per snapshot."""
+    """Run a fresh :class:`StoryLedger` over ``snapshots``; one verdict per snapshot.
+
+    Raises:
+        TypeError: for a snapshot that is no :class:`StoryContext` or :class:`SomEnvelope`
+            carrying one (:meth:`StoryLedger.check`).
+    """
     ledger = StoryLedger()
     return [ledger.add(snapshot) for snapshot in snapshots]
