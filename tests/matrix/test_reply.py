@@ -280,6 +280,30 @@ def test_fail_refuses(status: int) -> None:
         req.fail(MxErrorCode.OK, "not an error")
 
 
+@pytest.mark.parametrize(
+    ("status", "rule"),
+    [
+        (10**5000, "error-payload.maximum"),
+        (-(10**5000), "error-payload.minimum"),
+        ("5" * 1_000_000, "error-payload.type"),
+        ([500] * 100_000, "error-payload.type"),
+    ],
+    ids=["int-of-5001-digits", "negative-of-5001-digits", "1-mb-string", "long-list"],
+)
+def test_a_refused_status_is_quoted_short(status: object, rule: str) -> None:
+    with pytest.raises(ProducerError) as caught:
+        MxErrorPayload.of(MxErrorCode.INTERNAL, "x", status_code=status)  # type: ignore[arg-type]
+    assert [(v.rule, v.pointer) for v in caught.value.violations] == [(rule, "/statusCode")]
+    assert len(str(caught.value)) < 200
+    with pytest.raises(ProducerError) as failed:
+        MxRequest.create("fs.rm", {}, expect_reply=True).fail(
+            MxErrorCode.INTERNAL,
+            "x",
+            status_code=status,  # type: ignore[arg-type]
+        )
+    assert [(v.rule, v.pointer) for v in failed.value.violations] == [(rule, "/payload/statusCode")]
+
+
 def test_fail_typed_as_any_response() -> None:
     req = MxRequest.create("fs.list", {}, expect_reply=True)
     answers: list[MxResponse[Page[Entry]]] = [
