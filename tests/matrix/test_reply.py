@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import pytest
 from pydantic import BaseModel
@@ -302,6 +303,28 @@ def test_a_refused_status_is_quoted_short(status: object, rule: str) -> None:
             status_code=status,  # type: ignore[arg-type]
         )
     assert [(v.rule, v.pointer) for v in failed.value.violations] == [(rule, "/payload/statusCode")]
+
+
+def _replied() -> MxResponse:
+    return MxRequest.create("fs.list", {}, expect_reply=True).reply({"ok": True})
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        lambda req, clock: req.reply({"ok": True}, clock=clock),
+        lambda req, clock: req.fail(MxErrorCode.INTERNAL, "x", clock=clock),
+    ],
+    ids=["reply", "fail"],
+)
+def test_a_reply_read_as_a_request_is_never_answered(answer: Any) -> None:
+    # Every member of a reply is a request's too: the request model reads one.
+    read = MxRequest.model_validate_json(_replied().to_json())
+    assert read.op == "$reply"
+    clock = LamportClock()
+    with pytest.raises(ProducerError, match=r"'\$reply' is a reply"):
+        answer(read, clock)
+    assert clock.value == 0  # refused before the clock observes the reply
 
 
 def test_fail_typed_as_any_response() -> None:

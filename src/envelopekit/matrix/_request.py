@@ -312,9 +312,10 @@ class MxRequest(MxModel, Generic[ArgsT]):
             settings: the settings to read defaults from.
 
         Raises:
-            ProducerError: when this request has no ``correlationId`` (nothing to echo);
-                with ``violations`` naming each rule and pointer, when the payload is not
-                JSON data or a model (NaN, Infinity, an unsafe integer, a non-JSON value).
+            ProducerError: when this request has no ``correlationId`` (nothing to echo) or
+                its ``op`` is ``"$reply"`` (a reply read as a request); with ``violations``
+                naming each rule and pointer, when the payload is not JSON data or a model
+                (NaN, Infinity, an unsafe integer, a non-JSON value).
         """
         fields = self._reply_fields(clock, from_, settings)
         fields["payload"] = payload
@@ -354,10 +355,11 @@ class MxRequest(MxModel, Generic[ArgsT]):
             settings: the settings to read defaults from.
 
         Raises:
-            ProducerError: when this request has no ``correlationId``; with ``violations``
-                naming each rule and pointer (``/payload/...``), for a code that is none of
-                the eleven, ``OK``, a status that is no integer or outside 100-599,
-                ``details`` or ``error`` that are not JSON.
+            ProducerError: when this request has no ``correlationId`` or its ``op`` is
+                ``"$reply"``; with ``violations`` naming each rule and pointer
+                (``/payload/...``), for a code that is none of the eleven, ``OK``, a status
+                that is no integer or outside 100-599, ``details`` or ``error`` that are not
+                JSON.
         """
         try:
             error_payload = MxErrorPayload.of(code, error, status_code=status_code, details=details)
@@ -379,6 +381,10 @@ class MxRequest(MxModel, Generic[ArgsT]):
     ) -> dict[str, Any]:
         if self.correlation_id is MISSING:
             raise ProducerError("this request has no correlationId: it cannot be answered")
+        if self.op == REPLY_OP:
+            # A reply read as a request (its fields are all a request's; matrix.md R-3):
+            # answering it would start replies answering replies.
+            raise ProducerError("'$reply' is a reply, never answered (classify() reads it)")
         settings = settings if settings is not None else get_settings()
         fields: dict[str, Any] = {"op": REPLY_OP, "correlation_id": self.correlation_id}
         if self.iface is not MISSING:
