@@ -205,6 +205,19 @@ def test_lamport_clock_rules() -> None:
             LamportClock(bad)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    "bad",
+    [-(10**5000), 10**5000, 2**63, "7" * 1_000_000],
+    ids=["negative-of-5001-digits", "of-5001-digits", "past-int64", "1-mb-string"],
+)
+def test_lamport_clock_refuses_what_no_stamp_is_quoted_short(bad: object) -> None:
+    for call in (lambda: LamportClock(bad), lambda: LamportClock().observe(bad)):  # type: ignore[arg-type]
+        with pytest.raises(ProducerError) as caught:
+            call()
+        assert len(str(caught.value)) < 200
+    assert LamportClock(2**63 - 1).observe(2**63 - 1) == 2**63  # the last valid stamp
+
+
 def test_lamport_clock_is_thread_safe() -> None:
     clock = LamportClock()
 
