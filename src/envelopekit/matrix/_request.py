@@ -301,8 +301,9 @@ class MxRequest(MxModel, Generic[ArgsT]):
         The response echoes ``correlationId`` and ``iface``, continues the trace (same
         ``traceId``, a new ``spanId``, ``parentSpanId`` = this request's ``spanId``) and ticks
         the Lamport clock: ``clock`` observes this request's stamp and ticks for the send;
-        without a clock the stamp is this request's plus one. A request whose ``traceId``
-        or ``spanId`` is not W3C gets a fresh trace (the SDK emits only W3C ids).
+        without a clock the stamp is this request's plus one. The SDK emits only W3C ids: a
+        request whose ``traceId`` is not one gets a fresh trace, and one whose ``spanId`` is
+        not one no ``parentSpanId`` (its W3C ``traceId`` is still continued).
 
         Args:
             payload: the result, e.g. ``{"ok": True, ...}`` or a ``Page``; a payload with
