@@ -182,8 +182,8 @@ class MxErrorPayload(MxModel):
             ProducerError: with ``violations`` naming each rule and pointer: a code that is
                 none of the eleven (``error-payload.enum``), ``MxErrorCode.OK``
                 (``error_code.inconsistent``), a status that is no integer or outside 100-599,
-                ``error`` or ``details`` that are not JSON (NaN, Infinity, an unsafe integer,
-                a non-JSON value).
+                ``error`` or ``details`` that are not JSON (NaN, Infinity, an integer beyond
+                signed 64-bit, a non-JSON value).
         """
         given: object = code  # (typed callers pass a member; others may pass anything)
         if not isinstance(given, MxErrorCode) and (

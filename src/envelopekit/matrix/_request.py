@@ -230,7 +230,7 @@ class MxRequest(MxModel, Generic[ArgsT]):
                 ``expect_reply``, both ``clock`` and ``lamport``; and, with ``violations``
                 naming each rule and pointer, for a non-W3C trace id
                 (``trace_context.format``), a payload that is not JSON data (NaN, Infinity,
-                an unsafe integer, a non-JSON value) or an invalid field.
+                an integer beyond signed 64-bit, a non-JSON value) or an invalid field.
         """
         if op == REPLY_OP:
             raise ProducerError("'$reply' is the response op; answer with req.reply()/req.fail()")
@@ -316,7 +316,7 @@ class MxRequest(MxModel, Generic[ArgsT]):
             ProducerError: when this request has no ``correlationId`` (nothing to echo) or
                 its ``op`` is ``"$reply"`` (a reply read as a request); with ``violations``
                 naming each rule and pointer, when the payload is not JSON data or a model
-                (NaN, Infinity, an unsafe integer, a non-JSON value).
+                (NaN, Infinity, an integer beyond signed 64-bit, a non-JSON value).
         """
         fields = self._reply_fields(clock, from_, settings)
         fields["payload"] = payload
