@@ -197,3 +197,23 @@ def test_a_repeated_asset_id_keeps_the_type_it_was_first_seen_with(case: Any) ->
     payloads, at = case()
     verdict = check_story(_stories(payloads))[-1]
     assert [(v.rule, v.pointer) for v in verdict.violations] == [("asset.type_changed", at)]
+
+
+@pytest.mark.parametrize(
+    ("last", "this"),
+    [
+        ("2026-09-11T13:00:00.0000002Z", "2026-09-11T13:00:00.0000001Z"),
+        ("2026-09-11T15:00:00.1234567+02:00", "2026-09-11T13:00:00.12345660Z"),
+        (
+            "2026-09-11T13:00:00.000000" + "9" * 50 + "Z",
+            "2026-09-11T13:00:00.000000" + "9" * 49 + "Z",
+        ),
+    ],
+    ids=["a-tenth-of-a-microsecond", "across-offsets", "fifty-digits"],
+)
+def test_updated_at_going_back_less_than_a_microsecond_is_refused(last: str, this: str) -> None:
+    first, second = copy.deepcopy(RUN[0]), copy.deepcopy(RUN[1])
+    first["updated_at"], second["updated_at"] = last, this
+    assert _rules([first, second])[1] == {"updated_at.backwards"}
+    first["updated_at"], second["updated_at"] = this, last  # forward is accepted
+    assert _rules([first, second])[1] == set()

@@ -28,7 +28,7 @@ from .._compat import MISSING
 from .._violations import Verdict, Violation, pointer, quote, shown, violation
 from ._envelope import SomEnvelope
 from ._story_context import TERMINAL_STORY_TYPES, StoryContext
-from ._types import parse_date_time
+from ._types import instant_key
 
 __all__ = ["StoryLedger", "check_story"]
 
@@ -140,7 +140,7 @@ class StoryLedger:
                 )
             )
         # Instants, not strings: "…00.5Z" is later than "…00Z" though it sorts first as text.
-        if parse_date_time(story.updated_at) < parse_date_time(prev.updated_at):
+        if instant_key(story.updated_at) < instant_key(prev.updated_at):
             errors.append(
                 violation(
                     rules.UPDATED_AT_BACKWARDS,
