@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -215,7 +216,45 @@ def test_lamport_clock_refuses_what_no_stamp_is_quoted_short(bad: object) -> Non
         with pytest.raises(ProducerError) as caught:
             call()
         assert len(str(caught.value)) < 200
-    assert LamportClock(2**63 - 1).observe(2**63 - 1) == 2**63  # the last valid stamp
+    assert LamportClock().observe(2**63 - 2) == 2**63 - 1  # the last valid stamp
+
+
+LAST_STAMP = 2**63 - 1
+
+
+@pytest.mark.parametrize(
+    ("start", "advance"),
+    [
+        (LAST_STAMP, LamportClock.tick),
+        (LAST_STAMP, lambda clock: clock.observe(None)),
+        (LAST_STAMP, lambda clock: clock.observe(0)),
+        (0, lambda clock: clock.observe(LAST_STAMP)),
+        (
+            LAST_STAMP,
+            lambda clock: MxRequest.create("fs.list", {}, expect_reply=True, clock=clock),
+        ),
+        (
+            0,
+            lambda clock: MxRequest.model_validate_json(
+                b'{"op":"fs.list","payload":{},"correlationId":"c","lamport":%d}' % LAST_STAMP
+            ).reply({"ok": True}, clock=clock),
+        ),
+    ],
+    ids=["tick", "observe-none", "observe-older", "observe-the-last", "create", "reply"],
+)
+def test_lamport_clock_never_passes_the_last_stamp(
+    start: int, advance: Callable[[LamportClock], object]
+) -> None:
+    """A clock at 2^63-1 refuses to advance, as no valid message carries 2^63, and stays valid."""
+    clock = LamportClock(start)
+    before = clock.value
+    with pytest.raises(ProducerError) as caught:
+        advance(clock)
+    assert [(v.rule, v.pointer) for v in caught.value.violations] == [
+        ("number.out_of_range", "/lamport")
+    ]
+    assert clock.value <= LAST_STAMP and clock.value >= before
+    assert LamportClock(clock.value).value == clock.value  # a value the clock may start at
 
 
 def test_lamport_clock_is_thread_safe() -> None:

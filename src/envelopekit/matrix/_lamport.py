@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import threading
 
+from .. import rules
 from .._errors import ProducerError
 from .._json import INT64_MAX
-from .._violations import quote
+from .._violations import quote, violation
 
 __all__ = ["LamportClock"]
 
@@ -14,6 +15,20 @@ __all__ = ["LamportClock"]
 def _is_stamp(value: object) -> bool:
     """Whether ``value`` is a stamp ``lamport`` holds: an integer from 0 to signed 64-bit."""
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= INT64_MAX
+
+
+def _past_the_last_stamp() -> ProducerError:
+    """The refusal to advance past 2^63-1: the finding ``check`` reports at ``/lamport``."""
+    return ProducerError(
+        "a Lamport clock at 2^63-1 cannot advance: no valid message carries a later stamp",
+        [
+            violation(
+                rules.NUMBER_OUT_OF_RANGE,
+                "/lamport",
+                f"{INT64_MAX + 1} does not fit a signed 64-bit integer",
+            )
+        ],
+    )
 
 
 class LamportClock:
@@ -53,8 +68,15 @@ class LamportClock:
         return self._value
 
     def tick(self) -> int:
-        """Advance for a local event or a send (``L = L + 1``) and return the stamp."""
+        """Advance for a local event or a send (``L = L + 1``) and return the stamp.
+
+        Raises:
+            ProducerError: when the clock is at 2^63-1 (``number.out_of_range`` at
+                ``/lamport``: the next stamp would not be valid); the clock is left there.
+        """
         with self._lock:
+            if self._value >= INT64_MAX:
+                raise _past_the_last_stamp()
             self._value += 1
             return self._value
 
@@ -65,14 +87,18 @@ class LamportClock:
 
         Raises:
             ProducerError: for a stamp that is no integer, negative or beyond signed 64-bit
-                (no valid message carries one).
+                (no valid message carries one), and, as :meth:`tick`, when the new value
+                would pass 2^63-1 (the clock is left as it was).
         """
         if received is not None and not _is_stamp(received):
             raise ProducerError(
                 f"a Lamport stamp is an integer from 0 to 2^63-1, not {quote(received)}"
             )
         with self._lock:
-            self._value = max(self._value, received or 0) + 1
+            merged = max(self._value, received or 0)
+            if merged >= INT64_MAX:
+                raise _past_the_last_stamp()
+            self._value = merged + 1
             return self._value
 
     def __repr__(self) -> str:
