@@ -445,7 +445,9 @@ def _encoded(raw: Raw) -> bytes:
         return raw.encode("utf-8", "surrogatepass")
     if isinstance(raw, (bytearray, memoryview)):
         return bytes(raw)
-    raise TypeError(f"check() takes bytes or str, not {type(raw).__name__}")
+    raise TypeError(
+        f"check() takes bytes (or a bytearray or memoryview) or str, not {type(raw).__name__}"
+    )
 
 
 @overload
@@ -466,7 +468,8 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
     """Validate one message and return a verdict; bad input never raises.
 
     Args:
-        raw: the message as received: JSON bytes (UTF-8) or text.
+        raw: the message as received: JSON bytes (UTF-8; a ``bytearray`` or ``memoryview``
+            of them too) or text.
         spec: ``"babelqueue"``, ``"som"``, ``"matrix"``, or ``"auto"`` to recognise the spec from
             the message's shape.
         settings: limits and modes; the environment's (:func:`get_settings`) when not given.
@@ -476,7 +479,7 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
 
     Raises:
         ValueError: for an unknown ``spec`` name (a programming error, not bad input).
-        TypeError: when ``raw`` is neither bytes nor str.
+        TypeError: when ``raw`` is none of these.
     """
     # The order is the clean path's: most messages are valid bytes for a named spec, and what
     # runs before their verdict is a few percent of it (bench/run.py, ek.check).
