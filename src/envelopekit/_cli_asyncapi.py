@@ -142,12 +142,18 @@ def run(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> int:
 
     options = _options(args)
     specs = SPECS if args.spec == "all" else (args.spec,)
+    if args.out is None:
+        if len(specs) != 1:
+            raise UsageError("--spec all writes three documents: give --out DIR")
+        try:
+            document = render(asyncapi_document(specs[0], **options))
+        except (ValueError, TypeError) as exc:
+            raise UsageError(str(exc)) from exc
+        # Outside the try: the output's own failures are `main`'s to report (a full disk is
+        # a message and 2, a reader gone away 141), not an OSError of the files written here.
+        stdout.write(document)
+        return EXIT_WRITTEN
     try:
-        if args.out is None:
-            if len(specs) != 1:
-                raise UsageError("--spec all writes three documents: give --out DIR")
-            stdout.write(render(asyncapi_document(specs[0], **options)))
-            return EXIT_WRITTEN
         written = write_asyncapi(Path(args.out), specs, **options)
     except (ValueError, TypeError) as exc:
         raise UsageError(str(exc)) from exc
