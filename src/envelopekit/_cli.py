@@ -475,7 +475,8 @@ def _parser() -> argparse.ArgumentParser:
         choices=READINGS,
         default="auto",
         help="json: each input is one document; ndjson: one message a line; auto (default): "
-        "NDJSON when the first line is a whole JSON value and more lines follow",
+        "NDJSON when the first line is a whole JSON value and more lines follow, or the "
+        "name ends .ndjson or .jsonl",
     )
     validate.add_argument(
         "--jobs",
