@@ -68,7 +68,9 @@ def add_parser(commands: Any) -> None:
         metavar="OP",
         help="matrix: an op served, an operation with its reply (repeatable; default: any op)",
     )
-    parser.add_argument("--title", help="info.title (default: the spec's name)")
+    parser.add_argument(
+        "--title", help="info.title (default: the spec's own title, such as 'SOM 1.0 bus')"
+    )
     parser.add_argument(
         "--api-version", default="1.0.0", help="info.version of the API described (default 1.0.0)"
     )
