@@ -662,7 +662,9 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
         Raises:
             ProducerError: for anything that would make the message invalid; its
                 ``violations`` name each rule and pointer, as :func:`envelopekit.check`
-                would for the message.
+                would for the message. Not its size or nesting depth: ``check``'s bounds on
+                the text (``message.too_large``, the bus's 240000 bytes among them, and
+                ``message.too_deep``) are not measured here.
         """
         data = wire_data(
             message_type,
