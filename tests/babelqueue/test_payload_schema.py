@@ -94,6 +94,52 @@ def test_keyword_semantics(schema: dict[str, Any], data: Any, expected: list[Any
     assert verdict(schema, data) == expected
 
 
+DRAFT_07 = "http://json-schema.org/draft-07/schema#"
+
+
+@pytest.mark.parametrize(
+    ("schema", "data", "expected"),
+    [
+        # A node's own `$schema` does not bring in another dialect's keywords.
+        ({"properties": {"n": {"$schema": DRAFT_07, "maxLength": 1}}}, {"n": "abc"}, []),
+        ({"properties": {"n": {"$schema": DRAFT_07, "pattern": "^x$"}}}, {"n": "abc"}, []),
+        # ... nor its backtracking pattern (seconds per character before), nor a remote `$ref`.
+        ({"items": {"$schema": DRAFT_07, "pattern": "^(a+)+$"}}, ["a" * 40 + "!"], []),
+        ({"items": {"$schema": DRAFT_07, "$ref": "http://127.0.0.1:9/x.json"}}, [1], []),
+        (
+            {
+                "items": {"$schema": DRAFT_07, "$ref": "#/definitions/s"},
+                "definitions": {"s": False},
+            },
+            [1],
+            [],
+        ),
+        ({"items": {"$schema": 5, "type": "string"}}, [1], [("type", "/data/0")]),
+        ({"$id": 5, "type": "string"}, 1, [("type", "/data")]),
+        ({"items": {"$id": ["x"], "minimum": 2}}, [1], [("minimum", "/data/0")]),
+        # Keyword values of the wrong type constrain nothing, as in the other SDKs.
+        ({"minLength": "3"}, "ab", []),
+        ({"minLength": None}, "ab", []),
+        ({"minLength": [1]}, "ab", []),
+        ({"minLength": True}, "", []),
+        ({"minLength": 2.5}, "ab", [("minLength", "/data")]),
+        ({"properties": {"n": 5}}, {"n": 1}, []),
+        ({"properties": {"n": [{"type": "string"}]}}, {"n": 1}, []),
+        ({"properties": {"n": None}}, {"n": 1}, []),
+    ],
+)
+def test_what_is_outside_the_subset_never_reaches_jsonschema(
+    schema: dict[str, Any], data: Any, expected: list[Any]
+) -> None:
+    assert verdict(schema, data) == expected
+
+
+@pytest.mark.parametrize("schema", [None, [], "object", 5], ids=repr)
+def test_a_schema_that_is_no_object_is_a_registry_error(schema: Any) -> None:
+    with pytest.raises(SchemaRegistryError, match="JSON object"):
+        check_payload(schema, {})
+
+
 def test_every_violation_is_catalogued() -> None:
     schema = json.loads((REGISTRY / "schemas/users-registered.json").read_text())
     data = {"user_id": 0, "email": "a", "profile": {"marketing_opt_in": "yes"}, "x": 1}
@@ -129,6 +175,13 @@ def test_bad_registries_fail_at_load(tmp_path: Path) -> None:
         PayloadSchemas.from_registry(tmp_path / "registry.json")
     with pytest.raises(SchemaRegistryError):
         PayloadSchemas({"u": []})  # type: ignore[dict-item]
+
+
+def test_a_schema_file_nesting_past_the_parser_is_a_registry_error(tmp_path: Path) -> None:
+    (tmp_path / "registry.json").write_text('{"schemas": [{"urn": "u", "schema": "s.json"}]}')
+    (tmp_path / "s.json").write_text('{"a":' * 100_000 + "1" + "}" * 100_000)
+    with pytest.raises(SchemaRegistryError, match=r"s\.json"):
+        PayloadSchemas.from_registry(tmp_path / "registry.json")
 
 
 def test_a_missing_jsonschema_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,6 +18,7 @@ import importlib
 import json
 import os
 from collections.abc import Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol, cast, runtime_checkable
@@ -138,9 +139,13 @@ def check_payload(schema: Mapping[str, Any], data: Any) -> list[Violation]:
         ``payload-schema.<keyword>`` violations pointing into ``/data``, ordered by pointer.
 
     Raises:
+        SchemaRegistryError: for a ``schema`` that is not a JSON object (or boolean schema).
         ImportError: when the ``schemas`` extra (``jsonschema``) is not installed.
     """
-    validator = _validator_class()(schema)
+    if not isinstance(schema, (Mapping, bool)):
+        raise SchemaRegistryError(f"a payload schema must be a JSON object, not {_short(schema)}")
+    validator_class = _validator_class()
+    validator = validator_class(_subset(schema, validator_class.VALIDATORS.keys()))
     found = {
         (v.rule, v.pointer): v
         for v in (_to_violation(error) for error in validator.iter_errors(data))
@@ -196,8 +201,10 @@ def _validator_class() -> Any:
         if subschema is False:
             # jsonschema reports a `false` subschema at its parent; point at the value instead.
             yield error(f"{_short(value)} is not allowed here", validator="false_schema", path=[at])
-        else:
-            yield from validator.descend(value, subschema, path=at, schema_path=at)
+        elif isinstance(subschema, Mapping):
+            subset = _subset(cast("Mapping[str, Any]", subschema), keywords.keys())
+            yield from validator.descend(value, subset, path=at, schema_path=at)
+        # `true`, or a value that is no schema (a number, a list): nothing to check.
 
     def properties(validator: Any, known: Any, instance: Any, schema: Any) -> Iterator[Any]:
         if isinstance(known, Mapping) and validator.is_type(instance, "object"):
@@ -221,6 +228,15 @@ def _validator_class() -> Any:
         if not same_json(instance, value):
             yield error(f"{value!r} was expected")
 
+    def min_length(validator: Any, bound: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        # Code points, against a numeric bound only: any other value constrains nothing, as a
+        # non-numeric `minimum` does (jsonschema's own compared it and raised a TypeError).
+        if not (validator.is_type(instance, "string") and validator.is_type(bound, "number")):
+            return
+        if len(instance) < bound:
+            said = "should be non-empty" if bound == 1 else "is too short"
+            yield error(f"{_short(instance)} {said}")
+
     def minimum(validator: Any, bound: Any, instance: Any, schema: Any) -> Iterator[Any]:
         # As a float, as the Python reference compares (2^53 + 1 is not below 2^53 there).
         if not (validator.is_type(instance, "number") and validator.is_type(bound, "number")):
@@ -240,7 +256,7 @@ def _validator_class() -> Any:
         "items": items,
         "enum": enum,
         "const": const,
-        "minLength": draft7.VALIDATORS["minLength"],
+        "minLength": min_length,
         "minimum": minimum,
     }
     return jsonschema.validators.create(
@@ -250,6 +266,19 @@ def _validator_class() -> Any:
         format_checker=draft7.FORMAT_CHECKER,
         id_of=draft7.ID_OF,
     )
+
+
+def _subset(schema: Mapping[str, Any] | bool, known: AbstractSet[str]) -> Mapping[str, Any] | bool:
+    """``schema`` with only the ``known`` keywords (the agreed subset's), as jsonschema is given it.
+
+    jsonschema reads more than a validator's keywords: a node's ``$schema`` picks another
+    dialect for it (whose ``pattern``, ``$ref`` and ``format`` then apply: a backtracking
+    pattern, a remote ``$ref`` fetched), and its ``$id`` is joined as a URI (a non-string one
+    raises). None of that is in the agreed subset, so none of it reaches jsonschema.
+    """
+    if isinstance(schema, bool) or schema.keys() <= known:
+        return schema
+    return {key: value for key, value in schema.items() if key in known}
 
 
 def _to_violation(error: Any) -> Violation:
@@ -285,5 +314,5 @@ def _short(value: Any) -> str:
 def _read_json(path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # RecursionError: nests too deep
         raise SchemaRegistryError(f"cannot read {path}: {exc}") from exc
