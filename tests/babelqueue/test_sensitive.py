@@ -348,3 +348,81 @@ def test_a_schema_of_any_depth_is_read() -> None:
     node["x-gdpr-sensitive"] = True
     ((path, category),) = sensitive_paths(schema)
     assert path == "[]" * 5000 and category == ""
+
+
+def test_a_schema_holding_itself_is_read_once_along_each_path() -> None:
+    cyclic: dict[str, Any] = {"x-gdpr-sensitive": True, "properties": {}}
+    cyclic["properties"]["again"] = cyclic
+    cyclic["items"] = cyclic
+    shared = {"x-gdpr-sensitive": "email"}  # the same node in two places is read in both
+    cyclic["properties"]["a"] = {"properties": {"x": shared, "y": shared}}
+    assert sensitive_paths(cyclic) == [("", ""), ("a.x", "email"), ("a.y", "email")]
+
+
+# --- plaintext an envelope cannot hold is a decrypt failure ------------------------------------
+
+MARKED = {"properties": {"email": {"x-gdpr-sensitive": True}}}
+NOT_JSON = {
+    "nan": b"NaN",
+    "infinity": b"-Infinity",
+    "past-a-double": b"1e400",
+    "lone-surrogate": b'"\\ud800"',
+    "lone-surrogate-key": b'{"\\udc00": 1}',
+    "surrogate-bytes": b'"\xed\xa0\x80"',
+    "past-the-stack": b"[" * 100_000 + b"]" * 100_000,
+}
+
+
+@pytest.mark.parametrize("plaintext", NOT_JSON.values(), ids=NOT_JSON.keys())
+@pytest.mark.parametrize("target", ["envelope", "data"])
+def test_plaintext_that_is_not_json_is_a_decrypt_error(plaintext: bytes, target: str) -> None:
+    data = {"email": KEY.encrypt(plaintext)}
+    sealed: Any = data
+    if target == "envelope":
+        sealed = BabelEnvelope.create("urn:babel:users:registered", data)
+    with pytest.raises(DecryptError, match="not JSON") as raised:
+        unprotect(sealed, KEY, MARKED)
+    assert raised.value.violation.rule == "data.decrypt_failed"
+    assert raised.value.violation.pointer == "/data/email"
+
+
+def test_plaintext_nesting_past_the_message_is_a_decrypt_error() -> None:
+    deep = b"[" * 199 + b"]" * 199  # JSON, but at /data/email past the parser's 200 levels
+    sealed = BabelEnvelope.create("urn:babel:users:registered", {"email": KEY.encrypt(deep)})
+    with pytest.raises(DecryptError, match="does not fit the message") as raised:
+        unprotect(sealed, KEY, MARKED)
+    assert raised.value.violation.rule == "data.decrypt_failed"
+    assert raised.value.violation.pointer.startswith("/data/email/0/0/")
+
+
+@pytest.mark.parametrize("plaintext", NOT_JSON.values(), ids=NOT_JSON.keys())
+def test_router_fails_plaintext_that_is_not_json_as_invalid_data(plaintext: bytes) -> None:
+    router = Router(cipher=KEY)
+    router.register("urn:babel:users:registered", lambda env: None, Contact)
+    body = BabelEnvelope.create("urn:babel:users:registered", {"email": KEY.encrypt(plaintext)})
+    outcome = router.dispatch(body.to_json())
+    assert isinstance(outcome, Retry) and outcome.rule == "data.invalid"
+    assert outcome.envelope.data == body.data  # the ciphertext as received
+
+
+class Contact(BaseModel):
+    email: Annotated[str, Sensitive("email")]
+
+
+class LossyCipher:
+    """A cipher whose ``encrypt`` returns something other than the string the protocol asks."""
+
+    def __init__(self, sealed: object) -> None:
+        self.sealed = sealed
+
+    def encrypt(self, plaintext: bytes) -> Any:
+        return self.sealed
+
+    def decrypt(self, ciphertext: str) -> bytes:
+        raise AssertionError("never called")
+
+
+@pytest.mark.parametrize("sealed", [5, b"c2VhbGVk", None], ids=repr)
+def test_a_cipher_that_returns_no_string_is_refused_not_written(sealed: object) -> None:
+    with pytest.raises(TypeError, match="not a str"):
+        protect({"email": "a@example.com"}, LossyCipher(sealed), MARKED)

@@ -20,13 +20,14 @@ from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, TypeVar, overload, runtime_checkable
 
-from pydantic import BaseModel, GetJsonSchemaHandler, TypeAdapter
+from pydantic import BaseModel, GetJsonSchemaHandler, TypeAdapter, ValidationError
 from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import CoreSchema
+from pydantic_core import CoreSchema, from_json
 
 from .. import rules
 from .._errors import DecryptError
-from .._violations import pointer, violation
+from .._json import refuse_non_finite
+from .._violations import pointer, violation, violations
 from ._envelope import BabelEnvelope
 
 __all__ = [
@@ -155,17 +156,27 @@ def sensitive_paths(schema: SchemaSource) -> list[SensitivePath]:
 
     The official SDK's reading, kept exactly: ``properties`` give dotted paths, ``items`` a
     ``[]`` suffix; the mark is ``true`` or a non-empty string (``false``, ``""`` and numbers
-    mark nothing); anything malformed is skipped, never raised on.
+    mark nothing); anything malformed is skipped, never raised on, and so is a node of a
+    Python schema that holds itself (no JSON text can), where the path would go on forever.
     """
     found: list[SensitivePath] = []
     # An explicit stack rather than recursion, so a schema of any depth is read without a
     # RecursionError; pushed in reverse, so nodes come in the official's depth-first order
     # (which decides between two equal paths, `a.b` the key and `a` then `b`, after the sort).
-    stack: list[tuple[Any, str]] = [(_schema_of(schema), "")]
+    # A `None` path marks where a node's own reading ends: `inside` holds the nodes being read,
+    # the ancestors of the next one. (A node shared by two places, not its own ancestor, is
+    # read at both.)
+    stack: list[tuple[Any, str | None]] = [(_schema_of(schema), "")]
+    inside: set[int] = set()
     while stack:
         node, path = stack.pop()
-        if not isinstance(node, Mapping):
+        if path is None:
+            inside.discard(id(node))
             continue
+        if not isinstance(node, Mapping) or id(node) in inside:
+            continue
+        inside.add(id(node))
+        stack.append((node, None))
         mark = node.get(GDPR_KEYWORD)
         if mark is True:
             found.append(SensitivePath(path, ""))
@@ -213,7 +224,8 @@ def protect(
         not carry is skipped.
 
     Raises:
-        TypeError: when no schema is given and none can be taken from ``data``'s model.
+        TypeError: when no schema is given and none can be taken from ``data``'s model, or the
+            cipher's ``encrypt`` returns something other than a string.
     """
     return _apply(target, cipher, schema, _encrypt)
 
@@ -253,13 +265,22 @@ def unprotect(
             ``BabelEnvelope[model]``.
 
     Raises:
-        DecryptError: a marked string the cipher cannot open or that is not JSON inside
+        DecryptError: a marked string the cipher cannot open, that is not JSON inside (NaN,
+            Infinity and lone surrogates are not), or whose value the message cannot hold
             (``data.decrypt_failed``, with the field's pointer).
         pydantic.ValidationError: the cleartext does not fit ``model``.
     """
     if schema is None:
         schema = model
-    opened = _apply(target, cipher, schema, _decrypt)
+    try:
+        opened = _apply(target, cipher, schema, _decrypt)
+    except ValidationError as exc:
+        # JSON plaintext the envelope still refuses: nesting, with the field's own depth, past
+        # the parser's.
+        found = violations(exc, model=BabelEnvelope)[0]
+        raise _failed(
+            found.pointer, f"its plaintext does not fit the message ({found.message})"
+        ) from exc
     if model is None or not isinstance(opened, BabelEnvelope):
         return opened
     return BabelEnvelope[model].model_validate(opened.to_wire())  # type: ignore[valid-type]
@@ -340,7 +361,11 @@ def _at(
 def _encrypt(value: Any, cipher: Cipher, at: str) -> tuple[Any, bool]:
     # The official canonical form (sorted keys, compact, ASCII-escaped), so either side opens it.
     plaintext = json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    return cipher.encrypt(plaintext.encode("utf-8")), True
+    sealed = cipher.encrypt(plaintext.encode("utf-8"))
+    if not isinstance(sealed, str):
+        # Written in place of the value, it would be lost: nothing decrypts what is not a string.
+        raise TypeError(f"the cipher's encrypt returned {type(sealed).__name__}, not a str")
+    return sealed, True
 
 
 def _decrypt(value: Any, cipher: Cipher, at: str) -> tuple[Any, bool]:
@@ -351,7 +376,10 @@ def _decrypt(value: Any, cipher: Cipher, at: str) -> tuple[Any, bool]:
     except Exception as exc:  # any cipher failure is a decrypt failure for the caller
         raise _failed(at, f"the cipher cannot open it ({type(exc).__name__}: {exc})") from exc
     try:
-        return json.loads(plaintext), True
+        # Read as the message itself is read (pydantic-core's parser): `json.loads` also takes
+        # NaN, Infinity and lone surrogate escapes, which no envelope holds, and raises a
+        # RecursionError for deep nesting. Valid JSON reads the same either way.
+        return refuse_non_finite(from_json(plaintext, allow_inf_nan=False)), True
     except (ValueError, TypeError) as exc:
         raise _failed(at, f"its plaintext is not JSON ({exc})") from exc
 
