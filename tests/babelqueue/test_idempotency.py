@@ -12,6 +12,7 @@ import pytest
 from envelopekit.babelqueue import (
     BabelEnvelope,
     Done,
+    Effect,
     InMemorySeenStore,
     Lease,
     Retry,
@@ -125,7 +126,7 @@ def test_a_key_that_gives_no_usable_id_runs_every_delivery(key: Any, form: str) 
 
         guarded_async = async_idempotent(async_store, handle, key=lambda _: key)
 
-        async def twice() -> list[str]:
+        async def twice() -> list[Effect]:
             return [await guarded_async(env), await guarded_async(env)]
 
         effects = asyncio.run(twice())
