@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from envelopekit.babelqueue import (
@@ -145,3 +147,21 @@ def test_a_tracestate_that_is_no_string_is_refused(tracestate: object) -> None:
     env: BabelEnvelope = BabelEnvelope.create("urn:babel:orders:created", {})
     with pytest.raises(TypeError, match="tracestate"):
         write_traceparent(None, env, tracestate=tracestate)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("headers", "kept"),
+    [
+        ({b"traceparent": b"stale", b"tracestate": b"old=1", "x-other": "1"}, {"x-other": "1"}),
+        ({b"TraceParent": VALID, 5: "kept"}, {5: "kept"}),
+    ],
+    ids=["bytes-names", "bytes-and-int-names"],
+)
+def test_write_replaces_earlier_headers_whatever_their_names_type(
+    headers: dict[Any, Any], kept: dict[Any, Any]
+) -> None:
+    # A stale bytes-named traceparent was kept beside the new one: read, the pair was ignored.
+    env: BabelEnvelope = BabelEnvelope.create("urn:babel:orders:created", {})
+    written = write_traceparent(headers, env, parent_id=SPAN, tracestate="k=v")
+    header = TraceParent(trace_id_of(env.trace_id), SPAN).header()
+    assert written == {**kept, "traceparent": header, "tracestate": "k=v"}

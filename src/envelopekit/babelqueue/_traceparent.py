@@ -44,7 +44,6 @@ TRACESTATE: Final = "tracestate"
 _HEADER = re.compile(r"([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})")
 _HEX16 = re.compile(r"[0-9a-f]{16}")
 _HEX32 = re.compile(r"[0-9a-fA-F]{32}")
-_TRACEPARENT_BYTES: Final = TRACEPARENT.encode()
 # Every character of a W3C tracestate (its keys, values, `=`, `,` and optional whitespace).
 _TRACESTATE_CHARS = re.compile(r"[\x20-\x7e]*")
 _ZERO_TRACE: Final = "0" * 32
@@ -157,16 +156,17 @@ def read_traceparent(headers: Headers | None) -> TraceParent | None:
     if not headers:
         return None
     pairs: Any = headers.items() if isinstance(headers, Mapping) else headers
-    found = [value for name, value in pairs if _is_traceparent(name)]
+    found = [value for name, value in pairs if _named(name, TRACEPARENT)]
     if len(found) != 1:
         return None
     return TraceParent.parse(found[0])
 
 
-def _is_traceparent(name: object) -> bool:
+def _named(name: object, header: str) -> bool:
+    """Whether a header ``name`` (a string, or bytes) is ``header``, in any case."""
     if isinstance(name, str):
-        return name.lower() == TRACEPARENT
-    return isinstance(name, bytes) and name.lower() == _TRACEPARENT_BYTES
+        return name.lower() == header
+    return isinstance(name, bytes) and name.lower() == header.encode()
 
 
 def write_traceparent(
@@ -182,7 +182,8 @@ def write_traceparent(
     The envelope is not touched. Its ``trace_id`` gives the trace id (:func:`trace_id_of`).
 
     Args:
-        headers: headers to keep (copied; any earlier ``traceparent``/``tracestate`` replaced).
+        headers: headers to keep (copied; any earlier ``traceparent``/``tracestate`` replaced,
+            its name a string or bytes in any case).
         envelope: the message being published.
         parent_id: the producing span's id (16 lowercase hex); a random one when not given.
         sampled: the sampled flag.
@@ -201,7 +202,11 @@ def write_traceparent(
             raise ValueError(f"tracestate must be printable ASCII: {tracestate[:64]!r}")
     span = parent_id if parent_id is not None else _random_span_id()
     parent = TraceParent(trace_id_of(envelope.trace_id), span, _SAMPLED if sampled else 0)
-    out = {k: v for k, v in (headers or {}).items() if k.lower() not in (TRACEPARENT, TRACESTATE)}
+    out = {
+        k: v
+        for k, v in (headers or {}).items()
+        if not (_named(k, TRACEPARENT) or _named(k, TRACESTATE))
+    }
     out[TRACEPARENT] = parent.header()
     if tracestate:
         out[TRACESTATE] = tracestate
