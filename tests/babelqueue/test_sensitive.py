@@ -426,3 +426,58 @@ class LossyCipher:
 def test_a_cipher_that_returns_no_string_is_refused_not_written(sealed: object) -> None:
     with pytest.raises(TypeError, match="not a str"):
         protect({"email": "a@example.com"}, LossyCipher(sealed), MARKED)
+
+
+# A mark below a marked container: sealed inside the container's one ciphertext.
+NESTED_MARKS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    "array-and-items": (
+        {"properties": {"n": {"x-gdpr-sensitive": True, "items": {"x-gdpr-sensitive": True}}}},
+        {"n": ["a", "b"], "m": 1},
+    ),
+    "object-and-property": (
+        {
+            "properties": {
+                "p": {"x-gdpr-sensitive": True, "properties": {"q": {"x-gdpr-sensitive": "pii"}}}
+            }
+        },
+        {"p": {"q": "secret", "r": 2}},
+    ),
+    "object-in-items-and-property": (
+        {
+            "properties": {
+                "lines": {
+                    "items": {
+                        "properties": {
+                            "card": {
+                                "x-gdpr-sensitive": "pci",
+                                "properties": {"pan": {"x-gdpr-sensitive": "pci"}},
+                            }
+                        }
+                    }
+                }
+            }
+        },
+        {"lines": [{"card": {"pan": "4111"}}, {"qty": 1}]},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", NESTED_MARKS)
+def test_a_mark_below_a_marked_container_round_trips(name: str) -> None:
+    schema, data = NESTED_MARKS[name]
+    fixed = SealCipher(b"k" * 32, nonce=b"n" * 12)
+    theirs = json.loads(json.dumps(data))
+    official_protect(theirs, schema, fixed)
+    ours = protect(data, fixed, schema)
+    assert ours == theirs  # the same bytes: the container is one ciphertext
+    assert unprotect(ours, fixed, schema) == data
+    env = BabelEnvelope.create("urn:babel:users:registered", data)
+    assert unprotect(protect(env, KEY, schema), KEY, schema).data == data
+
+
+def test_items_sealed_one_by_one_still_open_under_a_marked_container() -> None:
+    # A producer whose schema marks only the items: the container arrives as a list, not sealed.
+    producer = {"properties": {"n": {"items": {"x-gdpr-sensitive": True}}}}
+    consumer = NESTED_MARKS["array-and-items"][0]
+    sealed = protect({"n": ["a", "b"]}, KEY, producer)
+    assert unprotect(sealed, KEY, consumer) == {"n": ["a", "b"]}

@@ -312,9 +312,14 @@ def _walked(
     data: Mapping[str, Any], schema: Mapping[str, Any], cipher: Cipher, leaf: _Leaf
 ) -> dict[str, Any]:
     out = copy.deepcopy(dict(data))
+    # Where a leaf was sealed or opened. A mark below a marked container (`n` and `n[]`) names
+    # what went into the container's one ciphertext, never a ciphertext of its own: once the
+    # container is opened, its cleartext is not opened again (the official unprotect tries to,
+    # and fails on what both SDKs' protect wrote). Paths come sorted, so a container first.
+    done: set[tuple[str | int, ...]] = set()
     for marked in sensitive_paths(schema):
         if marked.path:  # a mark on the root names no leaf inside data
-            _at(out, _segments(marked.path), cipher, leaf, ("data",))
+            _at(out, _segments(marked.path), cipher, leaf, ("data",), done)
     return out
 
 
@@ -331,6 +336,7 @@ def _at(
     cipher: Cipher,
     leaf: _Leaf,
     where: tuple[str | int, ...],
+    done: set[tuple[str | int, ...]],
 ) -> None:
     # The official walk: objects by key, every element of an array; what is absent is skipped.
     key, is_array = segments[0]
@@ -339,23 +345,30 @@ def _at(
     child = node[key]
     last = len(segments) == 1
     here = (*where, key)
+    if here in done:
+        return
     if is_array:
         if not isinstance(child, list):
             return
         for index, element in enumerate(child):
+            at = (*here, index)
+            if at in done:
+                continue
             if last:
-                value, changed = leaf(element, cipher, pointer(*here, index))
+                value, changed = leaf(element, cipher, pointer(*at))
                 if changed:
                     child[index] = value
+                    done.add(at)
             else:
-                _at(element, segments[1:], cipher, leaf, (*here, index))
+                _at(element, segments[1:], cipher, leaf, at, done)
         return
     if last:
         value, changed = leaf(child, cipher, pointer(*here))
         if changed:
             node[key] = value
+            done.add(here)
         return
-    _at(child, segments[1:], cipher, leaf, here)
+    _at(child, segments[1:], cipher, leaf, here, done)
 
 
 def _encrypt(value: Any, cipher: Cipher, at: str) -> tuple[Any, bool]:
