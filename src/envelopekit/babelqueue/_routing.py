@@ -743,11 +743,13 @@ def received_bytes(message: bytes | bytearray | memoryview | str) -> bytes:
         TypeError: for anything else (``bytes()`` would read an int as a size to allocate, a
             list of ints as the bytes).
     """
+    if type(message) is bytes:
+        return message
+    if isinstance(message, str):
+        try:
+            return message.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a surrogate no decoder produced: kept as its UTF-8 form
+            return message.encode("utf-8", "surrogatepass")
     if isinstance(message, (bytes, bytearray, memoryview)):
         return bytes(message)
-    if not isinstance(message, str):
-        raise TypeError(f"a received message is bytes or str, not {type(message).__name__}")
-    try:
-        return message.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:  # a surrogate no decoder produced: kept as its UTF-8 form
-        return message.encode("utf-8", "surrogatepass")
+    raise TypeError(f"a received message is bytes or str, not {type(message).__name__}")
