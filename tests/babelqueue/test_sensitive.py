@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -16,6 +17,7 @@ from babelqueue.gdpr import protect as official_protect
 from babelqueue.gdpr import unprotect as official_unprotect
 from babelqueue.schema import sensitive_paths as official_paths
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing_extensions import TypedDict
 
 from envelopekit.babelqueue import (
     BabelEnvelope,
@@ -481,3 +483,65 @@ def test_items_sealed_one_by_one_still_open_under_a_marked_container() -> None:
     consumer = NESTED_MARKS["array-and-items"][0]
     sealed = protect({"n": ["a", "b"]}, KEY, producer)
     assert unprotect(sealed, KEY, consumer) == {"n": ["a", "b"]}
+
+
+# --- Router: the marks of any data type, found before anything is inlined ----------------------
+
+
+class Opaque:
+    """A field type pydantic validates by isinstance and cannot write a JSON Schema for."""
+
+
+class WithOpaque(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    handle: Opaque | None = None
+
+
+class WithOpaqueAndEmail(WithOpaque):
+    email: Annotated[str, Sensitive("email")]
+
+
+@dataclasses.dataclass
+class EmailRecord:
+    email: Annotated[str, Sensitive("email")]
+
+
+class EmailDict(TypedDict):
+    email: Annotated[str, Sensitive("email")]
+
+
+class Thread(BaseModel):
+    email: Annotated[str, Sensitive("email")]
+    reply: Thread | None = None
+
+
+MARKED_TYPES = {"dataclass": EmailRecord, "typed-dict": EmailDict, "opaque": WithOpaqueAndEmail}
+
+
+@pytest.mark.parametrize("data_type", MARKED_TYPES.values(), ids=MARKED_TYPES.keys())
+def test_any_data_type_marking_fields_needs_a_cipher(data_type: Any) -> None:
+    with pytest.raises(ValueError, match=r"cipher="):
+        Router().register("urn:babel:users:registered", lambda env: None, data_type)
+
+
+@pytest.mark.parametrize("data_type", MARKED_TYPES.values(), ids=MARKED_TYPES.keys())
+def test_any_data_type_marking_fields_is_handled_in_cleartext(data_type: Any) -> None:
+    seen: list[Any] = []
+    router = Router(cipher=KEY)
+    router.register("urn:babel:users:registered", lambda env: seen.append(env.data), data_type)
+    sent = BabelEnvelope.create("urn:babel:users:registered", {"email": "a@example.com"})
+    assert isinstance(router.dispatch(protect(sent, KEY, MARKED).to_json()), Done)
+    email = seen[0]["email"] if isinstance(seen[0], dict) else seen[0].email
+    assert email == "a@example.com"
+
+
+@pytest.mark.parametrize("cipher", [None, KEY], ids=["no-cipher", "cipher"])
+def test_a_recursive_model_marking_fields_is_refused(cipher: Cipher | None) -> None:
+    # Its marks were never found: the handler got the ciphertext as if it were the cleartext.
+    with pytest.raises(ValueError, match="recursive"):
+        Router(cipher=cipher).register("urn:babel:users:registered", lambda env: None, Thread)
+
+
+def test_a_model_with_a_field_no_json_schema_describes_registers() -> None:
+    route = Router().register("urn:babel:users:registered", lambda env: None, WithOpaque)
+    assert route.model is WithOpaque

@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, Literal, NamedTuple, cast, get_args, overload
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 from typing_extensions import TypeVar
 
 from .. import rules
@@ -49,7 +49,7 @@ from ._envelope import BabelEnvelope, error_text
 from ._idempotency import SeenStoreUnavailable
 from ._payload_schema import InvalidPayloadError, SchemaProvider, check_payload
 from ._replay import replay_scope
-from ._sensitive import Cipher, DecryptError, payload_schema, sensitive_paths, unprotect
+from ._sensitive import Cipher, DecryptError, sensitive_paths, sensitive_schema, unprotect
 from ._urn import ASCII_WHITESPACE, is_blank, lint_urn
 
 __all__ = [
@@ -495,7 +495,8 @@ class Router:
         Raises:
             ValueError: when ``urn`` is blank or already registered, or ``model`` declares
                 sensitive fields and the router has no ``cipher`` (their ciphertext would
-                otherwise be validated as if it were the cleartext).
+                otherwise be validated as if it were the cleartext), or declares them in a
+                recursive model (whose marks no payload schema can carry).
             TypeError: when ``urn`` is not a string or ``handler`` cannot be called (every
                 message of the URN would fail, to be retried and dead-lettered).
         """
@@ -673,17 +674,22 @@ class Router:
         return decision
 
     def _sensitive_schema(self, urn: str, model: type[Any] | None) -> Mapping[str, Any] | None:
-        if model is None or not (isinstance(model, type) and issubclass(model, BaseModel)):
+        if model is None:
             return None
+        name = getattr(model, "__name__", repr(model))
         try:
-            schema = payload_schema(model)
-        except TypeError:  # a recursive model has no inline schema to carry marks
-            return None
-        if not sensitive_paths(schema):
+            schema = sensitive_schema(model)
+        except TypeError as exc:
+            # Its ciphertext would otherwise be validated (and handled) as the cleartext.
+            raise ValueError(
+                f"{name} (for {urn!r}) declares sensitive fields in a recursive model: no "
+                "payload schema can carry their marks, so they cannot be decrypted"
+            ) from exc
+        if schema is None:
             return None
         if self.cipher is None:
             raise ValueError(
-                f"{model.__name__} (for {urn!r}) declares sensitive fields: pass "
+                f"{name} (for {urn!r}) declares sensitive fields: pass "
                 "Router(cipher=...) so they are decrypted before the model validates them"
             )
         return schema

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, TypeVar, overload, runtime_checkable
 
 from pydantic import BaseModel, GetJsonSchemaHandler, TypeAdapter, ValidationError
-from pydantic.json_schema import JsonSchemaValue
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import CoreSchema, from_json
 
 from .. import rules
@@ -145,6 +145,51 @@ def _inline(node: Any, definitions: Mapping[str, Any], seen: tuple[str, ...]) ->
                 if key in others[0] and key not in out:
                     out[key] = others[0][key]
     return out
+
+
+class _AnyWhereUnwritable(GenerateJsonSchema):
+    """A JSON Schema writer that reads a field it cannot write (an arbitrary type) as any value.
+
+    Only for finding marks: a model may hold such a field beside its sensitive ones.
+    """
+
+    def handle_invalid_for_json_schema(self, schema: Any, error_info: str) -> JsonSchemaValue:
+        return {}
+
+
+def sensitive_schema(data_type: Any) -> dict[str, Any] | None:
+    """The :func:`payload_schema` of a ``data`` type that marks sensitive fields, else ``None``.
+
+    Any type pydantic validates (a model, a dataclass, a ``TypedDict``). The marks are looked for
+    before anything is inlined, so a type that marks none costs one pass over its schema (the
+    inline form of nested types repeated at every use can be far larger), and a field pydantic
+    cannot write a JSON Schema for marks nothing.
+
+    Raises:
+        TypeError: for a recursive type that marks fields: no inline schema can carry its marks,
+            so they can be neither found on a path nor opened.
+    """
+    generated = TypeAdapter(data_type).json_schema(schema_generator=_AnyWhereUnwritable)
+    definitions = generated.pop("$defs", {})
+    if not _marks_anything((generated, definitions)):
+        return None
+    schema: dict[str, Any] = _inline(generated, definitions, ())
+    return schema if sensitive_paths(schema) else None
+
+
+def _marks_anything(node: Any) -> bool:
+    """Whether a mark (``true`` or a non-empty string) is anywhere under ``node``."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            mark = item.get(GDPR_KEYWORD)
+            if mark is True or (isinstance(mark, str) and mark):
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
 
 
 def _schema_of(source: SchemaSource) -> Mapping[str, Any]:
