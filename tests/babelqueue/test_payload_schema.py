@@ -140,6 +140,22 @@ def test_a_schema_that_is_no_object_is_a_registry_error(schema: Any) -> None:
         check_payload(schema, {})
 
 
+@pytest.mark.timeout(20)  # each item was compared with every value: 50,000 x 2,000 took 35 s
+def test_an_enum_is_read_once_per_check_not_once_per_item() -> None:
+    values: list[Any] = [*range(2000), {"a": [1]}, "x"]
+    schema = {"type": "array", "items": {"enum": values}}
+    kinds = [True, 1.0, {"a": [1]}, "x", 1, {"a": [True]}]  # type-strict, as the validators
+    found = check_payload(schema, [-1] * 50_000 + kinds)
+    assert len(found) == 50_003
+    assert [v.pointer for v in found if int(v.pointer.rpartition("/")[2]) >= 50_000] == [
+        "/data/50000",  # true is not 1
+        "/data/50001",  # 1.0 is not 1
+        "/data/50005",  # {"a": [true]} is not {"a": [1]}
+    ]
+    # The values are quoted a few at a time, however many there are.
+    assert found[0].message == "-1 is not one of [0, 1, 2, 3, 4, 5, 6, 7, ...]"
+
+
 def test_every_violation_is_catalogued() -> None:
     schema = json.loads((REGISTRY / "schemas/users-registered.json").read_text())
     data = {"user_id": 0, "email": "a", "profile": {"marketing_opt_in": "yes"}, "x": 1}
