@@ -156,6 +156,17 @@ def test_an_enum_is_read_once_per_check_not_once_per_item() -> None:
     assert found[0].message == "-1 is not one of [0, 1, 2, 3, 4, 5, 6, 7, ...]"
 
 
+@pytest.mark.timeout(5)  # each level's value was written out whole to quote it: 15 s
+def test_a_value_refused_at_every_level_is_quoted_a_few_levels_deep() -> None:
+    data: Any = "x" * 2_000_000
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(190):
+        data, schema = {"a": data}, {"type": "string", "properties": {"a": schema}}
+    found = check_payload(schema, data)
+    assert len(found) == 190
+    assert found[0].message == "{'a': {'a': {'a': {'a': {...}}}}} is not of type 'string'"
+
+
 def test_every_violation_is_catalogued() -> None:
     schema = json.loads((REGISTRY / "schemas/users-registered.json").read_text())
     data = {"user_id": 0, "email": "a", "profile": {"marketing_opt_in": "yes"}, "x": 1}
