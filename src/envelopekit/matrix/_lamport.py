@@ -5,8 +5,15 @@ from __future__ import annotations
 import threading
 
 from .._errors import ProducerError
+from .._json import INT64_MAX
+from .._violations import quote
 
 __all__ = ["LamportClock"]
+
+
+def _is_stamp(value: object) -> bool:
+    """Whether ``value`` is a stamp ``lamport`` holds: an integer from 0 to signed 64-bit."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= INT64_MAX
 
 
 class LamportClock:
@@ -29,10 +36,14 @@ class LamportClock:
         """Start the clock at ``start`` (0 for a new actor).
 
         Raises:
-            ProducerError: for a negative start (the schema's ``minimum`` is 0).
+            ProducerError: for a start that is no integer, negative or beyond signed 64-bit
+                (the schema's ``minimum`` is 0; past the maximum no stamp it issues is valid).
         """
-        if isinstance(start, bool) or not isinstance(start, int) or start < 0:
-            raise ProducerError(f"a Lamport clock starts at an integer >= 0, not {start!r}")
+        if not _is_stamp(start):
+            # quote(): an integer past 4,300 digits has no repr(), a long input no short one.
+            raise ProducerError(
+                f"a Lamport clock starts at an integer from 0 to 2^63-1, not {quote(start)}"
+            )
         self._value = start
         self._lock = threading.Lock()
 
@@ -53,12 +64,13 @@ class LamportClock:
         ``None`` (a message without ``lamport``) counts as a local event.
 
         Raises:
-            ProducerError: for a negative or non-integer stamp.
+            ProducerError: for a stamp that is no integer, negative or beyond signed 64-bit
+                (no valid message carries one).
         """
-        if received is not None and (
-            isinstance(received, bool) or not isinstance(received, int) or received < 0
-        ):
-            raise ProducerError(f"a Lamport stamp is an integer >= 0, not {received!r}")
+        if received is not None and not _is_stamp(received):
+            raise ProducerError(
+                f"a Lamport stamp is an integer from 0 to 2^63-1, not {quote(received)}"
+            )
         with self._lock:
             self._value = max(self._value, received or 0) + 1
             return self._value

@@ -230,7 +230,7 @@ class MxRequest(MxModel, Generic[ArgsT]):
                 ``expect_reply``, both ``clock`` and ``lamport``; and, with ``violations``
                 naming each rule and pointer, for a non-W3C trace id
                 (``trace_context.format``), a payload that is not JSON data (NaN, Infinity,
-                an unsafe integer, a non-JSON value) or an invalid field.
+                an integer beyond signed 64-bit, a non-JSON value) or an invalid field.
         """
         if op == REPLY_OP:
             raise ProducerError("'$reply' is the response op; answer with req.reply()/req.fail()")
@@ -301,8 +301,9 @@ class MxRequest(MxModel, Generic[ArgsT]):
         The response echoes ``correlationId`` and ``iface``, continues the trace (same
         ``traceId``, a new ``spanId``, ``parentSpanId`` = this request's ``spanId``) and ticks
         the Lamport clock: ``clock`` observes this request's stamp and ticks for the send;
-        without a clock the stamp is this request's plus one. A request whose ``traceId``
-        or ``spanId`` is not W3C gets a fresh trace (the SDK emits only W3C ids).
+        without a clock the stamp is this request's plus one. The SDK emits only W3C ids: a
+        request whose ``traceId`` is not one gets a fresh trace, and one whose ``spanId`` is
+        not one no ``parentSpanId`` (its W3C ``traceId`` is still continued).
 
         Args:
             payload: the result, e.g. ``{"ok": True, ...}`` or a ``Page``; a payload with
@@ -312,9 +313,10 @@ class MxRequest(MxModel, Generic[ArgsT]):
             settings: the settings to read defaults from.
 
         Raises:
-            ProducerError: when this request has no ``correlationId`` (nothing to echo);
-                with ``violations`` naming each rule and pointer, when the payload is not
-                JSON data or a model (NaN, Infinity, an unsafe integer, a non-JSON value).
+            ProducerError: when this request has no ``correlationId`` (nothing to echo) or
+                its ``op`` is ``"$reply"`` (a reply read as a request); with ``violations``
+                naming each rule and pointer, when the payload is not JSON data or a model
+                (NaN, Infinity, an integer beyond signed 64-bit, a non-JSON value).
         """
         fields = self._reply_fields(clock, from_, settings)
         fields["payload"] = payload
@@ -354,10 +356,11 @@ class MxRequest(MxModel, Generic[ArgsT]):
             settings: the settings to read defaults from.
 
         Raises:
-            ProducerError: when this request has no ``correlationId``; with ``violations``
-                naming each rule and pointer (``/payload/...``), for a code that is none of
-                the eleven, ``OK``, a status that is no integer or outside 100-599,
-                ``details`` or ``error`` that are not JSON.
+            ProducerError: when this request has no ``correlationId`` or its ``op`` is
+                ``"$reply"``; with ``violations`` naming each rule and pointer
+                (``/payload/...``), for a code that is none of the eleven, ``OK``, a status
+                that is no integer or outside 100-599, ``details`` or ``error`` that are not
+                JSON.
         """
         try:
             error_payload = MxErrorPayload.of(code, error, status_code=status_code, details=details)
@@ -379,6 +382,10 @@ class MxRequest(MxModel, Generic[ArgsT]):
     ) -> dict[str, Any]:
         if self.correlation_id is MISSING:
             raise ProducerError("this request has no correlationId: it cannot be answered")
+        if self.op == REPLY_OP:
+            # A reply read as a request (its fields are all a request's; matrix.md R-3):
+            # answering it would start replies answering replies.
+            raise ProducerError("'$reply' is a reply, never answered (classify() reads it)")
         settings = settings if settings is not None else get_settings()
         fields: dict[str, Any] = {"op": REPLY_OP, "correlation_id": self.correlation_id}
         if self.iface is not MISSING:
