@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import cache
 from typing import Annotated, Any, ClassVar, Final, Generic, cast, get_args
 
 from pydantic import (
@@ -74,6 +75,8 @@ DataT = TypeVar("DataT", default=dict[str, Any])
 """The type of ``data``: a JSON object by default, or the user's own model."""
 
 _REASONS = frozenset(get_args(DeadLetterReason))
+# `data` types whose values are JSON itself (what `create` copies, what JSON parses to).
+_PLAIN_DATA: Final[tuple[object, ...]] = (DataT, dict[str, Any], Any)
 # Keys an unknown-key extra may never be emitted as: the canonical ones, the alias, the forbidden.
 _NOT_EXTRA = frozenset(
     {"job", "trace_id", "data", "meta", "attempts", "dead_letter", "urn"}
@@ -358,6 +361,12 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         data = fields["data"]
         if isinstance(data, BaseModel):
             data = data.model_dump(mode="json", by_alias=True)
+        elif type(self) is not BabelEnvelope and _typed_data(type(self)):
+            # A parametrised `data` (`dict[str, Item]`, a dataclass) may hold what only its own
+            # serializer writes: written by it, as `model_dump_json` writes it.
+            data = self.__pydantic_serializer__.to_python(
+                self, mode="json", by_alias=True, include={"data"}
+            )["data"]
         meta = fields["meta"]
         out: dict[str, Any] = {
             "job": fields["job"],
@@ -596,6 +605,12 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         # queue): refused here, not by `to_json` later.
         plain_json(block.to_wire(), "/dead_letter")
         return self.model_copy(update={"dead_letter": block})
+
+
+@cache
+def _typed_data(cls: type[BabelEnvelope[Any]]) -> bool:
+    """Whether ``cls`` types ``data`` as anything but a JSON object of JSON values."""
+    return cls.model_fields["data"].annotation not in _PLAIN_DATA
 
 
 FAST_PATH: Final = FastPath(
