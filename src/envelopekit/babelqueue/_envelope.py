@@ -76,7 +76,7 @@ DataT = TypeVar("DataT", default=dict[str, Any])
 
 _REASONS = frozenset(get_args(DeadLetterReason))
 # `data` types whose values are JSON itself (what `create` copies, what JSON parses to).
-_PLAIN_DATA: Final[tuple[object, ...]] = (DataT, dict[str, Any], Any)
+_PLAIN_DATA: Final[frozenset[object]] = frozenset((DataT, dict[str, Any], Any))
 # Keys an unknown-key extra may never be emitted as: the canonical ones, the alias, the forbidden.
 _NOT_EXTRA = frozenset(
     {"job", "trace_id", "data", "meta", "attempts", "dead_letter", "urn"}
