@@ -288,7 +288,9 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         proof = info.context.get(PLAIN_NUMBERS) if type(info.context) is dict else None
         plain = type(data) is dict and proof is True
         if type(data) is not dict:
-            data = data.model_dump() if isinstance(data, BaseModel) else data
+            # A model's numbers are read under its wire names, as `to_wire` writes them: the
+            # pointers point into the JSON.
+            data = data.model_dump(by_alias=True) if isinstance(data, BaseModel) else data
         # One pointer-free pass over each part; pointers are built only for what it flags.
         unproven = proof is False
         scan = not plain and (unproven or needs_scan(data))
