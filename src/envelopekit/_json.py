@@ -79,6 +79,7 @@ __all__ = [
     "plain_json_counted",
     "pointer_of",
     "reading_context",
+    "reference_dumps",
     "refuse_non_finite",
     "refuse_non_json",
     "refuse_unwritable",
@@ -152,10 +153,21 @@ def dumps(obj: Any) -> bytes:
         out = orjson.dumps(obj)
     except orjson.JSONEncodeError:
         # Integers beyond 64 bits, lone surrogates, non-JSON types: the reference decides.
-        return _stdlib_encoder.encode(obj).encode("utf-8")
+        return reference_dumps(obj)
     if respelled(out):
-        return _stdlib_encoder.encode(obj).encode("utf-8")
+        return reference_dumps(obj)
     return out
+
+
+def reference_dumps(obj: Any) -> bytes:
+    """The Python reference encoder's own text of ``obj``, which :func:`dumps` writes faster.
+
+    Raises:
+        TypeError: for a value that is not JSON.
+        ValueError: for NaN or an infinity (which :func:`dumps` writes ``null`` by orjson), and
+            a string that is not valid Unicode (``UnicodeEncodeError``).
+    """
+    return _stdlib_encoder.encode(obj).encode("utf-8")
 
 
 def respelled(written: bytes) -> bool:
