@@ -37,7 +37,7 @@ def refuse_unbounded(
     wire: Any,
     settings: Settings | None = None,
     max_bytes: int | None = None,
-    containers: int | None = None,
+    levels: int | None = None,
 ) -> bytes | None:
     """Refuse wire data whose text ``check`` with ``settings`` refuses for its size or depth.
 
@@ -46,9 +46,9 @@ def refuse_unbounded(
             written already: a model payload's own text).
         settings: the limits (the environment's when not given), as ``check`` reads them.
         max_bytes: the spec's own size limit, if it has one (:data:`SOM_MAX_BYTES`).
-        containers: how many arrays and objects ``wire`` holds, where the producer counted
-            them (:func:`~envelopekit._json.plain_json_counted`): its text's depth is read only
-            where they are more than the limit (its brackets are counted otherwise).
+        levels: the levels of arrays and objects ``wire`` nests, where the producer read them
+            as it copied it (:func:`~envelopekit._json.plain_json_nesting`); else the text's
+            depth is read.
 
     Returns:
         The text, where orjson wrote it of plain JSON data (:data:`PLAIN_DATA`, what the
@@ -72,7 +72,7 @@ def refuse_unbounded(
         except (TypeError, ValueError, RecursionError):  # UnicodeEncodeError is a ValueError
             return None
     _refuse_size(text, settings, max_bytes)
-    _refuse_depth(text, settings, containers, wire)
+    _refuse_depth(text, settings, levels, wire)
     return plain
 
 
@@ -97,11 +97,11 @@ def bounded(message: _M, to_json: Callable[[], bytes]) -> _M:
 
 
 def _refuse_depth(
-    text: bytes, settings: Settings, containers: int | None = None, wire: Any = None
+    text: bytes, settings: Settings, levels: int | None = None, wire: Any = None
 ) -> None:
     # Past the parser's own 200 levels, `check` refuses the text whatever its limit.
     depth = min(settings.max_depth, PARSER_MAX_DEPTH)
-    if (containers is None or containers > depth) and exceeds_depth(text, depth):
+    if levels > depth if levels is not None else exceeds_depth(text, depth):
         # `check` says so of the whole text; the producer names the first array or object
         # past the limit in the wire data, where it can (not inside a fragment).
         at = "" if wire is None else too_deep_at(wire, depth) or ""

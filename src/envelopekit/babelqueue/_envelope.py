@@ -45,7 +45,7 @@ from .._json import (
     dumps,
     needs_scan,
     plain_json,
-    plain_json_counted,
+    plain_json_nesting,
     proven_context,
     refuse_non_json,
     refuse_unwritable,
@@ -445,10 +445,10 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         # and its numbers are scanned below, but what it writes is checked here.
         model_text = refuse_unwritable(data, "/data") if isinstance(data, BaseModel) else None
         payload: Any = data
-        containers = None  # counted where the data is copied; else its text's brackets are
+        levels = None  # read where the data is copied; else from its text
         if isinstance(data, Mapping):
-            payload, containers = plain_json_counted(data, "/data")
-            containers += 2  # the message and `meta`
+            payload, within = plain_json_nesting(data, "/data")
+            levels = within + 1  # `data` is the message's second level, as `meta` is
         members: dict[str, Any] = {
             "job": urn.strip(ASCII_WHITESPACE),
             "trace_id": trace,
@@ -464,7 +464,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         }
         # The model's text is the one its writing above made; the rest is plain data.
         wire = members if model_text is None else {**members, "data": Fragment(model_text)}
-        text = refuse_unbounded(wire, settings, containers=containers)
+        text = refuse_unbounded(wire, settings, levels=levels)
         # Its text, where orjson wrote it of the very dict validated, is not written again.
         context = None if text is None or model_text is not None else {WRITTEN: text}
         try:

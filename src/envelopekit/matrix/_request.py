@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
 from typing import Annotated, Any, ClassVar, Generic, cast, overload
 
 from orjson import Fragment
@@ -68,7 +69,8 @@ def _refused(exc: ValidationError, model: type[Any], payload: object) -> Produce
     return ProducerError.of(found)
 
 
-def _wire_names(model: type[Any]) -> dict[str, str]:
+@cache
+def _wire_names(model: type[BaseModel]) -> dict[str, str]:
     """Each field's wire name, by its Python name (the name the producers fill it by)."""
     fields: dict[str, Any] = model.model_fields
     return {name: info.serialization_alias or name for name, info in fields.items()}

@@ -21,7 +21,7 @@ from .. import rules
 from .._bounds import SOM_MAX_BYTES, refuse_unbounded
 from .._errors import ProducerError
 from .._ids import rfc3339, uuid7
-from .._json import plain_json_counted
+from .._json import plain_json_nesting
 from .._settings import Settings, get_settings
 from .._violations import Violation, violation
 from ._delivery import DeliveryMediaAvailable
@@ -103,10 +103,10 @@ def wire_data(
     # Validation takes a model instance as it is, and `model_copy(update=...)` derives one
     # unvalidated: every model given (payload, originating_system, or one nested in a
     # mapping) is validated from what it would put on the wire, as a consumer will see it.
-    data, containers = plain_json_counted(data)
+    data, levels = plain_json_nesting(data)
     # Its text, which the model's Python door would write to probe it, is written here, once:
     # refused past the bounds `check` reads, and not written again (the text returned).
-    return data, refuse_unbounded(data, settings, SOM_MAX_BYTES, containers)
+    return data, refuse_unbounded(data, settings, SOM_MAX_BYTES, levels)
 
 
 def _inferred_message_type(payload: object) -> str:
