@@ -49,7 +49,7 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 NonEmptyStr = Annotated[str, Field(min_length=1)]
 
 
-def _refused(exc: ValidationError, model: type[Any], payload: object) -> ProducerError:
+def _refused(exc: ValidationError, model: type[BaseModel], payload: object) -> ProducerError:
     """The producer's error for a request or response that failed its validation."""
     # A value no JSON text holds (an object, a set) is a union mismatch to pydantic, mapped
     # against JSON's own members; the producers' JSON check names it at its member instead.
@@ -77,7 +77,7 @@ def _wire_names(model: type[BaseModel]) -> dict[str, str]:
 
 
 def _produced(
-    model: type[Any], fields: dict[str, Any], payload: object, settings: Settings | None
+    model: type[BaseModel], fields: dict[str, Any], payload: object, settings: Settings | None
 ) -> Any:
     """The envelope ``model`` validates of ``fields``, refused as ``check`` would refuse it.
 
