@@ -15,6 +15,7 @@ from pydantic_core import SchemaValidator, core_schema, from_json
 from typing_extensions import TypeIs, overload
 
 from . import rules
+from ._bounds import SOM_MAX_BYTES
 from ._collector import CollectorPaused
 from ._duplicates import duplicate_keys, may_repeat
 from ._failfast import FULL_REPORT_BYTES
@@ -115,7 +116,7 @@ REGISTRY: Final[Mapping[SpecName, SpecEntry]] = {
         rule_schemas=rules.SOM_SCHEMAS,
         shape_rank=0,
         context=("som_version_mode",),
-        max_bytes=240_000,
+        max_bytes=SOM_MAX_BYTES,
     ),
     "matrix": SpecEntry(
         package="envelopekit.matrix",

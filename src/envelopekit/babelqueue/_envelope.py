@@ -8,6 +8,7 @@ from dataclasses import replace
 from functools import cache
 from typing import Annotated, Any, ClassVar, Final, Generic, cast, get_args
 
+from orjson import Fragment
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -24,6 +25,7 @@ from pydantic_core import CoreSchema
 from typing_extensions import Self, TypeVar
 
 from .. import rules
+from .._bounds import bounded, refuse_unbounded
 from .._compat import MISSING
 from .._doors import validate_large_json
 from .._errors import ProducerError
@@ -44,6 +46,7 @@ from .._json import (
     dumps,
     needs_scan,
     plain_json,
+    plain_json_nesting,
     proven_context,
     refuse_non_json,
     refuse_unwritable,
@@ -51,7 +54,7 @@ from .._json import (
 )
 from .._model import WireModel, attach_warnings, attached_warnings
 from .._settings import Settings, get_settings
-from .._text import text_checked_schema
+from .._text import WRITTEN, text_checked_schema
 from .._violations import (
     Violation,
     as_pydantic_error,
@@ -172,7 +175,11 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             and by_alias is None
             and by_name is None
         ):
-            found: Self | TooLarge | None = FAST_PATH.validate_python(cast("dict[str, Any]", obj))
+            # A producer's text of the dict, which the fast path need not write again.
+            written = context.get(WRITTEN) if type(context) is dict else None
+            found: Self | TooLarge | None = FAST_PATH.validate_python(
+                cast("dict[str, Any]", obj), written
+            )
             if found is TOO_LARGE:
                 # Bounded as model_validate_json bounds the same message: one error per array.
                 large: Self = large_validator(cls).validate_python(obj, context=context)
@@ -284,7 +291,9 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         proof = info.context.get(PLAIN_NUMBERS) if type(info.context) is dict else None
         plain = type(data) is dict and proof is True
         if type(data) is not dict:
-            data = data.model_dump() if isinstance(data, BaseModel) else data
+            # A model's numbers are read under its wire names, as `to_wire` writes them: the
+            # pointers point into the JSON.
+            data = data.model_dump(by_alias=True) if isinstance(data, BaseModel) else data
         # One pointer-free pass over each part; pointers are built only for what it flags.
         unproven = proof is False
         scan = not plain and (unproven or needs_scan(data))
@@ -424,7 +433,9 @@ class BabelEnvelope(WireModel, Generic[DataT]):
                 ``data`` holding what JSON cannot (a ``datetime``, a ``Decimal``, bytes, a
                 non-string key: ``json.invalid``), NaN or Infinity (``number.non_finite``),
                 an integer beyond signed 64-bit, a ``trace_id`` that is not a UUID; a ``Model``
-                whose JSON cannot be written (``json.invalid`` at ``/data``).
+                whose JSON cannot be written (``json.invalid`` at ``/data``); a message larger
+                or nesting deeper than ``check`` with ``settings`` reads (``message.too_large``,
+                ``message.too_deep``).
         """
         if trace_id is not None and not isinstance(trace_id, str):
             raise _not_a_string(cls, "/trace_id", trace_id)
@@ -441,25 +452,32 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             message_id = uuid4()
         # A mapping is checked to be pure JSON (GR-3) and copied; a model validates itself,
         # and its numbers are scanned below, but what it writes is checked here.
-        if isinstance(data, BaseModel):
-            refuse_unwritable(data, "/data")
-        payload: Any = plain_json(data, "/data") if isinstance(data, Mapping) else data
+        model_text = refuse_unwritable(data, "/data") if isinstance(data, BaseModel) else None
+        payload: Any = data
+        levels = None  # read where the data is copied; else from its text
+        if isinstance(data, Mapping):
+            payload, within = plain_json_nesting(data, "/data")
+            levels = within + 1  # `data` is the message's second level, as `meta` is
+        members: dict[str, Any] = {
+            "job": urn.strip(ASCII_WHITESPACE),
+            "trace_id": trace,
+            "data": payload,
+            "meta": {
+                "id": message_id,
+                "queue": queue if queue is not None else settings.babelqueue_queue,
+                "lang": "python",
+                "schema_version": SCHEMA_VERSION,
+                "created_at": now_ms(),
+            },
+            "attempts": 0,
+        }
+        # The model's text is the one its writing above made; the rest is plain data.
+        wire = members if model_text is None else {**members, "data": Fragment(model_text)}
+        text = refuse_unbounded(wire, settings, levels=levels)
+        # Its text, where orjson wrote it of the very dict validated, is not written again.
+        context = None if text is None or model_text is not None else {WRITTEN: text}
         try:
-            created = cls.model_validate(
-                {
-                    "job": urn.strip(ASCII_WHITESPACE),
-                    "trace_id": trace,
-                    "data": payload,
-                    "meta": {
-                        "id": message_id,
-                        "queue": queue if queue is not None else settings.babelqueue_queue,
-                        "lang": "python",
-                        "schema_version": SCHEMA_VERSION,
-                        "created_at": now_ms(),
-                    },
-                    "attempts": 0,
-                }
-            )
+            created = cls.model_validate(members, context=context)
         except ValidationError as exc:
             raise ProducerError.from_validation(exc, cls) from exc
         # What a consumer reads with a warning (Decisions §6), a producer never writes; only a
@@ -499,8 +517,15 @@ class BabelEnvelope(WireModel, Generic[DataT]):
 
         Raises:
             ProducerError: when ``attempts`` is already the signed 64-bit maximum: the next
-                consumer would refuse 2^63 (the Router dead-letters such a message instead).
+                consumer would refuse 2^63 (the Router dead-letters such a message instead);
+                when the message is larger or nests deeper than ``check`` with the
+                environment's settings reads (``message.too_large``, ``message.too_deep``).
         """
+        retried = self._retried()
+        return bounded(retried, retried.to_json)
+
+    def _retried(self) -> Self:
+        """:meth:`retried` within no bounds: the Router keeps what it sends within its own."""
         if self.attempts >= INT64_MAX:
             message = (
                 f"attempts is {self.attempts}, the signed 64-bit maximum: it cannot be counted "
@@ -564,8 +589,28 @@ class BabelEnvelope(WireModel, Generic[DataT]):
                 ``exception`` that is no text, or a block that would be invalid (a
                 ``failed_at`` that is not an integer, a queue that is not a string or holds a
                 lone surrogate), its ``violations`` naming each rule and ``/dead_letter/...``
-                pointer.
+                pointer; a message larger or nesting deeper than ``check`` with the
+                environment's settings reads (``message.too_large``, ``message.too_deep``).
         """
+        dead = self._dead_lettered(
+            reason,
+            error=error,
+            exception=exception,
+            original_queue=original_queue,
+            failed_at=failed_at,
+        )
+        return bounded(dead, dead.to_json)
+
+    def _dead_lettered(
+        self,
+        reason: DeadLetterReason,
+        *,
+        error: str | BaseException | None = None,
+        exception: str | None = None,
+        original_queue: str | None = None,
+        failed_at: int | None = None,
+    ) -> Self:
+        """:meth:`dead_lettered` within no bounds: the Router fits what it sends in its own."""
         if not isinstance(reason, str):
             raise _not_a_string(type(self), "/dead_letter/reason", reason)
         if reason not in _REASONS:

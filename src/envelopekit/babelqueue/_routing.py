@@ -187,7 +187,8 @@ class Fail:
         plan = self.settlement
         if self.envelope.attempts >= INT64_MAX:
             return _dead_letter(self, self.envelope, rules.ATTEMPTS_AT_MAXIMUM)
-        retried = self.envelope.retried()
+        # Kept within the plan's limit below, not the environment's.
+        retried = self.envelope._retried()  # pyright: ignore[reportPrivateUsage]
         if retried.attempts < plan.max_attempts:
             over = plan.over(retried)
             if over:
@@ -201,7 +202,10 @@ def _dead_letter(
 ) -> DeadLetterDecision | Reject:
     """``envelope`` dead-lettered for ``fail``, within the limit, else the message quarantined."""
     plan = fail.settlement
-    dead = envelope.dead_lettered(fail.reason, error=fail.error, original_queue=plan.original_queue)
+    # Fitted within the plan's limit below, not the environment's.
+    dead = envelope._dead_lettered(  # pyright: ignore[reportPrivateUsage]
+        fail.reason, error=fail.error, original_queue=plan.original_queue
+    )
     over = plan.over(dead)
     if over:
         # The error text is what a dead letter can spare: each character cut is a byte at
@@ -210,7 +214,7 @@ def _dead_letter(
         keep = min(len(text), ERROR_TEXT_CHARS) - over - _MARKER_ROOM
         if keep <= 0:
             return _quarantine(fail, "dead letter", over)
-        dead = envelope.dead_lettered(
+        dead = envelope._dead_lettered(  # pyright: ignore[reportPrivateUsage]
             fail.reason,
             error=cut_text(text, keep),
             exception=type(fail.error).__name__,
