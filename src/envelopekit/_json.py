@@ -260,8 +260,11 @@ def plain_json_nesting(value: Any, at: str = "") -> tuple[Any, int]:
     return root[0], deepest
 
 
-def refuse_unwritable(model: BaseModel, at: str) -> bytes:
+def refuse_unwritable(model: BaseModel, at: str, field: str | None = None) -> bytes:
     """Refuse a model its JSON serializer cannot write, as a message's ``to_json`` would fail.
+
+    With ``field``, only that field of ``model`` is written (its value's text returned): a
+    parametrised field, written by its type's serializer.
 
     A producer given a model that validated itself takes its values as they are, so what its
     serializer cannot write (an ``object()`` in an ``Any`` field, bytes that are not UTF-8) is
@@ -275,10 +278,16 @@ def refuse_unwritable(model: BaseModel, at: str) -> bytes:
     Raises:
         ProducerError: ``json.invalid`` at ``at``, with the serializer's reason.
     """
+    serializer = model.__pydantic_serializer__
     try:
-        return model.__pydantic_serializer__.to_json(model, by_alias=True)
+        if field is None:
+            return serializer.to_json(model, by_alias=True)
+        # `{"<field>":<value>}`: the field's name is a Python identifier, written as is.
+        text = serializer.to_json(model, by_alias=True, include={field})
+        return text[len(field) + 4 : -1]
     except (PydanticSerializationError, ValueError) as exc:  # UnicodeDecodeError: bytes
-        _refuse(at, f"the {type(model).__name__} model cannot be written as JSON: {exc}")
+        what = type(model).__name__ if field is None else f"{type(model).__name__}.{field}"
+        _refuse(at, f"the {what} model cannot be written as JSON: {exc}")
 
 
 def _node_of(parent: _Node | None, slot: Any) -> _Node:

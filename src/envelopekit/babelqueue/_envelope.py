@@ -8,6 +8,7 @@ from dataclasses import replace
 from functools import cache
 from typing import Annotated, Any, ClassVar, Final, Generic, cast, get_args
 
+import orjson
 from orjson import Fragment
 from pydantic import (
     BaseModel,
@@ -42,6 +43,7 @@ from .._ids import now_ms, uuid4
 from .._json import (
     INT64_MAX,
     PARSER_MAX_DEPTH,
+    PLAIN_DATA,
     PLAIN_NUMBERS,
     dumps,
     needs_scan,
@@ -167,6 +169,25 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         """
         __tracebackhide__ = True
         if (
+            cls is not BabelEnvelope
+            and type(obj) is dict
+            and strict is None
+            and extra is None
+            and not from_attributes
+            and by_alias is None
+            and by_name is None
+            and _typed_data(cls)
+        ):
+            # The envelope is strict, and pydantic's strict Python mode takes a dataclass only
+            # as an instance, a date-time only as a `datetime`: a parametrised `data` of JSON
+            # data (FastAPI's and FastStream's `json.loads` output) is read as its text is.
+            try:
+                text = orjson.dumps(obj, option=PLAIN_DATA)
+            except (orjson.JSONEncodeError, RecursionError):
+                pass  # Python data no JSON text holds: validated, and refused, as such
+            else:
+                return cls.model_validate_json(text, context=context)
+        if (
             cls is BabelEnvelope
             and type(obj) is dict
             and strict is None
@@ -281,19 +302,27 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         # Unknown keys of the dead_letter block (only on a dead-letter queue) follow the rules too.
         dead_extra = None if dead_letter is MISSING else dead_letter.__pydantic_extra__
         data = fields["data"]
+        # A parametrised `data` type (not a model, which is dumped below) validated it: a
+        # `dict[str, Item]` holds models, a dataclass is one; its numbers are read as its own
+        # serializer gives them, under their wire names.
+        typed = type(self) is not BabelEnvelope and _typed_data(type(self))
         if info.mode == "python":
             # Python data (the fast path, which probed it, took none of this): what no JSON
             # text holds is refused where it is, free-form `data` and unknown keys alike.
-            _refuse_non_json(data, extra, meta_extra, dead_extra)
+            _refuse_non_json(None if typed else data, extra, meta_extra, dead_extra)
         # `check` and the JSON door prove a large message's numbers plain by C passes, or not:
         # plain data, and its extras, have no number to walk for; data whose proof failed is
         # scanned without a walk first (the walk would only say where to look, at its cost).
         proof = info.context.get(PLAIN_NUMBERS) if type(info.context) is dict else None
         plain = type(data) is dict and proof is True
-        if type(data) is not dict:
+        if isinstance(data, BaseModel):
             # A model's numbers are read under its wire names, as `to_wire` writes them: the
             # pointers point into the JSON.
-            data = data.model_dump(by_alias=True) if isinstance(data, BaseModel) else data
+            data = data.model_dump(by_alias=True)
+        elif typed and not plain:
+            data = self.__pydantic_serializer__.to_python(
+                self, by_alias=True, include={"data"}, warnings=False
+            )["data"]
         # One pointer-free pass over each part; pointers are built only for what it flags.
         unproven = proof is False
         scan = not plain and (unproven or needs_scan(data))
@@ -471,15 +500,25 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             },
             "attempts": 0,
         }
-        # The model's text is the one its writing above made; the rest is plain data.
-        wire = members if model_text is None else {**members, "data": Fragment(model_text)}
-        text = refuse_unbounded(wire, settings, levels=levels)
-        # Its text, where orjson wrote it of the very dict validated, is not written again.
-        context = None if text is None or model_text is not None else {WRITTEN: text}
+        # Other parametrised data (a dataclass, a list of models) is written by its type once
+        # validated: its text is measured then.
+        typed = model_text is None and levels is None and cls is not BabelEnvelope
+        if not (typed and _typed_data(cls)):
+            # The model's text is the one its writing above made; the rest is plain data.
+            wire = members if model_text is None else {**members, "data": Fragment(model_text)}
+            text = refuse_unbounded(wire, settings, levels=levels)
+            # Its text, where orjson wrote it of the very dict validated, is not written again.
+            context = None if text is None or model_text is not None else {WRITTEN: text}
+            typed = False
+        else:
+            context = None
         try:
             created = cls.model_validate(members, context=context)
         except ValidationError as exc:
             raise ProducerError.from_validation(exc, cls) from exc
+        if typed:
+            data_text = _typed_text(created)
+            refuse_unbounded({**members, "data": Fragment(data_text)}, settings)
         # What a consumer reads with a warning (Decisions §6), a producer never writes; only a
         # message with something noted has private state to look at.
         if created.__pydantic_private__ is not None:
@@ -652,6 +691,21 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         return self.model_copy(update={"dead_letter": block})
 
 
+def _typed_text(envelope: BabelEnvelope[Any]) -> bytes:
+    """The JSON of a produced message's parametrised ``data``, which must be an object.
+
+    Raises:
+        ProducerError: ``json.invalid`` at ``/data`` for what its type's serializer cannot
+            write; the envelope's ``type`` rule for a value that is no JSON object.
+    """
+    data_text = refuse_unwritable(envelope, "/data", "data")
+    if not data_text.startswith(b"{"):
+        message = "data must be a JSON object; its type writes another JSON value."
+        rule = rules.structural(envelope.__schema_name__, "type")
+        raise ProducerError(message, [violation(rule, "/data", message)])
+    return data_text
+
+
 @cache
 def _typed_data(cls: type[BabelEnvelope[Any]]) -> bool:
     """Whether ``cls`` types ``data`` as anything but a JSON object of JSON values."""
@@ -689,7 +743,10 @@ def _refuse_non_json(
     meta_extra: dict[str, Any] | None,
     dead_extra: dict[str, Any] | None,
 ) -> None:
-    """:func:`refuse_non_json` of each free-form part of a message validated from Python data."""
+    """:func:`refuse_non_json` of each free-form part of a message validated from Python data.
+
+    ``data`` is ``None`` where its parametrised type validated it.
+    """
     if type(data) is dict:  # not a user's model, which validated itself
         refuse_non_json(data, "/data")
     for part, base in ((extra, ""), (meta_extra, "/meta"), (dead_extra, "/dead_letter")):
