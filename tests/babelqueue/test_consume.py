@@ -10,7 +10,7 @@ import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
 import envelopekit as ek
@@ -373,7 +373,7 @@ _LINE = {"x": 1.5, "item": {"sku": "y"}, "when": "2026-01-01T00:00:00Z"}
     ],
     ids=["dataclass", "typeddict", "dict-of-models", "dataclass-refused", "typeddict-refused"],
 )
-def test_typed_data_reads_alike_through_the_json_and_dict_doors(
+def test_typed_data_reads_alike_through_every_door(
     data_type: Any, data: dict[str, Any], refused: list[tuple[str, str]]
 ) -> None:
     # pydantic's strict Python mode takes a dataclass only as an instance and a date-time only
@@ -381,9 +381,14 @@ def test_typed_data_reads_alike_through_the_json_and_dict_doors(
     raw = BabelEnvelope.create("urn:babel:orders:created", data).to_json()
     model = BabelEnvelope[data_type]
     verdicts: list[object] = []
-    for read in (model.model_validate_json, lambda raw: model.model_validate(orjson.loads(raw))):
+    adapter = TypeAdapter(model)
+    for read in (
+        model.model_validate_json,
+        lambda raw: model.model_validate(orjson.loads(raw)),
+        lambda raw: adapter.validate_python(orjson.loads(raw)),
+    ):
         try:
             verdicts.append(read(raw).to_json())
         except ValidationError as exc:
             verdicts.append([(v.rule, v.pointer) for v in ek.violations(exc)])
-    assert verdicts == [refused or raw] * 2
+    assert verdicts == [refused or raw] * 3

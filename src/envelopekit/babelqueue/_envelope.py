@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import replace
-from functools import cache
+from functools import cache, partial
 from typing import Annotated, Any, ClassVar, Final, Generic, cast, get_args
 
 import orjson
@@ -19,10 +19,11 @@ from pydantic import (
     StrictStr,
     ValidationError,
     ValidationInfo,
+    ValidatorFunctionWrapHandler,
 )
 from pydantic import model_validator as _model_validator
 from pydantic.config import ExtraValues
-from pydantic_core import CoreSchema
+from pydantic_core import CoreSchema, core_schema
 from typing_extensions import Self, TypeVar
 
 from .. import rules
@@ -82,6 +83,20 @@ DataT = TypeVar("DataT", default=dict[str, Any])
 _REASONS = frozenset(get_args(DeadLetterReason))
 # `data` types whose values are JSON itself (what `create` copies, what JSON parses to).
 _PLAIN_DATA: Final[frozenset[object]] = frozenset((DataT, dict[str, Any], Any))
+
+
+@cache
+def _typed_data(cls: type[BabelEnvelope[Any]]) -> bool:
+    """Whether ``cls`` types ``data`` as anything but a JSON object of JSON values."""
+    return cls.model_fields["data"].annotation not in _PLAIN_DATA
+
+
+def _model_data(cls: type[BabelEnvelope[Any]]) -> bool:
+    """Whether ``cls`` types ``data`` as a pydantic model."""
+    annotation = cls.model_fields["data"].annotation
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+
+
 # Keys an unknown-key extra may never be emitted as: the canonical ones, the alias, the forbidden.
 _NOT_EXTRA = frozenset(
     {"job", "trace_id", "data", "meta", "attempts", "dead_letter", "urn"}
@@ -143,9 +158,21 @@ class BabelEnvelope(WireModel, Generic[DataT]):
     ) -> CoreSchema:
         """The model's schema, refusing in Python mode what JSON text cannot carry.
 
-        Strings that are not Unicode, and nesting deeper than the JSON parser reads.
+        Strings that are not Unicode, and nesting deeper than the JSON parser reads. With a
+        parametrised ``data`` that is no model, Python data that is JSON data (``json.loads``
+        output: FastAPI's, FastStream's) is read as its text is: the envelope is strict, and
+        pydantic's strict Python mode takes a dataclass only as an instance, a date-time only
+        as a ``datetime``.
         """
-        return text_checked_schema(cls, source, handler)
+        schema = text_checked_schema(cls, source, handler)
+        if not _typed_data(cls) or _model_data(cls):
+            return schema  # a model's own config decides how it reads Python data
+        return core_schema.json_or_python_schema(
+            json_schema=schema,
+            python_schema=core_schema.with_info_wrap_validator_function(
+                partial(_read_as_text, cls), schema
+            ),
+        )
 
     @classmethod
     def model_validate(
@@ -168,25 +195,6 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         at most, the same verdict.
         """
         __tracebackhide__ = True
-        if (
-            cls is not BabelEnvelope
-            and type(obj) is dict
-            and strict is None
-            and extra is None
-            and not from_attributes
-            and by_alias is None
-            and by_name is None
-            and _typed_data(cls)
-        ):
-            # The envelope is strict, and pydantic's strict Python mode takes a dataclass only
-            # as an instance, a date-time only as a `datetime`: a parametrised `data` of JSON
-            # data (FastAPI's and FastStream's `json.loads` output) is read as its text is.
-            try:
-                text = orjson.dumps(obj, option=PLAIN_DATA)
-            except (orjson.JSONEncodeError, RecursionError):
-                pass  # Python data no JSON text holds: validated, and refused, as such
-            else:
-                return cls.model_validate_json(text, context=context)
         if (
             cls is BabelEnvelope
             and type(obj) is dict
@@ -691,6 +699,23 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         return self.model_copy(update={"dead_letter": block})
 
 
+def _read_as_text(
+    cls: type[BabelEnvelope[Any]],
+    value: Any,
+    handler: ValidatorFunctionWrapHandler,
+    info: ValidationInfo,
+) -> Any:
+    """``value`` validated as its JSON text is, where it is JSON data; else as it is."""
+    if type(value) is not dict:
+        return handler(value)
+    try:
+        text = orjson.dumps(value, option=PLAIN_DATA)
+    except (orjson.JSONEncodeError, RecursionError):
+        return handler(value)  # Python data no JSON text holds: validated, and refused, as such
+    # Its errors are this validation's, at their own locations.
+    return cls.__pydantic_validator__.validate_json(text, context=info.context)
+
+
 def _typed_text(envelope: BabelEnvelope[Any]) -> bytes:
     """The JSON of a produced message's parametrised ``data``, which must be an object.
 
@@ -704,12 +729,6 @@ def _typed_text(envelope: BabelEnvelope[Any]) -> bytes:
         rule = rules.structural(envelope.__schema_name__, "type")
         raise ProducerError(message, [violation(rule, "/data", message)])
     return data_text
-
-
-@cache
-def _typed_data(cls: type[BabelEnvelope[Any]]) -> bool:
-    """Whether ``cls`` types ``data`` as anything but a JSON object of JSON values."""
-    return cls.model_fields["data"].annotation not in _PLAIN_DATA
 
 
 FAST_PATH: Final = FastPath(
