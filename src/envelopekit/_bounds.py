@@ -15,11 +15,9 @@ import json
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
-import orjson
-
 from . import rules
 from ._errors import ProducerError
-from ._json import PARSER_MAX_DEPTH, PLAIN_DATA, dumps, exceeds_depth, respelled
+from ._json import PARSER_MAX_DEPTH, dumps, exceeds_depth, plain_text, respelled
 from ._settings import Settings, get_settings
 from ._text import too_deep_at
 from ._violations import violation
@@ -62,11 +60,8 @@ def refuse_unbounded(
             reports it at ``""``).
     """
     settings = settings if settings is not None else get_settings()
-    plain: bytes | None
-    try:
-        text = plain = orjson.dumps(wire, option=PLAIN_DATA)
-    except (orjson.JSONEncodeError, RecursionError):
-        plain = None
+    text = plain = plain_text(wire)
+    if text is None:
         try:
             text = dumps(wire)
         except (TypeError, ValueError, RecursionError):  # UnicodeEncodeError is a ValueError

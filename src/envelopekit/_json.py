@@ -77,6 +77,7 @@ __all__ = [
     "outside_strings",
     "plain_json",
     "plain_json_nesting",
+    "plain_text",
     "pointer_of",
     "reading_context",
     "reference_dumps",
@@ -315,6 +316,18 @@ enum members, UUIDs and tuples, which it writes as their JSON values): a text wr
 is of plain JSON data, as the models' fast paths take it."""
 
 
+def plain_text(value: Any) -> bytes | None:
+    """``value``'s JSON as orjson writes it with :data:`PLAIN_DATA`, or ``None``.
+
+    ``None`` where ``value`` is not plain JSON data: orjson refuses it, or it nests past
+    orjson's 254 levels.
+    """
+    try:
+        return orjson.dumps(value, option=PLAIN_DATA)
+    except (orjson.JSONEncodeError, RecursionError):
+        return None
+
+
 def refuse_non_json(value: Any, base: str = "") -> None:
     """Refuse a value or key under ``value`` (Python data, free-form) that no JSON text holds.
 
@@ -332,9 +345,7 @@ def refuse_non_json(value: Any, base: str = "") -> None:
     Raises:
         PydanticCustomError: ``json.invalid``, at the pointer of the first such value.
     """
-    try:
-        orjson.dumps(value, option=PLAIN_DATA)
-    except (orjson.JSONEncodeError, RecursionError):
+    if plain_text(value) is None:
         found = _not_json_at(value, base)
         if found is not None:
             raise as_pydantic_error(found) from None

@@ -8,7 +8,6 @@ from dataclasses import replace
 from functools import cache, partial
 from typing import Annotated, Any, ClassVar, Final, Generic, cast, get_args
 
-import orjson
 from orjson import Fragment
 from pydantic import (
     BaseModel,
@@ -44,12 +43,12 @@ from .._ids import now_ms, uuid4
 from .._json import (
     INT64_MAX,
     PARSER_MAX_DEPTH,
-    PLAIN_DATA,
     PLAIN_NUMBERS,
     dumps,
     needs_scan,
     plain_json,
     plain_json_nesting,
+    plain_text,
     proven_context,
     refuse_non_json,
     refuse_unwritable,
@@ -82,13 +81,13 @@ DataT = TypeVar("DataT", default=dict[str, Any])
 
 _REASONS = frozenset(get_args(DeadLetterReason))
 # `data` types whose values are JSON itself (what `create` copies, what JSON parses to).
-_PLAIN_DATA: Final[frozenset[object]] = frozenset((DataT, dict[str, Any], Any))
+_JSON_DATA_TYPES: Final[frozenset[object]] = frozenset((DataT, dict[str, Any], Any))
 
 
 @cache
 def _typed_data(cls: type[BabelEnvelope[Any]]) -> bool:
     """Whether ``cls`` types ``data`` as anything but a JSON object of JSON values."""
-    return cls.model_fields["data"].annotation not in _PLAIN_DATA
+    return cls.model_fields["data"].annotation not in _JSON_DATA_TYPES
 
 
 def _model_data(cls: type[BabelEnvelope[Any]]) -> bool:
@@ -708,9 +707,8 @@ def _read_as_text(
     """``value`` validated as its JSON text is, where it is JSON data; else as it is."""
     if type(value) is not dict:
         return handler(value)
-    try:
-        text = orjson.dumps(value, option=PLAIN_DATA)
-    except (orjson.JSONEncodeError, RecursionError):
+    text = plain_text(value)
+    if text is None:
         return handler(value)  # Python data no JSON text holds: validated, and refused, as such
     # Its errors are this validation's, at their own locations.
     return cls.__pydantic_validator__.validate_json(text, context=info.context)
