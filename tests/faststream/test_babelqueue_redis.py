@@ -18,7 +18,7 @@ from faststream.redis import RedisBroker
 from babelqueue import BabelQueue
 from envelopekit.babelqueue import AsyncRedisSeenStore, BabelEnvelope, Router
 from envelopekit.babelqueue import redis as binding
-from envelopekit.faststream import RULES_HEADER, BareFormat, babelqueue_subscriber
+from envelopekit.faststream import RULES_HEADER, BareFormat, _redis, babelqueue_subscriber
 
 
 class OrderCreated(pydantic.BaseModel):
@@ -471,3 +471,95 @@ def test_a_sync_handler_leaves_the_loop_to_other_subscribers(redis_url: str) -> 
 
     _consume_until(redis_url, {"jobs": router, "other": others}, settled)
     assert waited == [True]
+
+
+def test_workers_started_without_an_id_never_take_each_other_s_messages(redis_url: str) -> None:
+    # Worker a holds a message in flight; b starts meanwhile (as a restart would): b must not
+    # take a's reservation back and run the message a second time.
+    env: BabelEnvelope = BabelEnvelope.create("urn:babel:jobs:slow", {}, queue="jobs")
+    runs: list[str] = []
+    started, release = threading.Event(), threading.Event()
+    router = Router()
+
+    @router.on("urn:babel:jobs:slow")
+    def slow(env: BabelEnvelope) -> None:
+        runs.append(env.meta.id)
+        started.set()
+        release.wait(10)
+
+    async def scenario() -> tuple[str | None, str | None]:
+        first, second = RedisBroker(redis_url), RedisBroker(redis_url)
+        a = babelqueue_subscriber(first, "jobs", router)
+        b = babelqueue_subscriber(second, "jobs", router)
+        async with first, redis.asyncio.Redis.from_url(redis_url) as client:
+            await first.start()
+            await client.rpush("jobs", env.to_json())
+            while not started.is_set():
+                await asyncio.sleep(0.01)
+            async with second:
+                await second.start()
+                for _ in range(25):  # half a second of b's consuming, a still running
+                    await asyncio.sleep(0.02)
+                    assert await client.llen("jobs") == 0
+                release.set()
+                await _until(redis_url, lambda c: _empty(c, a.processing, b.processing))
+        return a.processing, b.processing
+
+    try:
+        a, b = asyncio.run(scenario())
+    finally:
+        release.set()
+    assert runs == [env.meta.id]
+    assert a != b and a is not None and b is not None
+    assert a.startswith("jobs:processing:") and b.startswith("jobs:processing:")
+    with redis.Redis.from_url(redis_url) as client:  # both stopped with nothing reserved
+        assert client.scard("jobs:workers") == 0 and client.keys("jobs:alive:*") == []
+
+
+@pytest.mark.parametrize("worker_id", [None, "w7"], ids=["default-id", "stable-id"])
+def test_what_a_dead_worker_held_is_put_back_once_its_heartbeat_lapses(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch, worker_id: str | None
+) -> None:
+    monkeypatch.setattr(_redis, "HEARTBEAT_SECONDS", 0.3)
+    env: BabelEnvelope = BabelEnvelope.create("urn:babel:jobs:job", {}, queue="jobs")
+    started = asyncio.Event()
+    runs: list[str] = []
+    dying, living = Router(), Router()
+
+    @dying.on("urn:babel:jobs:job")
+    async def hang(env: BabelEnvelope) -> None:
+        started.set()
+        await asyncio.sleep(30)
+
+    living.register("urn:babel:jobs:job", lambda e: runs.append(e.meta.id))
+
+    async def scenario() -> str | None:
+        # A worker stopped mid-handle keeps its reservation, as a killed one does, and is
+        # never started again under its id.
+        gone = RedisBroker(redis_url, graceful_timeout=0.1)
+        held = babelqueue_subscriber(gone, "jobs", dying, worker_id=worker_id).processing
+        async with gone:
+            await gone.start()
+            _push(redis_url, "jobs", env.to_json())
+            await started.wait()
+        assert held is not None
+        async with redis.asyncio.Redis.from_url(redis_url) as client:
+            assert await client.lrange(held, 0, -1) == [env.to_json()]
+        broker = RedisBroker(redis_url)
+        babelqueue_subscriber(broker, "jobs", living)
+        async with broker:
+            await broker.start()
+            await _until(redis_url, lambda c: _empty(c, "jobs", held), timeout=10)
+            while not runs:
+                await asyncio.sleep(0.02)
+        return held
+
+    held = asyncio.run(scenario())
+    assert runs == [env.meta.id]
+    with redis.Redis.from_url(redis_url) as client:
+        assert client.llen("jobs.dlq") == 0 and held is not None and client.llen(held) == 0
+        assert client.scard("jobs:workers") == 0 and client.keys("jobs:alive:*") == []
+
+
+async def _empty(client: redis.asyncio.Redis, *lists: str | None) -> bool:
+    return not any([await client.llen(name) for name in lists if name is not None])

@@ -269,8 +269,11 @@ def babelqueue_subscriber(
             in a worker thread (anyio's, as FastStream runs its own; the context variables
             copied), so it blocks neither the other subscribers nor the claim's renewal.
         seen: a seen-store (sync or async; a claiming one takes the in-flight claim).
-        worker_id: Redis only: names this worker's processing list; give each worker of a
-            fleet its own stable id, so a restarted worker recovers what it held.
+        worker_id: Redis only: names this worker's processing list
+            (``<queue>:processing:<worker_id>``), which no other running worker may share.
+            ``None``: an id unique to this worker (``<host>-<pid>-<random hex>``). What a
+            dead worker held is put back by the other workers once its heartbeat lapses
+            (15 s), and at once when a worker of its stable id starts again.
         dead_letter_queue: where dead letters (with their ``dead_letter`` block) and messages
             that are not a v1 envelope (as received) go.
         subscriber_options: passed to ``broker.subscriber`` (a Kafka ``group_id`` ...).

@@ -22,7 +22,7 @@ from faststream import StreamMessage
 
 from ..babelqueue import BabelEnvelope, kafka, rabbitmq
 from ..babelqueue._bindings import redis as redis_binding
-from ._redis import RESERVED_IN, BareFormat, reliable
+from ._redis import RESERVED_IN, BareFormat, default_worker_id, reliable
 
 __all__ = [
     "RULES_HEADER",
@@ -155,7 +155,7 @@ class Endpoint:
             self.subscriber = broker.subscriber(
                 list=source, message_format=BareFormat, **subscriber_options
             )
-            self.processing = reliable(self.subscriber, source, worker_id or "0")
+            self.processing = reliable(self.subscriber, source, worker_id or default_worker_id())
         else:
             self.subscriber = broker.subscriber(source, **subscriber_options)
 

@@ -9,14 +9,30 @@ FastStream's list subscriber pops with ``BLPOP``: a worker killed mid-handle los
 held. :func:`reliable` turns a list subscriber into a reservation: ``BLMOVE`` into the worker's own
 ``<queue>:processing:<worker_id>`` list, settled by the handler in one ``MULTI`` (``LREM`` plus the
 republish), and moved back to the head of the queue when a worker of that id starts again.
+
+A processing list belongs to one live worker: a worker that took back another's would run its
+messages a second time while the first still runs them. So the default id is unique to the
+worker (:func:`default_worker_id`), and a worker that is gone is told by its heartbeat: each
+keeps ``<queue>:alive:<worker_id>`` alive (a key expiring after :data:`HEARTBEAT_SECONDS`,
+renewed three times within them) and is listed in the set ``<queue>:workers``. Every worker, at
+its start and at each renewal, moves the processing list of a listed worker whose heartbeat
+lapsed back to the head of the queue, in one script that first checks the heartbeat: a crashed
+worker's messages wait at most one heartbeat and one renewal, whatever its id.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import os
+import secrets
+import socket
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 from weakref import WeakKeyDictionary
 
+import anyio
 from faststream.redis.message import DefaultListMessage
 from faststream.redis.parser.binary import BinaryMessageFormatV1
 from faststream.redis.parser.message import MessageFormat
@@ -24,6 +40,7 @@ from faststream.redis.subscriber.usecases.list_subscriber import (
     ListConcurrentSubscriber,
     ListSubscriber,
 )
+from redis.exceptions import RedisError
 
 from ..babelqueue._bindings import redis as binding
 
@@ -33,7 +50,14 @@ if TYPE_CHECKING:
     from faststream._internal.parser import CodecProto
     from redis.asyncio.client import Redis
 
-__all__ = ["RESERVED_IN", "BareFormat", "processing_key", "reliable"]
+__all__ = [
+    "HEARTBEAT_SECONDS",
+    "RESERVED_IN",
+    "BareFormat",
+    "default_worker_id",
+    "processing_key",
+    "reliable",
+]
 
 RESERVED_IN: Final = "envelopekit_reserved_in"
 """The raw message key naming the processing list a delivery was reserved into."""
@@ -87,12 +111,87 @@ class BareFormat(MessageFormat):
         return reserved.body, dict(reserved.headers)
 
 
-_PROCESSING: WeakKeyDictionary[ListSubscriber, str] = WeakKeyDictionary()
+HEARTBEAT_SECONDS: Final = 15.0
+"""How long a worker's heartbeat outlives its last renewal: a dead worker's messages wait this."""
+
+# KEYS[1] = the other worker's heartbeat, KEYS[2] = its processing list, KEYS[3] = the queue,
+# KEYS[4] = the set of workers; ARGV[1] = its id. The check and the moves are one script, so a
+# worker renewing meanwhile keeps what it holds.
+_SWEEP: Final = """
+if redis.call('exists', KEYS[1]) == 1 then return -1 end
+local moved = 0
+while redis.call('lmove', KEYS[2], KEYS[3], 'RIGHT', 'LEFT') do moved = moved + 1 end
+redis.call('srem', KEYS[4], ARGV[1])
+return moved
+"""
+
+# KEYS[1] = this worker's processing list, KEYS[2] = its heartbeat, KEYS[3] = the set of
+# workers; ARGV[1] = its id. A worker stopped with messages still reserved stays listed: its
+# heartbeat lapses and another worker, or its own next start, puts them back.
+_LEAVE: Final = """
+if redis.call('llen', KEYS[1]) > 0 then return 0 end
+redis.call('del', KEYS[2])
+redis.call('srem', KEYS[3], ARGV[1])
+return 1
+"""
 
 
 def processing_key(queue: str, worker_id: str) -> str:
     """The list holding what worker ``worker_id`` reserved from ``queue`` and has not settled."""
     return f"{queue}:processing:{worker_id}"
+
+
+def default_worker_id() -> str:
+    """A worker id no other worker has: ``<host>-<pid>-<random hex>``.
+
+    Unique per subscriber, so two workers started without an id never share a processing list;
+    what one leaves when it dies is put back by the heartbeat sweep, not by a restart.
+    """
+    return f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(4)}"
+
+
+@dataclass(slots=True)
+class _Reservation:
+    """The keys of one worker's reservation on one queue."""
+
+    queue: str
+    worker_id: str
+    processing: str
+    heartbeat: str
+    workers: str
+    keeper: asyncio.Task[None] | None = None
+
+
+_RESERVATIONS: WeakKeyDictionary[ListSubscriber, _Reservation] = WeakKeyDictionary()
+
+
+async def _beat(client: Redis, ours: _Reservation) -> None:
+    """Renew this worker's heartbeat (listing it again, had a sweep dropped it)."""
+    async with client.pipeline(transaction=True) as pipe:
+        pipe.set(ours.heartbeat, b"1", px=int(HEARTBEAT_SECONDS * 1000))
+        pipe.sadd(ours.workers, ours.worker_id)
+        await pipe.execute()
+
+
+async def _sweep(client: Redis, ours: _Reservation) -> int:
+    """Put back what the listed workers whose heartbeat lapsed had reserved; how many moved."""
+    moved = 0
+    for member in await client.smembers(ours.workers):
+        other = member.decode() if isinstance(member, bytes) else str(member)
+        if other == ours.worker_id:
+            continue
+        keys = (
+            _heartbeat_key(ours.queue, other),
+            processing_key(ours.queue, other),
+            ours.queue,
+            ours.workers,
+        )
+        moved += max(0, int(await client.eval(_SWEEP, 4, *keys, other)))
+    return moved
+
+
+def _heartbeat_key(queue: str, worker_id: str) -> str:
+    return f"{queue}:alive:{worker_id}"
 
 
 class _Reliable:
@@ -105,19 +204,48 @@ class _Reliable:
     consume_one: Any
 
     async def start(self) -> None:
+        # Alive and listed first, so no other worker's sweep takes what this one reserves.
+        client: Redis = self._client
+        ours = _RESERVATIONS[self]  # type: ignore[index]
+        await _beat(client, ours)
         # What a previous run of this worker reserved and never settled goes back first, to
         # the head of the queue, unchanged: a recovery is not a delivery attempt.
-        client: Redis = self._client
-        key = _PROCESSING[self]  # type: ignore[index]
-        while await client.lmove(key, self.list_sub.name, "RIGHT", "LEFT") is not None:
+        while await client.lmove(ours.processing, ours.queue, "RIGHT", "LEFT") is not None:
             pass
+        await _sweep(client, ours)
         await super().start()  # type: ignore[misc]
+        ours.keeper = asyncio.create_task(self._keep_alive())
+
+    async def _keep_alive(self) -> None:
+        client: Redis = self._client
+        ours = _RESERVATIONS[self]  # type: ignore[index]
+        while True:
+            await anyio.sleep(HEARTBEAT_SECONDS / 3)
+            # A Redis error skips one renewal; two more come before the heartbeat lapses.
+            with contextlib.suppress(RedisError, OSError):
+                await _beat(client, ours)
+                await _sweep(client, ours)
+
+    async def stop(self) -> None:
+        # The heartbeat ends with the worker, whatever FastStream's stop does within its
+        # graceful timeout: what a handler cut short left reserved is then put back.
+        ours = _RESERVATIONS[self]  # type: ignore[index]
+        keeper, ours.keeper = ours.keeper, None
+        if keeper is not None:
+            keeper.cancel()
+        await super().stop()  # type: ignore[misc]
+        if keeper is None:
+            return  # never started
+        keys = (ours.processing, ours.heartbeat, ours.workers)
+        with contextlib.suppress(RedisError):  # a heartbeat left behind lapses by itself
+            await self._client.eval(_LEAVE, 3, *keys, ours.worker_id)
 
     async def _get_msgs(self, client: Redis) -> None:
         async with self._read_lock:
+            ours = _RESERVATIONS[self]  # type: ignore[index]
             raw = await client.blmove(
                 self.list_sub.name,
-                _PROCESSING[self],  # type: ignore[index]
+                ours.processing,
                 self.list_sub.polling_interval,
                 "LEFT",
                 "RIGHT",
@@ -129,7 +257,7 @@ class _Reliable:
                     channel=self.list_sub.name,
                 )
                 # Marks the delivery as reserved: its settle removes it from this list.
-                message[RESERVED_IN] = _PROCESSING[self]  # type: ignore[typeddict-unknown-key,index]
+                message[RESERVED_IN] = ours.processing  # type: ignore[typeddict-unknown-key]
                 await self.consume_one(message)
 
 
@@ -162,5 +290,7 @@ def reliable(subscriber: Any, queue: str, worker_id: str) -> str:
         )
     key = processing_key(queue, worker_id)
     subscriber.__class__ = swapped
-    _PROCESSING[subscriber] = key
+    _RESERVATIONS[subscriber] = _Reservation(
+        queue, worker_id, key, _heartbeat_key(queue, worker_id), f"{queue}:workers"
+    )
     return key

@@ -203,7 +203,9 @@ def som_subscriber(
         family: the payload model this subscriber takes (``StoryContext`` ...); any other
             family is quarantined as ``subscriber.unexpected``. ``None``: every family.
         quarantine: where refused messages go; ``<source>.quarantine`` by default.
-        worker_id: Redis only: names this worker's processing list.
+        worker_id: Redis only: names this worker's processing list, which no other running
+            worker may share; ``None``: an id unique to this worker (as
+            :func:`~envelopekit.faststream.babelqueue_subscriber`).
         subscriber_options: passed to ``broker.subscriber``.
     """
     return SomConsumer(
@@ -252,7 +254,9 @@ def matrix_subscriber(
         quarantine: where refused messages go; ``<source>.quarantine`` by default.
         reply_to_field: also answer a message that carries no FastStream reply address at
             the request's own ``replyTo`` (the Matrix convention ``$replies.<id>``).
-        worker_id: Redis only: names this worker's processing list.
+        worker_id: Redis only: names this worker's processing list, which no other running
+            worker may share; ``None``: an id unique to this worker (as
+            :func:`~envelopekit.faststream.babelqueue_subscriber`).
         subscriber_options: passed to ``broker.subscriber``.
     """
     return MatrixConsumer(
