@@ -113,6 +113,40 @@ def test_payload_schemas_are_checked_before_the_handler() -> None:
     assert len(ran) == 1
 
 
+class _UnreachableRegistry:
+    def schema_for(self, urn: str) -> Any:
+        raise ConnectionError("schema registry unreachable")
+
+
+class _ShapelessRegistry:
+    def schema_for(self, urn: str) -> Any:
+        return ["not", "a", "schema"]  # the validator raises on it
+
+
+@pytest.mark.parametrize(
+    ("registry", "error"),
+    [(_UnreachableRegistry(), ConnectionError), (_ShapelessRegistry(), AttributeError)],
+    ids=["provider-raises", "schema-unusable"],
+)
+def test_a_payload_schema_that_raises_is_retried_then_dead_lettered(
+    registry: Any, error: type[Exception]
+) -> None:
+    router = Router(schemas=registry, max_attempts=2)
+    ran: list[object] = []
+    router.register(URN, ran.append)
+    decision = router.route(ORDER, queue="orders")
+    assert isinstance(decision, Fail) and isinstance(decision.error, error)
+    assert decision.rule == rules.PAYLOAD_SCHEMA_FAILED and decision.reason == "failed"
+    retry = router.dispatch(ORDER, queue="orders")
+    assert isinstance(retry, Retry) and retry.rule == rules.PAYLOAD_SCHEMA_FAILED
+    assert retry.envelope.attempts == 1
+    dead = router.dispatch(retry.envelope, queue="orders")
+    assert isinstance(dead, DeadLetterDecision) and dead.rule == rules.PAYLOAD_SCHEMA_FAILED
+    letter = dead.envelope.to_wire()["dead_letter"]
+    assert letter["reason"] == "failed" and letter["exception"] == error.__name__
+    assert ran == []
+
+
 def test_strategy_fail_retries_then_dead_letters_as_unknown_urn() -> None:
     router = Router("fail", max_attempts=3)
     env = unknown()

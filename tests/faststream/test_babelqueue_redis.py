@@ -563,3 +563,29 @@ def test_what_a_dead_worker_held_is_put_back_once_its_heartbeat_lapses(
 
 async def _empty(client: redis.asyncio.Redis, *lists: str | None) -> bool:
     return not any([await client.llen(name) for name in lists if name is not None])
+
+
+class _UnreachableRegistry:
+    def schema_for(self, urn: str) -> Any:
+        raise ConnectionError("schema registry unreachable")
+
+
+def test_a_schema_registry_that_raises_retries_then_dead_letters(redis_url: str) -> None:
+    router = Router(schemas=_UnreachableRegistry(), max_attempts=2)
+    ran: list[object] = []
+    router.register("urn:babel:jobs:job", ran.append)
+    env: BabelEnvelope = BabelEnvelope.create("urn:babel:jobs:job", {}, queue="jobs")
+    _push(redis_url, "jobs", env.to_json())
+
+    async def settled(client: redis.asyncio.Redis) -> bool:
+        return bool(await client.llen("jobs.dlq"))
+
+    _consume_until(redis_url, {"jobs": router}, settled)
+    with redis.Redis.from_url(redis_url) as client:
+        (dead,) = [binding.reserve(e) for e in client.lrange("jobs.dlq", 0, -1)]
+        assert client.llen("jobs:processing:w") == 0 and client.llen("jobs") == 0
+    letter = orjson.loads(dead.body)
+    assert dead.headers == {RULES_HEADER: "payload_schema.failed"}
+    assert letter["meta"]["id"] == env.meta.id and letter["attempts"] == 2
+    assert letter["dead_letter"]["exception"] == "ConnectionError"
+    assert ran == []

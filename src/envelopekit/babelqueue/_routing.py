@@ -159,8 +159,10 @@ class Fail:
     Attributes:
         envelope: the message as received.
         error: why (an :class:`UnknownUrnError`, :class:`InvalidPayloadError`, or what the
-            handler, or the code of its ``data`` model, raised other than a validation error).
-        rule: ``urn.unknown``, ``data.invalid`` or ``handler.failed``.
+            handler, or the code of its ``data`` model, raised other than a validation error,
+            or what fetching or applying the payload schema raised).
+        rule: ``urn.unknown``, ``data.invalid``, ``handler.failed`` or
+            ``payload_schema.failed``.
         reason: the ``dead_letter.reason`` used when retries run out.
     """
 
@@ -430,7 +432,10 @@ class Router:
 
         Args:
             unknown_urn: the strategy for a URN with no handler; ``fail`` as in every SDK.
-            schemas: per-URN ``data`` schemas checked before the handler runs (opt-in).
+            schemas: per-URN ``data`` schemas checked before the handler runs (opt-in). A
+                provider that raises (a registry out of reach), or a schema the validator
+                cannot apply, fails the delivery as ``payload_schema.failed``: retried, then
+                dead-lettered, as a handler's failure is.
             max_attempts: deliveries before a failing message is dead-lettered.
             dlq_suffix: appended to the received queue to name its dead-letter queue.
             cipher: opens ``x-gdpr-sensitive`` fields (ADR-0030) before ``data`` is checked
@@ -603,14 +608,20 @@ class Router:
         found = self._routes.get(envelope.job) if only is None or envelope.job == only else None
         if found is None:
             return self._unknown(envelope, settlement, raw)
-        schema = None if self.schemas is None else self.schemas.schema_for(envelope.job)
+        try:
+            schema = None if self.schemas is None else self.schemas.schema_for(envelope.job)
+        except Exception as exc:  # a registry out of reach: retried, as a handler failure is
+            return Fail(envelope, exc, rules.PAYLOAD_SCHEMA_FAILED, "failed", settlement)
         opened = self._opened(envelope, found, schema)
         if isinstance(opened, list):
             return self._invalid(envelope, opened, settlement)
         # A typed route parses the cleartext; what is republished stays the bytes received.
         parsed_from = raw if opened is envelope else opened.to_json()
         if schema is not None:
-            mismatches = check_payload(schema, opened.to_wire()["data"])
+            try:
+                mismatches = check_payload(schema, opened.to_wire()["data"])
+            except Exception as exc:  # a schema the validator cannot apply, or no jsonschema
+                return Fail(envelope, exc, rules.PAYLOAD_SCHEMA_FAILED, "failed", settlement)
             if mismatches:
                 return self._invalid(envelope, mismatches, settlement)
         typed = opened
