@@ -187,6 +187,32 @@ def test_strategy_release_keeps_the_message_unchanged() -> None:
     assert decision.envelope.to_json() == env.to_json()  # attempts not incremented
 
 
+@pytest.mark.parametrize(("delay", "expected"), [(None, 0.0), (0, 0.0), (2, 2.0), (0.5, 0.5)])
+def test_strategy_release_carries_the_release_delay(delay: float | None, expected: float) -> None:
+    router = (
+        Router("release") if delay is None else Router("release", unknown_urn_release_delay=delay)
+    )
+    decision = router.route(unknown())
+    assert isinstance(decision, Release) and decision.delay == expected
+
+
+@pytest.mark.parametrize(
+    ("delay", "error"),
+    [
+        (-1, ValueError),
+        (float("nan"), ValueError),
+        (float("inf"), ValueError),
+        ("1", TypeError),
+        (True, TypeError),
+        (None, TypeError),
+    ],
+    ids=["negative", "nan", "infinite", "text", "bool", "none"],
+)
+def test_a_release_delay_that_is_not_seconds_is_refused(delay: Any, error: type[Exception]) -> None:
+    with pytest.raises(error, match="unknown_urn_release_delay"):
+        Router("release", unknown_urn_release_delay=delay)
+
+
 def test_strategy_dead_letter_builds_the_dlq_envelope() -> None:
     env = unknown(attempts=1)
     decision = Router("dead_letter").route(env.to_json(), queue="orders")

@@ -19,6 +19,7 @@ from babelqueue import BabelQueue
 from envelopekit.babelqueue import AsyncRedisSeenStore, BabelEnvelope, Router
 from envelopekit.babelqueue import redis as binding
 from envelopekit.faststream import RULES_HEADER, BareFormat, _redis, babelqueue_subscriber
+from envelopekit.faststream._babelqueue import HELD_BACKOFF
 
 
 class OrderCreated(pydantic.BaseModel):
@@ -589,3 +590,101 @@ def test_a_schema_registry_that_raises_retries_then_dead_letters(redis_url: str)
     assert letter["meta"]["id"] == env.meta.id and letter["attempts"] == 2
     assert letter["dead_letter"]["exception"] == "ConnectionError"
     assert ran == []
+
+
+class _Counting(Router):
+    """A Router counting the deliveries it decides."""
+
+    routed = 0
+
+    def route(self, *args: Any, **kwargs: Any) -> Any:
+        self.routed += 1
+        return super().route(*args, **kwargs)
+
+
+@pytest.mark.parametrize(("delay", "most"), [(0.25, 6), (0.5, 3)], ids=["0.25s", "0.5s"])
+def test_the_release_strategy_honours_its_delay(redis_url: str, delay: float, most: int) -> None:
+    # A worker alone with a URN nobody handles: released and taken again, at most once per
+    # delay (a second's window, so 1/delay deliveries and the one under way).
+    router = _Counting(unknown_urn="release", unknown_urn_release_delay=delay)
+    stranger = BabelEnvelope.create("urn:babel:jobs:nobody", {}, queue="jobs").to_json()
+    _push(redis_url, "jobs", stranger)
+    window: list[int] = []
+
+    async def scenario() -> None:
+        broker = RedisBroker(redis_url, graceful_timeout=0.1)
+        consumer = babelqueue_subscriber(broker, "jobs", router)
+        async with broker:
+            await broker.start()
+            while not router.routed:
+                await asyncio.sleep(0.01)
+            first = router.routed
+            await asyncio.sleep(1.0)
+            window.append(router.routed - first)
+        held.append(consumer.processing)
+
+    held: list[str | None] = []
+    asyncio.run(scenario())
+    assert 1 <= window[0] <= most
+    with redis.Redis.from_url(redis_url) as client:  # never lost, never doubled
+        assert held[0] is not None
+        assert client.lrange("jobs", 0, -1) + client.lrange(held[0], 0, -1) == [stranger]
+
+
+def test_the_release_strategy_without_delay_puts_back_at_once(redis_url: str) -> None:
+    router = _Counting(unknown_urn="release")
+    _push(redis_url, "jobs", BabelEnvelope.create("urn:babel:jobs:nobody", {}).to_json())
+
+    async def settled(client: redis.asyncio.Redis) -> bool:
+        return router.routed >= 20  # the other SDKs' default: no wait
+
+    _consume_until(redis_url, {"jobs": router}, settled)
+
+
+def test_a_duplicate_of_a_held_claim_is_put_back_after_a_pause(redis_url: str) -> None:
+    # Worker a runs a message and holds its claim; worker b, alone with the duplicate, must not
+    # take it and put it back as fast as Redis answers for as long as a runs.
+    env: BabelEnvelope = BabelEnvelope.create("urn:babel:jobs:job", {}, queue="jobs")
+    runs: list[str] = []
+    started, done = asyncio.Event(), asyncio.Event()
+    running, duplicates = Router(), _Counting()
+
+    @running.on("urn:babel:jobs:job")
+    async def slow(env: BabelEnvelope) -> None:
+        runs.append(env.meta.id)
+        started.set()
+        await done.wait()
+
+    duplicates.register("urn:babel:jobs:job", lambda e: runs.append(e.meta.id))
+    window: list[int] = []
+
+    async def scenario() -> None:
+        async with redis.asyncio.Redis.from_url(redis_url) as client:
+            first, second = RedisBroker(redis_url), RedisBroker(redis_url)
+            seen = AsyncRedisSeenStore(client, prefix="t:", lease=5)
+            babelqueue_subscriber(first, "jobs", running, seen=seen)
+            babelqueue_subscriber(second, "jobs", duplicates, seen=seen)
+            async with first:
+                await first.start()
+                await client.rpush("jobs", env.to_json())
+                await started.wait()
+                async with second:
+                    await second.start()
+                    await client.rpush("jobs", env.to_json())  # the duplicate
+                    while not duplicates.routed:
+                        await asyncio.sleep(0.01)
+                    taken = duplicates.routed
+                    await asyncio.sleep(1.0)
+                    window.append(duplicates.routed - taken)
+                    done.set()
+                    await _until(redis_url, lambda c: _settled_jobs(c, env.meta.id))
+
+    asyncio.run(scenario())
+    assert 1 <= window[0] <= 1 / HELD_BACKOFF + 2
+    assert runs == [env.meta.id]  # the duplicate skipped once the first run was remembered
+
+
+async def _settled_jobs(client: redis.asyncio.Redis, seen_id: str) -> bool:
+    lists = [b"jobs", *await client.keys("jobs:processing:*")]
+    left = [await client.llen(name) for name in lists]
+    return bool(await client.exists(f"t:seen:{seen_id}")) and not any(left)

@@ -31,6 +31,7 @@ assert sent == ["orders.dlq"]
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, Literal, NamedTuple, cast, get_args, overload
@@ -283,12 +284,16 @@ class Release:
     """Put the message back on its queue unchanged (strategy ``release``), for another consumer.
 
     ``raw`` is the message as received, byte for byte: what to put back (re-encoding
-    ``envelope`` would drop what a v1 consumer drops, forbidden keys for one).
+    ``envelope`` would drop what a v1 consumer drops, forbidden keys for one). ``delay`` is how
+    many seconds it stays out of sight first (the router's ``unknown_urn_release_delay``):
+    where the broker cannot release in place, the worker holds the delivery that long before
+    putting it back.
     """
 
     envelope: BabelEnvelope[Any]
     rule: str
     raw: bytes
+    delay: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -427,6 +432,7 @@ class Router:
         dlq_suffix: str = DEFAULT_DLQ_SUFFIX,
         cipher: Cipher | None = None,
         settings: Settings | None = None,
+        unknown_urn_release_delay: float = 0.0,
     ) -> None:
         """Configure the router.
 
@@ -445,9 +451,14 @@ class Router:
                 ``max_message_bytes`` or ``max_depth``, or refused for its duplicate keys, is a
                 :class:`Reject`), and the size a retry or dead letter keeps within
                 (:meth:`Fail.settle`); the environment's when not given.
+            unknown_urn_release_delay: seconds a message released by the ``release`` strategy
+                stays out of sight before it is delivered again (:attr:`Release.delay`); 0,
+                as in every SDK: put back at once.
 
         Raises:
-            ValueError: for an unknown strategy or ``max_attempts`` below 1.
+            ValueError: for an unknown strategy, ``max_attempts`` below 1, or a release delay
+                that is negative or not finite.
+            TypeError: for a release delay that is not a number of seconds.
         """
         if unknown_urn not in UNKNOWN_URN_STRATEGIES:
             raise ValueError(
@@ -455,12 +466,21 @@ class Router:
             )
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
+        delay: object = unknown_urn_release_delay
+        if isinstance(delay, bool) or not isinstance(delay, (int, float)):
+            raise TypeError(f"unknown_urn_release_delay must be seconds, not {delay!r}")
+        if not 0 <= unknown_urn_release_delay < math.inf:  # NaN fails both comparisons
+            raise ValueError(
+                "unknown_urn_release_delay must be a finite number of seconds, at least 0, "
+                f"not {unknown_urn_release_delay!r}"
+            )
         self.unknown_urn: UnknownUrnStrategy = unknown_urn
         self.schemas = schemas
         self.max_attempts = max_attempts
         self.dlq_suffix = dlq_suffix
         self.cipher = cipher
         self.settings = settings
+        self.unknown_urn_release_delay = float(unknown_urn_release_delay)
         self._routes: dict[str, _Route] = {}
 
     # --- registration --------------------------------------------------------------------------
@@ -712,7 +732,7 @@ class Router:
         if strategy == "delete":
             return Delete(envelope, rules.URN_UNKNOWN)
         if strategy == "release":
-            return Release(envelope, rules.URN_UNKNOWN, raw)
+            return Release(envelope, rules.URN_UNKNOWN, raw, self.unknown_urn_release_delay)
         fail = Fail(envelope, error, rules.URN_UNKNOWN, "unknown_urn", settlement)
         if strategy == "dead_letter":
             # Immediately: no delivery failed, so `attempts` stays as received.

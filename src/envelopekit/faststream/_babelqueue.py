@@ -11,7 +11,10 @@ thread, as FastStream runs its own), and settles the outcome on the broker:
 * not a v1 envelope (bad JSON, wrong ``schema_version``): its bytes as received to the DLQ, the
   rule ids in the header;
 * released (unknown URN with ``release``, or another worker holds the id's claim): the message
-  republished as received.
+  republished as received, after the Router's ``unknown_urn_release_delay`` (0 s by default),
+  or :data:`HELD_BACKOFF` for a held claim; the delivery is held meanwhile (one of the
+  subscriber's ``max_workers``): a worker stopped in the wait leaves it reserved (Redis) or
+  unacknowledged.
 
 A refusal never raises into the broker loop. The one exception that does is
 :class:`~envelopekit.babelqueue.SeenStoreUnavailable`: the message is then not acknowledged
@@ -24,7 +27,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any, Literal, cast
+from typing import Any, Final, Literal, cast
 
 from faststream import Context, StreamMessage
 from faststream.exceptions import NackMessage
@@ -52,7 +55,10 @@ from ..babelqueue._bindings import redis as redis_binding
 from ..babelqueue._idempotency import async_renewing
 from ._endpoint import RULES_HEADER, Endpoint, cancelled_by_handler, maybe, run_handler
 
-__all__ = ["BabelQueueConsumer", "babelqueue_subscriber"]
+__all__ = ["HELD_BACKOFF", "BabelQueueConsumer", "babelqueue_subscriber"]
+
+HELD_BACKOFF: Final = 0.25
+"""Seconds a delivery whose ``meta.id`` another worker holds the claim on waits to be put back."""
 
 
 class BabelQueueConsumer:
@@ -133,7 +139,10 @@ class BabelQueueConsumer:
             if claimed == "seen":
                 return Done(decision.envelope), None
             if claimed == "held":
-                return Release(decision.received, rules.IDEMPOTENCY_HELD, body), None
+                # Put back after a pause: a worker alone with a duplicate would otherwise
+                # take it, find the claim held and put it back as fast as Redis answers.
+                held = Release(decision.received, rules.IDEMPOTENCY_HELD, body, HELD_BACKOFF)
+                return held, None
             lease = claimed
         try:
             # The claim is renewed while the handler runs (a sync one in a thread, the loop
@@ -203,6 +212,9 @@ class BabelQueueConsumer:
 
             await self.endpoint.settle(message, None, b"", {}, also=also)
         elif isinstance(outcome, Release):
+            if outcome.delay:
+                # Held, not yet put back: a stop meanwhile leaves it reserved or unacknowledged.
+                await asyncio.sleep(outcome.delay)
             await self.endpoint.settle(
                 message, self.queue, body, _carried(headers), outcome.envelope
             )
