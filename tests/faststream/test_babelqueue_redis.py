@@ -16,7 +16,7 @@ from babelqueue.redis_transport import RedisTransport
 from faststream.redis import RedisBroker
 
 from babelqueue import BabelQueue
-from envelopekit.babelqueue import AsyncRedisSeenStore, BabelEnvelope, Router
+from envelopekit.babelqueue import AsyncRedisSeenStore, BabelEnvelope, Lease, Router
 from envelopekit.babelqueue import redis as binding
 from envelopekit.faststream import RULES_HEADER, BareFormat, _redis, babelqueue_subscriber
 from envelopekit.faststream._babelqueue import HELD_BACKOFF
@@ -688,3 +688,76 @@ async def _settled_jobs(client: redis.asyncio.Redis, seen_id: str) -> bool:
     lists = [b"jobs", *await client.keys("jobs:processing:*")]
     left = [await client.llen(name) for name in lists]
     return bool(await client.exists(f"t:seen:{seen_id}")) and not any(left)
+
+
+class _SlowStore:
+    """A sync seen-store whose ``slow`` method waits for another subscriber of the broker.
+
+    Run on the event loop, that method would stop the loop, and the other subscriber with it.
+    """
+
+    def __init__(self, slow: str, url: str, nudge: bytes, other_ran: threading.Event) -> None:
+        self.slow, self.url, self.nudge, self.other_ran = slow, url, nudge, other_ran
+        self.waited: list[bool] = []
+
+    def _maybe_wait(self, name: str) -> None:
+        if name == self.slow and not self.waited:
+            _push(self.url, "other", self.nudge)
+            self.waited.append(self.other_ran.wait(5))
+
+    def seen(self, message_id: str) -> bool:
+        self._maybe_wait("seen")
+        return False
+
+    def remember(self, message_id: str) -> None:
+        self._maybe_wait("remember")
+
+
+class _SlowClaimingStore(_SlowStore):
+    def claim(self, message_id: str) -> Lease:
+        self._maybe_wait("claim")
+        return Lease(message_id, "token", renew_every=0.05)
+
+    def renew(self, lease: Lease) -> bool:
+        self._maybe_wait("renew")
+        return True
+
+    def release(self, lease: Lease) -> None:
+        self._maybe_wait("release")
+
+
+@pytest.mark.parametrize("slow", ["seen", "remember", "claim", "renew", "release"])
+def test_a_sync_seen_store_leaves_the_loop_to_other_subscribers(redis_url: str, slow: str) -> None:
+    other_ran = threading.Event()
+    nudge = BabelEnvelope.create("urn:babel:other:nudge", {}, queue="other").to_json()
+    kind = _SlowStore if slow in ("seen", "remember") else _SlowClaimingStore
+    store = kind(slow, redis_url, nudge, other_ran)
+    router, others = Router(max_attempts=1), Router()
+
+    @router.on("urn:babel:jobs:job")
+    async def job(env: BabelEnvelope) -> None:
+        if slow == "renew":  # long enough for a renewal, which waits for the other
+            while not store.waited:
+                await asyncio.sleep(0.01)
+        if slow == "release":
+            raise RuntimeError("fails, so its claim is released")
+
+    @others.on("urn:babel:other:nudge")
+    async def nudged(env: BabelEnvelope) -> None:
+        other_ran.set()
+
+    _push(redis_url, "jobs", BabelEnvelope.create("urn:babel:jobs:job", {}).to_json())
+
+    async def settled(client: redis.asyncio.Redis) -> bool:
+        return bool(store.waited) and not await client.llen("jobs:processing:w")
+
+    async def scenario() -> None:
+        broker = RedisBroker(redis_url)
+        babelqueue_subscriber(broker, "jobs", router, seen=store, worker_id="w")
+        babelqueue_subscriber(broker, "other", others, worker_id="w")
+        async with broker:
+            await broker.start()
+            await _until(redis_url, settled)
+
+    asyncio.run(scenario())
+    assert store.waited == [True]

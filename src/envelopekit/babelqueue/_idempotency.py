@@ -168,10 +168,15 @@ def renewing(store: object, lease: Lease | None) -> Generator[None, None, None]:
 
 
 @contextlib.asynccontextmanager
-async def async_renewing(store: object, lease: Lease | None) -> AsyncGenerator[None, None]:
+async def async_renewing(
+    store: object,
+    lease: Lease | None,
+    call: Callable[[Callable[[], Any]], Awaitable[Any]] | None = None,
+) -> AsyncGenerator[None, None]:
     """Renew ``lease`` from a task while the block runs (an async handler), if it can be.
 
-    The store's ``renew`` may be sync or async.
+    The store's ``renew`` may be sync or async. ``call`` runs one renewal (the FastStream
+    consumers run a sync one in a worker thread); without it, a renewal runs on the loop.
     """
     found = _renewal(store, lease)
     if found is None:
@@ -183,7 +188,7 @@ async def async_renewing(store: object, lease: Lease | None) -> AsyncGenerator[N
         while True:
             await asyncio.sleep(every)
             try:
-                kept = renew()
+                kept = renew() if call is None else await call(renew)
                 if inspect.isawaitable(kept):
                     kept = await kept
             except Exception:  # the claim lapses by itself; the handler goes on

@@ -53,7 +53,13 @@ from ..babelqueue import (
 )
 from ..babelqueue._bindings import redis as redis_binding
 from ..babelqueue._idempotency import async_renewing
-from ._endpoint import RULES_HEADER, Endpoint, cancelled_by_handler, maybe, run_handler
+from ._endpoint import (
+    RULES_HEADER,
+    Endpoint,
+    call_store,
+    cancelled_by_handler,
+    run_handler,
+)
 
 __all__ = ["HELD_BACKOFF", "BabelQueueConsumer", "babelqueue_subscriber"]
 
@@ -148,7 +154,7 @@ class BabelQueueConsumer:
             # The claim is renewed while the handler runs (a sync one in a thread, the loop
             # free to renew): only a dead worker's lapses.
             with replay_scope(decision.replay):  # also around an async handler's await
-                async with async_renewing(self.seen, lease):
+                async with async_renewing(self.seen, lease, call_store):
                     await run_handler(decision.handler, decision.run)
         except SeenStoreUnavailable:
             raise
@@ -157,10 +163,10 @@ class BabelQueueConsumer:
                 raise  # the worker stops: the message stays reserved (Redis) or unacknowledged
             if lease is not None and lease.token is not None:
                 with contextlib.suppress(Exception):  # the lease lapses by itself
-                    await maybe(self.seen.release(lease))  # type: ignore[union-attr]
+                    await call_store(self.seen.release, lease)  # type: ignore[union-attr]
             return decision.failed(exc).settle(), None
         if found is not None and not self._remember_on_ack():
-            await maybe(self.seen.remember(found))  # type: ignore[union-attr]
+            await call_store(self.seen.remember, found)  # type: ignore[union-attr]
             found = None
         return Done(decision.envelope), found
 
@@ -187,8 +193,8 @@ class BabelQueueConsumer:
     async def _claim(self, found: str) -> Lease | Literal["seen", "held"]:
         store: Any = self.seen
         if hasattr(store, "claim"):
-            return cast("Lease | Literal['seen', 'held']", await maybe(store.claim(found)))
-        if await maybe(store.seen(found)):
+            return cast("Lease | Literal['seen', 'held']", await call_store(store.claim, found))
+        if await call_store(store.seen, found):
             return "seen"
         return Lease(found, None)
 
@@ -280,7 +286,9 @@ def babelqueue_subscriber(
         router: decides each message; its handlers may be sync or async. A sync handler runs
             in a worker thread (anyio's, as FastStream runs its own; the context variables
             copied), so it blocks neither the other subscribers nor the claim's renewal.
-        seen: a seen-store (sync or async; a claiming one takes the in-flight claim).
+        seen: a seen-store (sync or async; a claiming one takes the in-flight claim). A sync
+            store's calls run in worker threads as a sync handler does, so a slow one stalls
+            neither the other subscribers nor the renewal of the claim.
         worker_id: Redis only: names this worker's processing list
             (``<queue>:processing:<worker_id>``), which no other running worker may share.
             ``None``: an id unique to this worker (``<host>-<pid>-<random hex>``). What a

@@ -12,6 +12,7 @@ republished through ``broker.publish``.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
@@ -29,7 +30,9 @@ __all__ = [
     "Broker",
     "Endpoint",
     "broker_kind",
+    "call_store",
     "cancelled_by_handler",
+    "in_thread",
     "maybe",
     "run_handler",
 ]
@@ -86,7 +89,23 @@ async def run_handler(handler: Callable[..., object], call: Callable[[], object]
         if _TELLS_CANCELLING:
             return await maybe(call())
         return await _in_own_task(call)
+    return await in_thread(call)
+
+
+async def in_thread(call: Callable[[], object]) -> Any:
+    """``call()`` in anyio's worker threads (the context variables copied), awaited if need be."""
     return await maybe(await anyio.to_thread.run_sync(call))
+
+
+async def call_store(method: Callable[..., object], *args: Any) -> Any:
+    """``method(*args)`` of a seen-store: on the loop when it is async, else in a thread.
+
+    A sync store's network round trip on the loop would stall every subscriber of the broker
+    and the renewal of the claims their handlers hold, as a sync handler would.
+    """
+    if _is_async(method):
+        return await maybe(method(*args))
+    return await in_thread(functools.partial(method, *args))
 
 
 # Python 3.11's `Task.cancelling` tells a task being stopped from a handler raising
