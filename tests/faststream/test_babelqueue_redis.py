@@ -16,7 +16,13 @@ from babelqueue.redis_transport import RedisTransport
 from faststream.redis import RedisBroker
 
 from babelqueue import BabelQueue
-from envelopekit.babelqueue import AsyncRedisSeenStore, BabelEnvelope, Lease, Router
+from envelopekit.babelqueue import (
+    AsyncRedisSeenStore,
+    BabelEnvelope,
+    Lease,
+    Router,
+    SeenStoreUnavailable,
+)
 from envelopekit.babelqueue import redis as binding
 from envelopekit.faststream import RULES_HEADER, BareFormat, _redis, babelqueue_subscriber
 from envelopekit.faststream._babelqueue import HELD_BACKOFF
@@ -761,3 +767,119 @@ def test_a_sync_seen_store_leaves_the_loop_to_other_subscribers(redis_url: str, 
 
     asyncio.run(scenario())
     assert store.waited == [True]
+
+
+class _UnavailableOnce:
+    """A seen-store out of reach for its first call, as a Redis restart makes one."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def seen(self, message_id: str) -> bool:
+        self.calls += 1
+        if self.calls == 1:
+            raise SeenStoreUnavailable("seen", message_id, ConnectionError("Redis restarts"))
+        return False
+
+    async def remember(self, message_id: str) -> None:
+        return None
+
+
+@pytest.mark.parametrize("cause", ["seen-store", "dead-letter-push"])
+def test_a_reservation_a_failed_settle_left_is_taken_back_by_the_running_worker(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch, cause: str
+) -> None:
+    # A transient error leaves the message reserved with nobody handling it: the running
+    # worker puts it back a renewal or two later, without waiting for its restart.
+    monkeypatch.setattr(_redis, "HEARTBEAT_SECONDS", 0.3)
+    env: BabelEnvelope = BabelEnvelope.create("urn:babel:jobs:job", {}, queue="jobs")
+    runs: list[str] = []
+    router = Router(max_attempts=1)
+
+    @router.on("urn:babel:jobs:job")
+    def job(env: BabelEnvelope) -> None:
+        runs.append(env.meta.id)
+        if cause == "dead-letter-push":
+            raise RuntimeError("fails, to be dead-lettered")
+
+    if cause == "dead-letter-push":
+        with redis.Redis.from_url(redis_url) as client:  # refused until it is deleted
+            client.hset("jobs.dlq", "owner", "someone else")
+    _push(redis_url, "jobs", env.to_json())
+    seen = _UnavailableOnce() if cause == "seen-store" else None
+
+    async def scenario() -> None:
+        broker = RedisBroker(redis_url)
+        babelqueue_subscriber(broker, "jobs", router, seen=seen, worker_id="w")
+        async with broker, redis.asyncio.Redis.from_url(redis_url) as client:
+            await broker.start()
+            while await client.llen("jobs"):
+                await asyncio.sleep(0.01)
+            if cause == "dead-letter-push":
+                while not runs:
+                    await asyncio.sleep(0.01)
+                await asyncio.sleep(0.05)  # the refused push went
+                assert await client.lrange("jobs:processing:w", 0, -1) == [env.to_json()]
+                await client.delete("jobs.dlq")  # the error passes
+                done = "jobs.dlq"
+            else:
+                while seen is not None and seen.calls == 0:
+                    await asyncio.sleep(0.01)
+                done = "jobs"
+
+            async def settled(c: redis.asyncio.Redis) -> bool:
+                finished = bool(await c.llen(done)) if done == "jobs.dlq" else bool(runs)
+                return finished and await _empty(c, "jobs", "jobs:processing:w")
+
+            await _until(redis_url, settled, timeout=10)
+
+    asyncio.run(scenario())
+    with redis.Redis.from_url(redis_url) as client:
+        assert client.llen("jobs") == 0 and client.llen("jobs:processing:w") == 0
+        if cause == "dead-letter-push":
+            (dead,) = [binding.reserve(e) for e in client.lrange("jobs.dlq", 0, -1)]
+            assert orjson.loads(dead.body)["meta"]["id"] == env.meta.id
+            assert runs == [env.meta.id, env.meta.id]  # at-least-once: run again once put back
+        else:
+            assert runs == [env.meta.id]
+
+
+def test_a_settle_after_its_reservation_was_put_back_pushes_nothing(redis_url: str) -> None:
+    # A worker taken for dead (its loop stalled past its heartbeat) had its reservation put
+    # back by another: its own late settle must not push the message a second time.
+    env: BabelEnvelope = BabelEnvelope.create("urn:babel:jobs:job", {}, queue="jobs")
+    runs: list[int] = []
+    started, go_on = threading.Event(), threading.Event()
+    router = Router(max_attempts=3)
+
+    @router.on("urn:babel:jobs:job")
+    def job(env: BabelEnvelope) -> None:
+        runs.append(env.attempts)
+        started.set()
+        go_on.wait(10)
+        raise RuntimeError("fails: a retry to republish")
+
+    _push(redis_url, "jobs", env.to_json())
+
+    async def scenario() -> None:
+        broker = RedisBroker(redis_url)
+        babelqueue_subscriber(broker, "jobs", router, worker_id="w")
+        async with broker, redis.asyncio.Redis.from_url(redis_url) as client:
+            await broker.start()
+            while not started.is_set():
+                await asyncio.sleep(0.01)
+            # As a sweep does, elsewhere here so that this worker does not take it again.
+            await client.lmove("jobs:processing:w", "swept", "RIGHT", "LEFT")
+            go_on.set()
+            while runs and await client.llen("jobs:processing:w"):
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.3)  # a retry pushed would be taken and run by now
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        go_on.set()
+    assert runs == [0]
+    with redis.Redis.from_url(redis_url) as client:
+        assert client.lrange("swept", 0, -1) == [env.to_json()]
+        assert client.llen("jobs") == 0 and client.llen("jobs:processing:w") == 0

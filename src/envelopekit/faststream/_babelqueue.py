@@ -18,7 +18,8 @@ thread, as FastStream runs its own), and settles the outcome on the broker:
 
 A refusal never raises into the broker loop. The one exception that does is
 :class:`~envelopekit.babelqueue.SeenStoreUnavailable`: the message is then not acknowledged
-(RabbitMQ and Kafka: nacked; Redis: it stays in the worker's processing list).
+(RabbitMQ and Kafka: nacked; Redis: it stays in the worker's processing list, which the worker
+puts back on the queue a heartbeat renewal or two later).
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ class BabelQueueConsumer:
             await self._settle(outcome, message, body, headers, remember)
         except SeenStoreUnavailable:
             if self.endpoint.kind == "redis":
-                raise  # it stays in the processing list; this worker's next start recovers it
+                raise  # it stays reserved; this worker takes it back at a renewal or two
             raise NackMessage() from None
         return outcome
 

@@ -23,7 +23,7 @@ from faststream import StreamMessage
 
 from ..babelqueue import BabelEnvelope, kafka, rabbitmq
 from ..babelqueue._bindings import redis as redis_binding
-from ._redis import RESERVED_IN, BareFormat, default_worker_id, reliable
+from ._redis import RESERVED_IN, TRANSFER, BareFormat, default_worker_id, reliable
 
 __all__ = [
     "RULES_HEADER",
@@ -39,15 +39,6 @@ __all__ = [
 
 RULES_HEADER: Final = "x-envelopekit-rules"
 """The header naming the rule ids a dead-lettered or quarantined message was refused for."""
-
-# KEYS[1] = processing list, KEYS[2] = target; ARGV[1] = the reserved element, ARGV[2] = what to
-# push. A MULTI runs every command whatever one of them fails on (a target of the wrong type),
-# so it would remove the reservation of a message it never pushed; a script stops at the failing
-# push, before the removal, and the message stays reserved.
-_TRANSFER: Final = """
-redis.call('rpush', KEYS[2], ARGV[2])
-return redis.call('lrem', KEYS[1], 1, ARGV[1])
-"""
 
 Broker = Literal["redis", "rabbit", "kafka"]
 """The FastStream brokers supported: Redis lists, RabbitMQ queues and Kafka topics."""
@@ -240,7 +231,7 @@ class Endpoint:
             if target is None:
                 pipe.lrem(processing, 1, raw)
             else:
-                pipe.eval(_TRANSFER, 2, processing, target, raw, element)
+                pipe.eval(TRANSFER, 2, processing, target, raw, element)
             if also is not None:
                 also(pipe)
             await pipe.execute()

@@ -17,7 +17,9 @@ keeps ``<queue>:alive:<worker_id>`` alive (a key expiring after :data:`HEARTBEAT
 renewed three times within them) and is listed in the set ``<queue>:workers``. Every worker, at
 its start and at each renewal, moves the processing list of a listed worker whose heartbeat
 lapsed back to the head of the queue, in one script that first checks the heartbeat: a crashed
-worker's messages wait at most one heartbeat and one renewal, whatever its id.
+worker's messages wait at most one heartbeat and one renewal, whatever its id. At each renewal
+a worker also puts back what its own list holds that it no longer has in hand (a settle failed
+on a Redis error): found so at two renewals in a row, it goes to the tail of the queue.
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ import contextlib
 import os
 import secrets
 import socket
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 from weakref import WeakKeyDictionary
 
@@ -53,6 +56,7 @@ if TYPE_CHECKING:
 __all__ = [
     "HEARTBEAT_SECONDS",
     "RESERVED_IN",
+    "TRANSFER",
     "BareFormat",
     "default_worker_id",
     "processing_key",
@@ -111,6 +115,17 @@ class BareFormat(MessageFormat):
         return reserved.body, dict(reserved.headers)
 
 
+# KEYS[1] = processing list, KEYS[2] = target; ARGV[1] = the reserved element, ARGV[2] = what to
+# push. A MULTI runs every command whatever one of them fails on (a target of the wrong type),
+# so it would remove the reservation of a message it never pushed; a script stops at the failing
+# push, before the removal, and the message stays reserved. A reservation no longer there (put
+# back by a sweep that took this worker for dead) pushes nothing: the message is back already.
+TRANSFER: Final = """
+if not redis.call('lpos', KEYS[1], ARGV[1]) then return 0 end
+redis.call('rpush', KEYS[2], ARGV[2])
+return redis.call('lrem', KEYS[1], 1, ARGV[1])
+"""
+
 HEARTBEAT_SECONDS: Final = 15.0
 """How long a worker's heartbeat outlives its last renewal: a dead worker's messages wait this."""
 
@@ -160,6 +175,10 @@ class _Reservation:
     heartbeat: str
     workers: str
     keeper: asyncio.Task[None] | None = None
+    # What this worker took and has not finished with; what its list holds beyond that was
+    # left by a settle that failed, and is put back once seen so at two renewals in a row.
+    held: Counter[bytes] = field(default_factory=Counter[bytes])
+    stranded: Counter[bytes] = field(default_factory=Counter[bytes])
 
 
 _RESERVATIONS: WeakKeyDictionary[ListSubscriber, _Reservation] = WeakKeyDictionary()
@@ -188,6 +207,26 @@ async def _sweep(client: Redis, ours: _Reservation) -> int:
         )
         moved += max(0, int(await client.eval(_SWEEP, 4, *keys, other)))
     return moved
+
+
+async def _take_back(client: Redis, ours: _Reservation) -> None:
+    """Put back, at the tail of the queue, what this worker's own list holds and it does not.
+
+    A settle that failed (a Redis error, an unreachable seen-store) leaves its message reserved
+    with nobody handling it; a delivery just taken is counted in ``held`` at once, so what is
+    still beyond it a renewal later is stranded, and goes back as a retry would.
+    """
+    listed = Counter[bytes](_as_bytes(e) for e in await client.lrange(ours.processing, 0, -1))
+    stranded = listed - ours.held
+    due = stranded & ours.stranded
+    ours.stranded = stranded - due
+    for element, count in due.items():
+        for _ in range(count):
+            await client.eval(TRANSFER, 2, ours.processing, ours.queue, element, element)
+
+
+def _as_bytes(value: bytes | str) -> bytes:
+    return value.encode() if isinstance(value, str) else value
 
 
 def _heartbeat_key(queue: str, worker_id: str) -> str:
@@ -225,6 +264,17 @@ class _Reliable:
             with contextlib.suppress(RedisError, OSError):
                 await _beat(client, ours)
                 await _sweep(client, ours)
+                await _take_back(client, ours)
+
+    async def consume(self, msg: Any) -> Any:
+        try:
+            return await super().consume(msg)  # type: ignore[misc]
+        finally:
+            if RESERVED_IN in msg:  # taken by this worker's BLMOVE (not a test broker's call)
+                held = _RESERVATIONS[self].held  # type: ignore[index]
+                held[msg["data"]] -= 1
+                if held[msg["data"]] <= 0:
+                    del held[msg["data"]]
 
     async def stop(self) -> None:
         # The heartbeat ends with the worker, whatever FastStream's stop does within its
@@ -251,11 +301,9 @@ class _Reliable:
                 "RIGHT",
             )
             if raw is not None:
-                message = DefaultListMessage(
-                    type="list",
-                    data=raw.encode() if isinstance(raw, str) else raw,
-                    channel=self.list_sub.name,
-                )
+                data = _as_bytes(raw)
+                ours.held[data] += 1  # before any await: a take-back never sees it unheld
+                message = DefaultListMessage(type="list", data=data, channel=self.list_sub.name)
                 # Marks the delivery as reserved: its settle removes it from this list.
                 message[RESERVED_IN] = ours.processing  # type: ignore[typeddict-unknown-key]
                 await self.consume_one(message)
