@@ -883,3 +883,38 @@ def test_a_settle_after_its_reservation_was_put_back_pushes_nothing(redis_url: s
     with redis.Redis.from_url(redis_url) as client:
         assert client.lrange("swept", 0, -1) == [env.to_json()]
         assert client.llen("jobs") == 0 and client.llen("jobs:processing:w") == 0
+
+
+TRACE = {
+    "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+    "tracestate": "vendor=opaque",
+}
+
+
+@pytest.mark.parametrize(
+    ("body", "rule"),
+    [
+        (
+            BabelEnvelope.create("urn:babel:jobs:fails", {}, queue="jobs").to_json(),
+            "handler.failed",
+        ),
+        (BabelEnvelope.create("urn:babel:jobs:nobody", {}, queue="jobs").to_json(), "urn.unknown"),
+        (b"{not json", "json.invalid"),
+    ],
+    ids=["failed", "unknown-urn", "not-json"],
+)
+def test_a_dead_letter_keeps_the_trace_context_it_arrived_with(
+    redis_url: str, body: bytes, rule: str
+) -> None:
+    router = Router(unknown_urn="dead_letter", max_attempts=1)
+    router.register("urn:babel:jobs:fails", _failing)
+    arrived = {**TRACE, "bq-replay-bypass": "1"}  # a replay's marker stays behind
+    _push(redis_url, "jobs", binding.element(body, arrived))
+
+    async def settled(client: redis.asyncio.Redis) -> bool:
+        return bool(await client.llen("jobs.dlq"))
+
+    _consume_until(redis_url, {"jobs": router}, settled)
+    with redis.Redis.from_url(redis_url) as client:
+        (dead,) = [binding.reserve(e) for e in client.lrange("jobs.dlq", 0, -1)]
+    assert dead.headers == {**TRACE, RULES_HEADER: rule}

@@ -10,6 +10,8 @@ thread, as FastStream runs its own), and settles the outcome on the broker:
   (``<queue>.dlq`` unless given), the rule id in the :data:`RULES_HEADER` header;
 * not a v1 envelope (bad JSON, wrong ``schema_version``): its bytes as received to the DLQ, the
   rule ids in the header;
+* a retry, a release and a dead letter keep the W3C ``traceparent`` and ``tracestate`` headers
+  the message arrived with (ADR-0028), so the next hop continues its trace;
 * released (unknown URN with ``release``, or another worker holds the id's claim): the message
   republished as received, after the Router's ``unknown_urn_release_delay`` (0 s by default),
   or :data:`HELD_BACKOFF` for a held claim; the delivery is held meanwhile (one of the
@@ -54,6 +56,8 @@ from ..babelqueue import (
 )
 from ..babelqueue._bindings import redis as redis_binding
 from ..babelqueue._idempotency import async_renewing
+from ..babelqueue._replay import REPLAY_BYPASS_HEADER
+from ..babelqueue._traceparent import TRACEPARENT, TRACESTATE
 from ._endpoint import (
     RULES_HEADER,
     Endpoint,
@@ -234,24 +238,29 @@ class BabelQueueConsumer:
                 message,
                 outcome.queue,
                 outcome.envelope.to_json(),
-                {RULES_HEADER: outcome.rule},
+                {**_carried(headers, _TRACE), RULES_HEADER: outcome.rule},
                 outcome.envelope,
             )
         else:
             rule_ids = ",".join(sorted({v.rule for v in outcome.violations}))
             await self.endpoint.settle(
-                message, self.dead_letter_queue, outcome.raw, {RULES_HEADER: rule_ids}
+                message,
+                self.dead_letter_queue,
+                outcome.raw,
+                {**_carried(headers, _TRACE), RULES_HEADER: rule_ids},
             )
 
 
-def _carried(headers: Mapping[str, Any]) -> dict[str, str]:
-    # Out-of-band headers a retry or release keeps (a W3C traceparent); the transport's own
-    # and FastStream's are rebuilt, not copied.
-    return {
-        k: v
-        for k, v in headers.items()
-        if isinstance(v, str) and k in ("traceparent", "tracestate", "bq-replay-bypass")
-    }
+# Out-of-band headers the message keeps on its way on: the W3C trace context (ADR-0028) on a
+# retry, a release and a dead letter, so every hop continues the producer's span; a replay's
+# marker on a retry and a release only (a redrive out of the DLQ decides anew whether it
+# replays). The transport's own and FastStream's are rebuilt, not copied.
+_TRACE: Final = (TRACEPARENT, TRACESTATE)
+_REDELIVERED: Final = (*_TRACE, REPLAY_BYPASS_HEADER)
+
+
+def _carried(headers: Mapping[str, Any], names: tuple[str, ...] = _REDELIVERED) -> dict[str, str]:
+    return {k: v for k, v in headers.items() if isinstance(v, str) and k in names}
 
 
 def babelqueue_subscriber(
