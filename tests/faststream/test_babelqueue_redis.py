@@ -918,3 +918,48 @@ def test_a_dead_letter_keeps_the_trace_context_it_arrived_with(
     with redis.Redis.from_url(redis_url) as client:
         (dead,) = [binding.reserve(e) for e in client.lrange("jobs.dlq", 0, -1)]
     assert dead.headers == {**TRACE, RULES_HEADER: rule}
+
+
+def test_a_renewal_that_fails_once_keeps_the_worker_alive(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One renewal of a's heartbeat fails with an error nobody foresaw: the next ones must still
+    # come, or b takes a's message for a dead worker's and runs it while a still does.
+    monkeypatch.setattr(_redis, "HEARTBEAT_SECONDS", 0.3)
+    beat = _redis._beat
+    failed: list[str] = []
+
+    async def flaky_beat(client: Any, ours: Any) -> None:
+        if ours.worker_id == "a" and not failed and started.is_set():
+            failed.append(ours.worker_id)
+            raise ValueError("a reply the client could not read")
+        await beat(client, ours)
+
+    monkeypatch.setattr(_redis, "_beat", flaky_beat)
+    env: BabelEnvelope = BabelEnvelope.create("urn:babel:jobs:job", {}, queue="jobs")
+    runs: list[str] = []
+    started, done = asyncio.Event(), asyncio.Event()
+    router = Router()
+
+    @router.on("urn:babel:jobs:job")
+    async def slow(env: BabelEnvelope) -> None:
+        runs.append(env.meta.id)
+        started.set()
+        await done.wait()
+
+    async def scenario() -> None:
+        first, second = RedisBroker(redis_url), RedisBroker(redis_url)
+        babelqueue_subscriber(first, "jobs", router, worker_id="a")
+        babelqueue_subscriber(second, "jobs", router, worker_id="b")
+        async with first, second:
+            await first.start()
+            _push(redis_url, "jobs", env.to_json())
+            await started.wait()
+            await second.start()
+            for _ in range(15):  # five heartbeats
+                await asyncio.sleep(0.1)
+            done.set()
+            await _until(redis_url, lambda c: _empty(c, "jobs", "jobs:processing:a"))
+
+    asyncio.run(scenario())
+    assert failed == ["a"] and runs == [env.meta.id]

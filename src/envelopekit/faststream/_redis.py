@@ -260,8 +260,10 @@ class _Reliable:
         ours = _RESERVATIONS[self]  # type: ignore[index]
         while True:
             await anyio.sleep(HEARTBEAT_SECONDS / 3)
-            # A Redis error skips one renewal; two more come before the heartbeat lapses.
-            with contextlib.suppress(RedisError, OSError):
+            # A failure (Redis out of reach) skips one renewal; two more come before the
+            # heartbeat lapses. Ending the loop would let the other workers take what this one
+            # still runs, so nothing ends it but the worker's stop.
+            with contextlib.suppress(Exception):
                 await _beat(client, ours)
                 await _sweep(client, ours)
                 await _take_back(client, ours)
