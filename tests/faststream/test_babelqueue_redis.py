@@ -785,9 +785,10 @@ class _UnavailableOnce:
         return None
 
 
+@pytest.mark.parametrize("max_workers", [1, 3])
 @pytest.mark.parametrize("cause", ["seen-store", "dead-letter-push"])
 def test_a_reservation_a_failed_settle_left_is_taken_back_by_the_running_worker(
-    redis_url: str, monkeypatch: pytest.MonkeyPatch, cause: str
+    redis_url: str, monkeypatch: pytest.MonkeyPatch, cause: str, max_workers: int
 ) -> None:
     # A transient error leaves the message reserved with nobody handling it: the running
     # worker puts it back a renewal or two later, without waiting for its restart.
@@ -810,7 +811,9 @@ def test_a_reservation_a_failed_settle_left_is_taken_back_by_the_running_worker(
 
     async def scenario() -> None:
         broker = RedisBroker(redis_url)
-        babelqueue_subscriber(broker, "jobs", router, seen=seen, worker_id="w")
+        babelqueue_subscriber(
+            broker, "jobs", router, seen=seen, worker_id="w", max_workers=max_workers
+        )
         async with broker, redis.asyncio.Redis.from_url(redis_url) as client:
             await broker.start()
             while await client.llen("jobs"):
@@ -920,11 +923,13 @@ def test_a_dead_letter_keeps_the_trace_context_it_arrived_with(
     assert dead.headers == {**TRACE, RULES_HEADER: rule}
 
 
+@pytest.mark.parametrize("max_workers", [1, 3])
 def test_a_renewal_that_fails_once_keeps_the_worker_alive(
-    redis_url: str, monkeypatch: pytest.MonkeyPatch
+    redis_url: str, monkeypatch: pytest.MonkeyPatch, max_workers: int
 ) -> None:
     # One renewal of a's heartbeat fails with an error nobody foresaw: the next ones must still
-    # come, or b takes a's message for a dead worker's and runs it while a still does.
+    # come, or b takes a's message for a dead worker's and runs it while a still does. Nor
+    # does a's own take-back put back what a has in hand, over these five renewals.
     monkeypatch.setattr(_redis, "HEARTBEAT_SECONDS", 0.3)
     beat = _redis._beat
     failed: list[str] = []
@@ -949,7 +954,7 @@ def test_a_renewal_that_fails_once_keeps_the_worker_alive(
 
     async def scenario() -> None:
         first, second = RedisBroker(redis_url), RedisBroker(redis_url)
-        babelqueue_subscriber(first, "jobs", router, worker_id="a")
+        babelqueue_subscriber(first, "jobs", router, worker_id="a", max_workers=max_workers)
         babelqueue_subscriber(second, "jobs", router, worker_id="b")
         async with first, second:
             await first.start()
