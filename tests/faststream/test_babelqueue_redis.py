@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
+import os
 import threading
 import time
 from typing import Any
@@ -968,3 +970,73 @@ def test_a_renewal_that_fails_once_keeps_the_worker_alive(
 
     asyncio.run(scenario())
     assert failed == ["a"] and runs == [env.meta.id]
+
+
+def _forked_worker(url: str, name: str, broker: RedisBroker, consumer: Any) -> None:
+    """A fork of the test process running the worker built before the fork, until ``stop``."""
+
+    async def main() -> None:
+        async with broker, redis.asyncio.Redis.from_url(url) as client:
+            await broker.start()
+            await client.hset("procs", name, str(consumer.processing))
+            while not await client.exists("stop"):
+                await asyncio.sleep(0.02)
+
+    try:
+        asyncio.run(main())
+    finally:
+        os._exit(0)
+
+
+def test_forks_of_a_worker_built_before_the_fork_never_share_its_list(redis_url: str) -> None:
+    # A server preloading the app builds the subscriber once and forks its workers: each must
+    # reserve into a list of its own, or the second to start takes back what the first runs.
+    router = Router()
+
+    @router.on("urn:babel:jobs:job")
+    def job(env: BabelEnvelope) -> None:
+        with redis.Redis.from_url(redis_url) as client:
+            client.hincrby("runs", env.meta.id, 1)
+            client.set("started", 1)
+            while not client.exists("go"):
+                time.sleep(0.02)
+
+    broker = RedisBroker(redis_url, logger=None)  # type: ignore[arg-type]
+    consumer = babelqueue_subscriber(broker, "jobs", router)
+    env: BabelEnvelope = BabelEnvelope.create("urn:babel:jobs:job", {}, queue="jobs")
+    _push(redis_url, "jobs", env.to_json())
+    fork = multiprocessing.get_context("fork")
+    workers = [
+        fork.Process(target=_forked_worker, args=(redis_url, name, broker, consumer))
+        for name in ("a", "b")
+    ]
+    with redis.Redis.from_url(redis_url) as client:
+        try:
+            workers[0].start()
+            _wait_for(lambda: client.exists("started"))
+            workers[1].start()
+            _wait_for(lambda: client.hlen("procs") == 2)
+            time.sleep(0.5)  # b consuming meanwhile
+            client.set("go", 1)
+            _wait_for(lambda: not client.llen("jobs") and not _held(client))
+        finally:
+            client.set("stop", 1)
+            for worker in workers:
+                worker.join(10)
+                if worker.is_alive():
+                    worker.kill()
+        procs = {k.decode(): v.decode() for k, v in client.hgetall("procs").items()}
+        assert client.hgetall("runs") == {env.meta.id.encode(): b"1"}
+    assert procs["a"] != procs["b"]
+    assert all(p.startswith("jobs:processing:") for p in procs.values())
+
+
+def _held(client: redis.Redis) -> int:
+    return sum(client.llen(k) for k in client.scan_iter("jobs:processing:*"))
+
+
+def _wait_for(condition: Any, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "not reached in time"
+        time.sleep(0.02)

@@ -97,7 +97,6 @@ class BabelQueueConsumer:
         self.seen = seen
         self.dead_letter_queue = dead_letter_queue or queue + router.dlq_suffix
         self.endpoint = Endpoint(broker, queue, worker_id, subscriber_options)
-        self.processing = self.endpoint.processing
         self.subscriber = subscriber = self.endpoint.subscriber
         self._on_ack: bool | None = None  # known once the broker is connected
 
@@ -106,6 +105,11 @@ class BabelQueueConsumer:
 
         consume.__name__ = f"babelqueue_{queue}"
         subscriber(consume)
+
+    @property
+    def processing(self) -> str | None:
+        """On Redis, the key of this worker's reservation list; ``None`` on other brokers."""
+        return self.endpoint.processing
 
     async def handle(self, message: StreamMessage[Any]) -> Outcome:
         """Decide, run and settle one message; returns what was done with it."""

@@ -23,7 +23,7 @@ from faststream import StreamMessage
 
 from ..babelqueue import BabelEnvelope, kafka, rabbitmq
 from ..babelqueue._bindings import redis as redis_binding
-from ._redis import RESERVED_IN, TRANSFER, BareFormat, default_worker_id, reliable
+from ._redis import RESERVED_IN, TRANSFER, BareFormat, processing_of, reliable
 
 __all__ = [
     "RULES_HEADER",
@@ -160,14 +160,18 @@ class Endpoint:
         self.broker = broker
         self.kind = broker_kind(broker)
         self.source = source
-        self.processing: str | None = None
         if self.kind == "redis":
             self.subscriber = broker.subscriber(
                 list=source, message_format=BareFormat, **subscriber_options
             )
-            self.processing = reliable(self.subscriber, source, worker_id or default_worker_id())
+            reliable(self.subscriber, source, worker_id or None)
         else:
             self.subscriber = broker.subscriber(source, **subscriber_options)
+
+    @property
+    def processing(self) -> str | None:
+        """The key of this worker's processing list on Redis (``None`` on other brokers)."""
+        return processing_of(self.subscriber) if self.kind == "redis" else None
 
     async def settle(
         self,

@@ -60,6 +60,7 @@ __all__ = [
     "BareFormat",
     "default_worker_id",
     "processing_key",
+    "processing_of",
     "reliable",
 ]
 
@@ -159,8 +160,9 @@ def processing_key(queue: str, worker_id: str) -> str:
 def default_worker_id() -> str:
     """A worker id no other worker has: ``<host>-<pid>-<random hex>``.
 
-    Unique per subscriber, so two workers started without an id never share a processing list;
-    what one leaves when it dies is put back by the heartbeat sweep, not by a restart.
+    Unique per subscriber (and made again at start in a fork of the process it was made in),
+    so two workers started without an id never share a processing list; what one leaves when
+    it dies is put back by the heartbeat sweep, not by a restart.
     """
     return f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(4)}"
 
@@ -174,6 +176,9 @@ class _Reservation:
     processing: str
     heartbeat: str
     workers: str
+    # The process a default id was made in: a fork of it (a server preloading the app) makes
+    # its own at start, or every fork would share one list.
+    made_in: int | None
     keeper: asyncio.Task[None] | None = None
     # What this worker took and has not finished with; what its list holds beyond that was
     # left by a settle that failed, and is put back once seen so at two renewals in a row.
@@ -182,6 +187,23 @@ class _Reservation:
 
 
 _RESERVATIONS: WeakKeyDictionary[ListSubscriber, _Reservation] = WeakKeyDictionary()
+
+
+def _reservation(queue: str, worker_id: str | None) -> _Reservation:
+    chosen = worker_id if worker_id is not None else default_worker_id()
+    return _Reservation(
+        queue,
+        chosen,
+        processing_key(queue, chosen),
+        _heartbeat_key(queue, chosen),
+        f"{queue}:workers",
+        None if worker_id is not None else os.getpid(),
+    )
+
+
+def processing_of(subscriber: Any) -> str:
+    """The processing list of a subscriber :func:`reliable` made (as of its last start)."""
+    return _RESERVATIONS[subscriber].processing
 
 
 async def _beat(client: Redis, ours: _Reservation) -> None:
@@ -246,6 +268,8 @@ class _Reliable:
         # Alive and listed first, so no other worker's sweep takes what this one reserves.
         client: Redis = self._client
         ours = _RESERVATIONS[self]  # type: ignore[index]
+        if ours.made_in is not None and ours.made_in != os.getpid():
+            ours = _RESERVATIONS[self] = _reservation(ours.queue, None)  # type: ignore[index]
         await _beat(client, ours)
         # What a previous run of this worker reserved and never settled goes back first, to
         # the head of the queue, unchanged: a recovery is not a delivery attempt.
@@ -326,8 +350,11 @@ _RELIABLE: Final[dict[type[Any], type[Any]]] = {
 }
 
 
-def reliable(subscriber: Any, queue: str, worker_id: str) -> str:
-    """Make a FastStream list subscriber reserve into its processing list; return that key.
+def reliable(subscriber: Any, queue: str, worker_id: str | None) -> None:
+    """Make a FastStream list subscriber reserve into its processing list.
+
+    ``worker_id`` names that list; ``None``: an id of its own (:func:`default_worker_id`),
+    made again at start in a process forked after it was made. :func:`processing_of` reads it.
 
     Raises:
         TypeError: for a batch list subscriber (one ``BLMOVE`` reserves one element).
@@ -338,9 +365,5 @@ def reliable(subscriber: Any, queue: str, worker_id: str) -> str:
             "a reliable reservation needs a list subscriber without batch, "
             f"not {type(subscriber).__name__}"
         )
-    key = processing_key(queue, worker_id)
     subscriber.__class__ = swapped
-    _RESERVATIONS[subscriber] = _Reservation(
-        queue, worker_id, key, _heartbeat_key(queue, worker_id), f"{queue}:workers"
-    )
-    return key
+    _RESERVATIONS[subscriber] = _reservation(queue, worker_id)

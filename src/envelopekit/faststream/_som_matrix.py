@@ -49,13 +49,17 @@ class _Checked:
         self.quarantine = quarantine or source + DEFAULT_QUARANTINE_SUFFIX
         self.endpoint = Endpoint(broker, source, worker_id, subscriber_options)
         self.subscriber = self.endpoint.subscriber
-        self.processing = self.endpoint.processing
 
         async def consume(message: StreamMessage[Any] = Context("message")) -> Any:  # noqa: B008
             return await self.handle(message)
 
         consume.__name__ = f"{type(self).__name__.lower()}_{source}"
         self.subscriber(consume)
+
+    @property
+    def processing(self) -> str | None:
+        """On Redis, the key of this worker's reservation list; ``None`` on other brokers."""
+        return self.endpoint.processing
 
     async def handle(self, message: StreamMessage[Any]) -> Any:
         """Check, run and settle one message."""
