@@ -1040,3 +1040,38 @@ def _wait_for(condition: Any, timeout: float = 10) -> None:
     while not condition():
         assert time.monotonic() < deadline, "not reached in time"
         time.sleep(0.02)
+
+
+def test_a_worker_stopping_keeps_its_heartbeat_while_its_handler_finishes(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A graceful stop waits for the handler under way, longer here than a heartbeat: the
+    # heartbeat must go on meanwhile, or b takes the message for a dead worker's and runs it.
+    monkeypatch.setattr(_redis, "HEARTBEAT_SECONDS", 0.3)
+    env: BabelEnvelope = BabelEnvelope.create("urn:babel:jobs:job", {}, queue="jobs")
+    runs: list[str] = []
+    started = asyncio.Event()
+    router = Router()
+
+    @router.on("urn:babel:jobs:job")
+    async def slow(env: BabelEnvelope) -> None:
+        runs.append(env.meta.id)
+        started.set()
+        await asyncio.sleep(1.5)  # five heartbeats
+
+    async def scenario() -> None:
+        first, second = RedisBroker(redis_url, graceful_timeout=10), RedisBroker(redis_url)
+        babelqueue_subscriber(first, "jobs", router, worker_id="a")
+        babelqueue_subscriber(second, "jobs", router, worker_id="b")
+        async with second:
+            async with first:
+                await first.start()
+                _push(redis_url, "jobs", env.to_json())
+                await started.wait()
+                await second.start()
+            # a stopped once its handler finished; b went on consuming all along.
+            await asyncio.sleep(0.5)
+            await _until(redis_url, lambda c: _empty(c, "jobs", "jobs:processing:a"))
+
+    asyncio.run(scenario())
+    assert runs == [env.meta.id]

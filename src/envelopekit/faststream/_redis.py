@@ -303,13 +303,16 @@ class _Reliable:
                     del held[msg["data"]]
 
     async def stop(self) -> None:
-        # The heartbeat ends with the worker, whatever FastStream's stop does within its
-        # graceful timeout: what a handler cut short left reserved is then put back.
+        # The heartbeat goes on while FastStream lets the handlers finish (its graceful
+        # timeout), then ends with the worker: what a handler cut short left reserved is put
+        # back once it lapses.
         ours = _RESERVATIONS[self]  # type: ignore[index]
         keeper, ours.keeper = ours.keeper, None
-        if keeper is not None:
-            keeper.cancel()
-        await super().stop()  # type: ignore[misc]
+        try:
+            await super().stop()  # type: ignore[misc]
+        finally:
+            if keeper is not None:
+                keeper.cancel()
         if keeper is None:
             return  # never started
         keys = (ours.processing, ours.heartbeat, ours.workers)
