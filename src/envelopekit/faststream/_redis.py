@@ -180,6 +180,9 @@ class _Reservation:
     # its own at start, or every fork would share one list.
     made_in: int | None
     keeper: asyncio.Task[None] | None = None
+    # Set at stop: the renewals end at their next turn. Cancelling them is not enough: a
+    # cancellation landing in a redis-py pipeline is absorbed there (3 times in 4 in a probe).
+    stopping: bool = False
     # What this worker took and has not finished with; what its list holds beyond that was
     # left by a settle that failed, and is put back once seen so at two renewals in a row.
     held: Counter[bytes] = field(default_factory=Counter[bytes])
@@ -277,6 +280,7 @@ class _Reliable:
             pass
         await _sweep(client, ours)
         await super().start()  # type: ignore[misc]
+        ours.stopping = False
         ours.keeper = asyncio.create_task(self._keep_alive())
 
     async def _keep_alive(self) -> None:
@@ -284,6 +288,8 @@ class _Reliable:
         ours = _RESERVATIONS[self]  # type: ignore[index]
         while True:
             await anyio.sleep(HEARTBEAT_SECONDS / 3)
+            if ours.stopping:
+                return
             # A failure (Redis out of reach) skips one renewal; two more come before the
             # heartbeat lapses. Ending the loop would let the other workers take what this one
             # still runs, so nothing ends it but the worker's stop.
@@ -311,6 +317,7 @@ class _Reliable:
         try:
             await super().stop()  # type: ignore[misc]
         finally:
+            ours.stopping = True
             if keeper is not None:
                 keeper.cancel()
         if keeper is None:
