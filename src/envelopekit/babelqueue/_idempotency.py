@@ -183,10 +183,15 @@ async def async_renewing(
         yield
         return
     renew, every = found
+    # Cancelling the renewals is not enough to end them: a cancellation landing in a redis-py
+    # call is absorbed there, and the renewals would go on, their end awaited for ever.
+    done = asyncio.Event()
 
     async def keep() -> None:
-        while True:
+        while not done.is_set():
             await asyncio.sleep(every)
+            if done.is_set():
+                return
             try:
                 kept = renew() if call is None else await call(renew)
                 if inspect.isawaitable(kept):
@@ -200,9 +205,10 @@ async def async_renewing(
     try:
         yield
     finally:
+        done.set()
         keeper.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await keeper
+        # Waited for, not awaited: its cancellation is not raised here, a stop of this task is.
+        await asyncio.wait({keeper})
 
 
 class InMemorySeenStore:
