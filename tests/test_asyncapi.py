@@ -786,6 +786,19 @@ def test_the_cli_refuses_a_model_that_fails_to_import_or_to_write_in_one_line(
         assert done.stdout == b""
 
 
+def test_what_a_module_prints_while_imported_goes_to_stderr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "ek_noisy_data.py").write_text(
+        'from pydantic import BaseModel\nprint("loading")\nclass A(BaseModel):\n    a: int\n'
+    )
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    done = run("asyncapi", "--spec", "babelqueue", "--urn", "urn:babel:a:b=ek_noisy_data:A")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["asyncapi"]
+    assert done.stderr == b"loading\n"
+
+
 def test_the_cli_reports_an_unwritable_directory(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -113,6 +113,29 @@ def test_a_model_that_fails_to_import_or_to_write_is_a_usage_error(
         assert done.stdout == b""
 
 
+def test_what_a_model_module_prints_while_imported_goes_to_stderr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Written here (importable by PYTHONPATH), so that it prints in the subprocess only.
+    (tmp_path / "ek_noisy_models.py").write_text(
+        "import sys\n"
+        "from pydantic import BaseModel\n"
+        'print("loading models")\n'
+        'sys.stdout.write("{not json\\n")\n'
+        "class A(BaseModel):\n"
+        "    a: int\n"
+        "class B(BaseModel):\n"
+        "    a: int\n"
+        "    b: int\n"
+    )
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    done = run("compat", "--format", "json", "ek_noisy_models:A", "ek_noisy_models:B")
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert [c["rule"] for c in report["breaking"]] == ["compat.required_added"]
+    assert done.stderr == b"loading models\n{not json\n"
+
+
 def _schema_file(directory: Path, name: str, text: str) -> str:
     path = directory / name
     path.write_text(text, encoding="utf-8")

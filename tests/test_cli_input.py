@@ -327,6 +327,46 @@ def test_a_full_disk_is_a_message_for_every_command(command: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "command",
+    [
+        f"validate {DATA}/babelqueue/fixtures/order-created.json",
+        "schema",
+        "schema --spec matrix",
+        "asyncapi --spec som",
+        "asyncapi --spec matrix",
+        f"compat {SCHEMAS}/envelope.schema.json {SCHEMAS}/envelope.schema.json",
+        f"redrive --kept /dev/null {DATA}/babelqueue/fixtures/order-created.json",
+    ],
+    ids=[
+        "validate",
+        "schema",
+        "schema-one-spec",
+        "asyncapi",
+        "asyncapi-matrix",
+        "compat",
+        "redrive",
+    ],
+)
+def test_a_reader_gone_before_the_output_is_status_141_for_every_command(command: str) -> None:
+    # The read end closed before anything is written: every write is EPIPE, whatever the size.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [ENTRY, *command.split()],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            cwd=ROOT,
+            env=env(),
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    no_traceback(done)
+    assert (done.returncode, done.stderr) == (141, b"")
+
+
+@pytest.mark.parametrize(
     ("command", "status"),
     [
         (f"validate --format json {DATA}/babelqueue/fixtures/order-created.json", 0),

@@ -470,14 +470,20 @@ def test_matrix_reads_those_subclasses_as_before() -> None:
     assert request.to_json() == b'{"op":"fs.list","payload":{"s":1}}'
 
 
-def _produce(spec: str, via: str, data: dict[str, Any]) -> Any:
+def _produce(spec: str, via: str, data: dict[str, Any], settings: ek.Settings | None = None) -> Any:
     if spec == "som":
         return SomEnvelope.create(
-            "asset.ingested", data, originating_system=SOM_SYSTEM, allow_unknown=True
+            "asset.ingested",
+            data,
+            originating_system=SOM_SYSTEM,
+            allow_unknown=True,
+            settings=settings,
         )
     if via == "child":
-        return BabelEnvelope.create("urn:babel:a:b", {}).child("urn:babel:a:c", data)
-    return BabelEnvelope.create("urn:babel:a:b", data)
+        return BabelEnvelope.create("urn:babel:a:b", {}).child(
+            "urn:babel:a:c", data, settings=settings
+        )
+    return BabelEnvelope.create("urn:babel:a:b", data, settings=settings)
 
 
 _PRODUCERS = {
@@ -593,13 +599,18 @@ def test_a_dict_door_refuses_nesting_the_json_door_refuses(
 @pytest.mark.parametrize("producer", _PRODUCERS)
 @pytest.mark.parametrize("levels", [199, 1_000, 100_000])
 def test_a_producer_refuses_nesting_no_json_text_may_hold(producer: str, levels: int) -> None:
-    """Refused past the limit (``levels`` arrays in an object at depth 2), taken up to it."""
+    """Refused past the limit (``levels`` arrays in an object at depth 2), taken up to it.
+
+    The parser's limit, whatever the settings allow (``max_depth`` is 64 by default).
+    """
     spec, via, at = _PRODUCERS[producer]
+    deep = ek.Settings(max_depth=1_000)
     _read_back(
-        SomEnvelope if spec == "som" else BabelEnvelope, _produce(spec, via, {"x": _nest(198)})
+        SomEnvelope if spec == "som" else BabelEnvelope,
+        _produce(spec, via, {"x": _nest(198)}, deep),
     )
     with pytest.raises(ek.ProducerError) as caught:
-        _produce(spec, via, {"x": _nest(levels)})
+        _produce(spec, via, {"x": _nest(levels)}, deep)
     assert _pairs(caught.value.violations) == [("message.too_deep", at + "/x" + "/0" * 198)]
 
 

@@ -7,13 +7,16 @@ name the rule ids and JSON pointers a consumer's :func:`envelopekit.check` would
 
 from __future__ import annotations
 
+import copy
 import datetime
 import importlib
 import inspect
 import json
 import math
+import pickle
 import pkgutil
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from decimal import Decimal
 from typing import Any
 
@@ -489,3 +492,60 @@ def test_babelqueue_still_exports_its_exceptions(name: str) -> None:
     bq = importlib.import_module("envelopekit.babelqueue")
     assert name in bq.__all__
     assert getattr(bq, name) is getattr(envelopekit, name)
+
+
+_VIOLATION = envelopekit.Violation("data.decrypt_failed", "/data/email", "cannot open", "policy")
+# Each public exception as envelopekit raises it (the walk below holds the list complete).
+RAISED: dict[str, envelopekit.EnvelopekitError] = {
+    "ProducerError": envelopekit.ProducerError.of([_VIOLATION]),
+    "InvalidPayloadError": envelopekit.InvalidPayloadError(URN, [_VIOLATION]),
+    "SchemaRegistryError": envelopekit.SchemaRegistryError("no schema for urn:a"),
+    "DecryptError": envelopekit.DecryptError(_VIOLATION),
+    "UnknownUrnError": envelopekit.UnknownUrnError(URN),
+    "SeenStoreUnavailable": envelopekit.SeenStoreUnavailable(
+        "claim", "m-1", ConnectionError("refused")
+    ),
+    "EnvelopekitError": envelopekit.EnvelopekitError("boom"),
+}
+
+
+def test_every_public_exception_is_in_the_pickling_cases() -> None:
+    assert set(RAISED) == set(_errors.__all__)
+
+
+@pytest.mark.parametrize("name", sorted(RAISED))
+@pytest.mark.parametrize(
+    "how",
+    [
+        pytest.param(lambda error: pickle.loads(pickle.dumps(error)), id="pickle"),
+        pytest.param(copy.copy, id="copy"),
+        pytest.param(copy.deepcopy, id="deepcopy"),
+    ],
+)
+def test_an_exception_survives_pickling_and_copying_whole(
+    name: str, how: Callable[[Any], Any]
+) -> None:
+    error = RAISED[name]
+    vars(error)["__notes__"] = ["while sending order 7"]  # add_note's list (3.11+)
+    try:
+        again = how(error)
+    finally:
+        del vars(error)["__notes__"]
+    assert type(again) is type(error)
+    assert again.args == error.args and str(again) == str(error)
+    assert {**vars(again)} == {**vars(error), "__notes__": ["while sending order 7"]}
+
+
+def _produce_in_a_worker(urn: str) -> None:
+    BabelEnvelope.create(urn, {"order_id": 1})
+
+
+def test_a_producer_error_raised_in_a_process_pool_reaches_the_caller_whole() -> None:
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        future = pool.submit(_produce_in_a_worker, "   ")
+        with pytest.raises(envelopekit.ProducerError) as caught:
+            future.result(timeout=60)
+    with pytest.raises(envelopekit.ProducerError) as here:
+        _produce_in_a_worker("   ")
+    assert caught.value.violations == here.value.violations != []
+    assert str(caught.value) == str(here.value)

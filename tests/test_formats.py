@@ -16,6 +16,7 @@ from pydantic import TypeAdapter, ValidationError
 from envelopekit._formats import (
     DATE_TIME_PATTERN,
     URI_PATTERN,
+    URI_REFERENCE_PATTERN,
     UUID_PATTERN,
     DateTimeStr,
     UriStr,
@@ -191,3 +192,62 @@ def test_uri(value: str, expected: bool) -> None:
 def test_uri_pattern_accepts_what_the_format_checkers_both_accept(head: str, tail: str) -> None:
     value = head + tail
     assert uri_accepted(value) is checkers_accept(value)
+
+
+# `uri-reference` as the same two checkers assert it (a CloudEvents `source` is one, non-empty).
+_REFERENCE_CHECKERS = (
+    Draft202012Validator({"format": "uri-reference"}, format_checker=FormatChecker()),
+    jsonschema_rs.validator_for({"format": "uri-reference"}, validate_formats=True),
+)
+
+
+def reference_checkers_accept(value: str) -> bool:
+    return all(checker.is_valid(value) for checker in _REFERENCE_CHECKERS)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("", True),
+        ("/babelqueue", True),
+        ("my-service", True),
+        ("a/b:c", True),
+        ("./a:b", True),
+        ("?q", True),
+        ("#f", True),
+        ("//example.org/p", True),
+        ("//u@h:80/p", True),
+        ("//[v1.x]/", True),
+        ("x:", True),  # a URI's empty path, which RFC 3986 allows
+        ("urn:babel:orders:created", True),
+        ("https://example.org/a?b=c#d", True),
+        ("a b", False),
+        ("1abc:x", False),
+        ("a:b#c#d", False),
+        ("%zz", False),
+        ("é", False),
+        ("a:b[c]", False),
+        ("//h:x/", False),
+        ("http://[::1", False),
+        ("//a@b@c/", False),
+        ("p\n", False),
+    ],
+)
+def test_uri_reference(value: str, expected: bool) -> None:
+    assert (re.fullmatch(URI_REFERENCE_PATTERN, value) is not None) is expected
+    assert reference_checkers_accept(value) is expected
+
+
+@settings(max_examples=600)
+@given(
+    st.sampled_from(["", "a:", "//", "/", "a", "http://[", "//u@h:", "?", "#"]),
+    st.text(
+        alphabet=st.sampled_from(list("aZ09+.-:/?#[]%@!$&'()*,;=~_ \né\u2028Ff2v")), max_size=14
+    ),
+)
+def test_uri_reference_pattern_accepts_what_the_format_checkers_both_accept(
+    head: str, tail: str
+) -> None:
+    value = head + tail
+    accepted = re.fullmatch(URI_REFERENCE_PATTERN, value) is not None
+    assert accepted is reference_checkers_accept(value)

@@ -666,7 +666,8 @@ def asyncapi_document(
         topics: SOM: topic -> the ``message_type`` values it carries; by default a topic
             ``som.<message_type>`` per known type and ``som.{message_type}`` for the others.
         ops: Matrix: the ops served, an operation each; one for any op when none is given.
-        title: ``info.title``; the spec's name by default.
+        title: ``info.title``; by default the spec's own title (``"SOM 1.0 bus"``,
+            ``"BabelQueue v1 queues"``, ``"Matrix MxEnvelope actor"``).
         version: ``info.version``, the version of the API described.
 
     Raises:

@@ -15,6 +15,7 @@ from pydantic_core import SchemaValidator, core_schema, from_json
 from typing_extensions import TypeIs, overload
 
 from . import rules
+from ._bounds import SOM_MAX_BYTES
 from ._collector import CollectorPaused
 from ._duplicates import duplicate_keys, may_repeat
 from ._failfast import FULL_REPORT_BYTES
@@ -115,7 +116,7 @@ REGISTRY: Final[Mapping[SpecName, SpecEntry]] = {
         rule_schemas=rules.SOM_SCHEMAS,
         shape_rank=0,
         context=("som_version_mode",),
-        max_bytes=240_000,
+        max_bytes=SOM_MAX_BYTES,
     ),
     "matrix": SpecEntry(
         package="envelopekit.matrix",
@@ -445,7 +446,9 @@ def _encoded(raw: Raw) -> bytes:
         return raw.encode("utf-8", "surrogatepass")
     if isinstance(raw, (bytearray, memoryview)):
         return bytes(raw)
-    raise TypeError(f"check() takes bytes or str, not {type(raw).__name__}")
+    raise TypeError(
+        f"check() takes bytes (or a bytearray or memoryview) or str, not {type(raw).__name__}"
+    )
 
 
 @overload
@@ -466,7 +469,8 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
     """Validate one message and return a verdict; bad input never raises.
 
     Args:
-        raw: the message as received: JSON bytes (UTF-8) or text.
+        raw: the message as received: JSON bytes (UTF-8; a ``bytearray`` or ``memoryview``
+            of them too) or text.
         spec: ``"babelqueue"``, ``"som"``, ``"matrix"``, or ``"auto"`` to recognise the spec from
             the message's shape.
         settings: limits and modes; the environment's (:func:`get_settings`) when not given.
@@ -476,7 +480,7 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
 
     Raises:
         ValueError: for an unknown ``spec`` name (a programming error, not bad input).
-        TypeError: when ``raw`` is neither bytes nor str.
+        TypeError: when ``raw`` is none of these.
     """
     # The order is the clean path's: most messages are valid bytes for a named spec, and what
     # runs before their verdict is a few percent of it (bench/run.py, ek.check).

@@ -35,8 +35,8 @@ from ._cli_input import (
     chunks,
     display,
     environment_settings,
+    one_line,
     plan,
-    printable,
 )
 from ._violations import Verdict, Violation, violation
 
@@ -258,22 +258,22 @@ def text_of(message: Message, verdict: Verdict[Any]) -> str:
     """A verdict as the text output shows it: a line, and one per finding.
 
     What comes from the input (the source, a pointer, a message) has its control characters
-    escaped (``printable``): a member name holding a newline would otherwise print a line
+    escaped (``one_line``): a member name holding a newline would otherwise print a line
     that reads as another verdict.
     """
     mark = "valid  " if verdict.ok else "INVALID"
     source = message.source
     if not source.isprintable():  # tested here: the clean line pays no call
-        source = printable(source)
+        source = one_line(source)
     if not verdict.violations and not verdict.warnings:
         return f"{mark} {source} ({verdict.spec})\n"
     lines = [f"{mark} {source} ({verdict.spec})"]
     lines.extend(
-        f"    {v.rule:<40} {printable(v.pointer) or '(document)':<28} {printable(v.message)}"
+        f"    {v.rule:<40} {one_line(v.pointer) or '(document)':<28} {one_line(v.message)}"
         for v in verdict.violations
     )
     lines.extend(
-        f"  ! {w.rule:<40} {printable(w.pointer) or '(document)':<28} {printable(w.message)}"
+        f"  ! {w.rule:<40} {one_line(w.pointer) or '(document)':<28} {one_line(w.message)}"
         for w in verdict.warnings
     )
     return "\n".join(lines) + "\n"
@@ -475,7 +475,8 @@ def _parser() -> argparse.ArgumentParser:
         choices=READINGS,
         default="auto",
         help="json: each input is one document; ndjson: one message a line; auto (default): "
-        "NDJSON when the first line is a whole JSON value and more lines follow",
+        "NDJSON when the first line is a whole JSON value and more lines follow, or the "
+        "name ends .ndjson or .jsonl",
     )
     validate.add_argument(
         "--jobs",
@@ -546,7 +547,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             stdout.flush()
     except UsageError as exc:
-        stderr.write(f"envelopekit: {printable(str(exc))}\n")  # it may name an input
+        stderr.write(f"envelopekit: {one_line(str(exc))}\n")  # it may name an input
         return EXIT_USAGE
     except BrokenPipeError:
         # The reader went away (`| head`): nothing to say to it, but the run did not finish.

@@ -68,7 +68,9 @@ def add_parser(commands: Any) -> None:
         metavar="OP",
         help="matrix: an op served, an operation with its reply (repeatable; default: any op)",
     )
-    parser.add_argument("--title", help="info.title (default: the spec's name)")
+    parser.add_argument(
+        "--title", help="info.title (default: the spec's own title, such as 'SOM 1.0 bus')"
+    )
     parser.add_argument(
         "--api-version", default="1.0.0", help="info.version of the API described (default 1.0.0)"
     )
@@ -142,12 +144,18 @@ def run(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> int:
 
     options = _options(args)
     specs = SPECS if args.spec == "all" else (args.spec,)
+    if args.out is None:
+        if len(specs) != 1:
+            raise UsageError("--spec all writes three documents: give --out DIR")
+        try:
+            document = render(asyncapi_document(specs[0], **options))
+        except (ValueError, TypeError) as exc:
+            raise UsageError(str(exc)) from exc
+        # Outside the try: the output's own failures are `main`'s to report (a full disk is
+        # a message and 2, a reader gone away 141), not an OSError of the files written here.
+        stdout.write(document)
+        return EXIT_WRITTEN
     try:
-        if args.out is None:
-            if len(specs) != 1:
-                raise UsageError("--spec all writes three documents: give --out DIR")
-            stdout.write(render(asyncapi_document(specs[0], **options)))
-            return EXIT_WRITTEN
         written = write_asyncapi(Path(args.out), specs, **options)
     except (ValueError, TypeError) as exc:
         raise UsageError(str(exc)) from exc

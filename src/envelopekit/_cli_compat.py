@@ -16,7 +16,7 @@ from typing import IO, Any, Final
 import orjson
 from pydantic import BaseModel
 
-from ._cli_input import UsageError, imported, printable, why
+from ._cli_input import UsageError, imported, one_line, why
 
 __all__ = ["add_parser", "run"]
 
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> int:
         old, new = _load(args.old), _load(args.new)
         changes = breaking_changes(old, new)
     except (UsageError, SchemaRegistryError, TypeError) as exc:
-        stderr.write(f"envelopekit compat: {printable(str(exc))}\n")  # it may name an input
+        stderr.write(f"envelopekit compat: {one_line(str(exc))}\n")  # it may name an input
         return EXIT_USAGE
     if args.format == "json":
         stdout.write(
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> int:
     else:
         # Names from the schema printed raw could end a line and forge the next (as validate's).
         lines = [
-            f"{c.rule:<40} {printable(c.pointer) or '(root)':<32} {printable(c.message)}\n"
+            f"{c.rule:<40} {one_line(c.pointer) or '(root)':<32} {one_line(c.message)}\n"
             for c in changes
         ]
         verdict = (

@@ -31,6 +31,7 @@ r"""What ``envelopekit validate`` reads: inputs checked up front, messages read 
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import importlib
 import io
@@ -67,8 +68,8 @@ __all__ = [
     "display",
     "environment_settings",
     "messages",
+    "one_line",
     "plan",
-    "printable",
 ]
 
 Reading = Literal["auto", "json", "ndjson"]
@@ -101,7 +102,9 @@ def why(exc: BaseException) -> str:
 def imported(module_name: str, name: str) -> Any:
     """The attribute ``name`` (dotted) of the module ``module_name``, imported for the user.
 
-    As ``python -m`` and uvicorn import: the project in the working directory imports.
+    As ``python -m`` and uvicorn import: the project in the working directory imports. What the
+    module prints while it is imported goes to stderr: the command's stdout is its output
+    (``compat --format json``, a document), which a line printed there would corrupt.
 
     Raises:
         UsageError: whatever the module raised while importing (``sys.exit`` too), or the
@@ -111,7 +114,8 @@ def imported(module_name: str, name: str) -> Any:
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
-        found: Any = importlib.import_module(module_name)
+        with contextlib.redirect_stdout(sys.stderr):
+            found: Any = importlib.import_module(module_name)
         for part in name.split("."):
             found = getattr(found, part)
     except (Exception, SystemExit) as exc:
@@ -308,7 +312,7 @@ _ESCAPES: Final = {
 }
 
 
-def printable(text: str) -> str:
+def one_line(text: str) -> str:
     r"""``text`` with control characters escaped as ``repr`` escapes them (``\n``, ``\x1b``).
 
     Text from the input (a file name, a member name in a pointer) printed raw could end a line

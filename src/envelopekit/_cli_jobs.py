@@ -49,7 +49,7 @@ from ._cli_input import (
     InputError,
     Message,
     Span,
-    printable,
+    one_line,
 )
 from ._violations import Verdict
 
@@ -152,7 +152,7 @@ class Judge:
         head = (
             b'{"source":' + orjson.dumps(name)[:-1] + b":"
             if as_json
-            else b"valid   " + printable(name).encode("utf-8") + b":"  # as text_of writes it
+            else b"valid   " + one_line(name).encode("utf-8") + b":"  # as text_of writes it
         )
         invalid_head = b"INVALID " + head[8:]
         # Lines first .. number - 1 are clean verdicts of spec ``kind``, not written yet.

@@ -31,8 +31,8 @@ from ._cli_input import (
     display,
     environment_settings,
     messages,
+    one_line,
     plan,
-    printable,
 )
 from ._json import dumps
 from ._violations import violation
@@ -266,7 +266,7 @@ def run(
     try:
         return _run(args, stdin, stdout, stderr)
     except RedriveUsageError as exc:
-        stderr.write(f"envelopekit redrive: {printable(str(exc))}\n")  # it may name an input
+        stderr.write(f"envelopekit redrive: {one_line(str(exc))}\n")  # it may name an input
         return EXIT_USAGE
 
 
@@ -312,7 +312,7 @@ def _run(
                     kept += 1
                     invalid += 1
                     said = _too_large_line(message, limit, kept_out is not None)
-                    stderr.write(printable(said) + "\n")
+                    stderr.write(one_line(said) + "\n")
                     continue
                 limited = bool(args.max) and redriven + planned >= args.max
                 decision = redrive(
@@ -328,12 +328,12 @@ def _run(
                     out.write((_record(decision) if args.records else decision.body()) + b"\n")
                     redriven += 1
                     said = f"redriven {source} {decision.envelope.job} -> {decision.queue}"
-                    stderr.write(printable(said) + "\n")
+                    stderr.write(one_line(said) + "\n")
                     continue
                 kept += 1
                 if kept_out is not None:
                     kept_out.write(_one_line(message.raw) + b"\n")
-                stderr.write(printable(_kept_line(source, decision)) + "\n")
+                stderr.write(one_line(_kept_line(source, decision)) + "\n")
                 invalid += decision.reason == "invalid"
                 planned += decision.reason == "dry_run"
         except _KeptGone as exc:
@@ -374,7 +374,7 @@ def _too_large_line(message: Message, limit: int, copied: bool) -> str:
 
 
 def _kept_line(source: str, decision: Kept) -> str:
-    # A line without its end, for `printable` to escape what came from the input in it.
+    # A line without its end, for `one_line` to escape what came from the input in it.
     if decision.reason == "dry_run":
         urn = decision.envelope.job if decision.envelope is not None else ""
         return f"would redrive {source} {urn} -> {decision.queue}"

@@ -41,7 +41,24 @@ __all__ = [
 
 
 class EnvelopekitError(Exception):
-    """Base class of the exceptions envelopekit raises."""
+    """Base class of the exceptions envelopekit raises.
+
+    Each one pickles (and copies) whole: a process pool, Celery or a ``--jobs`` worker hands
+    it to another process, whose copy has the same message and attributes.
+    """
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Exception's own reduce rebuilds an error by calling its class with ``args`` (the
+        # message): the subclasses here take other arguments, so that call raised or lost
+        # their attributes. The copy is made without __init__, its attributes restored.
+        return (_restored, (type(self), self.args), self.__dict__)
+
+
+def _restored(cls: type[EnvelopekitError], args: tuple[Any, ...]) -> EnvelopekitError:
+    """An unpickled ``cls`` holding ``args``, as before pickling (its attributes follow)."""
+    error = cls.__new__(cls, *args)
+    error.args = args  # OSError's __new__ leaves them to the __init__ of a subclass that has one
+    return error
 
 
 class ProducerError(EnvelopekitError, ValueError):

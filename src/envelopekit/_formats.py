@@ -17,6 +17,7 @@ from pydantic import StringConstraints, WithJsonSchema
 __all__ = [
     "DATE_TIME_PATTERN",
     "URI_PATTERN",
+    "URI_REFERENCE_PATTERN",
     "UUID_PATTERN",
     "DateTimeStr",
     "Format",
@@ -95,6 +96,23 @@ but the empty one, ASCII only and ``%`` only as a percent-encoding. The strict i
 the ``uri`` format checkers: a string jsonschema's (on rfc3987), jsonschema-rs's or
 ajv-formats' refuses is refused, one all of them accept is accepted (``tests/test_formats.py``).
 The official Python toolchain asserts nothing for ``uri`` (som.md §1.3, §14)."""
+
+# A relative reference's first segment holds no ':' (it would read as a scheme).
+_SEGMENT_NZ_NC: Final = rf"(?:[{_UNRESERVED}{_SUB_DELIMS}@]|{_PCT})+"
+_RELATIVE_PART: Final = (
+    rf"(?://{_AUTHORITY}(?:/{_PCHAR}*)*"  # "//" authority path-abempty
+    rf"|/(?:{_PCHAR}+(?:/{_PCHAR}*)*)?"  # path-absolute
+    rf"|{_SEGMENT_NZ_NC}(?:/{_PCHAR}*)*"  # path-noscheme
+    r"|)"  # path-empty
+)
+
+URI_REFERENCE_PATTERN: Final = (
+    rf"^(?:[A-Za-z][A-Za-z0-9+.\-]*:(?:{_HIER_PART})?|{_RELATIVE_PART})"
+    rf"(?:\?{_QUERY})?(?:#{_QUERY})?$"
+)
+"""An RFC 3986 URI-reference (a URI, or a relative reference: ``//host/p``, ``/p``, ``p``,
+``?q``, ``#f``, the empty string), by its whole grammar as :data:`URI_PATTERN`; a URI's empty
+path is allowed here, as RFC 3986 allows it (``x:``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,17 +12,23 @@ refuses nesting deeper than the parser reads.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, cast
+from typing import Any, Final, cast
 
 import orjson
-from pydantic import BaseModel, GetCoreSchemaHandler
+from pydantic import BaseModel, GetCoreSchemaHandler, ValidationInfo
 from pydantic_core import CoreSchema, core_schema
 
 from . import rules
 from ._json import PARSER_MAX_DEPTH, exceeds_depth, pointer_of, segment
 from ._violations import is_unicode, pointer, rule_error
 
+WRITTEN: Final = "envelopekit:written"
+"""A validation context key: the text orjson wrote of the input, plain JSON data, where a
+producer wrote it and kept it within the depth ``check`` reads (``envelopekit._bounds``).
+:func:`refuse_unreadable` then writes no probe of it again, nor do the fast paths."""
+
 __all__ = [
+    "WRITTEN",
     "json_branch",
     "refuse_unreadable",
     "text_checked_schema",
@@ -53,7 +59,7 @@ def _text_checked(schema: CoreSchema) -> CoreSchema:
     bare = cast("CoreSchema", {key: value for key, value in schema.items() if key != "ref"})
     wrapped = core_schema.json_or_python_schema(
         json_schema=bare,
-        python_schema=core_schema.no_info_before_validator_function(refuse_unreadable, bare),
+        python_schema=core_schema.with_info_before_validator_function(refuse_unreadable, bare),
     )
     if ref is not None:
         wrapped["ref"] = ref
@@ -68,7 +74,7 @@ def json_branch(schema: CoreSchema) -> CoreSchema:
     return schema
 
 
-def refuse_unreadable(value: object) -> object:
+def refuse_unreadable(value: object, info: ValidationInfo) -> object:
     """``value`` (the input of Python validation), refused where no JSON text could carry it.
 
     A string or key that is no Unicode text, or nesting deeper than the JSON parser reads. One
@@ -79,7 +85,8 @@ def refuse_unreadable(value: object) -> object:
     longer one is read by the depth scan (C passes); orjson itself refuses 255 levels, where
     the input is walked. Python data past :data:`PARSER_MAX_DEPTH` (200) is what the JSON door
     refuses as ``json_invalid``, and what a message accepted from it could not be written as
-    and read back.
+    and read back. A producer that wrote its wire data and kept it within the bounds says so
+    in the validation context (:data:`WRITTEN`): nothing is written again.
 
     Raises:
         PydanticCustomError: ``json.invalid`` for a lone surrogate, a verdict on the whole
@@ -88,6 +95,9 @@ def refuse_unreadable(value: object) -> object:
     """
     if isinstance(value, BaseModel):
         return value  # an instance, not input: the model decides whether it revalidates it
+    context = info.context
+    if type(context) is dict and context.get(WRITTEN) is not None:
+        return value  # its producer wrote it, within the bounds: no second probe
     try:
         text = orjson.dumps(value, default=_members)
     except orjson.JSONEncodeError:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 from typing import Any
 
 import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from typing_extensions import TypedDict
 
 import envelopekit as ek
 from envelopekit import rules
@@ -338,3 +341,54 @@ def test_dead_letter_unknown_keys_follow_the_number_rules() -> None:
     assert [(w.rule, w.pointer) for w in verdict.warnings] == [
         (rules.NUMBER_UNSAFE_INTEGER, "/dead_letter/x")
     ]
+
+
+class _Sku(BaseModel):
+    sku: str
+
+
+@dataclasses.dataclass
+class _Line:
+    x: float
+    item: _Sku
+    when: datetime.datetime
+
+
+class _Dated(TypedDict):
+    n: int
+    when: datetime.datetime
+
+
+_LINE = {"x": 1.5, "item": {"sku": "y"}, "when": "2026-01-01T00:00:00Z"}
+
+
+@pytest.mark.parametrize(
+    ("data_type", "data", "refused"),
+    [
+        (_Line, _LINE, []),
+        (_Dated, {"n": 1, "when": "2026-01-01T00:00:00Z"}, []),
+        (dict[str, _Sku], {"a": {"sku": "x"}}, []),
+        (_Line, {**_LINE, "x": "1.5"}, [("message-envelope.type", "/data/x")]),
+        (_Dated, {"n": 1, "when": "yesterday"}, [("message-envelope.type", "/data/when")]),
+    ],
+    ids=["dataclass", "typeddict", "dict-of-models", "dataclass-refused", "typeddict-refused"],
+)
+def test_typed_data_reads_alike_through_every_door(
+    data_type: Any, data: dict[str, Any], refused: list[tuple[str, str]]
+) -> None:
+    # pydantic's strict Python mode takes a dataclass only as an instance and a date-time only
+    # as a datetime: json.loads output (FastAPI's, FastStream's) is read as its text is.
+    raw = BabelEnvelope.create("urn:babel:orders:created", data).to_json()
+    model = BabelEnvelope[data_type]
+    verdicts: list[object] = []
+    adapter = TypeAdapter(model)
+    for read in (
+        model.model_validate_json,
+        lambda raw: model.model_validate(orjson.loads(raw)),
+        lambda raw: adapter.validate_python(orjson.loads(raw)),
+    ):
+        try:
+            verdicts.append(read(raw).to_json())
+        except ValidationError as exc:
+            verdicts.append([(v.rule, v.pointer) for v in ek.violations(exc)])
+    assert verdicts == [refused or raw] * 3

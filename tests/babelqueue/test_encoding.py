@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pydantic import ValidationError
+from pydantic import BaseModel, Field, ValidationError
+from typing_extensions import TypedDict
 
 from envelopekit import _json
 from envelopekit.babelqueue import BabelEnvelope
@@ -91,3 +93,36 @@ def test_dumps_equals_python_reference(value: Any) -> None:
             _json.dumps(value)
         return
     assert _json.dumps(value) == expected
+
+
+class _Item(BaseModel):
+    sku: str = Field(alias="SKU")
+
+
+@dataclass
+class _Order:
+    order_id: int
+    item: _Item
+
+
+class TypedOrder(TypedDict):
+    order_id: int
+    item: _Item
+
+
+_TYPED_RAW = BabelEnvelope.create(
+    "urn:babel:orders:created", {"order_id": 1, "item": {"SKU": "a-1"}}
+).to_json()
+
+
+@pytest.mark.parametrize(
+    "data_type",
+    [_Order, dict[str, object], dict[str, int | _Item], TypedOrder, dict[str, Any], Any],
+    ids=["dataclass", "dict-object", "dict-of-models", "typeddict", "dict-any", "any"],
+)
+def test_a_message_read_with_typed_data_is_written_again_as_read(data_type: Any) -> None:
+    # Its data holds what only its type's serializer writes (a model inside a dataclass or a
+    # dict): to_json, to_wire and everything built on them write it as model_dump_json does.
+    envelope = BabelEnvelope[data_type].model_validate_json(_TYPED_RAW)
+    assert envelope.to_json() == _TYPED_RAW
+    assert orjson.loads(envelope.model_dump_json(by_alias=True)) == orjson.loads(_TYPED_RAW)

@@ -335,3 +335,36 @@ def test_enum_values_compare_as_json_values() -> None:
     assert breaking_changes(old, {"enum": ["x", None, {"b": [True], "a": 1}]}) == []
     found = breaking_changes(old, {"enum": [{"a": 1, "b": [1]}, None, "x"]})
     assert [c.rule for c in found] == ["compat.enum_value_removed"]
+
+
+# A `false` subschema refuses every value (PayloadSchemas: `payload-schema.false_schema`).
+FALSE_CASES = {
+    "property-false": (obj({"a": S}), obj({"a": False}), "/properties/a", "a"),
+    "property-true-false": (obj({"a": True}), obj({"a": False}), "/properties/a", "a"),
+    "items-false": ({"items": S}, {"items": False}, "/items", "[]"),
+    "items-absent-false": ({"type": "array"}, {"type": "array", "items": False}, "/items", "[]"),
+    "nested-false": (
+        obj({"lines": {"type": "array", "items": obj({"qty": S})}}),
+        obj({"lines": {"type": "array", "items": obj({"qty": False})}}),
+        "/properties/lines/items/properties/qty",
+        "lines[].qty",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", FALSE_CASES)
+def test_a_subschema_turned_false_breaks(name: str) -> None:
+    old, new, at, path = FALSE_CASES[name]
+    found = breaking_changes(old, new)
+    assert [(c.rule, c.pointer, c.message) for c in found] == [
+        ("compat.type_changed", at, f"{path}: no value allowed (schema false)")
+    ]
+    assert breaking_changes(new, old) == []  # from nothing allowed, to anything: compatible
+
+
+@pytest.mark.parametrize("schema", [None, "object", [], 5, False], ids=repr)
+def test_a_schema_that_is_no_object_or_model_is_a_type_error(schema: Any) -> None:
+    with pytest.raises(TypeError, match="JSON object"):
+        breaking_changes(schema, {"type": "object"})
+    with pytest.raises(TypeError, match="JSON object"):
+        breaking_changes({"type": "object"}, schema)

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+import math
 import threading
+from typing import Any
 
 import pytest
 
 from envelopekit.babelqueue import (
     BabelEnvelope,
     Done,
+    Effect,
     InMemorySeenStore,
+    Lease,
     Retry,
     Router,
     SeenStore,
+    async_idempotent,
     idempotent,
     message_id,
 )
@@ -83,3 +89,64 @@ def test_the_store_is_thread_safe() -> None:
     for t in threads:
         t.join()
     assert len(store) == 4000
+
+
+class AsyncInMemorySeenStore:
+    """:class:`InMemorySeenStore` behind the asyncio protocol."""
+
+    def __init__(self) -> None:
+        self.ids = InMemorySeenStore()
+
+    async def seen(self, message_id: str) -> bool:
+        return self.ids.seen(message_id)
+
+    async def remember(self, message_id: str) -> None:
+        self.ids.remember(message_id)
+
+    async def forget(self, message_id: str) -> None:
+        self.ids.forget(message_id)
+
+
+@pytest.mark.parametrize("key", ["", 7, b"order-1", ("order", 1), ["order"]], ids=repr)
+@pytest.mark.parametrize("form", ["sync", "async"])
+def test_a_key_that_gives_no_usable_id_runs_every_delivery(key: Any, form: str) -> None:
+    """As for a message without ``meta.id``: run, and remember nothing (spec: fail open)."""
+    ran: list[BabelEnvelope] = []
+    env = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1})
+    if form == "sync":
+        store = InMemorySeenStore()
+        guarded = idempotent(store, ran.append, key=lambda _: key)
+        effects = [guarded(env), guarded(env)]
+    else:
+        async_store = AsyncInMemorySeenStore()
+        store = async_store.ids
+
+        async def handle(message: BabelEnvelope) -> None:
+            ran.append(message)
+
+        guarded_async = async_idempotent(async_store, handle, key=lambda _: key)
+
+        async def twice() -> list[Effect]:
+            return [await guarded_async(env), await guarded_async(env)]
+
+        effects = asyncio.run(twice())
+    assert effects == ["run", "run"] and ran == [env, env] and len(store) == 0
+
+
+@pytest.mark.parametrize(
+    "every", [0, -1.0, math.nan, math.inf, threading.TIMEOUT_MAX * 2], ids=repr
+)
+def test_a_lease_renewed_without_pause_or_past_any_wait_is_refused(every: float) -> None:
+    with pytest.raises(ValueError, match="renew_every"):
+        Lease("id", "token", every)
+
+
+@pytest.mark.parametrize("every", ["5", True, b"5"], ids=repr)
+def test_a_lease_renewed_every_non_number_is_refused(every: Any) -> None:
+    with pytest.raises(TypeError, match="renew_every"):
+        Lease("id", "token", every)
+
+
+@pytest.mark.parametrize("every", [None, 0.001, 30, threading.TIMEOUT_MAX], ids=repr)
+def test_a_lease_renewal_period_within_bounds_is_kept(every: float | None) -> None:
+    assert Lease("id", "token", every).renew_every == every

@@ -94,6 +94,79 @@ def test_keyword_semantics(schema: dict[str, Any], data: Any, expected: list[Any
     assert verdict(schema, data) == expected
 
 
+DRAFT_07 = "http://json-schema.org/draft-07/schema#"
+
+
+@pytest.mark.parametrize(
+    ("schema", "data", "expected"),
+    [
+        # A node's own `$schema` does not bring in another dialect's keywords.
+        ({"properties": {"n": {"$schema": DRAFT_07, "maxLength": 1}}}, {"n": "abc"}, []),
+        ({"properties": {"n": {"$schema": DRAFT_07, "pattern": "^x$"}}}, {"n": "abc"}, []),
+        # ... nor its backtracking pattern (seconds per character before), nor a remote `$ref`.
+        ({"items": {"$schema": DRAFT_07, "pattern": "^(a+)+$"}}, ["a" * 40 + "!"], []),
+        ({"items": {"$schema": DRAFT_07, "$ref": "http://127.0.0.1:9/x.json"}}, [1], []),
+        (
+            {
+                "items": {"$schema": DRAFT_07, "$ref": "#/definitions/s"},
+                "definitions": {"s": False},
+            },
+            [1],
+            [],
+        ),
+        ({"items": {"$schema": 5, "type": "string"}}, [1], [("type", "/data/0")]),
+        ({"$id": 5, "type": "string"}, 1, [("type", "/data")]),
+        ({"items": {"$id": ["x"], "minimum": 2}}, [1], [("minimum", "/data/0")]),
+        # Keyword values of the wrong type constrain nothing, as in the other SDKs.
+        ({"minLength": "3"}, "ab", []),
+        ({"minLength": None}, "ab", []),
+        ({"minLength": [1]}, "ab", []),
+        ({"minLength": True}, "", []),
+        ({"minLength": 2.5}, "ab", [("minLength", "/data")]),
+        ({"properties": {"n": 5}}, {"n": 1}, []),
+        ({"properties": {"n": [{"type": "string"}]}}, {"n": 1}, []),
+        ({"properties": {"n": None}}, {"n": 1}, []),
+    ],
+)
+def test_what_is_outside_the_subset_never_reaches_jsonschema(
+    schema: dict[str, Any], data: Any, expected: list[Any]
+) -> None:
+    assert verdict(schema, data) == expected
+
+
+@pytest.mark.parametrize("schema", [None, [], "object", 5], ids=repr)
+def test_a_schema_that_is_no_object_is_a_registry_error(schema: Any) -> None:
+    with pytest.raises(SchemaRegistryError, match="JSON object"):
+        check_payload(schema, {})
+
+
+@pytest.mark.timeout(20)  # each item was compared with every value: 50,000 x 2,000 took 35 s
+def test_an_enum_is_read_once_per_check_not_once_per_item() -> None:
+    values: list[Any] = [*range(2000), {"a": [1]}, "x"]
+    schema = {"type": "array", "items": {"enum": values}}
+    kinds = [True, 1.0, {"a": [1]}, "x", 1, {"a": [True]}]  # type-strict, as the validators
+    found = check_payload(schema, [-1] * 50_000 + kinds)
+    assert len(found) == 50_003
+    assert [v.pointer for v in found if int(v.pointer.rpartition("/")[2]) >= 50_000] == [
+        "/data/50000",  # true is not 1
+        "/data/50001",  # 1.0 is not 1
+        "/data/50005",  # {"a": [true]} is not {"a": [1]}
+    ]
+    # The values are quoted a few at a time, however many there are.
+    assert found[0].message == "-1 is not one of [0, 1, 2, 3, 4, 5, 6, 7, ...]"
+
+
+@pytest.mark.timeout(5)  # each level's value was written out whole to quote it: 15 s
+def test_a_value_refused_at_every_level_is_quoted_a_few_levels_deep() -> None:
+    data: Any = "x" * 2_000_000
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(190):
+        data, schema = {"a": data}, {"type": "string", "properties": {"a": schema}}
+    found = check_payload(schema, data)
+    assert len(found) == 190
+    assert found[0].message == "{'a': {'a': {'a': {'a': {...}}}}} is not of type 'string'"
+
+
 def test_every_violation_is_catalogued() -> None:
     schema = json.loads((REGISTRY / "schemas/users-registered.json").read_text())
     data = {"user_id": 0, "email": "a", "profile": {"marketing_opt_in": "yes"}, "x": 1}
@@ -129,6 +202,13 @@ def test_bad_registries_fail_at_load(tmp_path: Path) -> None:
         PayloadSchemas.from_registry(tmp_path / "registry.json")
     with pytest.raises(SchemaRegistryError):
         PayloadSchemas({"u": []})  # type: ignore[dict-item]
+
+
+def test_a_schema_file_nesting_past_the_parser_is_a_registry_error(tmp_path: Path) -> None:
+    (tmp_path / "registry.json").write_text('{"schemas": [{"urn": "u", "schema": "s.json"}]}')
+    (tmp_path / "s.json").write_text('{"a":' * 100_000 + "1" + "}" * 100_000)
+    with pytest.raises(SchemaRegistryError, match=r"s\.json"):
+        PayloadSchemas.from_registry(tmp_path / "registry.json")
 
 
 def test_a_missing_jsonschema_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import decimal
+import math
 import re
 import time
 import uuid
@@ -225,3 +227,62 @@ def test_a_mutated_extra_never_emits_a_canonical_or_forbidden_key() -> None:
 def test_create_refuses_a_trace_id_that_is_not_a_string() -> None:
     with pytest.raises(ProducerError):
         BabelEnvelope.create("urn:babel:a:b", {"n": 1}, trace_id=123)  # type: ignore[arg-type]
+
+
+class _Sku(BaseModel):
+    sku: str
+
+
+@dataclasses.dataclass
+class _Ratio:
+    x: float
+
+
+@dataclasses.dataclass
+class _Blob:
+    b: bytes
+
+
+@dataclasses.dataclass
+class _Count:
+    n: int
+
+
+@pytest.mark.parametrize(
+    ("data_type", "data", "refused"),
+    [
+        (_Ratio, _Ratio(math.nan), [("number.non_finite", "/data/x")]),
+        (_Ratio, _Ratio(math.inf), [("number.non_finite", "/data/x")]),
+        (_Count, _Count(2**70), [("number.out_of_range", "/data/n")]),
+        (_Blob, _Blob(b"\xff"), [("json.invalid", "/data")]),
+        (list[_Ratio], [_Ratio(1.0)], [("message-envelope.type", "/data")]),
+        (datetime.datetime, datetime.datetime(2026, 1, 1), [("message-envelope.type", "/data")]),
+        (_Ratio, _Ratio(1.5), []),
+        (_Blob, _Blob(b"ok"), []),
+        (dict[str, _Sku], {"a": _Sku(sku="x")}, []),
+        (dict[str, _Sku], {"a": {"sku": "x"}}, []),
+    ],
+    ids=[
+        "nan",
+        "inf",
+        "beyond-int64",
+        "bytes-not-utf8",
+        "list-not-object",
+        "datetime-not-object",
+        "dataclass",
+        "bytes-utf8",
+        "dict-of-models",
+        "dict-of-model-data",
+    ],
+)
+def test_typed_data_is_produced_only_as_check_accepts_it(
+    data_type: Any, data: Any, refused: list[tuple[str, str]]
+) -> None:
+    # A parametrised data that is no model: its values are read as its type writes them.
+    try:
+        made = BabelEnvelope[data_type].create("urn:babel:orders:created", data)
+    except ProducerError as exc:
+        assert [(v.rule, v.pointer) for v in exc.violations] == refused
+        return
+    assert refused == []
+    assert ek.check(made.to_json(), spec="babelqueue").ok

@@ -22,6 +22,7 @@ from envelopekit.babelqueue import (
     Release,
     Retry,
     Router,
+    SchemaRegistryError,
     UnknownUrnError,
 )
 from tests.conftest import DATA
@@ -120,12 +121,12 @@ class _UnreachableRegistry:
 
 class _ShapelessRegistry:
     def schema_for(self, urn: str) -> Any:
-        return ["not", "a", "schema"]  # the validator raises on it
+        return ["not", "a", "schema"]  # check_payload refuses it
 
 
 @pytest.mark.parametrize(
     ("registry", "error"),
-    [(_UnreachableRegistry(), ConnectionError), (_ShapelessRegistry(), AttributeError)],
+    [(_UnreachableRegistry(), ConnectionError), (_ShapelessRegistry(), SchemaRegistryError)],
     ids=["provider-raises", "schema-unusable"],
 )
 def test_a_payload_schema_that_raises_is_retried_then_dead_lettered(

@@ -509,3 +509,53 @@ def test_the_router_refuses_what_check_refuses_under_its_settings(
     assert isinstance(outcome, Reject)
     assert outcome.violations == ek.check(raw, "babelqueue", settings=settings).violations
     assert rule in {v.rule for v in outcome.violations}
+
+
+# --- the Router's own API called with what it does not take -----------------------------------
+
+
+@pytest.mark.parametrize(
+    "message",
+    [10**6, [123, 125], None, {"job": "urn:babel:orders:created"}],
+    ids=["int-size", "list-of-ints", "none", "dict"],
+)
+def test_a_message_that_is_no_bytes_or_str_is_a_type_error(message: Any) -> None:
+    # `bytes(10**6)` allocated a megabyte of zeros (and `bytes([123, 125])` read as `{}`).
+    with pytest.raises(TypeError, match="bytes or str"):
+        Router().route(message)
+
+
+@pytest.mark.parametrize(
+    ("settings", "error"),
+    [
+        ({"max_attempts": 1.5}, TypeError),
+        ({"max_attempts": float("nan")}, TypeError),  # dead-lettered every first failure
+        ({"max_attempts": float("inf")}, TypeError),  # retried forever
+        ({"max_attempts": True}, TypeError),
+        ({"max_attempts": "3"}, TypeError),
+        ({"dlq_suffix": ""}, ValueError),  # the dead-letter queue was the queue itself
+        ({"dlq_suffix": 5}, TypeError),
+        ({"unknown_urn": ["fail"]}, ValueError),
+    ],
+    ids=repr,
+)
+def test_a_router_configured_oddly_is_refused(settings: dict[str, Any], error: type) -> None:
+    with pytest.raises(error, match=next(iter(settings))):
+        Router(**settings)
+
+
+@pytest.mark.parametrize(
+    ("urn", "handler"),
+    [
+        (None, lambda env: None),
+        (7, lambda env: None),
+        ("urn:babel:orders:created", "not a handler"),
+        ("urn:babel:orders:created", None),
+    ],
+    ids=["none-urn", "int-urn", "str-handler", "none-handler"],
+)
+def test_a_registration_of_the_wrong_types_is_a_type_error(urn: Any, handler: Any) -> None:
+    router = Router()
+    with pytest.raises(TypeError):
+        router.register(urn, handler)
+    assert router.urns() == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -16,6 +17,7 @@ from babelqueue.gdpr import protect as official_protect
 from babelqueue.gdpr import unprotect as official_unprotect
 from babelqueue.schema import sensitive_paths as official_paths
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing_extensions import TypedDict
 
 from envelopekit.babelqueue import (
     BabelEnvelope,
@@ -348,3 +350,198 @@ def test_a_schema_of_any_depth_is_read() -> None:
     node["x-gdpr-sensitive"] = True
     ((path, category),) = sensitive_paths(schema)
     assert path == "[]" * 5000 and category == ""
+
+
+def test_a_schema_holding_itself_is_read_once_along_each_path() -> None:
+    cyclic: dict[str, Any] = {"x-gdpr-sensitive": True, "properties": {}}
+    cyclic["properties"]["again"] = cyclic
+    cyclic["items"] = cyclic
+    shared = {"x-gdpr-sensitive": "email"}  # the same node in two places is read in both
+    cyclic["properties"]["a"] = {"properties": {"x": shared, "y": shared}}
+    assert sensitive_paths(cyclic) == [("", ""), ("a.x", "email"), ("a.y", "email")]
+
+
+# --- plaintext an envelope cannot hold is a decrypt failure ------------------------------------
+
+MARKED = {"properties": {"email": {"x-gdpr-sensitive": True}}}
+NOT_JSON = {
+    "nan": b"NaN",
+    "infinity": b"-Infinity",
+    "past-a-double": b"1e400",
+    "lone-surrogate": b'"\\ud800"',
+    "lone-surrogate-key": b'{"\\udc00": 1}',
+    "surrogate-bytes": b'"\xed\xa0\x80"',
+    "past-the-stack": b"[" * 100_000 + b"]" * 100_000,
+}
+
+
+@pytest.mark.parametrize("plaintext", NOT_JSON.values(), ids=NOT_JSON.keys())
+@pytest.mark.parametrize("target", ["envelope", "data"])
+def test_plaintext_that_is_not_json_is_a_decrypt_error(plaintext: bytes, target: str) -> None:
+    data = {"email": KEY.encrypt(plaintext)}
+    sealed: Any = data
+    if target == "envelope":
+        sealed = BabelEnvelope.create("urn:babel:users:registered", data)
+    with pytest.raises(DecryptError, match="not JSON") as raised:
+        unprotect(sealed, KEY, MARKED)
+    assert raised.value.violation.rule == "data.decrypt_failed"
+    assert raised.value.violation.pointer == "/data/email"
+
+
+def test_plaintext_nesting_past_the_message_is_a_decrypt_error() -> None:
+    deep = b"[" * 199 + b"]" * 199  # JSON, but at /data/email past the parser's 200 levels
+    sealed = BabelEnvelope.create("urn:babel:users:registered", {"email": KEY.encrypt(deep)})
+    with pytest.raises(DecryptError, match="does not fit the message") as raised:
+        unprotect(sealed, KEY, MARKED)
+    assert raised.value.violation.rule == "data.decrypt_failed"
+    assert raised.value.violation.pointer.startswith("/data/email/0/0/")
+
+
+@pytest.mark.parametrize("plaintext", NOT_JSON.values(), ids=NOT_JSON.keys())
+def test_router_fails_plaintext_that_is_not_json_as_invalid_data(plaintext: bytes) -> None:
+    router = Router(cipher=KEY)
+    router.register("urn:babel:users:registered", lambda env: None, Contact)
+    body = BabelEnvelope.create("urn:babel:users:registered", {"email": KEY.encrypt(plaintext)})
+    outcome = router.dispatch(body.to_json())
+    assert isinstance(outcome, Retry) and outcome.rule == "data.invalid"
+    assert outcome.envelope.data == body.data  # the ciphertext as received
+
+
+class Contact(BaseModel):
+    email: Annotated[str, Sensitive("email")]
+
+
+class LossyCipher:
+    """A cipher whose ``encrypt`` returns something other than the string the protocol asks."""
+
+    def __init__(self, sealed: object) -> None:
+        self.sealed = sealed
+
+    def encrypt(self, plaintext: bytes) -> Any:
+        return self.sealed
+
+    def decrypt(self, ciphertext: str) -> bytes:
+        raise AssertionError("never called")
+
+
+@pytest.mark.parametrize("sealed", [5, b"c2VhbGVk", None], ids=repr)
+def test_a_cipher_that_returns_no_string_is_refused_not_written(sealed: object) -> None:
+    with pytest.raises(TypeError, match="not a str"):
+        protect({"email": "a@example.com"}, LossyCipher(sealed), MARKED)
+
+
+# A mark below a marked container: sealed inside the container's one ciphertext.
+NESTED_MARKS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    "array-and-items": (
+        {"properties": {"n": {"x-gdpr-sensitive": True, "items": {"x-gdpr-sensitive": True}}}},
+        {"n": ["a", "b"], "m": 1},
+    ),
+    "object-and-property": (
+        {
+            "properties": {
+                "p": {"x-gdpr-sensitive": True, "properties": {"q": {"x-gdpr-sensitive": "pii"}}}
+            }
+        },
+        {"p": {"q": "secret", "r": 2}},
+    ),
+    "object-in-items-and-property": (
+        {
+            "properties": {
+                "lines": {
+                    "items": {
+                        "properties": {
+                            "card": {
+                                "x-gdpr-sensitive": "pci",
+                                "properties": {"pan": {"x-gdpr-sensitive": "pci"}},
+                            }
+                        }
+                    }
+                }
+            }
+        },
+        {"lines": [{"card": {"pan": "4111"}}, {"qty": 1}]},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", NESTED_MARKS)
+def test_a_mark_below_a_marked_container_round_trips(name: str) -> None:
+    schema, data = NESTED_MARKS[name]
+    fixed = SealCipher(b"k" * 32, nonce=b"n" * 12)
+    theirs = json.loads(json.dumps(data))
+    official_protect(theirs, schema, fixed)
+    ours = protect(data, fixed, schema)
+    assert ours == theirs  # the same bytes: the container is one ciphertext
+    assert unprotect(ours, fixed, schema) == data
+    env = BabelEnvelope.create("urn:babel:users:registered", data)
+    assert unprotect(protect(env, KEY, schema), KEY, schema).data == data
+
+
+def test_items_sealed_one_by_one_still_open_under_a_marked_container() -> None:
+    # A producer whose schema marks only the items: the container arrives as a list, not sealed.
+    producer = {"properties": {"n": {"items": {"x-gdpr-sensitive": True}}}}
+    consumer = NESTED_MARKS["array-and-items"][0]
+    sealed = protect({"n": ["a", "b"]}, KEY, producer)
+    assert unprotect(sealed, KEY, consumer) == {"n": ["a", "b"]}
+
+
+# --- Router: the marks of any data type, found before anything is inlined ----------------------
+
+
+class Opaque:
+    """A field type pydantic validates by isinstance and cannot write a JSON Schema for."""
+
+
+class WithOpaque(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    handle: Opaque | None = None
+
+
+class WithOpaqueAndEmail(WithOpaque):
+    email: Annotated[str, Sensitive("email")]
+
+
+@dataclasses.dataclass
+class EmailRecord:
+    email: Annotated[str, Sensitive("email")]
+
+
+class EmailDict(TypedDict):
+    email: Annotated[str, Sensitive("email")]
+
+
+class Thread(BaseModel):
+    email: Annotated[str, Sensitive("email")]
+    reply: Thread | None = None
+
+
+MARKED_TYPES = {"dataclass": EmailRecord, "typed-dict": EmailDict, "opaque": WithOpaqueAndEmail}
+
+
+@pytest.mark.parametrize("data_type", MARKED_TYPES.values(), ids=MARKED_TYPES.keys())
+def test_any_data_type_marking_fields_needs_a_cipher(data_type: Any) -> None:
+    with pytest.raises(ValueError, match=r"cipher="):
+        Router().register("urn:babel:users:registered", lambda env: None, data_type)
+
+
+@pytest.mark.parametrize("data_type", MARKED_TYPES.values(), ids=MARKED_TYPES.keys())
+def test_any_data_type_marking_fields_is_handled_in_cleartext(data_type: Any) -> None:
+    seen: list[Any] = []
+    router = Router(cipher=KEY)
+    router.register("urn:babel:users:registered", lambda env: seen.append(env.data), data_type)
+    sent = BabelEnvelope.create("urn:babel:users:registered", {"email": "a@example.com"})
+    assert isinstance(router.dispatch(protect(sent, KEY, MARKED).to_json()), Done)
+    email = seen[0]["email"] if isinstance(seen[0], dict) else seen[0].email
+    assert email == "a@example.com"
+
+
+@pytest.mark.parametrize("cipher", [None, KEY], ids=["no-cipher", "cipher"])
+def test_a_recursive_model_marking_fields_is_refused(cipher: Cipher | None) -> None:
+    # Its marks were never found: the handler got the ciphertext as if it were the cleartext.
+    with pytest.raises(ValueError, match="recursive"):
+        Router(cipher=cipher).register("urn:babel:users:registered", lambda env: None, Thread)
+
+
+def test_a_model_with_a_field_no_json_schema_describes_registers() -> None:
+    route = Router().register("urn:babel:users:registered", lambda env: None, WithOpaque)
+    assert route.model is WithOpaque

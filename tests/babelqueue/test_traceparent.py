@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from envelopekit.babelqueue import (
@@ -105,3 +107,61 @@ def test_consumer_parent_prefers_the_carried_header() -> None:
     fallback = parent_of(env, {"traceparent": "garbage"})
     assert fallback.trace_id == trace_id_of(env.trace_id)
     assert fallback == parent_of(env)  # deterministic per trace_id
+
+
+@pytest.mark.parametrize("flags", [1.0, 1.5, float("nan")], ids=repr)
+def test_flags_that_are_no_int_are_refused_when_built(flags: float) -> None:
+    # A float in range was kept, and `header()` raised later on formatting it.
+    with pytest.raises(TypeError, match="flags"):
+        TraceParent(TRACE, SPAN, flags)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {5: "1", "traceparent": VALID},
+        [(None, "1"), ("TraceParent", VALID)],
+        [(b"traceparent", VALID.encode())],
+        [(b"TRACEPARENT", VALID), (b"x-other", b"1")],
+        {b"Traceparent": VALID, "x-other": "1"},
+    ],
+    ids=["int-name", "none-name", "bytes-name", "bytes-name-uppercase", "bytes-name-mapping"],
+)
+def test_a_header_name_of_another_type_is_read_not_raised_on(headers: object) -> None:
+    assert read_traceparent(headers) == TraceParent(TRACE, SPAN)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "tracestate",
+    ["k=v\r\nx-injected: 1", "k=v\n", "k=v\x00", "k=\u00e9", "k=\u2028v"],
+    ids=["crlf", "lf", "nul", "non-ascii", "line-separator"],
+)
+def test_a_tracestate_w3c_does_not_allow_is_refused(tracestate: str) -> None:
+    env: BabelEnvelope = BabelEnvelope.create("urn:babel:orders:created", {})
+    with pytest.raises(ValueError, match="tracestate"):
+        write_traceparent(None, env, tracestate=tracestate)
+
+
+@pytest.mark.parametrize("tracestate", [5, b"k=v"], ids=repr)
+def test_a_tracestate_that_is_no_string_is_refused(tracestate: object) -> None:
+    env: BabelEnvelope = BabelEnvelope.create("urn:babel:orders:created", {})
+    with pytest.raises(TypeError, match="tracestate"):
+        write_traceparent(None, env, tracestate=tracestate)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("headers", "kept"),
+    [
+        ({b"traceparent": b"stale", b"tracestate": b"old=1", "x-other": "1"}, {"x-other": "1"}),
+        ({b"TraceParent": VALID, 5: "kept"}, {5: "kept"}),
+    ],
+    ids=["bytes-names", "bytes-and-int-names"],
+)
+def test_write_replaces_earlier_headers_whatever_their_names_type(
+    headers: dict[Any, Any], kept: dict[Any, Any]
+) -> None:
+    # A stale bytes-named traceparent was kept beside the new one: read, the pair was ignored.
+    env: BabelEnvelope = BabelEnvelope.create("urn:babel:orders:created", {})
+    written = write_traceparent(headers, env, parent_id=SPAN, tracestate="k=v")
+    header = TraceParent(trace_id_of(env.trace_id), SPAN).header()
+    assert written == {**kept, "traceparent": header, "tracestate": "k=v"}

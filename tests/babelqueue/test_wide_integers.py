@@ -21,7 +21,7 @@ import orjson
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import envelopekit as ek
 from envelopekit import ProducerError, rules
@@ -310,6 +310,63 @@ def test_producing_a_typed_payload_refuses_an_integer_beyond_int64() -> None:
     assert env.data.value == 2**64
     assert wide_warnings(env.envelope_warnings()) == {"/data/value"}
     assert env.to_json() == wide
+
+
+class Aliased(BaseModel):
+    """A typed ``data`` whose wire names are not its Python names."""
+
+    model_config = ConfigDict(populate_by_name=True)
+    order_id: int = Field(alias="orderId")
+    inner: Reading = Field(alias="innerReading")
+    readings: list[float] = Field(alias="someReadings")
+
+
+@pytest.mark.parametrize(
+    ("data", "door", "rule", "pointer"),
+    [
+        (
+            {"orderId": 2**60, "innerReading": {"value": 1}, "someReadings": [1.0]},
+            "consume",
+            "number.unsafe_integer",
+            "/data/orderId",
+        ),
+        (
+            {"orderId": 1, "innerReading": {"value": 2**60}, "someReadings": [1.0]},
+            "consume",
+            "number.unsafe_integer",
+            "/data/innerReading/value",
+        ),
+        (
+            {"orderId": 2**60, "innerReading": {"value": 1}, "someReadings": [1.0]},
+            "create",
+            "number.unsafe_integer",
+            "/data/orderId",
+        ),
+        (
+            {"orderId": 1, "innerReading": {"value": 1}, "someReadings": [float("nan")]},
+            "create",
+            "number.non_finite",
+            "/data/someReadings/0",
+        ),
+    ],
+    ids=["consumed-top", "consumed-nested", "created-warned", "created-refused"],
+)
+def test_a_typed_payload_s_numbers_are_pointed_at_by_their_wire_names(
+    data: dict[str, Any], door: str, rule: str, pointer: str
+) -> None:
+    if door == "consume":
+        raw = BabelEnvelope.create("urn:babel:a:b", data).to_json()
+        env = BabelEnvelope[Aliased].model_validate_json(raw)
+        assert [(w.rule, w.pointer) for w in env.envelope_warnings()] == [(rule, pointer)]
+        return
+    model = Aliased.model_validate(data)
+    if rule == "number.unsafe_integer":
+        made = BabelEnvelope[Aliased].create("urn:babel:a:b", model)
+        assert [(w.rule, w.pointer) for w in made.envelope_warnings()] == [(rule, pointer)]
+        return
+    with pytest.raises(ProducerError) as caught:
+        BabelEnvelope[Aliased].create("urn:babel:a:b", model)
+    assert [(v.rule, v.pointer) for v in caught.value.violations] == [(rule, pointer)]
 
 
 # --- any number a Go or Node encoder writes for a double ---------------------------------------

@@ -611,6 +611,28 @@ def test_writing_refuses_what_cannot_be_expressed(
     assert [(v.rule, v.pointer) for v in raised.value.violations] == [(rule, at)]
 
 
+@pytest.mark.parametrize("limit", [100, 1_000_000], ids=["below-the-environment", "above-it"])
+def test_a_structured_event_is_written_within_the_settings_given(
+    monkeypatch: pytest.MonkeyPatch, limit: int
+) -> None:
+    # The reader's settings, given to both: what one reads, the other writes, whatever the
+    # environment says (its limit here is the other one of the two).
+    other = 1_000_000 if limit == 100 else 100
+    monkeypatch.setenv("ENVELOPEKIT_MAX_MESSAGE_BYTES", str(other))
+    ek.get_settings.cache_clear()  # (the autouse fixture clears it again after the test)
+    reader = Settings(max_message_bytes=limit)
+    env = _babel(data={"text": "x" * 100_000})
+    if limit == 100:
+        # 2 x 100 bytes and the attributes' 64 KiB: the 100 KB data is past it.
+        with pytest.raises(ProducerError) as raised:
+            to_structured(env, settings=reader)
+        assert [(v.rule, v.pointer) for v in raised.value.violations] == [
+            (rules.MESSAGE_TOO_LARGE, "")
+        ]
+    else:
+        assert from_structured(to_structured(env, settings=reader), settings=reader).ok
+
+
 def test_a_caller_trace_context_is_written() -> None:
     parent = "00-" + BQ.trace_id.replace("-", "") + "-b7ad6b7169203331-00"
     attributes = to_attributes(BQ, traceparent=parent, tracestate="vendor=1")

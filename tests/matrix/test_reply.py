@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from pydantic import BaseModel
@@ -204,6 +206,57 @@ def test_lamport_clock_rules() -> None:
             LamportClock(bad)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    "bad",
+    [-(10**5000), 10**5000, 2**63, "7" * 1_000_000],
+    ids=["negative-of-5001-digits", "of-5001-digits", "past-int64", "1-mb-string"],
+)
+def test_lamport_clock_refuses_what_no_stamp_is_quoted_short(bad: object) -> None:
+    for call in (lambda: LamportClock(bad), lambda: LamportClock().observe(bad)):  # type: ignore[arg-type]
+        with pytest.raises(ProducerError) as caught:
+            call()
+        assert len(str(caught.value)) < 200
+    assert LamportClock().observe(2**63 - 2) == 2**63 - 1  # the last valid stamp
+
+
+LAST_STAMP = 2**63 - 1
+
+
+@pytest.mark.parametrize(
+    ("start", "advance"),
+    [
+        (LAST_STAMP, LamportClock.tick),
+        (LAST_STAMP, lambda clock: clock.observe(None)),
+        (LAST_STAMP, lambda clock: clock.observe(0)),
+        (0, lambda clock: clock.observe(LAST_STAMP)),
+        (
+            LAST_STAMP,
+            lambda clock: MxRequest.create("fs.list", {}, expect_reply=True, clock=clock),
+        ),
+        (
+            0,
+            lambda clock: MxRequest.model_validate_json(
+                b'{"op":"fs.list","payload":{},"correlationId":"c","lamport":%d}' % LAST_STAMP
+            ).reply({"ok": True}, clock=clock),
+        ),
+    ],
+    ids=["tick", "observe-none", "observe-older", "observe-the-last", "create", "reply"],
+)
+def test_lamport_clock_never_passes_the_last_stamp(
+    start: int, advance: Callable[[LamportClock], object]
+) -> None:
+    """A clock at 2^63-1 refuses to advance, as no valid message carries 2^63, and stays valid."""
+    clock = LamportClock(start)
+    before = clock.value
+    with pytest.raises(ProducerError) as caught:
+        advance(clock)
+    assert [(v.rule, v.pointer) for v in caught.value.violations] == [
+        ("number.out_of_range", "/lamport")
+    ]
+    assert clock.value <= LAST_STAMP and clock.value >= before
+    assert LamportClock(clock.value).value == clock.value  # a value the clock may start at
+
+
 def test_lamport_clock_is_thread_safe() -> None:
     clock = LamportClock()
 
@@ -278,6 +331,52 @@ def test_fail_refuses(status: int) -> None:
         req.fail(MxErrorCode.INTERNAL, "x", status_code=status)
     with pytest.raises(ProducerError):
         req.fail(MxErrorCode.OK, "not an error")
+
+
+@pytest.mark.parametrize(
+    ("status", "rule"),
+    [
+        (10**5000, "error-payload.maximum"),
+        (-(10**5000), "error-payload.minimum"),
+        ("5" * 1_000_000, "error-payload.type"),
+        ([500] * 100_000, "error-payload.type"),
+    ],
+    ids=["int-of-5001-digits", "negative-of-5001-digits", "1-mb-string", "long-list"],
+)
+def test_a_refused_status_is_quoted_short(status: object, rule: str) -> None:
+    with pytest.raises(ProducerError) as caught:
+        MxErrorPayload.of(MxErrorCode.INTERNAL, "x", status_code=status)  # type: ignore[arg-type]
+    assert [(v.rule, v.pointer) for v in caught.value.violations] == [(rule, "/statusCode")]
+    assert len(str(caught.value)) < 200
+    with pytest.raises(ProducerError) as failed:
+        MxRequest.create("fs.rm", {}, expect_reply=True).fail(
+            MxErrorCode.INTERNAL,
+            "x",
+            status_code=status,  # type: ignore[arg-type]
+        )
+    assert [(v.rule, v.pointer) for v in failed.value.violations] == [(rule, "/payload/statusCode")]
+
+
+def _replied() -> MxResponse:
+    return MxRequest.create("fs.list", {}, expect_reply=True).reply({"ok": True})
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        lambda req, clock: req.reply({"ok": True}, clock=clock),
+        lambda req, clock: req.fail(MxErrorCode.INTERNAL, "x", clock=clock),
+    ],
+    ids=["reply", "fail"],
+)
+def test_a_reply_read_as_a_request_is_never_answered(answer: Any) -> None:
+    # Every member of a reply is a request's too: the request model reads one.
+    read = MxRequest.model_validate_json(_replied().to_json())
+    assert read.op == "$reply"
+    clock = LamportClock()
+    with pytest.raises(ProducerError, match=r"'\$reply' is a reply"):
+        answer(read, clock)
+    assert clock.value == 0  # refused before the clock observes the reply
 
 
 def test_fail_typed_as_any_response() -> None:

@@ -146,3 +146,74 @@ def test_only_story_context_snapshots_are_taken() -> None:
     env = SomEnvelope.model_validate(wrap(telling, "telling.started"))
     with pytest.raises(TypeError):
         StoryLedger().add(env)
+
+
+_HUGE = 10**4400  # past the 4,300 digits str() writes: a Python caller can hold one
+
+
+@pytest.mark.parametrize(
+    ("last", "this", "rule"),
+    [
+        (_HUGE, _HUGE, "sequence_number.not_increasing"),
+        (_HUGE, _HUGE - 1, "sequence_number.not_increasing"),
+        (7, _HUGE, "sequence_number.gap"),
+        (_HUGE, _HUGE + 2, "sequence_number.gap"),
+    ],
+    ids=["repeated", "backwards", "jump-from-small", "jump-between-huge"],
+)
+def test_a_huge_sequence_number_is_reported_by_its_size(last: int, this: int, rule: str) -> None:
+    first = StoryContext.model_validate({**RUN[0], "sequence_number": last})
+    second = StoryContext.model_validate({**RUN[1], "sequence_number": this})
+    verdict = check_story([first, second])[1]
+    (found,) = [*verdict.violations, *verdict.warnings]
+    assert (found.rule, found.pointer) == (rule, "/sequence_number")
+    assert "an integer of 4401 digits" in found.message
+
+
+def _other_type(asset: dict[str, Any]) -> dict[str, Any]:
+    return {**asset, "asset_type": "x-other" if asset["asset_type"] != "x-other" else "VIDEO"}
+
+
+def _repeat_in_the_first_snapshot() -> tuple[list[dict[str, Any]], str]:
+    first = copy.deepcopy(RUN[4])
+    first["assets"].append(_other_type(first["assets"][0]))
+    return [first], f"/assets/{len(first['assets']) - 1}/asset_type"
+
+
+def _hidden_by_a_later_repeat() -> tuple[list[dict[str, Any]], str]:
+    second = copy.deepcopy(RUN[5])
+    kept = second["assets"][0]
+    second["assets"][0] = _other_type(kept)
+    second["assets"].append(kept)
+    return [RUN[4], second], "/assets/0/asset_type"
+
+
+@pytest.mark.parametrize(
+    "case",
+    [_repeat_in_the_first_snapshot, _hidden_by_a_later_repeat],
+    ids=["repeat-in-the-first-snapshot", "hidden-by-a-later-repeat"],
+)
+def test_a_repeated_asset_id_keeps_the_type_it_was_first_seen_with(case: Any) -> None:
+    payloads, at = case()
+    verdict = check_story(_stories(payloads))[-1]
+    assert [(v.rule, v.pointer) for v in verdict.violations] == [("asset.type_changed", at)]
+
+
+@pytest.mark.parametrize(
+    ("last", "this"),
+    [
+        ("2026-09-11T13:00:00.0000002Z", "2026-09-11T13:00:00.0000001Z"),
+        ("2026-09-11T15:00:00.1234567+02:00", "2026-09-11T13:00:00.12345660Z"),
+        (
+            "2026-09-11T13:00:00.000000" + "9" * 50 + "Z",
+            "2026-09-11T13:00:00.000000" + "9" * 49 + "Z",
+        ),
+    ],
+    ids=["a-tenth-of-a-microsecond", "across-offsets", "fifty-digits"],
+)
+def test_updated_at_going_back_less_than_a_microsecond_is_refused(last: str, this: str) -> None:
+    first, second = copy.deepcopy(RUN[0]), copy.deepcopy(RUN[1])
+    first["updated_at"], second["updated_at"] = last, this
+    assert _rules([first, second])[1] == {"updated_at.backwards"}
+    first["updated_at"], second["updated_at"] = this, last  # forward is accepted
+    assert _rules([first, second])[1] == set()

@@ -38,6 +38,13 @@ BOUNDED = settings(
 BROKEN_CASES = [(spec, rule) for spec in ek.SPECS for rule in breakable_rules(spec)]
 
 
+def _nested(levels: int) -> Any:
+    value: Any = 1
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
 # --- the catalogue ---------------------------------------------------------------------------
 
 
@@ -260,6 +267,31 @@ def test_babelqueue_messages_for_a_router_take_its_urns_and_models() -> None:
             OrderCreated.model_validate(envelope.data)
 
     accepted()
+
+
+@pytest.mark.parametrize(
+    "drawn",
+    [[1, 2], {"deep": _nested(70)}, {"text": "\ud800"}, {"n": float("nan")}, {"n": 2**70}],
+    ids=["not-an-object", "past-max_depth", "lone-surrogate", "nan", "beyond-64-bits"],
+)
+def test_a_data_strategy_s_draws_are_kept_to_valid_messages(drawn: Any) -> None:
+    """What a caller's ``data`` strategy draws and no valid message holds is filtered out."""
+    seen: list[Any] = []
+
+    @settings(BOUNDED, max_examples=20, database=None)
+    @given(valid_messages("babelqueue", data=st.sampled_from([drawn, {"ok": 1}])))
+    def accepted(raw: bytes) -> None:
+        verdict = ek.check(raw, spec="babelqueue")
+        assert verdict.ok, verdict.rules()
+        assert verdict.envelope is not None
+        seen.append(verdict.envelope.data)
+
+    accepted()
+    assert {"ok": 1} in seen
+    # Nothing drawn is written as another value (NaN was written `null` by orjson).
+    assert all(data in ({"ok": 1}, drawn) for data in seen), seen
+    # A draw that is valid data, if not plain to orjson, is written (an integer beyond 64 bits).
+    assert (drawn in seen) == (drawn == {"n": 2**70})
 
 
 def test_babelqueue_data_may_be_a_strategy() -> None:

@@ -5,8 +5,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import cache, partial
 from typing import Annotated, Any, ClassVar, Final, Generic, cast, get_args
 
+import orjson
+from orjson import Fragment
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -16,13 +19,15 @@ from pydantic import (
     StrictStr,
     ValidationError,
     ValidationInfo,
+    ValidatorFunctionWrapHandler,
 )
 from pydantic import model_validator as _model_validator
 from pydantic.config import ExtraValues
-from pydantic_core import CoreSchema
+from pydantic_core import CoreSchema, core_schema
 from typing_extensions import Self, TypeVar
 
 from .. import rules
+from .._bounds import bounded, refuse_unbounded
 from .._compat import MISSING
 from .._doors import validate_large_json
 from .._errors import ProducerError
@@ -39,10 +44,12 @@ from .._ids import now_ms, uuid4
 from .._json import (
     INT64_MAX,
     PARSER_MAX_DEPTH,
+    PLAIN_DATA,
     PLAIN_NUMBERS,
     dumps,
     needs_scan,
     plain_json,
+    plain_json_nesting,
     proven_context,
     refuse_non_json,
     refuse_unwritable,
@@ -50,7 +57,7 @@ from .._json import (
 )
 from .._model import WireModel, attach_warnings, attached_warnings
 from .._settings import Settings, get_settings
-from .._text import text_checked_schema
+from .._text import WRITTEN, text_checked_schema
 from .._violations import (
     Violation,
     as_pydantic_error,
@@ -74,6 +81,22 @@ DataT = TypeVar("DataT", default=dict[str, Any])
 """The type of ``data``: a JSON object by default, or the user's own model."""
 
 _REASONS = frozenset(get_args(DeadLetterReason))
+# `data` types whose values are JSON itself (what `create` copies, what JSON parses to).
+_PLAIN_DATA: Final[frozenset[object]] = frozenset((DataT, dict[str, Any], Any))
+
+
+@cache
+def _typed_data(cls: type[BabelEnvelope[Any]]) -> bool:
+    """Whether ``cls`` types ``data`` as anything but a JSON object of JSON values."""
+    return cls.model_fields["data"].annotation not in _PLAIN_DATA
+
+
+def _model_data(cls: type[BabelEnvelope[Any]]) -> bool:
+    """Whether ``cls`` types ``data`` as a pydantic model."""
+    annotation = cls.model_fields["data"].annotation
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+
+
 # Keys an unknown-key extra may never be emitted as: the canonical ones, the alias, the forbidden.
 _NOT_EXTRA = frozenset(
     {"job", "trace_id", "data", "meta", "attempts", "dead_letter", "urn"}
@@ -135,9 +158,21 @@ class BabelEnvelope(WireModel, Generic[DataT]):
     ) -> CoreSchema:
         """The model's schema, refusing in Python mode what JSON text cannot carry.
 
-        Strings that are not Unicode, and nesting deeper than the JSON parser reads.
+        Strings that are not Unicode, and nesting deeper than the JSON parser reads. With a
+        parametrised ``data`` that is no model, Python data that is JSON data (``json.loads``
+        output: FastAPI's, FastStream's) is read as its text is: the envelope is strict, and
+        pydantic's strict Python mode takes a dataclass only as an instance, a date-time only
+        as a ``datetime``.
         """
-        return text_checked_schema(cls, source, handler)
+        schema = text_checked_schema(cls, source, handler)
+        if not _typed_data(cls) or _model_data(cls):
+            return schema  # a model's own config decides how it reads Python data
+        return core_schema.json_or_python_schema(
+            json_schema=schema,
+            python_schema=core_schema.with_info_wrap_validator_function(
+                partial(_read_as_text, cls), schema
+            ),
+        )
 
     @classmethod
     def model_validate(
@@ -169,7 +204,11 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             and by_alias is None
             and by_name is None
         ):
-            found: Self | TooLarge | None = FAST_PATH.validate_python(cast("dict[str, Any]", obj))
+            # A producer's text of the dict, which the fast path need not write again.
+            written = context.get(WRITTEN) if type(context) is dict else None
+            found: Self | TooLarge | None = FAST_PATH.validate_python(
+                cast("dict[str, Any]", obj), written
+            )
             if found is TOO_LARGE:
                 # Bounded as model_validate_json bounds the same message: one error per array.
                 large: Self = large_validator(cls).validate_python(obj, context=context)
@@ -271,17 +310,27 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         # Unknown keys of the dead_letter block (only on a dead-letter queue) follow the rules too.
         dead_extra = None if dead_letter is MISSING else dead_letter.__pydantic_extra__
         data = fields["data"]
+        # A parametrised `data` type (not a model, which is dumped below) validated it: a
+        # `dict[str, Item]` holds models, a dataclass is one; its numbers are read as its own
+        # serializer gives them, under their wire names.
+        typed = type(self) is not BabelEnvelope and _typed_data(type(self))
         if info.mode == "python":
             # Python data (the fast path, which probed it, took none of this): what no JSON
             # text holds is refused where it is, free-form `data` and unknown keys alike.
-            _refuse_non_json(data, extra, meta_extra, dead_extra)
+            _refuse_non_json(None if typed else data, extra, meta_extra, dead_extra)
         # `check` and the JSON door prove a large message's numbers plain by C passes, or not:
         # plain data, and its extras, have no number to walk for; data whose proof failed is
         # scanned without a walk first (the walk would only say where to look, at its cost).
         proof = info.context.get(PLAIN_NUMBERS) if type(info.context) is dict else None
         plain = type(data) is dict and proof is True
-        if type(data) is not dict:
-            data = data.model_dump() if isinstance(data, BaseModel) else data
+        if isinstance(data, BaseModel):
+            # A model's numbers are read under its wire names, as `to_wire` writes them: the
+            # pointers point into the JSON.
+            data = data.model_dump(by_alias=True)
+        elif typed and not plain:
+            data = self.__pydantic_serializer__.to_python(
+                self, by_alias=True, include={"data"}, warnings=False
+            )["data"]
         # One pointer-free pass over each part; pointers are built only for what it flags.
         unproven = proof is False
         scan = not plain and (unproven or needs_scan(data))
@@ -358,6 +407,12 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         data = fields["data"]
         if isinstance(data, BaseModel):
             data = data.model_dump(mode="json", by_alias=True)
+        elif type(self) is not BabelEnvelope and _typed_data(type(self)):
+            # A parametrised `data` (`dict[str, Item]`, a dataclass) may hold what only its own
+            # serializer writes: written by it, as `model_dump_json` writes it.
+            data = self.__pydantic_serializer__.to_python(
+                self, mode="json", by_alias=True, include={"data"}
+            )["data"]
         meta = fields["meta"]
         out: dict[str, Any] = {
             "job": fields["job"],
@@ -415,7 +470,9 @@ class BabelEnvelope(WireModel, Generic[DataT]):
                 ``data`` holding what JSON cannot (a ``datetime``, a ``Decimal``, bytes, a
                 non-string key: ``json.invalid``), NaN or Infinity (``number.non_finite``),
                 an integer beyond signed 64-bit, a ``trace_id`` that is not a UUID; a ``Model``
-                whose JSON cannot be written (``json.invalid`` at ``/data``).
+                whose JSON cannot be written (``json.invalid`` at ``/data``); a message larger
+                or nesting deeper than ``check`` with ``settings`` reads (``message.too_large``,
+                ``message.too_deep``).
         """
         if trace_id is not None and not isinstance(trace_id, str):
             raise _not_a_string(cls, "/trace_id", trace_id)
@@ -432,27 +489,44 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             message_id = uuid4()
         # A mapping is checked to be pure JSON (GR-3) and copied; a model validates itself,
         # and its numbers are scanned below, but what it writes is checked here.
-        if isinstance(data, BaseModel):
-            refuse_unwritable(data, "/data")
-        payload: Any = plain_json(data, "/data") if isinstance(data, Mapping) else data
+        model_text = refuse_unwritable(data, "/data") if isinstance(data, BaseModel) else None
+        payload: Any = data
+        levels = None  # read where the data is copied; else from its text
+        if isinstance(data, Mapping):
+            payload, within = plain_json_nesting(data, "/data")
+            levels = within + 1  # `data` is the message's second level, as `meta` is
+        members: dict[str, Any] = {
+            "job": urn.strip(ASCII_WHITESPACE),
+            "trace_id": trace,
+            "data": payload,
+            "meta": {
+                "id": message_id,
+                "queue": queue if queue is not None else settings.babelqueue_queue,
+                "lang": "python",
+                "schema_version": SCHEMA_VERSION,
+                "created_at": now_ms(),
+            },
+            "attempts": 0,
+        }
+        # Other parametrised data (a dataclass, a list of models) is written by its type once
+        # validated: its text is measured then.
+        typed = model_text is None and levels is None and cls is not BabelEnvelope
+        if not (typed and _typed_data(cls)):
+            # The model's text is the one its writing above made; the rest is plain data.
+            wire = members if model_text is None else {**members, "data": Fragment(model_text)}
+            text = refuse_unbounded(wire, settings, levels=levels)
+            # Its text, where orjson wrote it of the very dict validated, is not written again.
+            context = None if text is None or model_text is not None else {WRITTEN: text}
+            typed = False
+        else:
+            context = None
         try:
-            created = cls.model_validate(
-                {
-                    "job": urn.strip(ASCII_WHITESPACE),
-                    "trace_id": trace,
-                    "data": payload,
-                    "meta": {
-                        "id": message_id,
-                        "queue": queue if queue is not None else settings.babelqueue_queue,
-                        "lang": "python",
-                        "schema_version": SCHEMA_VERSION,
-                        "created_at": now_ms(),
-                    },
-                    "attempts": 0,
-                }
-            )
+            created = cls.model_validate(members, context=context)
         except ValidationError as exc:
             raise ProducerError.from_validation(exc, cls) from exc
+        if typed:
+            data_text = _typed_text(created)
+            refuse_unbounded({**members, "data": Fragment(data_text)}, settings)
         # What a consumer reads with a warning (Decisions §6), a producer never writes; only a
         # message with something noted has private state to look at.
         if created.__pydantic_private__ is not None:
@@ -490,8 +564,15 @@ class BabelEnvelope(WireModel, Generic[DataT]):
 
         Raises:
             ProducerError: when ``attempts`` is already the signed 64-bit maximum: the next
-                consumer would refuse 2^63 (the Router dead-letters such a message instead).
+                consumer would refuse 2^63 (the Router dead-letters such a message instead);
+                when the message is larger or nests deeper than ``check`` with the
+                environment's settings reads (``message.too_large``, ``message.too_deep``).
         """
+        retried = self._retried()
+        return bounded(retried, retried.to_json)
+
+    def _retried(self) -> Self:
+        """:meth:`retried` within no bounds: the Router keeps what it sends within its own."""
         if self.attempts >= INT64_MAX:
             message = (
                 f"attempts is {self.attempts}, the signed 64-bit maximum: it cannot be counted "
@@ -555,8 +636,28 @@ class BabelEnvelope(WireModel, Generic[DataT]):
                 ``exception`` that is no text, or a block that would be invalid (a
                 ``failed_at`` that is not an integer, a queue that is not a string or holds a
                 lone surrogate), its ``violations`` naming each rule and ``/dead_letter/...``
-                pointer.
+                pointer; a message larger or nesting deeper than ``check`` with the
+                environment's settings reads (``message.too_large``, ``message.too_deep``).
         """
+        dead = self._dead_lettered(
+            reason,
+            error=error,
+            exception=exception,
+            original_queue=original_queue,
+            failed_at=failed_at,
+        )
+        return bounded(dead, dead.to_json)
+
+    def _dead_lettered(
+        self,
+        reason: DeadLetterReason,
+        *,
+        error: str | BaseException | None = None,
+        exception: str | None = None,
+        original_queue: str | None = None,
+        failed_at: int | None = None,
+    ) -> Self:
+        """:meth:`dead_lettered` within no bounds: the Router fits what it sends in its own."""
         if not isinstance(reason, str):
             raise _not_a_string(type(self), "/dead_letter/reason", reason)
         if reason not in _REASONS:
@@ -598,6 +699,38 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         return self.model_copy(update={"dead_letter": block})
 
 
+def _read_as_text(
+    cls: type[BabelEnvelope[Any]],
+    value: Any,
+    handler: ValidatorFunctionWrapHandler,
+    info: ValidationInfo,
+) -> Any:
+    """``value`` validated as its JSON text is, where it is JSON data; else as it is."""
+    if type(value) is not dict:
+        return handler(value)
+    try:
+        text = orjson.dumps(value, option=PLAIN_DATA)
+    except (orjson.JSONEncodeError, RecursionError):
+        return handler(value)  # Python data no JSON text holds: validated, and refused, as such
+    # Its errors are this validation's, at their own locations.
+    return cls.__pydantic_validator__.validate_json(text, context=info.context)
+
+
+def _typed_text(envelope: BabelEnvelope[Any]) -> bytes:
+    """The JSON of a produced message's parametrised ``data``, which must be an object.
+
+    Raises:
+        ProducerError: ``json.invalid`` at ``/data`` for what its type's serializer cannot
+            write; the envelope's ``type`` rule for a value that is no JSON object.
+    """
+    data_text = refuse_unwritable(envelope, "/data", "data")
+    if not data_text.startswith(b"{"):
+        message = "data must be a JSON object; its type writes another JSON value."
+        rule = rules.structural(envelope.__schema_name__, "type")
+        raise ProducerError(message, [violation(rule, "/data", message)])
+    return data_text
+
+
 FAST_PATH: Final = FastPath(
     BabelEnvelope,
     BabelMeta,
@@ -629,7 +762,10 @@ def _refuse_non_json(
     meta_extra: dict[str, Any] | None,
     dead_extra: dict[str, Any] | None,
 ) -> None:
-    """:func:`refuse_non_json` of each free-form part of a message validated from Python data."""
+    """:func:`refuse_non_json` of each free-form part of a message validated from Python data.
+
+    ``data`` is ``None`` where its parametrised type validated it.
+    """
     if type(data) is dict:  # not a user's model, which validated itself
         refuse_non_json(data, "/data")
     for part, base in ((extra, ""), (meta_extra, "/meta"), (dead_extra, "/dead_letter")):

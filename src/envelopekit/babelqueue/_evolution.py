@@ -19,7 +19,9 @@ Adding an optional property, widening an ``enum``, relaxing a constraint or drop
 registry's subset are neutral. Two additions over the registry's reader, both the same
 definition applied where it cannot look: a ``type`` added where none was, and, for a pydantic
 ``X | None`` (``anyOf`` with ``null``), a field that stops accepting ``null`` or whose ``X``
-changes type.
+changes type. A property or ``items`` schema of ``false`` (which :class:`PayloadSchemas`
+refuses every value under) is a ``type`` that no value has; ``true``, like any value that is no
+schema, allows any.
 """
 
 from __future__ import annotations
@@ -59,10 +61,15 @@ def breaking_changes(old: SchemaSource, new: SchemaSource) -> list[Violation]:
     Raises:
         SchemaRegistryError: for schemas (or ``enum`` values) nesting deeper than
             :data:`MAX_SCHEMA_DEPTH`.
-        TypeError: for a recursive model (see :func:`payload_schema`).
+        TypeError: for a recursive model (see :func:`payload_schema`), or a schema that is
+            neither a JSON object nor a model.
     """
+    old_schema, new_schema = _schema(old), _schema(new)
+    for schema in (old_schema, new_schema):
+        if not isinstance(schema, Mapping):
+            raise TypeError(f"a schema is a JSON object or a model, not {type(schema).__name__}")
     found: list[Violation] = []
-    _compare(_schema(old), _schema(new), "", (), (), found)
+    _compare(old_schema, new_schema, "", (), (), found)
     return sorted(found, key=lambda v: (v.pointer, v.rule, v.message))
 
 
@@ -110,10 +117,17 @@ def _compare(
         raise SchemaRegistryError(
             f"the schemas nest deeper than {MAX_SCHEMA_DEPTH} levels at {pointer(*new_at)}"
         )
+    if old_node is False:
+        return  # it allowed no value: no value it allowed can be refused
+    if new_node is False:
+        text = "no value allowed (schema false)"
+        found.append(_found(rules.COMPAT_TYPE_CHANGED, pointer(*new_at), f"{path}: {text}"))
+        return
+    # `true`, or what is no schema at all (PayloadSchemas checks nothing there), allows any value.
+    old_node = old_node if isinstance(old_node, Mapping) else {}
+    new_node = new_node if isinstance(new_node, Mapping) else {}
     old, _, old_null = _view(old_node, old_at)
     new, where, new_null = _view(new_node, new_at)
-    if not isinstance(old_node, Mapping) or not isinstance(new_node, Mapping):
-        return
 
     def add(rule: str, keyword: str, message: str, *extra: str | int) -> None:
         at = where.get(keyword, new_at)
@@ -198,7 +212,8 @@ def _compare(
             )
 
     old_items, new_items = old.get("items"), new.get("items")
-    if isinstance(old_items, Mapping) and isinstance(new_items, Mapping):
+    closed = new_items is False and old_items is not False  # no item allowed, where some were
+    if closed or (isinstance(old_items, Mapping) and isinstance(new_items, Mapping)):
         _, old_where, _ = _view(old_node, old_at)
         _compare(
             old_items,

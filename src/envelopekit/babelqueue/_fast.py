@@ -41,7 +41,7 @@ from pydantic import BaseModel
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
 
 from .._failfast import FULL_REPORT_BYTES, TOO_LARGE, fresh_validator
-from .._json import BY_TEXT, JS_SAFE_MAX, exceeds_depth, written_plain
+from .._json import BY_TEXT, JS_SAFE_MAX, PLAIN_DATA, exceeds_depth, written_plain
 from .._text import json_branch
 from ._urn import NOT_BLANK_PATTERN
 
@@ -65,13 +65,6 @@ _NO_VALUE: Final = core_schema.int_schema(strict=True, gt=0, lt=0)
 DEPTH: Final = 32
 """How deep a message the fast path takes nests, at most: the top-level object is depth 1,
 ``data`` 2, and ``data`` holds at most ``DEPTH - 2`` levels of arrays and objects."""
-
-# orjson refuses, instead of encoding, anything but the JSON types themselves.
-_PLAIN_DATA: Final = (
-    orjson.OPT_PASSTHROUGH_SUBCLASS
-    | orjson.OPT_PASSTHROUGH_DATETIME
-    | orjson.OPT_PASSTHROUGH_DATACLASS
-)
 
 
 def _member_values() -> CoreSchema:
@@ -313,19 +306,23 @@ class FastPath:
         fast = self._built()
         return None if fast is None else fast.validate_json
 
-    def validate_python(self, value: dict[str, Any]) -> Any:  # the envelope, None, TOO_LARGE
+    def validate_python(  # the envelope, None, TOO_LARGE
+        self, value: dict[str, Any], encoded: bytes | None = None
+    ) -> Any:
         """The envelope of a dict (``model_validate``), or ``None`` when not taken.
 
         Taken only for plain JSON data: orjson must encode ``value`` as it is, which refuses a
         lone surrogate (the model's own Python-mode probe, ``_text``), a subclass of a JSON
         type, a model instance, a date, an integer beyond 64 bits or a key that is not a
         string. ``data`` is then validated as the model does; the caller scans its numbers.
-        :data:`TOO_LARGE` when its JSON is over ``FULL_REPORT_BYTES``.
+        :data:`TOO_LARGE` when its JSON is over ``FULL_REPORT_BYTES``. ``encoded`` is that
+        text where the caller wrote it already (a producer, ``envelopekit._bounds``).
         """
-        try:
-            encoded = orjson.dumps(value, option=_PLAIN_DATA)
-        except (orjson.JSONEncodeError, RecursionError):
-            return None
+        if encoded is None:
+            try:
+                encoded = orjson.dumps(value, option=PLAIN_DATA)
+            except (orjson.JSONEncodeError, RecursionError):
+                return None
         if len(encoded) > FULL_REPORT_BYTES:
             return TOO_LARGE  # as over JSON: free-form values cost the fast path more
         fast = self._built()

@@ -84,6 +84,20 @@ class Lease:
     token: str | None
     renew_every: float | None = None
 
+    def __post_init__(self) -> None:
+        every = self.renew_every
+        if every is None:
+            return
+        if isinstance(every, bool) or not isinstance(every, (int, float)):
+            raise TypeError(f"renew_every must be a number of seconds, not {every!r}")
+        # 0 or less (or NaN) would renew without pause, hammering the store; past the longest
+        # wait a thread can make, the renewing thread raises and the claim lapses unnoticed.
+        if not 0 < every <= threading.TIMEOUT_MAX:
+            raise ValueError(
+                f"renew_every must be above 0 and at most {threading.TIMEOUT_MAX} seconds, "
+                f"not {every!r}"
+            )
+
 
 @runtime_checkable
 class ClaimingSeenStore(SeenStore, Protocol):
@@ -256,6 +270,11 @@ def message_id(message: object) -> str | None:
         found = cast("Mapping[str, Any]", meta).get("id") if isinstance(meta, Mapping) else None
     else:
         found = None
+    return _usable(found)
+
+
+def _usable(found: object) -> str | None:
+    """``found`` when it can key a message (a non-empty string), else ``None``: run, unkept."""
     return found if isinstance(found, str) and found else None
 
 
@@ -278,8 +297,12 @@ class Idempotent(Generic[M]):
         self._claims = isinstance(store, ClaimingSeenStore)
 
     def __call__(self, message: M) -> Effect:
-        """Run the handler unless the message's id was already handled (or is held)."""
-        found = self.key(message)
+        """Run the handler unless the message's id was already handled (or is held).
+
+        A ``key`` that gives no usable id (``None``, ``""``, not a string) runs the handler and
+        remembers nothing, as for a message without ``meta.id``.
+        """
+        found = _usable(self.key(message))
         if found is None:
             self.handler(message)
             return "run"
@@ -327,8 +350,11 @@ class AsyncIdempotent(Generic[M]):
         self._claims = isinstance(store, AsyncClaimingSeenStore)
 
     async def __call__(self, message: M) -> Effect:
-        """Run the handler unless the message's id was already handled (or is held)."""
-        found = self.key(message)
+        """Run the handler unless the message's id was already handled (or is held).
+
+        A ``key`` that gives no usable id runs the handler and remembers nothing.
+        """
+        found = _usable(self.key(message))
         if found is None:
             await self.handler(message)
             return "run"

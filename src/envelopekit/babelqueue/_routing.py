@@ -36,7 +36,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, Literal, NamedTuple, cast, get_args, overload
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 from typing_extensions import TypeVar
 
 from .. import rules
@@ -50,7 +50,7 @@ from ._envelope import BabelEnvelope, error_text
 from ._idempotency import SeenStoreUnavailable
 from ._payload_schema import InvalidPayloadError, SchemaProvider, check_payload
 from ._replay import replay_scope
-from ._sensitive import Cipher, DecryptError, payload_schema, sensitive_paths, unprotect
+from ._sensitive import Cipher, DecryptError, sensitive_paths, sensitive_schema, unprotect
 from ._urn import ASCII_WHITESPACE, is_blank, lint_urn
 
 __all__ = [
@@ -190,7 +190,8 @@ class Fail:
         plan = self.settlement
         if self.envelope.attempts >= INT64_MAX:
             return _dead_letter(self, self.envelope, rules.ATTEMPTS_AT_MAXIMUM)
-        retried = self.envelope.retried()
+        # Kept within the plan's limit below, not the environment's.
+        retried = self.envelope._retried()  # pyright: ignore[reportPrivateUsage]
         if retried.attempts < plan.max_attempts:
             over = plan.over(retried)
             if over:
@@ -204,7 +205,10 @@ def _dead_letter(
 ) -> DeadLetterDecision | Reject:
     """``envelope`` dead-lettered for ``fail``, within the limit, else the message quarantined."""
     plan = fail.settlement
-    dead = envelope.dead_lettered(fail.reason, error=fail.error, original_queue=plan.original_queue)
+    # Fitted within the plan's limit below, not the environment's.
+    dead = envelope._dead_lettered(  # pyright: ignore[reportPrivateUsage]
+        fail.reason, error=fail.error, original_queue=plan.original_queue
+    )
     over = plan.over(dead)
     if over:
         # The error text is what a dead letter can spare: each character cut is a byte at
@@ -213,7 +217,7 @@ def _dead_letter(
         keep = min(len(text), ERROR_TEXT_CHARS) - over - _MARKER_ROOM
         if keep <= 0:
             return _quarantine(fail, "dead letter", over)
-        dead = envelope.dead_lettered(
+        dead = envelope._dead_lettered(  # pyright: ignore[reportPrivateUsage]
             fail.reason,
             error=cut_text(text, keep),
             exception=type(fail.error).__name__,
@@ -456,16 +460,26 @@ class Router:
                 as in every SDK: put back at once.
 
         Raises:
-            ValueError: for an unknown strategy, ``max_attempts`` below 1, or a release delay
-                that is negative or not finite.
-            TypeError: for a release delay that is not a number of seconds.
+            ValueError: for an unknown strategy, ``max_attempts`` below 1, an empty
+                ``dlq_suffix`` (a dead letter would go back onto the queue it failed on, to
+                fail there again, forever), or a release delay that is negative or not finite.
+            TypeError: for a ``max_attempts`` that is not an int (a float compared as a bound:
+                NaN dead-lettered every failure, infinity retried it forever), a
+                ``dlq_suffix`` that is not a string, or a release delay that is not a number of
+                seconds.
         """
-        if unknown_urn not in UNKNOWN_URN_STRATEGIES:
+        if not isinstance(unknown_urn, str) or unknown_urn not in UNKNOWN_URN_STRATEGIES:
             raise ValueError(
                 f"unknown_urn must be one of {sorted(UNKNOWN_URN_STRATEGIES)}, not {unknown_urn!r}"
             )
+        if isinstance(max_attempts, bool) or not isinstance(max_attempts, int):
+            raise TypeError(f"max_attempts must be an int, not {max_attempts!r}")
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
+        if not isinstance(dlq_suffix, str):
+            raise TypeError(f"dlq_suffix must be a str, not {dlq_suffix!r}")
+        if not dlq_suffix:
+            raise ValueError("dlq_suffix must not be empty: the dead-letter queue is the queue")
         delay: object = unknown_urn_release_delay
         if isinstance(delay, bool) or not isinstance(delay, (int, float)):
             raise TypeError(f"unknown_urn_release_delay must be seconds, not {delay!r}")
@@ -509,8 +523,15 @@ class Router:
         Raises:
             ValueError: when ``urn`` is blank or already registered, or ``model`` declares
                 sensitive fields and the router has no ``cipher`` (their ciphertext would
-                otherwise be validated as if it were the cleartext).
+                otherwise be validated as if it were the cleartext), or declares them in a
+                recursive model (whose marks no payload schema can carry).
+            TypeError: when ``urn`` is not a string or ``handler`` cannot be called (every
+                message of the URN would fail, to be retried and dead-lettered).
         """
+        if not isinstance(urn, str):
+            raise TypeError(f"a URN is a str, not {type(urn).__name__}")
+        if not callable(handler):
+            raise TypeError(f"the handler for {urn!r} is not callable: {handler!r}")
         if is_blank(urn):
             raise ValueError("cannot route a blank URN")
         urn = urn.strip(ASCII_WHITESPACE)
@@ -687,17 +708,22 @@ class Router:
         return decision
 
     def _sensitive_schema(self, urn: str, model: type[Any] | None) -> Mapping[str, Any] | None:
-        if model is None or not (isinstance(model, type) and issubclass(model, BaseModel)):
+        if model is None:
             return None
+        name = getattr(model, "__name__", repr(model))
         try:
-            schema = payload_schema(model)
-        except TypeError:  # a recursive model has no inline schema to carry marks
-            return None
-        if not sensitive_paths(schema):
+            schema = sensitive_schema(model)
+        except TypeError as exc:
+            # Its ciphertext would otherwise be validated (and handled) as the cleartext.
+            raise ValueError(
+                f"{name} (for {urn!r}) declares sensitive fields in a recursive model: no "
+                "payload schema can carry their marks, so they cannot be decrypted"
+            ) from exc
+        if schema is None:
             return None
         if self.cipher is None:
             raise ValueError(
-                f"{model.__name__} (for {urn!r}) declares sensitive fields: pass "
+                f"{name} (for {urn!r}) declares sensitive fields: pass "
                 "Router(cipher=...) so they are decrypted before the model validates them"
             )
         return schema
@@ -752,10 +778,18 @@ def received_bytes(message: bytes | bytearray | memoryview | str) -> bytes:
     redis-py with ``decode_responses=True, encoding_errors="surrogateescape"`` (the reference's
     client settings) hands over invalid UTF-8 as lone surrogates: ``surrogateescape`` restores
     those bytes, so the message is refused (``json.invalid``) and quarantined as it was sent.
+
+    Raises:
+        TypeError: for anything else (``bytes()`` would read an int as a size to allocate, a
+            list of ints as the bytes).
     """
-    if not isinstance(message, str):
+    if type(message) is bytes:
+        return message
+    if isinstance(message, str):
+        try:
+            return message.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a surrogate no decoder produced: kept as its UTF-8 form
+            return message.encode("utf-8", "surrogatepass")
+    if isinstance(message, (bytes, bytearray, memoryview)):
         return bytes(message)
-    try:
-        return message.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:  # a surrogate no decoder produced: kept as its UTF-8 form
-        return message.encode("utf-8", "surrogatepass")
+    raise TypeError(f"a received message is bytes or str, not {type(message).__name__}")

@@ -20,13 +20,14 @@ from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, TypeVar, overload, runtime_checkable
 
-from pydantic import BaseModel, GetJsonSchemaHandler, TypeAdapter
-from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import CoreSchema
+from pydantic import BaseModel, GetJsonSchemaHandler, TypeAdapter, ValidationError
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import CoreSchema, from_json
 
 from .. import rules
 from .._errors import DecryptError
-from .._violations import pointer, violation
+from .._json import refuse_non_finite
+from .._violations import pointer, violation, violations
 from ._envelope import BabelEnvelope
 
 __all__ = [
@@ -146,6 +147,51 @@ def _inline(node: Any, definitions: Mapping[str, Any], seen: tuple[str, ...]) ->
     return out
 
 
+class _AnyWhereUnwritable(GenerateJsonSchema):
+    """A JSON Schema writer that reads a field it cannot write (an arbitrary type) as any value.
+
+    Only for finding marks: a model may hold such a field beside its sensitive ones.
+    """
+
+    def handle_invalid_for_json_schema(self, schema: Any, error_info: str) -> JsonSchemaValue:
+        return {}
+
+
+def sensitive_schema(data_type: Any) -> dict[str, Any] | None:
+    """The :func:`payload_schema` of a ``data`` type that marks sensitive fields, else ``None``.
+
+    Any type pydantic validates (a model, a dataclass, a ``TypedDict``). The marks are looked for
+    before anything is inlined, so a type that marks none costs one pass over its schema (the
+    inline form of nested types repeated at every use can be far larger), and a field pydantic
+    cannot write a JSON Schema for marks nothing.
+
+    Raises:
+        TypeError: for a recursive type that marks fields: no inline schema can carry its marks,
+            so they can be neither found on a path nor opened.
+    """
+    generated = TypeAdapter(data_type).json_schema(schema_generator=_AnyWhereUnwritable)
+    definitions = generated.pop("$defs", {})
+    if not _marks_anything((generated, definitions)):
+        return None
+    schema: dict[str, Any] = _inline(generated, definitions, ())
+    return schema if sensitive_paths(schema) else None
+
+
+def _marks_anything(node: Any) -> bool:
+    """Whether a mark (``true`` or a non-empty string) is anywhere under ``node``."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            mark = item.get(GDPR_KEYWORD)
+            if mark is True or (isinstance(mark, str) and mark):
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
+
+
 def _schema_of(source: SchemaSource) -> Mapping[str, Any]:
     return payload_schema(source) if isinstance(source, type) else source
 
@@ -155,17 +201,27 @@ def sensitive_paths(schema: SchemaSource) -> list[SensitivePath]:
 
     The official SDK's reading, kept exactly: ``properties`` give dotted paths, ``items`` a
     ``[]`` suffix; the mark is ``true`` or a non-empty string (``false``, ``""`` and numbers
-    mark nothing); anything malformed is skipped, never raised on.
+    mark nothing); anything malformed is skipped, never raised on, and so is a node of a
+    Python schema that holds itself (no JSON text can), where the path would go on forever.
     """
     found: list[SensitivePath] = []
     # An explicit stack rather than recursion, so a schema of any depth is read without a
     # RecursionError; pushed in reverse, so nodes come in the official's depth-first order
     # (which decides between two equal paths, `a.b` the key and `a` then `b`, after the sort).
-    stack: list[tuple[Any, str]] = [(_schema_of(schema), "")]
+    # A `None` path marks where a node's own reading ends: `inside` holds the nodes being read,
+    # the ancestors of the next one. (A node shared by two places, not its own ancestor, is
+    # read at both.)
+    stack: list[tuple[Any, str | None]] = [(_schema_of(schema), "")]
+    inside: set[int] = set()
     while stack:
         node, path = stack.pop()
-        if not isinstance(node, Mapping):
+        if path is None:
+            inside.discard(id(node))
             continue
+        if not isinstance(node, Mapping) or id(node) in inside:
+            continue
+        inside.add(id(node))
+        stack.append((node, None))
         mark = node.get(GDPR_KEYWORD)
         if mark is True:
             found.append(SensitivePath(path, ""))
@@ -213,7 +269,8 @@ def protect(
         not carry is skipped.
 
     Raises:
-        TypeError: when no schema is given and none can be taken from ``data``'s model.
+        TypeError: when no schema is given and none can be taken from ``data``'s model, or the
+            cipher's ``encrypt`` returns something other than a string.
     """
     return _apply(target, cipher, schema, _encrypt)
 
@@ -253,13 +310,22 @@ def unprotect(
             ``BabelEnvelope[model]``.
 
     Raises:
-        DecryptError: a marked string the cipher cannot open or that is not JSON inside
+        DecryptError: a marked string the cipher cannot open, that is not JSON inside (NaN,
+            Infinity and lone surrogates are not), or whose value the message cannot hold
             (``data.decrypt_failed``, with the field's pointer).
         pydantic.ValidationError: the cleartext does not fit ``model``.
     """
     if schema is None:
         schema = model
-    opened = _apply(target, cipher, schema, _decrypt)
+    try:
+        opened = _apply(target, cipher, schema, _decrypt)
+    except ValidationError as exc:
+        # JSON plaintext the envelope still refuses: nesting, with the field's own depth, past
+        # the parser's.
+        found = violations(exc, model=BabelEnvelope)[0]
+        raise _failed(
+            found.pointer, f"its plaintext does not fit the message ({found.message})"
+        ) from exc
     if model is None or not isinstance(opened, BabelEnvelope):
         return opened
     return BabelEnvelope[model].model_validate(opened.to_wire())  # type: ignore[valid-type]
@@ -291,9 +357,14 @@ def _walked(
     data: Mapping[str, Any], schema: Mapping[str, Any], cipher: Cipher, leaf: _Leaf
 ) -> dict[str, Any]:
     out = copy.deepcopy(dict(data))
+    # Where a leaf was sealed or opened. A mark below a marked container (`n` and `n[]`) names
+    # what went into the container's one ciphertext, never a ciphertext of its own: once the
+    # container is opened, its cleartext is not opened again (the official unprotect tries to,
+    # and fails on what both SDKs' protect wrote). Paths come sorted, so a container first.
+    done: set[tuple[str | int, ...]] = set()
     for marked in sensitive_paths(schema):
         if marked.path:  # a mark on the root names no leaf inside data
-            _at(out, _segments(marked.path), cipher, leaf, ("data",))
+            _at(out, _segments(marked.path), cipher, leaf, ("data",), done)
     return out
 
 
@@ -310,6 +381,7 @@ def _at(
     cipher: Cipher,
     leaf: _Leaf,
     where: tuple[str | int, ...],
+    done: set[tuple[str | int, ...]],
 ) -> None:
     # The official walk: objects by key, every element of an array; what is absent is skipped.
     key, is_array = segments[0]
@@ -318,29 +390,40 @@ def _at(
     child = node[key]
     last = len(segments) == 1
     here = (*where, key)
+    if here in done:
+        return
     if is_array:
         if not isinstance(child, list):
             return
         for index, element in enumerate(child):
+            at = (*here, index)
+            if at in done:
+                continue
             if last:
-                value, changed = leaf(element, cipher, pointer(*here, index))
+                value, changed = leaf(element, cipher, pointer(*at))
                 if changed:
                     child[index] = value
+                    done.add(at)
             else:
-                _at(element, segments[1:], cipher, leaf, (*here, index))
+                _at(element, segments[1:], cipher, leaf, at, done)
         return
     if last:
         value, changed = leaf(child, cipher, pointer(*here))
         if changed:
             node[key] = value
+            done.add(here)
         return
-    _at(child, segments[1:], cipher, leaf, here)
+    _at(child, segments[1:], cipher, leaf, here, done)
 
 
 def _encrypt(value: Any, cipher: Cipher, at: str) -> tuple[Any, bool]:
     # The official canonical form (sorted keys, compact, ASCII-escaped), so either side opens it.
     plaintext = json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    return cipher.encrypt(plaintext.encode("utf-8")), True
+    sealed = cipher.encrypt(plaintext.encode("utf-8"))
+    if not isinstance(sealed, str):
+        # Written in place of the value, it would be lost: nothing decrypts what is not a string.
+        raise TypeError(f"the cipher's encrypt returned {type(sealed).__name__}, not a str")
+    return sealed, True
 
 
 def _decrypt(value: Any, cipher: Cipher, at: str) -> tuple[Any, bool]:
@@ -351,7 +434,10 @@ def _decrypt(value: Any, cipher: Cipher, at: str) -> tuple[Any, bool]:
     except Exception as exc:  # any cipher failure is a decrypt failure for the caller
         raise _failed(at, f"the cipher cannot open it ({type(exc).__name__}: {exc})") from exc
     try:
-        return json.loads(plaintext), True
+        # Read as the message itself is read (pydantic-core's parser): `json.loads` also takes
+        # NaN, Infinity and lone surrogate escapes, which no envelope holds, and raises a
+        # RecursionError for deep nesting. Valid JSON reads the same either way.
+        return refuse_non_finite(from_json(plaintext, allow_inf_nan=False)), True
     except (ValueError, TypeError) as exc:
         raise _failed(at, f"its plaintext is not JSON ({exc})") from exc
 

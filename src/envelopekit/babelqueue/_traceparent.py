@@ -44,6 +44,8 @@ TRACESTATE: Final = "tracestate"
 _HEADER = re.compile(r"([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})")
 _HEX16 = re.compile(r"[0-9a-f]{16}")
 _HEX32 = re.compile(r"[0-9a-fA-F]{32}")
+# Every character of a W3C tracestate (its keys, values, `=`, `,` and optional whitespace).
+_TRACESTATE_CHARS = re.compile(r"[\x20-\x7e]*")
 _ZERO_TRACE: Final = "0" * 32
 _ZERO_SPAN: Final = "0" * 16
 _SAMPLED: Final = 0x01
@@ -75,6 +77,9 @@ class TraceParent:
             raise ValueError("trace_id must not be all zeros")
         if not _HEX16.fullmatch(self.parent_id) or self.parent_id == _ZERO_SPAN:
             raise ValueError("parent_id must be 16 lowercase hex digits, not all zeros")
+        if not isinstance(self.flags, int):
+            # A float in range was kept, and `header()` then raised on formatting it.
+            raise TypeError(f"flags must be an int, not {type(self.flags).__name__}")
         if not 0 <= self.flags <= 0xFF:
             raise ValueError("flags must be one byte")
 
@@ -144,15 +149,24 @@ def _derived_parent_id(trace_id: str) -> str:
 def read_traceparent(headers: Headers | None) -> TraceParent | None:
     """The valid ``traceparent`` among transport headers, or ``None``.
 
-    The name matches case-insensitively; a missing, malformed or repeated header is ignored.
+    The name (a string, or bytes as a raw Redis or Kafka client gives it) matches
+    case-insensitively; any other name is another header. A missing, malformed or repeated
+    header is ignored.
     """
     if not headers:
         return None
     pairs: Any = headers.items() if isinstance(headers, Mapping) else headers
-    found = [value for name, value in pairs if name.lower() == TRACEPARENT]
+    found = [value for name, value in pairs if _named(name, TRACEPARENT)]
     if len(found) != 1:
         return None
     return TraceParent.parse(found[0])
+
+
+def _named(name: object, header: str) -> bool:
+    """Whether a header ``name`` (a string, or bytes) is ``header``, in any case."""
+    if isinstance(name, str):
+        return name.lower() == header
+    return isinstance(name, bytes) and name.lower() == header.encode()
 
 
 def write_traceparent(
@@ -168,18 +182,31 @@ def write_traceparent(
     The envelope is not touched. Its ``trace_id`` gives the trace id (:func:`trace_id_of`).
 
     Args:
-        headers: headers to keep (copied; any earlier ``traceparent``/``tracestate`` replaced).
+        headers: headers to keep (copied; any earlier ``traceparent``/``tracestate`` replaced,
+            its name a string or bytes in any case).
         envelope: the message being published.
         parent_id: the producing span's id (16 lowercase hex); a random one when not given.
         sampled: the sampled flag.
         tracestate: a W3C ``tracestate`` to carry along, if any.
 
     Raises:
-        ValueError: for a ``parent_id`` that is not 16 lowercase hex digits, or all zeros.
+        ValueError: for a ``parent_id`` that is not 16 lowercase hex digits, or all zeros, or a
+            ``tracestate`` with a character W3C Trace Context does not allow in one (anything
+            but printable ASCII: a CR or LF would end the header line it is written on).
+        TypeError: for a ``tracestate`` that is not a string.
     """
+    if tracestate is not None:
+        if not isinstance(tracestate, str):
+            raise TypeError(f"tracestate must be a str, not {type(tracestate).__name__}")
+        if not _TRACESTATE_CHARS.fullmatch(tracestate):
+            raise ValueError(f"tracestate must be printable ASCII: {tracestate[:64]!r}")
     span = parent_id if parent_id is not None else _random_span_id()
     parent = TraceParent(trace_id_of(envelope.trace_id), span, _SAMPLED if sampled else 0)
-    out = {k: v for k, v in (headers or {}).items() if k.lower() not in (TRACEPARENT, TRACESTATE)}
+    out = {
+        k: v
+        for k, v in (headers or {}).items()
+        if not (_named(k, TRACEPARENT) or _named(k, TRACESTATE))
+    }
     out[TRACEPARENT] = parent.header()
     if tracestate:
         out[TRACESTATE] = tracestate

@@ -178,13 +178,15 @@ def to_structured(
     traceparent: str | TraceParent | None = None,
     tracestate: str | None = None,
     extensions: Mapping[str, AttributeValue] | None = None,
+    settings: Settings | None = None,
 ) -> bytes:
     """The event in structured mode: ``application/cloudevents+json`` bytes.
 
     The attributes of :func:`to_attributes`, then ``data``: the envelope's ``to_json()`` bytes,
     embedded as they are. Arguments and errors as :func:`to_attributes`, and
-    ``message.too_large`` for an event larger than :func:`from_structured` reads under the
-    environment's settings (twice ``max_message_bytes``, and 64 KiB for the attributes).
+    ``message.too_large`` for an event larger than :func:`from_structured` reads under
+    ``settings`` (twice ``max_message_bytes``, and 64 KiB for the attributes): the reader's
+    settings, as :func:`from_structured` takes them; the environment's when not given.
     """
     attributes = to_attributes(
         envelope,
@@ -194,7 +196,7 @@ def to_structured(
         extensions=extensions,
     )
     event = dumps(attributes)[:-1] + b',"data":' + envelope.to_json() + b"}"
-    limit = _structured_limit(get_settings())
+    limit = _structured_limit(settings if settings is not None else get_settings())
     if len(event) > limit:
         raise _too_large(f"the event would be {len(event)} bytes, over the {limit} a reader takes")
     return event

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Final
 from urllib.parse import quote, unquote_to_bytes
 
-from .._formats import DATE_TIME_PATTERN, URI_PATTERN
+from .._formats import DATE_TIME_PATTERN, URI_PATTERN, URI_REFERENCE_PATTERN
 
 __all__ = [
     "INT32",
@@ -60,14 +60,7 @@ _NOT_STRING: Final = re.compile(
 )
 _DATE_TIME: Final = re.compile(DATE_TIME_PATTERN)
 _URI: Final = re.compile(URI_PATTERN)
-# RFC 3986 URI-reference, character-level (URI_PATTERN reads an absolute URI's whole grammar):
-# an absolute URI, or a relative reference whose first segment has no ':' (otherwise it would
-# read as a scheme).
-_URI_REFERENCE: Final = re.compile(
-    r"(?:[A-Za-z][A-Za-z0-9+.\-]*:|(?![^/?#]*:))"
-    r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?\[\]]|%[0-9A-Fa-f]{2})*"
-    r"(?:#(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?"
-)
+_URI_REFERENCE: Final = re.compile(URI_REFERENCE_PATTERN)
 _PARTS: Final = re.compile(
     r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?"
     r"(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))"

@@ -12,7 +12,7 @@ from .. import rules
 from .._compat import MISSING
 from .._errors import ProducerError
 from .._json import plain_json
-from .._violations import Violation, violation
+from .._violations import Violation, quote, violation
 from ._base import FalseConst, JsonData, MxModel, number_warnings
 
 __all__ = ["MxErrorCode", "MxErrorPayload"]
@@ -182,8 +182,8 @@ class MxErrorPayload(MxModel):
             ProducerError: with ``violations`` naming each rule and pointer: a code that is
                 none of the eleven (``error-payload.enum``), ``MxErrorCode.OK``
                 (``error_code.inconsistent``), a status that is no integer or outside 100-599,
-                ``error`` or ``details`` that are not JSON (NaN, Infinity, an unsafe integer,
-                a non-JSON value).
+                ``error`` or ``details`` that are not JSON (NaN, Infinity, an integer beyond
+                signed 64-bit, a non-JSON value).
         """
         given: object = code  # (typed callers pass a member; others may pass anything)
         if not isinstance(given, MxErrorCode) and (
@@ -197,10 +197,15 @@ class MxErrorPayload(MxModel):
             raise ProducerError(message, [refused])
         status = code.http_status if status_code is None else status_code
         if isinstance(status, bool) or not isinstance(status, int):
-            raise _refused("type", "/statusCode", f"status_code must be an integer, not {status!r}")
+            raise _refused(
+                "type", "/statusCode", f"status_code must be an integer, not {quote(status)}"
+            )
         if not 100 <= status <= 599:
             keyword = "minimum" if status < 100 else "maximum"
-            raise _refused(keyword, "/statusCode", f"status_code must be 100-599, not {status}")
+            # quote(): an integer past 4,300 digits has no str(), a long input no short repr.
+            raise _refused(
+                keyword, "/statusCode", f"status_code must be 100-599, not {quote(status)}"
+            )
         fields: dict[str, Any] = {"ok": False, "error": error, "code": code, "status_code": status}
         if details is not None:
             fields["details"] = details

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
 from typing import Annotated, Any, ClassVar, Generic, cast, overload
 
+from orjson import Fragment
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from typing_extensions import Never, TypeVar
 
 from .. import rules
+from .._bounds import refuse_unbounded
 from .._compat import MISSING
 from .._errors import ProducerError
 from .._ids import uuid7
@@ -46,7 +49,7 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 NonEmptyStr = Annotated[str, Field(min_length=1)]
 
 
-def _refused(exc: ValidationError, model: type[Any], payload: object) -> ProducerError:
+def _refused(exc: ValidationError, model: type[BaseModel], payload: object) -> ProducerError:
     """The producer's error for a request or response that failed its validation."""
     # A value no JSON text holds (an object, a set) is a union mismatch to pydantic, mapped
     # against JSON's own members; the producers' JSON check names it at its member instead.
@@ -57,7 +60,7 @@ def _refused(exc: ValidationError, model: type[Any], payload: object) -> Produce
             return not_json
     # The producers fill fields by their Python names, which pydantic's error locations keep:
     # a pointer names the member as it is on the wire (`/correlationId`, not `/correlation_id`).
-    wire = {name: info.serialization_alias or name for name, info in model.model_fields.items()}
+    wire = _wire_names(model)
     found = violations(exc, model=model)
     for i, one in enumerate(found):
         head, slash, rest = one.pointer[1:].partition("/")
@@ -66,31 +69,56 @@ def _refused(exc: ValidationError, model: type[Any], payload: object) -> Produce
     return ProducerError.of(found)
 
 
+@cache
+def _wire_names(model: type[BaseModel]) -> dict[str, str]:
+    """Each field's wire name, by its Python name (the name the producers fill it by)."""
+    fields: dict[str, Any] = model.model_fields
+    return {name: info.serialization_alias or name for name, info in fields.items()}
+
+
+def _produced(
+    model: type[BaseModel], fields: dict[str, Any], payload: object, settings: Settings | None
+) -> Any:
+    """The envelope ``model`` validates of ``fields``, refused as ``check`` would refuse it.
+
+    Its wire text is written first (a model payload's as its own writing wrote it), and refused
+    past the bounds ``check`` reads (``envelopekit._bounds``).
+    """
+    names = _wire_names(model)
+    wire = {names[name]: value for name, value in fields.items()}
+    if isinstance(payload, BaseModel):
+        wire["payload"] = Fragment(refuse_unwritable(payload, "/payload"))
+    refuse_unbounded(wire, settings)
+    try:
+        return model(**fields)
+    except ValidationError as exc:
+        raise _refused(exc, model, payload) from exc
+
+
 def _for_payload(generic: type[Any], payload: object) -> type[Any]:
     # An unparametrised envelope's payload is JSON data, which a model instance is not; the
     # envelope parametrised by the payload's own class validates (and dumps) it as that model.
     if not isinstance(payload, BaseModel) or isinstance(payload, MxErrorPayload):
         return generic
-    _written(payload)
+    _numbers_written(payload)
     params = generic.__pydantic_generic_metadata__["parameters"]
     if params:
         return cast("type[Any]", cast("Any", generic)[type(payload)])
     return generic
 
 
-def _written(payload: BaseModel) -> None:
-    """Refuse a model payload whose JSON no reader takes, as the JSON payload's rules refuse it.
+def _numbers_written(payload: BaseModel) -> None:
+    """Refuse a model payload whose numbers no reader takes, as the JSON payload's rules do.
 
     The model validated itself, so its numbers are read here (NaN and Infinity, which its JSON
-    dump would write as ``null``; integers beyond signed 64-bit), and what its serializer cannot
-    write is refused (:func:`refuse_unwritable`).
+    dump would write as ``null``; integers beyond signed 64-bit); what its serializer cannot
+    write is refused as its text is written for the bounds (:func:`_produced`).
     """
     dumped = payload.model_dump(by_alias=True)
     if needs_scan(dumped):  # one pointer-free pass; the scan only where it finds a number
         refused, _ = scan_numbers(dumped, "/payload", first_refusal=True, max_warnings=0)
         if refused:
             raise ProducerError.of(refused)
-    refuse_unwritable(payload, "/payload")
 
 
 class MxRequest(MxModel, Generic[ArgsT]):
@@ -230,7 +258,10 @@ class MxRequest(MxModel, Generic[ArgsT]):
                 ``expect_reply``, both ``clock`` and ``lamport``; and, with ``violations``
                 naming each rule and pointer, for a non-W3C trace id
                 (``trace_context.format``), a payload that is not JSON data (NaN, Infinity,
-                an unsafe integer, a non-JSON value) or an invalid field.
+                an integer beyond signed 64-bit, a non-JSON value) or an invalid field; a message
+                larger or nesting deeper than ``check`` with ``settings`` reads
+                (``message.too_large``, ``message.too_deep``), as :meth:`reply` and :meth:`fail`
+                refuse theirs.
         """
         if op == REPLY_OP:
             raise ProducerError("'$reply' is the response op; answer with req.reply()/req.fail()")
@@ -263,11 +294,7 @@ class MxRequest(MxModel, Generic[ArgsT]):
         fields["span_id"] = new_span_id()
         if parent_span_id is not None:
             fields["parent_span_id"] = require_span_id(parent_span_id, "parent_span_id")
-        model = _for_payload(cls, payload)
-        try:
-            created: MxRequest[Any] = model(**fields)
-        except ValidationError as exc:
-            raise _refused(exc, model, payload) from exc
+        created: MxRequest[Any] = _produced(_for_payload(cls, payload), fields, payload, settings)
         return created
 
     @overload
@@ -301,8 +328,9 @@ class MxRequest(MxModel, Generic[ArgsT]):
         The response echoes ``correlationId`` and ``iface``, continues the trace (same
         ``traceId``, a new ``spanId``, ``parentSpanId`` = this request's ``spanId``) and ticks
         the Lamport clock: ``clock`` observes this request's stamp and ticks for the send;
-        without a clock the stamp is this request's plus one. A request whose ``traceId``
-        or ``spanId`` is not W3C gets a fresh trace (the SDK emits only W3C ids).
+        without a clock the stamp is this request's plus one. The SDK emits only W3C ids: a
+        request whose ``traceId`` is not one gets a fresh trace, and one whose ``spanId`` is
+        not one no ``parentSpanId`` (its W3C ``traceId`` is still continued).
 
         Args:
             payload: the result, e.g. ``{"ok": True, ...}`` or a ``Page``; a payload with
@@ -312,17 +340,15 @@ class MxRequest(MxModel, Generic[ArgsT]):
             settings: the settings to read defaults from.
 
         Raises:
-            ProducerError: when this request has no ``correlationId`` (nothing to echo);
-                with ``violations`` naming each rule and pointer, when the payload is not
-                JSON data or a model (NaN, Infinity, an unsafe integer, a non-JSON value).
+            ProducerError: when this request has no ``correlationId`` (nothing to echo) or
+                its ``op`` is ``"$reply"`` (a reply read as a request); with ``violations``
+                naming each rule and pointer, when the payload is not JSON data or a model
+                (NaN, Infinity, an integer beyond signed 64-bit, a non-JSON value).
         """
         fields = self._reply_fields(clock, from_, settings)
         fields["payload"] = payload
         model = _for_payload(MxResponse, payload)
-        try:
-            answer: MxResponse[Any] = model(**fields)
-        except ValidationError as exc:
-            raise _refused(exc, model, payload) from exc
+        answer: MxResponse[Any] = _produced(model, fields, payload, settings)
         return answer
 
     def fail(
@@ -354,10 +380,11 @@ class MxRequest(MxModel, Generic[ArgsT]):
             settings: the settings to read defaults from.
 
         Raises:
-            ProducerError: when this request has no ``correlationId``; with ``violations``
-                naming each rule and pointer (``/payload/...``), for a code that is none of
-                the eleven, ``OK``, a status that is no integer or outside 100-599,
-                ``details`` or ``error`` that are not JSON.
+            ProducerError: when this request has no ``correlationId`` or its ``op`` is
+                ``"$reply"``; with ``violations`` naming each rule and pointer
+                (``/payload/...``), for a code that is none of the eleven, ``OK``, a status
+                that is no integer or outside 100-599, ``details`` or ``error`` that are not
+                JSON.
         """
         try:
             error_payload = MxErrorPayload.of(code, error, status_code=status_code, details=details)
@@ -369,16 +396,17 @@ class MxRequest(MxModel, Generic[ArgsT]):
             raise ProducerError.of(found) from exc
         fields = self._reply_fields(clock, from_, settings)
         fields["payload"] = error_payload
-        try:
-            return cast("MxResponse[Never]", MxResponse(**fields))
-        except ValidationError as exc:
-            raise ProducerError.from_validation(exc, MxResponse) from exc
+        return cast("MxResponse[Never]", _produced(MxResponse, fields, error_payload, settings))
 
     def _reply_fields(
         self, clock: LamportClock | None, from_: str | None, settings: Settings | None
     ) -> dict[str, Any]:
         if self.correlation_id is MISSING:
             raise ProducerError("this request has no correlationId: it cannot be answered")
+        if self.op == REPLY_OP:
+            # A reply read as a request (its fields are all a request's; matrix.md R-3):
+            # answering it would start replies answering replies.
+            raise ProducerError("'$reply' is a reply, never answered (classify() reads it)")
         settings = settings if settings is not None else get_settings()
         fields: dict[str, Any] = {"op": REPLY_OP, "correlation_id": self.correlation_id}
         if self.iface is not MISSING:

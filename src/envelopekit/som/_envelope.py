@@ -57,7 +57,7 @@ from .._failfast import (
 from .._json import dumps, reading_context
 from .._schema import shipping
 from .._settings import Settings
-from .._text import text_checked_schema
+from .._text import WRITTEN, text_checked_schema
 from .._violations import Violation, rule_error, shown, violation
 from ._delivery import DeliveryMediaAvailable
 from ._envelope_schema import as_tagged_union, envelope_json_schema
@@ -369,7 +369,9 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
             and by_alias is None
             and by_name is None
         ):
-            found = FAST_PATH.validate_python(cast("dict[str, Any]", obj), strict, extra)
+            # A producer's text of the dict, which the fast path need not write again.
+            written = context.get(WRITTEN) if type(context) is dict else None
+            found = FAST_PATH.validate_python(cast("dict[str, Any]", obj), strict, extra, written)
             if found is TOO_LARGE:
                 # Bounded as model_validate_json bounds the same message: one error per array.
                 large: Self = large_validator(cls).validate_python(
@@ -660,11 +662,13 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
                 refused (``message_type.unknown``).
 
         Raises:
-            ProducerError: for anything that would make the message invalid; its
-                ``violations`` name each rule and pointer, as :func:`envelopekit.check`
-                would for the message.
+            ProducerError: for anything that would make the message invalid, or that
+                :func:`envelopekit.check` with ``settings`` refuses (over
+                ``max_message_bytes`` or SOM's 240,000 bytes: ``message.too_large``; nesting
+                deeper than ``max_depth``: ``message.too_deep``); its ``violations`` name each
+                rule and pointer, as :func:`envelopekit.check` would for the message.
         """
-        data = wire_data(
+        data, text = wire_data(
             message_type,
             payload,
             allow_unknown=allow_unknown,
@@ -677,8 +681,11 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
             extensions=extensions,
             settings=settings,
         )
+        context: dict[str, Any] = {"som_version_mode": "strict"}
+        if text is not None:
+            context[WRITTEN] = text
         try:
-            return cls.model_validate(data, context={"som_version_mode": "strict"})
+            return cls.model_validate(data, context=context)
         except ValidationError as exc:
             raise ProducerError.from_validation(exc, cls) from exc
 

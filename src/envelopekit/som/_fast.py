@@ -33,7 +33,7 @@ from pydantic.config import ExtraValues
 from pydantic_core import CoreConfig, CoreSchema, SchemaValidator, core_schema
 
 from .._failfast import FULL_REPORT_BYTES, TOO_LARGE, TooLarge, fail_fast_validator, fresh_validator
-from .._json import FAST_PYTHON
+from .._json import FAST_PYTHON, PLAIN_DATA
 from .._text import json_branch
 from ._twin import Twin
 
@@ -45,13 +45,6 @@ __all__ = [
 ]  # internal: used by ._envelope only
 
 M = TypeVar("M", bound=BaseModel)
-
-# orjson refuses, instead of encoding, anything but the JSON types themselves.
-_PLAIN_DATA: Final = (
-    orjson.OPT_PASSTHROUGH_SUBCLASS
-    | orjson.OPT_PASSTHROUGH_DATETIME
-    | orjson.OPT_PASSTHROUGH_DATACLASS
-)
 
 
 def _none(raw: str | bytes | bytearray) -> None:
@@ -399,7 +392,11 @@ class FastPath(Generic[M]):
         return found
 
     def validate_python(
-        self, value: dict[str, Any], strict: bool | None = None, extra: ExtraValues | None = None
+        self,
+        value: dict[str, Any],
+        strict: bool | None = None,
+        extra: ExtraValues | None = None,
+        encoded: bytes | None = None,
     ) -> M | TooLarge | None:
         """``validate_json`` for a dict (``model_validate``), or ``None`` when not taken.
 
@@ -407,12 +404,14 @@ class FastPath(Generic[M]):
         lone surrogate (the model's own Python-mode probe, ``_text``), a subclass of a JSON
         type (an enum member the hooks refuse and the Rust schemas would take), a model
         instance, a date, an integer beyond 64 bits or a key that is not a string.
-        :data:`TOO_LARGE` when its JSON is over ``FULL_REPORT_BYTES``.
+        :data:`TOO_LARGE` when its JSON is over ``FULL_REPORT_BYTES``. ``encoded`` is that
+        text where the caller wrote it already (a producer, ``envelopekit._bounds``).
         """
-        try:
-            encoded = orjson.dumps(value, option=_PLAIN_DATA)
-        except (orjson.JSONEncodeError, RecursionError):
-            return None
+        if encoded is None:
+            try:
+                encoded = orjson.dumps(value, option=PLAIN_DATA)
+            except (orjson.JSONEncodeError, RecursionError):
+                return None
         if len(encoded) > FULL_REPORT_BYTES:
             return TOO_LARGE  # as over JSON: free-form values cost the fast path more
         fast = self._built()

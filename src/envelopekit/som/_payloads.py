@@ -39,8 +39,9 @@ __all__ = [
 class UnvalidatedPayload(RootModel[JsonObject]):
     """The payload of a `message_type` SOM 1.0 publishes no schema for.
 
-    The JSON object is kept exactly as received (`.root`); only NaN and Infinity are refused in
-    it (`number.non_finite`). The envelope around it is still fully checked, and the verdict
+    The JSON object is kept as parsed (`.root`), every member in its order, and re-emitted as
+    the Python reference encoder writes it (`1e2` as `100.0`); only NaN and Infinity are refused
+    in it (`number.non_finite`). The envelope around it is still fully checked, and the verdict
     carries a `payload.unvalidated` warning. Conformant consumers ignore message types they do
     not handle (SOM conformance §5).
     """

@@ -18,9 +18,10 @@ from uuid import UUID
 from typing_extensions import Unpack
 
 from .. import rules
+from .._bounds import SOM_MAX_BYTES, refuse_unbounded
 from .._errors import ProducerError
 from .._ids import rfc3339, uuid7
-from .._json import plain_json
+from .._json import plain_json_nesting
 from .._settings import Settings, get_settings
 from .._violations import Violation, violation
 from ._delivery import DeliveryMediaAvailable
@@ -49,14 +50,19 @@ def wire_data(
     *,
     allow_unknown: bool,
     **keywords: Unpack[ProducingKeywords],
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], bytes | None]:
     """The message :meth:`SomEnvelope.create` validates, as plain JSON data.
+
+    And its text, where orjson wrote it (:func:`~envelopekit._bounds.refuse_unbounded`): for
+    its validation, which need not write it again to probe it.
 
     Raises:
         ProducerError: for what is refused before validation: no ``message_type`` to take,
             one that is no string, no payload, an unknown ``message_type`` without
             ``allow_unknown``, a payload that is no mapping or a model of another family, a
-            timestamp RFC 3339 cannot write, no ``originating_system``.
+            timestamp RFC 3339 cannot write, no ``originating_system``; a message larger or
+            nesting deeper than ``check`` with the settings reads (``message.too_large``, past
+            ``max_message_bytes`` or SOM's own 240,000 bytes; ``message.too_deep``).
     """
     given = keywords.get("settings")
     settings = given if given is not None else get_settings()
@@ -97,8 +103,10 @@ def wire_data(
     # Validation takes a model instance as it is, and `model_copy(update=...)` derives one
     # unvalidated: every model given (payload, originating_system, or one nested in a
     # mapping) is validated from what it would put on the wire, as a consumer will see it.
-    data = plain_json(data)
-    return data
+    data, levels = plain_json_nesting(data)
+    # Its text, which the model's Python door would write to probe it, is written here, once:
+    # refused past the bounds `check` reads, and not written again (the text returned).
+    return data, refuse_unbounded(data, settings, SOM_MAX_BYTES, levels)
 
 
 def _inferred_message_type(payload: object) -> str:

@@ -10,7 +10,8 @@ A ``story.context`` message is the complete state of a story, never a delta (SOM
   absent, not unchanged); ``lifecycle`` is exempt when the story is no longer ACTIVE, since
   the schema then forbids it;
 * ``snapshot.assets_dropped``: an ``asset_id`` of the last snapshot is absent;
-* ``asset.type_changed``: an asset's ``asset_type`` differs from the one it was first seen with;
+* ``asset.type_changed``: an asset's ``asset_type`` differs from the one it was first seen with
+  (in an accepted snapshot, or earlier in this one: an ``asset_id`` may repeat);
 * ``story_type.left_terminal``: the last snapshot was KILLED, SPIKED or ARCHIVED and this one
   is not;
 
@@ -24,10 +25,10 @@ from typing import Final
 
 from .. import rules
 from .._compat import MISSING
-from .._violations import Verdict, Violation, pointer, violation
+from .._violations import Verdict, Violation, pointer, quote, shown, violation
 from ._envelope import SomEnvelope
 from ._story_context import TERMINAL_STORY_TYPES, StoryContext
-from ._types import parse_date_time
+from ._types import instant_key
 
 __all__ = ["StoryLedger", "check_story"]
 
@@ -43,10 +44,11 @@ def _present(snapshot: StoryContext) -> list[str]:
     ]
 
 
-def _assets(snapshot: StoryContext) -> dict[str, tuple[int, str]]:
+def _assets(snapshot: StoryContext) -> list[tuple[str, str]]:
+    """Each asset's ``(asset_id, asset_type)``, in order; an id may repeat (no schema rule)."""
     if snapshot.assets is MISSING:
-        return {}
-    return {asset.asset_id: (i, asset.asset_type) for i, asset in enumerate(snapshot.assets)}
+        return []
+    return [(asset.asset_id, asset.asset_type) for asset in snapshot.assets]
 
 
 class StoryLedger:
@@ -77,20 +79,29 @@ class StoryLedger:
         return self._last
 
     def check(self, snapshot: StoryContext | SomEnvelope) -> Verdict[StoryContext]:
-        """Check ``snapshot`` against the ledger without recording it."""
+        """Check ``snapshot`` against the ledger without recording it.
+
+        Raises:
+            TypeError: for anything but a :class:`StoryContext` or a :class:`SomEnvelope`
+                carrying one (a dict, an envelope of another family): validate it first.
+        """
         story, base = _unwrap(snapshot)
         errors, warnings = self._findings(story, base)
         return Verdict("som", None if errors else story, errors, warnings)
 
     def add(self, snapshot: StoryContext | SomEnvelope) -> Verdict[StoryContext]:
-        """Check ``snapshot`` and, when it passes (warnings allowed), record it as the last."""
+        """Check ``snapshot`` and, when it passes (warnings allowed), record it as the last.
+
+        Raises:
+            TypeError: as :meth:`check`.
+        """
         verdict = self.check(snapshot)
         if verdict.ok and verdict.envelope is not None:
             story = verdict.envelope
             if self._story_id is None:
                 self._story_id = story.story_id
             self._last = story
-            for asset_id, (_, asset_type) in _assets(story).items():
+            for asset_id, asset_type in _assets(story):
                 self._asset_types.setdefault(asset_id, asset_type)
         return verdict
 
@@ -102,19 +113,21 @@ class StoryLedger:
                 violation(
                     rules.STORY_ID_CHANGED,
                     base + "/story_id",
-                    f"story_id {story.story_id!r} is not this story's {self._story_id!r}.",
+                    f"story_id {shown(story.story_id)} is not this story's "
+                    f"{shown(self._story_id)}.",
                 )
             )
         prev = self._last
         if prev is None:
-            return errors, warnings
+            return errors + self._type_changes(story, base), warnings
         if story.sequence_number <= prev.sequence_number:
             errors.append(
                 violation(
                     rules.SEQUENCE_NUMBER_NOT_INCREASING,
                     base + "/sequence_number",
-                    f"sequence_number {story.sequence_number} is not greater than the last "
-                    f"accepted {prev.sequence_number}.",
+                    # quote(): an integer past 4,300 digits has no str() (a Python one can).
+                    f"sequence_number {quote(story.sequence_number)} is not greater than the "
+                    f"last accepted {quote(prev.sequence_number)}.",
                 )
             )
         elif story.sequence_number > prev.sequence_number + 1:
@@ -122,12 +135,12 @@ class StoryLedger:
                 violation(
                     rules.SEQUENCE_NUMBER_GAP,
                     base + "/sequence_number",
-                    f"sequence_number jumps from {prev.sequence_number} to "
-                    f"{story.sequence_number}.",
+                    f"sequence_number jumps from {quote(prev.sequence_number)} to "
+                    f"{quote(story.sequence_number)}.",
                 )
             )
         # Instants, not strings: "…00.5Z" is later than "…00Z" though it sorts first as text.
-        if parse_date_time(story.updated_at) < parse_date_time(prev.updated_at):
+        if instant_key(story.updated_at) < instant_key(prev.updated_at):
             errors.append(
                 violation(
                     rules.UPDATED_AT_BACKWARDS,
@@ -149,8 +162,12 @@ class StoryLedger:
                     "complete state, never a delta.",
                 )
             )
-        current = _assets(story)
-        dropped = [asset_id for asset_id in _assets(prev) if asset_id not in current]
+        here = {asset_id for asset_id, _ in _assets(story)}
+        dropped = [
+            asset_id
+            for asset_id in dict.fromkeys(a for a, _ in _assets(prev))
+            if asset_id not in here
+        ]
         if dropped:
             errors.append(
                 violation(
@@ -159,16 +176,7 @@ class StoryLedger:
                     f"assets {', '.join(dropped)} of the last snapshot are absent.",
                 )
             )
-        for asset_id, (index, asset_type) in current.items():
-            first = self._asset_types.get(asset_id)
-            if first is not None and first != asset_type:
-                errors.append(
-                    violation(
-                        rules.ASSET_TYPE_CHANGED,
-                        base + f"/assets/{index}/asset_type",
-                        f"asset {asset_id!r} changed asset_type from {first} to {asset_type}.",
-                    )
-                )
+        errors += self._type_changes(story, base)
         if prev.story_type in TERMINAL_STORY_TYPES and story.story_type not in TERMINAL_STORY_TYPES:
             errors.append(
                 violation(
@@ -178,6 +186,28 @@ class StoryLedger:
                 )
             )
         return errors, warnings
+
+    def _type_changes(self, story: StoryContext, base: str) -> list[Violation]:
+        """``asset.type_changed`` for each asset of ``story`` off the type it was first seen with.
+
+        First seen in an accepted snapshot, else earlier in this one (an ``asset_id`` may
+        repeat, the first snapshot's too).
+        """
+        errors: list[Violation] = []
+        first_here: dict[str, str] = {}
+        for index, (asset_id, asset_type) in enumerate(_assets(story)):
+            first = self._asset_types.get(asset_id)
+            if first is None:
+                first = first_here.setdefault(asset_id, asset_type)
+            if first != asset_type:
+                errors.append(
+                    violation(
+                        rules.ASSET_TYPE_CHANGED,
+                        base + f"/assets/{index}/asset_type",
+                        f"asset {shown(asset_id)} changed asset_type from {first} to {asset_type}.",
+                    )
+                )
+        return errors
 
 
 def _unwrap(snapshot: StoryContext | SomEnvelope) -> tuple[StoryContext, str]:
@@ -189,6 +219,11 @@ def _unwrap(snapshot: StoryContext | SomEnvelope) -> tuple[StoryContext, str]:
 
 
 def check_story(snapshots: Iterable[StoryContext | SomEnvelope]) -> list[Verdict[StoryContext]]:
-    """Run a fresh :class:`StoryLedger` over ``snapshots``; one verdict per snapshot."""
+    """Run a fresh :class:`StoryLedger` over ``snapshots``; one verdict per snapshot.
+
+    Raises:
+        TypeError: for a snapshot that is no :class:`StoryContext` or :class:`SomEnvelope`
+            carrying one (:meth:`StoryLedger.check`).
+    """
     ledger = StoryLedger()
     return [ledger.add(snapshot) for snapshot in snapshots]

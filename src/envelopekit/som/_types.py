@@ -39,7 +39,7 @@ from .._failfast import SAME_VALUE
 from .._formats import DateTimeStr, UriStr, UuidStr
 from .._json import finite_json
 from .._model import WireModel
-from .._violations import rule_error
+from .._violations import rule_error, shown
 from ..rules import Keyword
 
 __all__ = [
@@ -63,6 +63,7 @@ __all__ = [
     "UnitNumber",
     "UriStr",
     "UuidStr",
+    "instant_key",
     "is_extension_key",
     "parse_date_time",
     "vendor_enum",
@@ -352,17 +353,14 @@ _DATE_TIME_RE: Final = re.compile(
 )
 
 
-def parse_date_time(text: str) -> datetime:
-    """An aware :class:`~datetime.datetime` for a valid SOM ``date-time`` string.
-
-    Fractional digits beyond microseconds are truncated (the string itself is never changed).
-
-    Raises:
-        ValueError: when ``text`` is not an RFC 3339 date-time.
-    """
+def _date_time(text: str) -> re.Match[str]:
     found = _DATE_TIME_RE.match(text)
     if found is None:
-        raise ValueError(f"{text!r} is not an RFC 3339 date-time")
+        raise ValueError(f"{shown(text)} is not an RFC 3339 date-time")
+    return found
+
+
+def _instant(found: re.Match[str]) -> datetime:
     year, month, day, hour, minute, second = (int(found.group(i)) for i in range(1, 7))
     fraction = found.group(7) or ""
     micro = int((fraction + "000000")[:6])
@@ -373,3 +371,28 @@ def parse_date_time(text: str) -> datetime:
         offset = timedelta(hours=int(found.group(10)), minutes=int(found.group(11)))
         zone = timezone(sign * offset)
     return datetime(year, month, day, hour, minute, second, micro, tzinfo=zone)
+
+
+def parse_date_time(text: str) -> datetime:
+    """An aware :class:`~datetime.datetime` for a valid SOM ``date-time`` string.
+
+    Fractional digits beyond microseconds are truncated (the string itself is never changed).
+
+    Raises:
+        ValueError: when ``text`` is not an RFC 3339 date-time.
+    """
+    return _instant(_date_time(text))
+
+
+def instant_key(text: str) -> tuple[datetime, str]:
+    """An order key for a valid SOM ``date-time``: its instant, to the last fractional digit.
+
+    :func:`parse_date_time` truncates to microseconds, so ``…00.0000002Z`` and
+    ``…00.0000001Z`` would compare equal; the digits past the sixth break the tie (a decimal
+    fraction, compared as text once its trailing zeros are gone).
+
+    Raises:
+        ValueError: when ``text`` is not an RFC 3339 date-time.
+    """
+    found = _date_time(text)
+    return _instant(found), (found.group(7) or "")[6:].rstrip("0")
