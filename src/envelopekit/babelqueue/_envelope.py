@@ -509,16 +509,17 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         }
         # Other parametrised data (a dataclass, a list of models) is written by its type once
         # validated: its text is measured then.
-        typed = model_text is None and levels is None and cls is not BabelEnvelope
-        if not (typed and _typed_data(cls)):
+        typed = (
+            model_text is None and levels is None and cls is not BabelEnvelope and _typed_data(cls)
+        )
+        context = None
+        if not typed:
             # The model's text is the one its writing above made; the rest is plain data.
             wire = members if model_text is None else {**members, "data": Fragment(model_text)}
             text = refuse_unbounded(wire, settings, levels=levels)
             # Its text, where orjson wrote it of the very dict validated, is not written again.
-            context = None if text is None or model_text is not None else {WRITTEN: text}
-            typed = False
-        else:
-            context = None
+            if text is not None and model_text is None:
+                context = {WRITTEN: text}
         try:
             created = cls.model_validate(members, context=context)
         except ValidationError as exc:

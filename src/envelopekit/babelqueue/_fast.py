@@ -36,12 +36,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final, cast
 
-import orjson
 from pydantic import BaseModel
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
 
 from .._failfast import FULL_REPORT_BYTES, TOO_LARGE, fresh_validator
-from .._json import BY_TEXT, JS_SAFE_MAX, PLAIN_DATA, exceeds_depth, written_plain
+from .._json import BY_TEXT, JS_SAFE_MAX, exceeds_depth, plain_text, written_plain
 from .._text import json_branch
 from ._urn import NOT_BLANK_PATTERN
 
@@ -319,10 +318,8 @@ class FastPath:
         text where the caller wrote it already (a producer, ``envelopekit._bounds``).
         """
         if encoded is None:
-            # _json.plain_text, inline: a call is a percent of the dict door's time.
-            try:
-                encoded = orjson.dumps(value, option=PLAIN_DATA)
-            except (orjson.JSONEncodeError, RecursionError):
+            encoded = plain_text(value)
+            if encoded is None:
                 return None
         if len(encoded) > FULL_REPORT_BYTES:
             return TOO_LARGE  # as over JSON: free-form values cost the fast path more

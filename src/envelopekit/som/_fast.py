@@ -27,13 +27,12 @@ import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any, Final, Generic, NamedTuple, TypeVar, cast
 
-import orjson
 from pydantic import BaseModel, ValidationError
 from pydantic.config import ExtraValues
 from pydantic_core import CoreConfig, CoreSchema, SchemaValidator, core_schema
 
 from .._failfast import FULL_REPORT_BYTES, TOO_LARGE, TooLarge, fail_fast_validator, fresh_validator
-from .._json import FAST_PYTHON, PLAIN_DATA
+from .._json import FAST_PYTHON, plain_text
 from .._text import json_branch
 from ._twin import Twin
 
@@ -408,10 +407,8 @@ class FastPath(Generic[M]):
         text where the caller wrote it already (a producer, ``envelopekit._bounds``).
         """
         if encoded is None:
-            # _json.plain_text, inline: a call is a percent of the dict door's time.
-            try:
-                encoded = orjson.dumps(value, option=PLAIN_DATA)
-            except (orjson.JSONEncodeError, RecursionError):
+            encoded = plain_text(value)
+            if encoded is None:
                 return None
         if len(encoded) > FULL_REPORT_BYTES:
             return TOO_LARGE  # as over JSON: free-form values cost the fast path more
