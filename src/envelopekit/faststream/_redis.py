@@ -250,6 +250,14 @@ async def _take_back(client: Redis, ours: _Reservation) -> None:
             await client.eval(TRANSFER, 2, ours.processing, ours.queue, element, element)
 
 
+async def _renew(client: Redis, ours: _Reservation) -> None:
+    """One renewal: the heartbeat, the sweep, the take-back, each unless the worker stopped."""
+    for step in (_beat, _sweep, _take_back):
+        if ours.stopping:
+            return
+        await step(client, ours)
+
+
 def _as_bytes(value: bytes | str) -> bytes:
     return value.encode() if isinstance(value, str) else value
 
@@ -294,9 +302,7 @@ class _Reliable:
             # heartbeat lapses. Ending the loop would let the other workers take what this one
             # still runs, so nothing ends it but the worker's stop.
             with contextlib.suppress(Exception):
-                await _beat(client, ours)
-                await _sweep(client, ours)
-                await _take_back(client, ours)
+                await _renew(client, ours)
 
     async def consume(self, msg: Any) -> Any:
         try:
@@ -320,6 +326,10 @@ class _Reliable:
             ours.stopping = True
             if keeper is not None:
                 keeper.cancel()
+                # Waited for, not awaited (its cancellation is not raised here): a renewal
+                # still under way after the stop would open a connection the broker's close
+                # has already passed, left unclosed, and outlive the loop's end.
+                await asyncio.wait({keeper}, timeout=HEARTBEAT_SECONDS / 3)
         if keeper is None:
             return  # never started
         keys = (ours.processing, ours.heartbeat, ours.workers)
