@@ -978,6 +978,50 @@ def test_a_renewal_that_fails_once_keeps_the_worker_alive(
     assert failed == ["a"] and runs == [env.meta.id]
 
 
+def test_the_heartbeat_ends_before_the_worker_stop_returns(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A renewal under way at the stop, its cancellation absorbed as redis-py absorbs one landing
+    # in its calls: the stop waits for it, and no step of a renewal runs after the stop (it
+    # would reach Redis through a client the broker's close had already passed).
+    monkeypatch.setattr(_redis, "HEARTBEAT_SECONDS", 0.3)
+    beat, sweep = _redis._beat, _redis._sweep
+    under_way = asyncio.Event()
+    steps: list[str] = []
+
+    async def absorbing_beat(client: Any, ours: Any) -> None:
+        await beat(client, ours)
+        if len(steps) == 2:  # the first renewal after the start: the stop lands in it
+            under_way.set()
+            try:
+                await asyncio.sleep(0.3)
+            except asyncio.CancelledError:
+                await asyncio.sleep(0.05)  # absorbed: the renewal goes on
+        steps.append("beat")
+
+    async def counted_sweep(client: Any, ours: Any) -> int:
+        steps.append("sweep")
+        return await sweep(client, ours)
+
+    monkeypatch.setattr(_redis, "_beat", absorbing_beat)
+    monkeypatch.setattr(_redis, "_sweep", counted_sweep)
+    after_stop: list[list[str]] = []
+
+    async def scenario() -> None:
+        broker = RedisBroker(redis_url)
+        babelqueue_subscriber(broker, "jobs", Router(), worker_id="w")
+        async with broker:
+            await broker.start()
+            await under_way.wait()
+        after_stop.append(list(steps))
+        await asyncio.sleep(0.5)  # three renewal periods
+        after_stop.append(list(steps))
+
+    asyncio.run(scenario())
+    # The start's beat and sweep, the renewal's beat (ended under the stop), nothing after.
+    assert after_stop == [["beat", "sweep", "beat"], ["beat", "sweep", "beat"]]
+
+
 def _forked_worker(url: str, name: str, broker: RedisBroker, consumer: Any) -> None:
     """A fork of the test process running the worker built before the fork, until ``stop``."""
 

@@ -294,10 +294,8 @@ class _Reliable:
     async def _keep_alive(self) -> None:
         client: Redis = self._client
         ours = _RESERVATIONS[self]  # type: ignore[index]
-        while True:
+        while not ours.stopping:
             await anyio.sleep(HEARTBEAT_SECONDS / 3)
-            if ours.stopping:
-                return
             # A failure (Redis out of reach) skips one renewal; two more come before the
             # heartbeat lapses. Ending the loop would let the other workers take what this one
             # still runs, so nothing ends it but the worker's stop.
