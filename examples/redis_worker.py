@@ -11,8 +11,9 @@ Every worker consumes the list ``orders``; a message whose handler raises is ret
 ``attempts + 1`` (3 deliveries), then dead-lettered to ``orders.dlq``, as is anything that is
 not a BabelQueue v1 envelope. ``meta.id`` is remembered in Redis after success, so a duplicate
 delivery runs once across the fleet; a lease stops two workers running the same message at
-once. Give each worker a stable ``--worker-id``: a worker killed mid-handle gets back what it
-held when it starts again under that id. ``--once`` stops when the queue is drained.
+once. A worker killed mid-handle leaves what it held reserved: the other workers put it back
+once its heartbeat lapses (15 s), or at once when it starts again under a stable
+``--worker-id`` (each running worker its own). ``--once`` stops when the queue is drained.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ async def produce(url: str, count: int) -> None:
     print(f"pushed {count} orders to {QUEUE!r}")
 
 
-async def work(url: str, worker_id: str, once: bool) -> None:
+async def work(url: str, worker_id: str | None, once: bool) -> None:
     """Consume until SIGINT/SIGTERM (or, with ``once``, until the queue is drained)."""
     broker = RedisBroker(url, logger=None)  # type: ignore[arg-type]  # None: logging off
     async with redis.asyncio.Redis.from_url(url) as client:
@@ -76,7 +77,7 @@ async def work(url: str, worker_id: str, once: bool) -> None:
             loop.add_signal_handler(sig, stop.set)
         async with broker:
             await broker.start()
-            print(f"worker {worker_id} consuming {QUEUE!r} (reservations in {consumer.processing})")
+            print(f"worker consuming {QUEUE!r} (reservations in {consumer.processing})")
             while not stop.is_set():
                 if (
                     once
@@ -91,7 +92,7 @@ async def work(url: str, worker_id: str, once: bool) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("url", help="redis://host:port/db")
-    parser.add_argument("--worker-id", default="worker-1")
+    parser.add_argument("--worker-id", help="a stable id (default: one unique to this worker)")
     parser.add_argument("--produce", type=int, metavar="N", help="push N orders and exit")
     parser.add_argument("--once", action="store_true", help="stop when the queue is drained")
     args = parser.parse_args()

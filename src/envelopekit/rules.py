@@ -64,6 +64,7 @@ __all__ = [
     "OP_CONVENTION",
     "PAYLOAD_FAMILY_UNEXPECTED",
     "PAYLOAD_MESSAGE_TYPE_MISMATCH",
+    "PAYLOAD_SCHEMA_FAILED",
     "PAYLOAD_UNVALIDATED",
     "REPLY_TO_CONVENTION",
     "REPLY_UNPAIRED",
@@ -213,6 +214,7 @@ URN_UNKNOWN: Final = "urn.unknown"
 HANDLER_FAILED: Final = "handler.failed"
 ATTEMPTS_AT_MAXIMUM: Final = "attempts.at_maximum"
 DATA_INVALID: Final = "data.invalid"
+PAYLOAD_SCHEMA_FAILED: Final = "payload_schema.failed"
 IDEMPOTENCY_HELD: Final = "idempotency.held"
 SUBSCRIBER_UNEXPECTED: Final = "subscriber.unexpected"
 TRANSPORT_SCHEMA_VERSION_UNSUPPORTED: Final = "transport.schema_version_unsupported"
@@ -284,6 +286,7 @@ NamedId = Literal[
     "handler.failed",
     "attempts.at_maximum",
     "data.invalid",
+    "payload_schema.failed",
     "idempotency.held",
     "subscriber.unexpected",
     "transport.schema_version_unsupported",
@@ -411,6 +414,12 @@ _NAMED_RULES: Final = (
         "policy",
         "`data` does not fit the model or payload schema registered for its URN; it will not "
         "become valid on retry.",
+    ),
+    Rule(
+        PAYLOAD_SCHEMA_FAILED,
+        "policy",
+        "The payload schema of the URN could not be had or applied (the `schemas` provider "
+        "raised, or validating against its schema did): retried, then dead-lettered as `failed`.",
     ),
     Rule(
         TRANSPORT_SCHEMA_VERSION_UNSUPPORTED,

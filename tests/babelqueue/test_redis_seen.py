@@ -407,3 +407,29 @@ def test_async_twin_unreachable_and_failing_handler(client: redis.Redis) -> None
 
 async def _aboom(env: BabelEnvelope) -> None:
     raise AssertionError("must not run")
+
+
+def test_an_async_handler_s_claim_renewal_always_ends_with_it(redis_url: str) -> None:
+    # Renewals every millisecond (a 3 ms lease), so the handler's end often comes while one is
+    # on the wire: redis-py absorbs a cancellation landing there, and the guard must still end
+    # its renewals and return, not wait on them for ever.
+    async def scenario() -> int:
+        ended = 0
+        async with redis.asyncio.Redis.from_url(redis_url) as aclient:
+            store = AsyncRedisSeenStore(aclient, prefix="r:", lease=0.003)
+
+            async def handler(env: BabelEnvelope) -> None:
+                await asyncio.sleep(0.004)
+
+            guarded = async_idempotent(store, handler)
+            for n in range(40):
+                env = BabelEnvelope.create("urn:babel:jobs:job", {"n": n})
+                run = asyncio.ensure_future(guarded(env))
+                done, _ = await asyncio.wait({run}, timeout=2)
+                if not done:
+                    run.cancel()
+                    break
+                ended += 1
+        return ended
+
+    assert asyncio.run(scenario()) == 40

@@ -22,6 +22,7 @@ from envelopekit.babelqueue import (
     Release,
     Retry,
     Router,
+    SchemaRegistryError,
     UnknownUrnError,
 )
 from tests.conftest import DATA
@@ -113,6 +114,40 @@ def test_payload_schemas_are_checked_before_the_handler() -> None:
     assert len(ran) == 1
 
 
+class _UnreachableRegistry:
+    def schema_for(self, urn: str) -> Any:
+        raise ConnectionError("schema registry unreachable")
+
+
+class _ShapelessRegistry:
+    def schema_for(self, urn: str) -> Any:
+        return ["not", "a", "schema"]  # check_payload refuses it
+
+
+@pytest.mark.parametrize(
+    ("registry", "error"),
+    [(_UnreachableRegistry(), ConnectionError), (_ShapelessRegistry(), SchemaRegistryError)],
+    ids=["provider-raises", "schema-unusable"],
+)
+def test_a_payload_schema_that_raises_is_retried_then_dead_lettered(
+    registry: Any, error: type[Exception]
+) -> None:
+    router = Router(schemas=registry, max_attempts=2)
+    ran: list[object] = []
+    router.register(URN, ran.append)
+    decision = router.route(ORDER, queue="orders")
+    assert isinstance(decision, Fail) and isinstance(decision.error, error)
+    assert decision.rule == rules.PAYLOAD_SCHEMA_FAILED and decision.reason == "failed"
+    retry = router.dispatch(ORDER, queue="orders")
+    assert isinstance(retry, Retry) and retry.rule == rules.PAYLOAD_SCHEMA_FAILED
+    assert retry.envelope.attempts == 1
+    dead = router.dispatch(retry.envelope, queue="orders")
+    assert isinstance(dead, DeadLetterDecision) and dead.rule == rules.PAYLOAD_SCHEMA_FAILED
+    letter = dead.envelope.to_wire()["dead_letter"]
+    assert letter["reason"] == "failed" and letter["exception"] == error.__name__
+    assert ran == []
+
+
 def test_strategy_fail_retries_then_dead_letters_as_unknown_urn() -> None:
     router = Router("fail", max_attempts=3)
     env = unknown()
@@ -151,6 +186,32 @@ def test_strategy_release_keeps_the_message_unchanged() -> None:
     decision = Router("release").route(env)
     assert isinstance(decision, Release)
     assert decision.envelope.to_json() == env.to_json()  # attempts not incremented
+
+
+@pytest.mark.parametrize(("delay", "expected"), [(None, 0.0), (0, 0.0), (2, 2.0), (0.5, 0.5)])
+def test_strategy_release_carries_the_release_delay(delay: float | None, expected: float) -> None:
+    router = (
+        Router("release") if delay is None else Router("release", unknown_urn_release_delay=delay)
+    )
+    decision = router.route(unknown())
+    assert isinstance(decision, Release) and decision.delay == expected
+
+
+@pytest.mark.parametrize(
+    ("delay", "error"),
+    [
+        (-1, ValueError),
+        (float("nan"), ValueError),
+        (float("inf"), ValueError),
+        ("1", TypeError),
+        (True, TypeError),
+        (None, TypeError),
+    ],
+    ids=["negative", "nan", "infinite", "text", "bool", "none"],
+)
+def test_a_release_delay_that_is_not_seconds_is_refused(delay: Any, error: type[Exception]) -> None:
+    with pytest.raises(error, match="unknown_urn_release_delay"):
+        Router("release", unknown_urn_release_delay=delay)
 
 
 def test_strategy_dead_letter_builds_the_dlq_envelope() -> None:

@@ -236,3 +236,46 @@ def test_the_outcome_names_the_dead_letter_queue_given() -> None:
     assert isinstance(outcome, DeadLetterDecision)
     assert outcome.queue == "dead"
     assert len(dead) == 1
+
+
+TRACE = {
+    "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+    "tracestate": "vendor=opaque",
+}
+
+
+@pytest.mark.parametrize("kind", list(BROKERS))
+@pytest.mark.parametrize("poison", [False, True], ids=["failed", "not-json"])
+def test_a_dead_letter_keeps_the_trace_context_it_arrived_with(kind: str, poison: bool) -> None:
+    broker_type, test_broker, destination = BROKERS[kind]
+    broker: Any = broker_type()
+    router = Router(max_attempts=1)
+
+    @router.on("urn:babel:orders:broken")
+    def broken(env: BabelEnvelope) -> None:
+        raise RuntimeError("always")
+
+    babelqueue_subscriber(broker, "orders", router)
+    dead: list[dict[str, Any]] = []
+
+    async def capture(message: StreamMessage[Any] = Context("message")) -> None:  # noqa: B008
+        dead.append(dict(message.headers))
+
+    if destination == "list":
+        broker.subscriber(list="orders.dlq")(capture)
+    else:
+        broker.subscriber("orders.dlq")(capture)
+    failing: BabelEnvelope = BabelEnvelope.create("urn:babel:orders:broken", {}, queue="orders")
+
+    async def scenario() -> None:
+        async with test_broker(broker) as br:
+            body = b"{not json" if poison else failing.to_json()
+            await br.publish(
+                body, headers={**TRACE, "bq-replay-bypass": "1"}, **{destination: "orders"}
+            )
+
+    asyncio.run(scenario())
+    (headers,) = dead
+    assert {k: headers[k] for k in TRACE} == TRACE
+    assert "bq-replay-bypass" not in headers
+    assert headers[RULES_HEADER] == ("json.invalid" if poison else "handler.failed")

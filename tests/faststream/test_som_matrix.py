@@ -16,7 +16,13 @@ from faststream.rabbit import RabbitBroker, TestRabbitBroker
 from faststream.redis import RedisBroker, TestRedisBroker
 
 from envelopekit.babelqueue import redis as binding
-from envelopekit.faststream import RULES_HEADER, matrix_subscriber, som_subscriber
+from envelopekit.faststream import (
+    RULES_HEADER,
+    MatrixConsumer,
+    SomConsumer,
+    matrix_subscriber,
+    som_subscriber,
+)
 from envelopekit.matrix import MxErrorCode, MxRequest, MxResponse
 from envelopekit.som import SomEnvelope, StoryContext
 
@@ -136,12 +142,14 @@ def test_redis_end_to_end_quarantine_and_matrix_reply_to(redis_url: str) -> None
         client.rpush("som", STORY, BAD_ID)
         client.rpush("fs", req.to_json(), b"\x00garbage")
     headlines: list[str] = []
+    held: list[str | None] = []
 
     async def scenario() -> None:
         broker = RedisBroker(redis_url)
-        som_subscriber(
+        som = som_subscriber(
             broker, "som", lambda e, s: headlines.append(s.headline), family=StoryContext
         )
+        held.append(som.processing)
         matrix_subscriber(
             broker, "fs", lambda r: r.reply({"ok": True}), reply_to_field=True, worker_id="a"
         )
@@ -162,7 +170,8 @@ def test_redis_end_to_end_quarantine_and_matrix_reply_to(redis_url: str) -> None
         som_q = [binding.reserve(e) for e in client.lrange("som.quarantine", 0, -1)]
         fs_q = client.lrange("fs.quarantine", 0, -1)
         replies = client.lrange(str(req.reply_to), 0, -1)
-        assert client.llen("som:processing:0") == 0 and client.llen("fs:processing:a") == 0
+        assert held[0] is not None and held[0].startswith("som:processing:")
+        assert client.llen(held[0]) == 0 and client.llen("fs:processing:a") == 0
     assert headlines == ["Storm"]
     assert [(r.body, r.headers) for r in som_q] == [
         (BAD_ID, {RULES_HEADER: "envelope.format.uuid"})
@@ -193,15 +202,17 @@ def test_a_sync_handler_leaves_the_loop_to_other_subscribers(redis_url: str, kin
     async def scenario() -> None:
         broker = RedisBroker(redis_url)
         som_subscriber(broker, "other", on_other)
+        consumer: SomConsumer | MatrixConsumer
         if kind == "som":
-            som_subscriber(broker, kind, lambda env, story: wait_for_the_other())
+            consumer = som_subscriber(broker, kind, lambda env, story: wait_for_the_other())
         else:
-            matrix_subscriber(broker, kind, lambda req: wait_for_the_other())
+            consumer = matrix_subscriber(broker, kind, lambda req: wait_for_the_other())
+        assert consumer.processing is not None
         async with broker:
             await broker.start()
             with redis.Redis.from_url(redis_url) as client:
                 for _ in range(1000):
-                    if waited and not client.llen(f"{kind}:processing:0"):
+                    if waited and not client.llen(consumer.processing):
                         break
                     await asyncio.sleep(0.02)
 

@@ -182,22 +182,32 @@ def renewing(store: object, lease: Lease | None) -> Generator[None, None, None]:
 
 
 @contextlib.asynccontextmanager
-async def async_renewing(store: object, lease: Lease | None) -> AsyncGenerator[None, None]:
+async def async_renewing(
+    store: object,
+    lease: Lease | None,
+    call: Callable[[Callable[[], Any]], Awaitable[Any]] | None = None,
+) -> AsyncGenerator[None, None]:
     """Renew ``lease`` from a task while the block runs (an async handler), if it can be.
 
-    The store's ``renew`` may be sync or async.
+    The store's ``renew`` may be sync or async. ``call`` runs one renewal (the FastStream
+    consumers run a sync one in a worker thread); without it, a renewal runs on the loop.
     """
     found = _renewal(store, lease)
     if found is None:
         yield
         return
     renew, every = found
+    # Cancelling the renewals is not enough to end them: a cancellation landing in a redis-py
+    # call is absorbed there, and the renewals would go on, their end awaited for ever.
+    done = asyncio.Event()
 
     async def keep() -> None:
-        while True:
+        while not done.is_set():
             await asyncio.sleep(every)
+            if done.is_set():
+                return
             try:
-                kept = renew()
+                kept = renew() if call is None else await call(renew)
                 if inspect.isawaitable(kept):
                     kept = await kept
             except Exception:  # the claim lapses by itself; the handler goes on
@@ -209,9 +219,10 @@ async def async_renewing(store: object, lease: Lease | None) -> AsyncGenerator[N
     try:
         yield
     finally:
+        done.set()
         keeper.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await keeper
+        # Waited for, not awaited: its cancellation is not raised here, a stop of this task is.
+        await asyncio.wait({keeper})
 
 
 class InMemorySeenStore:

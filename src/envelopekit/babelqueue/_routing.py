@@ -31,6 +31,7 @@ assert sent == ["orders.dlq"]
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, Literal, NamedTuple, cast, get_args, overload
@@ -159,8 +160,10 @@ class Fail:
     Attributes:
         envelope: the message as received.
         error: why (an :class:`UnknownUrnError`, :class:`InvalidPayloadError`, or what the
-            handler, or the code of its ``data`` model, raised other than a validation error).
-        rule: ``urn.unknown``, ``data.invalid`` or ``handler.failed``.
+            handler, or the code of its ``data`` model, raised other than a validation error,
+            or what fetching or applying the payload schema raised).
+        rule: ``urn.unknown``, ``data.invalid``, ``handler.failed`` or
+            ``payload_schema.failed``.
         reason: the ``dead_letter.reason`` used when retries run out.
     """
 
@@ -285,12 +288,16 @@ class Release:
     """Put the message back on its queue unchanged (strategy ``release``), for another consumer.
 
     ``raw`` is the message as received, byte for byte: what to put back (re-encoding
-    ``envelope`` would drop what a v1 consumer drops, forbidden keys for one).
+    ``envelope`` would drop what a v1 consumer drops, forbidden keys for one). ``delay`` is how
+    many seconds it stays out of sight first (the router's ``unknown_urn_release_delay``):
+    where the broker cannot release in place, the worker holds the delivery that long before
+    putting it back.
     """
 
     envelope: BabelEnvelope[Any]
     rule: str
     raw: bytes
+    delay: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -429,12 +436,16 @@ class Router:
         dlq_suffix: str = DEFAULT_DLQ_SUFFIX,
         cipher: Cipher | None = None,
         settings: Settings | None = None,
+        unknown_urn_release_delay: float = 0.0,
     ) -> None:
         """Configure the router.
 
         Args:
             unknown_urn: the strategy for a URN with no handler; ``fail`` as in every SDK.
-            schemas: per-URN ``data`` schemas checked before the handler runs (opt-in).
+            schemas: per-URN ``data`` schemas checked before the handler runs (opt-in). A
+                provider that raises (a registry out of reach), or a schema the validator
+                cannot apply, fails the delivery as ``payload_schema.failed``: retried, then
+                dead-lettered, as a handler's failure is.
             max_attempts: deliveries before a failing message is dead-lettered.
             dlq_suffix: appended to the received queue to name its dead-letter queue.
             cipher: opens ``x-gdpr-sensitive`` fields (ADR-0030) before ``data`` is checked
@@ -444,14 +455,18 @@ class Router:
                 ``max_message_bytes`` or ``max_depth``, or refused for its duplicate keys, is a
                 :class:`Reject`), and the size a retry or dead letter keeps within
                 (:meth:`Fail.settle`); the environment's when not given.
+            unknown_urn_release_delay: seconds a message released by the ``release`` strategy
+                stays out of sight before it is delivered again (:attr:`Release.delay`); 0,
+                as in every SDK: put back at once.
 
         Raises:
-            ValueError: for an unknown strategy, ``max_attempts`` below 1, or an empty
+            ValueError: for an unknown strategy, ``max_attempts`` below 1, an empty
                 ``dlq_suffix`` (a dead letter would go back onto the queue it failed on, to
-                fail there again, forever).
+                fail there again, forever), or a release delay that is negative or not finite.
             TypeError: for a ``max_attempts`` that is not an int (a float compared as a bound:
-                NaN dead-lettered every failure, infinity retried it forever) or a
-                ``dlq_suffix`` that is not a string.
+                NaN dead-lettered every failure, infinity retried it forever), a
+                ``dlq_suffix`` that is not a string, or a release delay that is not a number of
+                seconds.
         """
         if not isinstance(unknown_urn, str) or unknown_urn not in UNKNOWN_URN_STRATEGIES:
             raise ValueError(
@@ -465,12 +480,21 @@ class Router:
             raise TypeError(f"dlq_suffix must be a str, not {dlq_suffix!r}")
         if not dlq_suffix:
             raise ValueError("dlq_suffix must not be empty: the dead-letter queue is the queue")
+        delay: object = unknown_urn_release_delay
+        if isinstance(delay, bool) or not isinstance(delay, (int, float)):
+            raise TypeError(f"unknown_urn_release_delay must be seconds, not {delay!r}")
+        if not 0 <= unknown_urn_release_delay < math.inf:  # NaN fails both comparisons
+            raise ValueError(
+                "unknown_urn_release_delay must be a finite number of seconds, at least 0, "
+                f"not {unknown_urn_release_delay!r}"
+            )
         self.unknown_urn: UnknownUrnStrategy = unknown_urn
         self.schemas = schemas
         self.max_attempts = max_attempts
         self.dlq_suffix = dlq_suffix
         self.cipher = cipher
         self.settings = settings
+        self.unknown_urn_release_delay = float(unknown_urn_release_delay)
         self._routes: dict[str, _Route] = {}
 
     # --- registration --------------------------------------------------------------------------
@@ -625,14 +649,20 @@ class Router:
         found = self._routes.get(envelope.job) if only is None or envelope.job == only else None
         if found is None:
             return self._unknown(envelope, settlement, raw)
-        schema = None if self.schemas is None else self.schemas.schema_for(envelope.job)
+        try:
+            schema = None if self.schemas is None else self.schemas.schema_for(envelope.job)
+        except Exception as exc:  # a registry out of reach: retried, as a handler failure is
+            return Fail(envelope, exc, rules.PAYLOAD_SCHEMA_FAILED, "failed", settlement)
         opened = self._opened(envelope, found, schema)
         if isinstance(opened, list):
             return self._invalid(envelope, opened, settlement)
         # A typed route parses the cleartext; what is republished stays the bytes received.
         parsed_from = raw if opened is envelope else opened.to_json()
         if schema is not None:
-            mismatches = check_payload(schema, opened.to_wire()["data"])
+            try:
+                mismatches = check_payload(schema, opened.to_wire()["data"])
+            except Exception as exc:  # a schema the validator cannot apply, or no jsonschema
+                return Fail(envelope, exc, rules.PAYLOAD_SCHEMA_FAILED, "failed", settlement)
             if mismatches:
                 return self._invalid(envelope, mismatches, settlement)
         typed = opened
@@ -728,7 +758,7 @@ class Router:
         if strategy == "delete":
             return Delete(envelope, rules.URN_UNKNOWN)
         if strategy == "release":
-            return Release(envelope, rules.URN_UNKNOWN, raw)
+            return Release(envelope, rules.URN_UNKNOWN, raw, self.unknown_urn_release_delay)
         fail = Fail(envelope, error, rules.URN_UNKNOWN, "unknown_urn", settlement)
         if strategy == "dead_letter":
             # Immediately: no delivery failed, so `attempts` stays as received.

@@ -10,12 +10,18 @@ thread, as FastStream runs its own), and settles the outcome on the broker:
   (``<queue>.dlq`` unless given), the rule id in the :data:`RULES_HEADER` header;
 * not a v1 envelope (bad JSON, wrong ``schema_version``): its bytes as received to the DLQ, the
   rule ids in the header;
+* a retry, a release and a dead letter keep the W3C ``traceparent`` and ``tracestate`` headers
+  the message arrived with (ADR-0028), so the next hop continues its trace;
 * released (unknown URN with ``release``, or another worker holds the id's claim): the message
-  republished as received.
+  republished as received, after the Router's ``unknown_urn_release_delay`` (0 s by default),
+  or :data:`HELD_BACKOFF` for a held claim; the delivery is held meanwhile (one of the
+  subscriber's ``max_workers``): a worker stopped in the wait leaves it reserved (Redis) or
+  unacknowledged.
 
 A refusal never raises into the broker loop. The one exception that does is
 :class:`~envelopekit.babelqueue.SeenStoreUnavailable`: the message is then not acknowledged
-(RabbitMQ and Kafka: nacked; Redis: it stays in the worker's processing list).
+(RabbitMQ and Kafka: nacked; Redis: it stays in the worker's processing list, which the worker
+puts back on the queue a heartbeat renewal or two later).
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any, Literal, cast
+from typing import Any, Final, Literal, cast
 
 from faststream import Context, StreamMessage
 from faststream.exceptions import NackMessage
@@ -50,9 +56,20 @@ from ..babelqueue import (
 )
 from ..babelqueue._bindings import redis as redis_binding
 from ..babelqueue._idempotency import async_renewing
-from ._endpoint import RULES_HEADER, Endpoint, cancelled_by_handler, maybe, run_handler
+from ..babelqueue._replay import REPLAY_BYPASS_HEADER
+from ..babelqueue._traceparent import TRACEPARENT, TRACESTATE
+from ._endpoint import (
+    RULES_HEADER,
+    Endpoint,
+    call_store,
+    cancelled_by_handler,
+    run_handler,
+)
 
-__all__ = ["BabelQueueConsumer", "babelqueue_subscriber"]
+__all__ = ["HELD_BACKOFF", "BabelQueueConsumer", "babelqueue_subscriber"]
+
+HELD_BACKOFF: Final = 0.25
+"""Seconds a delivery whose ``meta.id`` another worker holds the claim on waits to be put back."""
 
 
 class BabelQueueConsumer:
@@ -80,7 +97,6 @@ class BabelQueueConsumer:
         self.seen = seen
         self.dead_letter_queue = dead_letter_queue or queue + router.dlq_suffix
         self.endpoint = Endpoint(broker, queue, worker_id, subscriber_options)
-        self.processing = self.endpoint.processing
         self.subscriber = subscriber = self.endpoint.subscriber
         self._on_ack: bool | None = None  # known once the broker is connected
 
@@ -89,6 +105,11 @@ class BabelQueueConsumer:
 
         consume.__name__ = f"babelqueue_{queue}"
         subscriber(consume)
+
+    @property
+    def processing(self) -> str | None:
+        """On Redis, the key of this worker's reservation list; ``None`` on other brokers."""
+        return self.endpoint.processing
 
     async def handle(self, message: StreamMessage[Any]) -> Outcome:
         """Decide, run and settle one message; returns what was done with it."""
@@ -103,7 +124,7 @@ class BabelQueueConsumer:
             await self._settle(outcome, message, body, headers, remember)
         except SeenStoreUnavailable:
             if self.endpoint.kind == "redis":
-                raise  # it stays in the processing list; this worker's next start recovers it
+                raise  # it stays reserved; this worker takes it back at a renewal or two
             raise NackMessage() from None
         return outcome
 
@@ -133,13 +154,16 @@ class BabelQueueConsumer:
             if claimed == "seen":
                 return Done(decision.envelope), None
             if claimed == "held":
-                return Release(decision.received, rules.IDEMPOTENCY_HELD, body), None
+                # Put back after a pause: a worker alone with a duplicate would otherwise
+                # take it, find the claim held and put it back as fast as Redis answers.
+                held = Release(decision.received, rules.IDEMPOTENCY_HELD, body, HELD_BACKOFF)
+                return held, None
             lease = claimed
         try:
             # The claim is renewed while the handler runs (a sync one in a thread, the loop
             # free to renew): only a dead worker's lapses.
             with replay_scope(decision.replay):  # also around an async handler's await
-                async with async_renewing(self.seen, lease):
+                async with async_renewing(self.seen, lease, call_store):
                     await run_handler(decision.handler, decision.run)
         except SeenStoreUnavailable:
             raise
@@ -148,10 +172,10 @@ class BabelQueueConsumer:
                 raise  # the worker stops: the message stays reserved (Redis) or unacknowledged
             if lease is not None and lease.token is not None:
                 with contextlib.suppress(Exception):  # the lease lapses by itself
-                    await maybe(self.seen.release(lease))  # type: ignore[union-attr]
+                    await call_store(self.seen.release, lease)  # type: ignore[union-attr]
             return decision.failed(exc).settle(), None
         if found is not None and not self._remember_on_ack():
-            await maybe(self.seen.remember(found))  # type: ignore[union-attr]
+            await call_store(self.seen.remember, found)  # type: ignore[union-attr]
             found = None
         return Done(decision.envelope), found
 
@@ -178,8 +202,8 @@ class BabelQueueConsumer:
     async def _claim(self, found: str) -> Lease | Literal["seen", "held"]:
         store: Any = self.seen
         if hasattr(store, "claim"):
-            return cast("Lease | Literal['seen', 'held']", await maybe(store.claim(found)))
-        if await maybe(store.seen(found)):
+            return cast("Lease | Literal['seen', 'held']", await call_store(store.claim, found))
+        if await call_store(store.seen, found):
             return "seen"
         return Lease(found, None)
 
@@ -203,6 +227,9 @@ class BabelQueueConsumer:
 
             await self.endpoint.settle(message, None, b"", {}, also=also)
         elif isinstance(outcome, Release):
+            if outcome.delay:
+                # Held, not yet put back: a stop meanwhile leaves it reserved or unacknowledged.
+                await asyncio.sleep(outcome.delay)
             await self.endpoint.settle(
                 message, self.queue, body, _carried(headers), outcome.envelope
             )
@@ -215,24 +242,29 @@ class BabelQueueConsumer:
                 message,
                 outcome.queue,
                 outcome.envelope.to_json(),
-                {RULES_HEADER: outcome.rule},
+                {**_carried(headers, _TRACE), RULES_HEADER: outcome.rule},
                 outcome.envelope,
             )
         else:
             rule_ids = ",".join(sorted({v.rule for v in outcome.violations}))
             await self.endpoint.settle(
-                message, self.dead_letter_queue, outcome.raw, {RULES_HEADER: rule_ids}
+                message,
+                self.dead_letter_queue,
+                outcome.raw,
+                {**_carried(headers, _TRACE), RULES_HEADER: rule_ids},
             )
 
 
-def _carried(headers: Mapping[str, Any]) -> dict[str, str]:
-    # Out-of-band headers a retry or release keeps (a W3C traceparent); the transport's own
-    # and FastStream's are rebuilt, not copied.
-    return {
-        k: v
-        for k, v in headers.items()
-        if isinstance(v, str) and k in ("traceparent", "tracestate", "bq-replay-bypass")
-    }
+# Out-of-band headers the message keeps on its way on: the W3C trace context (ADR-0028) on a
+# retry, a release and a dead letter, so every hop continues the producer's span; a replay's
+# marker on a retry and a release only (a redrive out of the DLQ decides anew whether it
+# replays). The transport's own and FastStream's are rebuilt, not copied.
+_TRACE: Final = (TRACEPARENT, TRACESTATE)
+_REDELIVERED: Final = (*_TRACE, REPLAY_BYPASS_HEADER)
+
+
+def _carried(headers: Mapping[str, Any], names: tuple[str, ...] = _REDELIVERED) -> dict[str, str]:
+    return {k: v for k, v in headers.items() if isinstance(v, str) and k in names}
 
 
 def babelqueue_subscriber(
@@ -268,9 +300,14 @@ def babelqueue_subscriber(
         router: decides each message; its handlers may be sync or async. A sync handler runs
             in a worker thread (anyio's, as FastStream runs its own; the context variables
             copied), so it blocks neither the other subscribers nor the claim's renewal.
-        seen: a seen-store (sync or async; a claiming one takes the in-flight claim).
-        worker_id: Redis only: names this worker's processing list; give each worker of a
-            fleet its own stable id, so a restarted worker recovers what it held.
+        seen: a seen-store (sync or async; a claiming one takes the in-flight claim). A sync
+            store's calls run in worker threads as a sync handler does, so a slow one stalls
+            neither the other subscribers nor the renewal of the claim.
+        worker_id: Redis only: names this worker's processing list
+            (``<queue>:processing:<worker_id>``), which no other running worker may share.
+            ``None``: an id unique to this worker (``<host>-<pid>-<random hex>``). What a
+            dead worker held is put back by the other workers once its heartbeat lapses
+            (15 s), and at once when a worker of its stable id starts again.
         dead_letter_queue: where dead letters (with their ``dead_letter`` block) and messages
             that are not a v1 envelope (as received) go.
         subscriber_options: passed to ``broker.subscriber`` (a Kafka ``group_id`` ...).

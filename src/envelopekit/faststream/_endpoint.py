@@ -12,6 +12,7 @@ republished through ``broker.publish``.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
@@ -22,29 +23,22 @@ from faststream import StreamMessage
 
 from ..babelqueue import BabelEnvelope, kafka, rabbitmq
 from ..babelqueue._bindings import redis as redis_binding
-from ._redis import RESERVED_IN, BareFormat, reliable
+from ._redis import RESERVED_IN, TRANSFER, BareFormat, processing_of, reliable
 
 __all__ = [
     "RULES_HEADER",
     "Broker",
     "Endpoint",
     "broker_kind",
+    "call_store",
     "cancelled_by_handler",
+    "in_thread",
     "maybe",
     "run_handler",
 ]
 
 RULES_HEADER: Final = "x-envelopekit-rules"
 """The header naming the rule ids a dead-lettered or quarantined message was refused for."""
-
-# KEYS[1] = processing list, KEYS[2] = target; ARGV[1] = the reserved element, ARGV[2] = what to
-# push. A MULTI runs every command whatever one of them fails on (a target of the wrong type),
-# so it would remove the reservation of a message it never pushed; a script stops at the failing
-# push, before the removal, and the message stays reserved.
-_TRANSFER: Final = """
-redis.call('rpush', KEYS[2], ARGV[2])
-return redis.call('lrem', KEYS[1], 1, ARGV[1])
-"""
 
 Broker = Literal["redis", "rabbit", "kafka"]
 """The FastStream brokers supported: Redis lists, RabbitMQ queues and Kafka topics."""
@@ -86,7 +80,23 @@ async def run_handler(handler: Callable[..., object], call: Callable[[], object]
         if _TELLS_CANCELLING:
             return await maybe(call())
         return await _in_own_task(call)
+    return await in_thread(call)
+
+
+async def in_thread(call: Callable[[], object]) -> Any:
+    """``call()`` in anyio's worker threads (the context variables copied), awaited if need be."""
     return await maybe(await anyio.to_thread.run_sync(call))
+
+
+async def call_store(method: Callable[..., object], *args: Any) -> Any:
+    """``method(*args)`` of a seen-store: on the loop when it is async, else in a thread.
+
+    A sync store's network round trip on the loop would stall every subscriber of the broker
+    and the renewal of the claims their handlers hold, as a sync handler would.
+    """
+    if _is_async(method):
+        return await maybe(method(*args))
+    return await in_thread(functools.partial(method, *args))
 
 
 # Python 3.11's `Task.cancelling` tells a task being stopped from a handler raising
@@ -150,14 +160,18 @@ class Endpoint:
         self.broker = broker
         self.kind = broker_kind(broker)
         self.source = source
-        self.processing: str | None = None
         if self.kind == "redis":
             self.subscriber = broker.subscriber(
                 list=source, message_format=BareFormat, **subscriber_options
             )
-            self.processing = reliable(self.subscriber, source, worker_id or "0")
+            reliable(self.subscriber, source, worker_id or None)
         else:
             self.subscriber = broker.subscriber(source, **subscriber_options)
+
+    @property
+    def processing(self) -> str | None:
+        """The key of this worker's processing list on Redis (``None`` on other brokers)."""
+        return processing_of(self.subscriber) if self.kind == "redis" else None
 
     async def settle(
         self,
@@ -221,7 +235,7 @@ class Endpoint:
             if target is None:
                 pipe.lrem(processing, 1, raw)
             else:
-                pipe.eval(_TRANSFER, 2, processing, target, raw, element)
+                pipe.eval(TRANSFER, 2, processing, target, raw, element)
             if also is not None:
                 also(pipe)
             await pipe.execute()

@@ -49,13 +49,17 @@ class _Checked:
         self.quarantine = quarantine or source + DEFAULT_QUARANTINE_SUFFIX
         self.endpoint = Endpoint(broker, source, worker_id, subscriber_options)
         self.subscriber = self.endpoint.subscriber
-        self.processing = self.endpoint.processing
 
         async def consume(message: StreamMessage[Any] = Context("message")) -> Any:  # noqa: B008
             return await self.handle(message)
 
         consume.__name__ = f"{type(self).__name__.lower()}_{source}"
         self.subscriber(consume)
+
+    @property
+    def processing(self) -> str | None:
+        """On Redis, the key of this worker's reservation list; ``None`` on other brokers."""
+        return self.endpoint.processing
 
     async def handle(self, message: StreamMessage[Any]) -> Any:
         """Check, run and settle one message."""
@@ -203,7 +207,9 @@ def som_subscriber(
         family: the payload model this subscriber takes (``StoryContext`` ...); any other
             family is quarantined as ``subscriber.unexpected``. ``None``: every family.
         quarantine: where refused messages go; ``<source>.quarantine`` by default.
-        worker_id: Redis only: names this worker's processing list.
+        worker_id: Redis only: names this worker's processing list, which no other running
+            worker may share; ``None``: an id unique to this worker (as
+            :func:`~envelopekit.faststream.babelqueue_subscriber`).
         subscriber_options: passed to ``broker.subscriber``.
     """
     return SomConsumer(
@@ -252,7 +258,9 @@ def matrix_subscriber(
         quarantine: where refused messages go; ``<source>.quarantine`` by default.
         reply_to_field: also answer a message that carries no FastStream reply address at
             the request's own ``replyTo`` (the Matrix convention ``$replies.<id>``).
-        worker_id: Redis only: names this worker's processing list.
+        worker_id: Redis only: names this worker's processing list, which no other running
+            worker may share; ``None``: an id unique to this worker (as
+            :func:`~envelopekit.faststream.babelqueue_subscriber`).
         subscriber_options: passed to ``broker.subscriber``.
     """
     return MatrixConsumer(

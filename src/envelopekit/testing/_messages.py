@@ -60,6 +60,7 @@ NAMED_RULES: Final[dict[str, tuple[str, ...]]] = {
         rules.URN_UNKNOWN,
         rules.HANDLER_FAILED,
         rules.DATA_INVALID,
+        rules.PAYLOAD_SCHEMA_FAILED,
         rules.TRANSPORT_SCHEMA_VERSION_UNSUPPORTED,
     ),
     "som": (
@@ -145,6 +146,7 @@ UNBREAKABLE: Final[dict[str, str]] = {
     rules.URN_UNKNOWN: "the `Router`'s decision for a valid message, not a property of one",
     rules.HANDLER_FAILED: "the `Router`'s outcome when a handler raises",
     rules.DATA_INVALID: "the `Router`'s verdict against a registered `data` model or schema",
+    rules.PAYLOAD_SCHEMA_FAILED: "the `Router`'s outcome when its payload schema raises",
     rules.TRANSPORT_SCHEMA_VERSION_UNSUPPORTED: "a broker property, read before the body",
     rules.PAYLOAD_UNVALIDATED: _WARNING,
     rules.MESSAGE_TYPE_UNKNOWN: (
