@@ -55,7 +55,7 @@ from .._json import (
     scan_numbers,
 )
 from .._model import WireModel, attach_warnings, attached_warnings
-from .._settings import Settings, get_settings
+from .._settings import Settings, get_settings, given_settings
 from .._text import WRITTEN, text_checked_schema
 from .._violations import (
     Violation,
@@ -472,6 +472,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
                 whose JSON cannot be written (``json.invalid`` at ``/data``); a message larger
                 or nesting deeper than ``check`` with ``settings`` reads (``message.too_large``,
                 ``message.too_deep``).
+            TypeError: for ``settings`` that are no :class:`~envelopekit.Settings` (nor ``None``).
         """
         if trace_id is not None and not isinstance(trace_id, str):
             raise _not_a_string(cls, "/trace_id", trace_id)
@@ -481,7 +482,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
                 "identify it without any class name."
             )
             raise ProducerError(message, [violation(rules.URN_MISSING, "/job", message)])
-        settings = settings if settings is not None else get_settings()
+        settings = given_settings(settings)
         trace = (trace_id or "").strip(ASCII_WHITESPACE) or uuid4()
         message_id = uuid4()
         while message_id == trace:  # pragma: no cover - a 2^-122 event

@@ -39,6 +39,7 @@ from pydantic import ValidationError
 from typing_extensions import TypeVar
 
 from .. import rules
+from .._arguments import optional_argument
 from .._check import check
 from .._errors import UnknownUrnError
 from .._json import INT64_MAX
@@ -450,8 +451,9 @@ class Router:
                 ``dlq_suffix`` (a dead letter would go back onto the queue it failed on, to
                 fail there again, forever).
             TypeError: for a ``max_attempts`` that is not an int (a float compared as a bound:
-                NaN dead-lettered every failure, infinity retried it forever) or a
-                ``dlq_suffix`` that is not a string.
+                NaN dead-lettered every failure, infinity retried it forever), a
+                ``dlq_suffix`` that is not a string, or ``settings`` that are no
+                :class:`~envelopekit.Settings`.
         """
         if not isinstance(unknown_urn, str) or unknown_urn not in UNKNOWN_URN_STRATEGIES:
             raise ValueError(
@@ -470,7 +472,7 @@ class Router:
         self.max_attempts = max_attempts
         self.dlq_suffix = dlq_suffix
         self.cipher = cipher
-        self.settings = settings
+        self.settings = optional_argument("settings", settings, Settings)
         self._routes: dict[str, _Route] = {}
 
     # --- registration --------------------------------------------------------------------------

@@ -11,12 +11,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from typing_extensions import Never, TypeVar
 
 from .. import rules
+from .._arguments import optional_argument
 from .._bounds import refuse_unbounded
 from .._compat import MISSING
 from .._errors import ProducerError
 from .._ids import uuid7
 from .._json import needs_scan, plain_json, refuse_unwritable, scan_numbers
-from .._settings import Settings, get_settings
+from .._settings import Settings, given_settings
 from .._violations import Violation, shown, violation, violations
 from ._base import (
     JsonData,
@@ -262,6 +263,8 @@ class MxRequest(MxModel, Generic[ArgsT]):
                 larger or nesting deeper than ``check`` with ``settings`` reads
                 (``message.too_large``, ``message.too_deep``), as :meth:`reply` and :meth:`fail`
                 refuse theirs.
+            TypeError: for a ``clock`` that is no :class:`LamportClock`, or ``settings`` no
+                :class:`~envelopekit.Settings` (nor ``None``).
         """
         if op == REPLY_OP:
             raise ProducerError("'$reply' is the response op; answer with req.reply()/req.fail()")
@@ -269,9 +272,10 @@ class MxRequest(MxModel, Generic[ArgsT]):
             raise ProducerError("op must not be empty")
         if reply_to is not None and not expect_reply:
             raise ProducerError("reply_to given but expect_reply is False")
+        clock = optional_argument("clock", clock, LamportClock)
         if clock is not None and lamport is not None:
             raise ProducerError("give either clock or lamport, not both")
-        settings = settings if settings is not None else get_settings()
+        settings = given_settings(settings)
         fields: dict[str, Any] = {"op": op, "payload": payload}
         if iface is not None:
             fields["iface"] = iface
@@ -344,6 +348,8 @@ class MxRequest(MxModel, Generic[ArgsT]):
                 its ``op`` is ``"$reply"`` (a reply read as a request); with ``violations``
                 naming each rule and pointer, when the payload is not JSON data or a model
                 (NaN, Infinity, an integer beyond signed 64-bit, a non-JSON value).
+            TypeError: for a ``clock`` that is no :class:`LamportClock`, or ``settings`` no
+                :class:`~envelopekit.Settings` (nor ``None``).
         """
         fields = self._reply_fields(clock, from_, settings)
         fields["payload"] = payload
@@ -385,6 +391,8 @@ class MxRequest(MxModel, Generic[ArgsT]):
                 (``/payload/...``), for a code that is none of the eleven, ``OK``, a status
                 that is no integer or outside 100-599, ``details`` or ``error`` that are not
                 JSON.
+            TypeError: for a ``clock`` that is no :class:`LamportClock`, or ``settings`` no
+                :class:`~envelopekit.Settings` (nor ``None``).
         """
         try:
             error_payload = MxErrorPayload.of(code, error, status_code=status_code, details=details)
@@ -407,7 +415,8 @@ class MxRequest(MxModel, Generic[ArgsT]):
             # A reply read as a request (its fields are all a request's; matrix.md R-3):
             # answering it would start replies answering replies.
             raise ProducerError("'$reply' is a reply, never answered (classify() reads it)")
-        settings = settings if settings is not None else get_settings()
+        clock = optional_argument("clock", clock, LamportClock)
+        settings = given_settings(settings)
         fields: dict[str, Any] = {"op": REPLY_OP, "correlation_id": self.correlation_id}
         if self.iface is not MISSING:
             fields["iface"] = self.iface
