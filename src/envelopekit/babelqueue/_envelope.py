@@ -53,6 +53,7 @@ from .._json import (
     refuse_non_json,
     refuse_unwritable,
     scan_numbers,
+    written_field,
 )
 from .._model import WireModel, attach_warnings, attached_warnings
 from .._settings import Settings, get_settings, given_settings
@@ -322,14 +323,10 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         # scanned without a walk first (the walk would only say where to look, at its cost).
         proof = info.context.get(PLAIN_NUMBERS) if type(info.context) is dict else None
         plain = type(data) is dict and proof is True
-        if isinstance(data, BaseModel):
-            # A model's numbers are read under its wire names, as `to_wire` writes them: the
+        if (typed and not plain) or isinstance(data, BaseModel):
+            # Its numbers are read under their wire names, as `to_wire` writes them: the
             # pointers point into the JSON.
-            data = data.model_dump(by_alias=True)
-        elif typed and not plain:
-            data = self.__pydantic_serializer__.to_python(
-                self, by_alias=True, include={"data"}, warnings=False
-            )["data"]
+            data = written_field(self, "data")
         # One pointer-free pass over each part; pointers are built only for what it flags.
         unproven = proof is False
         scan = not plain and (unproven or needs_scan(data))

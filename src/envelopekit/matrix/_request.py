@@ -16,7 +16,7 @@ from .._bounds import refuse_unbounded
 from .._compat import MISSING
 from .._errors import ProducerError
 from .._ids import uuid7
-from .._json import needs_scan, plain_json, refuse_unwritable, scan_numbers
+from .._json import plain_json, refuse_unwritable
 from .._settings import Settings, given_settings
 from .._violations import Violation, shown, violation, violations
 from ._base import (
@@ -24,6 +24,7 @@ from ._base import (
     LamportValue,
     MxModel,
     number_warnings,
+    payload_data,
     unsafe_integer,
 )
 from ._error_payload import MxErrorCode, MxErrorPayload
@@ -99,27 +100,13 @@ def _produced(
 def _for_payload(generic: type[Any], payload: object) -> type[Any]:
     # An unparametrised envelope's payload is JSON data, which a model instance is not; the
     # envelope parametrised by the payload's own class validates (and dumps) it as that model.
+    # Its numbers are read by the typed envelope as a received one's are (`MxModel`).
     if not isinstance(payload, BaseModel) or isinstance(payload, MxErrorPayload):
         return generic
-    _numbers_written(payload)
     params = generic.__pydantic_generic_metadata__["parameters"]
     if params:
         return cast("type[Any]", cast("Any", generic)[type(payload)])
     return generic
-
-
-def _numbers_written(payload: BaseModel) -> None:
-    """Refuse a model payload whose numbers no reader takes, as the JSON payload's rules do.
-
-    The model validated itself, so its numbers are read here (NaN and Infinity, which its JSON
-    dump would write as ``null``; integers beyond signed 64-bit); what its serializer cannot
-    write is refused as its text is written for the bounds (:func:`_produced`).
-    """
-    dumped = payload.model_dump(by_alias=True)
-    if needs_scan(dumped):  # one pointer-free pass; the scan only where it finds a number
-        refused, _ = scan_numbers(dumped, "/payload", first_refusal=True, max_warnings=0)
-        if refused:
-            raise ProducerError.of(refused)
 
 
 class MxRequest(MxModel, Generic[ArgsT]):
@@ -127,7 +114,8 @@ class MxRequest(MxModel, Generic[ArgsT]):
 
     Closed, as ``request.json`` is written: an unknown top-level key is a violation
     (``request.additionalProperties``). ``payload`` is any JSON value by default; parametrise
-    the class to type it, e.g. ``MxRequest[ExpandDirArgs]``.
+    the class to type it, e.g. ``MxRequest[ExpandDirArgs]`` (its numbers, as the type writes
+    them, are held to the JSON payload's rules).
 
     Validation context (``model_validate_json(raw, context={...})``): ``"max_violations"``,
     the most number warnings :meth:`envelope_warnings` builds for each part (past it they are
@@ -472,5 +460,5 @@ class MxRequest(MxModel, Generic[ArgsT]):
         found += trace_warnings(self.trace_id, self.span_id, self.parent_span_id)
         if self.lamport is not MISSING:
             found += unsafe_integer(self.lamport, "/lamport")
-        found += number_warnings(self, self.payload, "/payload")
+        found += number_warnings(self, payload_data(self), "/payload")
         return found
