@@ -18,6 +18,7 @@ import pytest
 
 import envelopekit as ek
 from envelopekit._json import dumps
+from envelopekit.babelqueue import BabelEnvelope
 from tests.conftest import DATA
 
 ROOT = Path(__file__).parent.parent
@@ -898,3 +899,66 @@ def test_session_35_s_kinds_through_the_executable() -> None:
     assert shown[0]["violations"][-1]["message"].startswith("9900 more finding")
     assert shown[1]["violations"][0]["pointer"] == '/data/a/0/"{'
     assert [v["pointer"] for v in shown[1]["warnings"]] == ["/data/a/3000/n"]
+
+
+# What str.splitlines ends a line at, and what a terminal reads as a control: JSON escapes C0
+# itself; the others a JSON encoder may write raw inside a string.
+_LINE_ENDS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_ODD = _LINE_ENDS + "\x7f\x9b"
+
+
+def _validate_lines(tmp_path: Path, *options: str) -> tuple[bytes, list[str]]:
+    feed = tmp_path / f"feed{_ODD}.ndjson"
+    feed.write_bytes(_with_nan_at(f"a{_ODD}") + b"\n" + _with_nan_at() + b"\n")
+    document = tmp_path / f"doc{_ODD}.json"
+    document.write_bytes(_with_nan_at(f"b{_ODD}"))
+    done = run("validate", "--format", "json", *options, str(feed), str(document))
+    assert done.returncode == 1, done.stderr
+    return done.stdout, [f"a{_ODD}", "", f"b{_ODD}"]
+
+
+def _compat_lines(tmp_path: Path) -> tuple[bytes, list[str]]:
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps({"properties": {f"c{_ODD}": {}}}), encoding="utf-8")
+    new.write_text(json.dumps({"properties": {}}), encoding="utf-8")
+    done = run("compat", "--format", "json", str(old), str(new))
+    assert done.returncode == 1, done.stderr
+    return done.stdout, [f"c{_ODD}"]
+
+
+def _redrive_lines(tmp_path: Path) -> tuple[bytes, list[str]]:
+    job = BabelEnvelope.create("urn:babel:orders:created", {"d": _ODD})
+    dead = job.retried().dead_lettered("failed", error="boom", failed_at=1_750_000_000_000)
+    done = run("redrive", "--records", "--kept", str(tmp_path / "kept"), stdin=dead.to_json())
+    assert done.returncode == 0, done.stderr
+    return done.stdout, [_ODD]
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["validate-jobs-1", "validate-jobs-2", "compat", "redrive-records"],
+)
+def test_json_lines_stay_lines_for_every_line_splitter(tmp_path: Path, command: str) -> None:
+    # A consumer reading the output as text (str.splitlines, a terminal) sees one line per
+    # object, and each holds the input's characters as they were once parsed.
+    if command.startswith("validate"):
+        stdout, held = _validate_lines(tmp_path, "--jobs", command[-1])
+    elif command == "compat":
+        stdout, held = _compat_lines(tmp_path)
+    else:
+        stdout, held = _redrive_lines(tmp_path)
+    text = stdout.decode("utf-8")
+    lines = text.splitlines()
+    assert len(lines) == text.count("\n") == len(held)
+    assert not [c for c in _ODD if c in text]
+    for line, member in zip(lines, held, strict=True):
+        parsed = json.loads(line)
+        if command.startswith("validate"):
+            assert _ODD in parsed["source"]
+            assert [v["pointer"] for v in parsed["violations"]] == (
+                [f"/data/{member}"] * bool(member)
+            )
+        elif command == "compat":
+            assert parsed["breaking"][0]["pointer"] == f"/properties/{member}"
+        else:
+            assert json.loads(parsed["body"])["data"]["d"] == member

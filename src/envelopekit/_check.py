@@ -30,7 +30,7 @@ from ._json import (
     without_long_integers,
     without_refused_integers,
 )
-from ._settings import Settings, get_settings
+from ._settings import Settings, get_settings, given_settings
 from ._violations import Verdict, Violation, cap, violation, violations
 
 if TYPE_CHECKING:
@@ -480,7 +480,7 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
 
     Raises:
         ValueError: for an unknown ``spec`` name (a programming error, not bad input).
-        TypeError: when ``raw`` is none of these.
+        TypeError: when ``raw`` is none of these, or ``settings`` are no :class:`Settings`.
     """
     # The order is the clean path's: most messages are valid bytes for a named spec, and what
     # runs before their verdict is a few percent of it (bench/run.py, ek.check).
@@ -489,6 +489,8 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
         target = spec_named(spec)
     if settings is None:
         settings = get_settings()
+    elif settings.__class__ is not Settings:  # (one comparison where they are Settings)
+        settings = given_settings(settings)
     encoded = raw if type(raw) is bytes else _encoded(raw)
     not_json = None
     if target is not None:

@@ -36,6 +36,7 @@ from ._cli_input import (
     display,
     environment_settings,
     one_line,
+    one_line_json,
     plan,
 )
 from ._violations import Verdict, Violation, violation
@@ -283,13 +284,15 @@ def json_of(message: Message, verdict: Verdict[Any]) -> bytes:
     """A verdict as one line of ``--format json``."""
     if verdict.ok and not verdict.warnings:
         # The common line, without building and encoding a dict.
-        return b'{"source":' + orjson.dumps(message.source) + CLEAN_LINES[verdict.spec]
+        return (
+            b'{"source":' + one_line_json(orjson.dumps(message.source)) + CLEAN_LINES[verdict.spec]
+        )
     return _json_full(message, verdict)
 
 
 def _json_full(message: Message, verdict: Verdict[Any]) -> bytes:
     # orjson writes a dataclass as its fields in order: a Violation is its to_dict() as it is.
-    return orjson.dumps(
+    line = orjson.dumps(
         {
             "source": message.source,
             "ok": not verdict.violations,
@@ -299,6 +302,7 @@ def _json_full(message: Message, verdict: Verdict[Any]) -> bytes:
         },
         option=orjson.OPT_APPEND_NEWLINE,
     )
+    return one_line_json(line)
 
 
 CLEAN_LINES: Final[dict[str, bytes]] = {

@@ -16,7 +16,7 @@ from typing import IO, Any, Final
 import orjson
 from pydantic import BaseModel
 
-from ._cli_input import UsageError, imported, one_line, why
+from ._cli_input import UsageError, imported, one_line, one_line_json, why
 
 __all__ = ["add_parser", "run"]
 
@@ -87,10 +87,8 @@ def run(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> int:
         stderr.write(f"envelopekit compat: {one_line(str(exc))}\n")  # it may name an input
         return EXIT_USAGE
     if args.format == "json":
-        stdout.write(
-            orjson.dumps({"compatible": not changes, "breaking": [c.to_dict() for c in changes]})
-            + b"\n"
-        )
+        report = {"compatible": not changes, "breaking": [c.to_dict() for c in changes]}
+        stdout.write(one_line_json(orjson.dumps(report)) + b"\n")
     else:
         # Names from the schema printed raw could end a line and forge the next (as validate's).
         lines = [

@@ -69,6 +69,7 @@ __all__ = [
     "environment_settings",
     "messages",
     "one_line",
+    "one_line_json",
     "plan",
 ]
 
@@ -320,6 +321,28 @@ def one_line(text: str) -> str:
     so a clean text costs one C-level scan.
     """
     return text if text.isprintable() else text.translate(_ESCAPES)
+
+
+# What `one_line` escapes that a JSON encoder writes raw in a string (it escapes C0 itself):
+# DEL, C1 (U+0085 ends a line for str.splitlines) and U+2028/9. In UTF-8 a C2 or E2 byte only
+# leads a character, so these bytes are these characters wherever they are.
+_JSON_RAW: Final = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xa8\xa9]")
+
+
+def _json_escape(found: re.Match[bytes]) -> bytes:
+    return b"\\u%04x" % ord(found[0].decode("utf-8"))
+
+
+def one_line_json(text: bytes) -> bytes:
+    r"""JSON text with what :func:`one_line` escapes escaped as JSON escapes (``\u2028``).
+
+    A JSON line printed with them raw is still one NDJSON line, but not one line to a reader
+    splitting text at every line break (``str.splitlines``), nor safe on a terminal. The
+    value is the same once parsed. A text of ASCII without DEL costs two C-level scans.
+    """
+    if text.isascii() and text.find(b"\x7f") == -1:
+        return text
+    return _JSON_RAW.sub(_json_escape, text)
 
 
 def _reason(exc: OSError) -> str:

@@ -50,6 +50,7 @@ from ._cli_input import (
     Message,
     Span,
     one_line,
+    one_line_json,
 )
 from ._violations import Verdict
 
@@ -150,7 +151,7 @@ class Judge:
         clean = _clean_json if as_json else _clean_text
         # The source, up to its line number, as each format writes it.
         head = (
-            b'{"source":' + orjson.dumps(name)[:-1] + b":"
+            b'{"source":' + one_line_json(orjson.dumps(name))[:-1] + b":"
             if as_json
             else b"valid   " + one_line(name).encode("utf-8") + b":"  # as text_of writes it
         )

@@ -32,6 +32,7 @@ from ._cli_input import (
     environment_settings,
     messages,
     one_line,
+    one_line_json,
     plan,
 )
 from ._json import dumps
@@ -254,9 +255,9 @@ def _close_quietly(stream: IO[bytes]) -> None:
 
 
 def _record(done: Redriven) -> bytes:
-    return dumps(
-        {"queue": done.queue, "headers": dict(done.headers), "body": done.body().decode("utf-8")}
-    )
+    # The body is the message byte for byte; its line, as JSON, escapes what ends a line.
+    body = done.body().decode("utf-8")
+    return one_line_json(dumps({"queue": done.queue, "headers": dict(done.headers), "body": body}))
 
 
 def run(

@@ -70,6 +70,7 @@ __all__ = [
     "needs_scan",
     "neutral",
     "note_numbers",
+    "number_refusal",
     "numbers_clean",
     "numbers_spared",
     "one_reading",
@@ -92,6 +93,7 @@ __all__ = [
     "unquoted",
     "without_long_integers",
     "without_refused_integers",
+    "written_field",
     "written_plain",
 ]
 
@@ -1539,6 +1541,36 @@ def scan_numbers(
     if dropped:
         warnings.append(truncated(dropped))
     return errors, warnings
+
+
+def number_refusal(value: Any, base: str) -> Violation | None:
+    """The first number under ``value`` that no reader takes, or ``None``.
+
+    NaN, Infinity, an integer outside signed 64-bit (:func:`scan_numbers`'s refusals), its
+    pointer prefixed by ``base``. One pointer-free pass (:func:`needs_scan`) where there is no
+    number to note; the scan builds no warning.
+    """
+    if not needs_scan(value):
+        return None
+    refused, _ = scan_numbers(value, base, first_refusal=True, max_warnings=0)
+    return refused[0] if refused else None
+
+
+def written_field(owner: BaseModel, name: str) -> Any:
+    """``owner``'s field ``name`` as plain data, as the field's type writes it.
+
+    A typed field (a model, a dataclass, a ``dict[str, Item]``) holds its values as its
+    validation made them: its numbers are read as a consumer of its JSON reads them, under
+    their wire names (the pointers point into that JSON). Python mode: NaN and Infinity stay
+    floats, for the number rules to refuse (the JSON mode writes them as ``null``).
+    """
+    value = owner.__dict__[name]
+    if isinstance(value, BaseModel):
+        return value.model_dump(by_alias=True)
+    written = owner.__pydantic_serializer__.to_python(
+        owner, by_alias=True, include={name}, warnings=False
+    )
+    return next(iter(written.values()))
 
 
 _TAKEN: Final = object()

@@ -8,7 +8,9 @@ from typing import Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["Settings", "get_settings"]
+from ._arguments import optional_argument
+
+__all__ = ["Settings", "get_settings", "given_settings"]
 
 
 class Settings(BaseSettings):
@@ -56,3 +58,13 @@ class Settings(BaseSettings):
 def get_settings() -> Settings:
     """The process-wide settings, read once from the environment (``cache_clear()`` re-reads)."""
     return Settings()
+
+
+def given_settings(settings: object) -> Settings:
+    """The ``settings=`` a public call was given, or the environment's for ``None``.
+
+    Raises:
+        TypeError: for anything but a :class:`Settings` or ``None``, naming ``settings``.
+    """
+    given = optional_argument("settings", settings, Settings)
+    return get_settings() if given is None else given

@@ -325,6 +325,55 @@ def test_a_registered_urn_is_stripped_as_create_strips_it() -> None:
     assert router.handles("\u3000") and not router.handles("")
 
 
+def _received_as(job: str) -> bytes:
+    """The example order with ``job`` as received (a producer that does not strip it)."""
+    return orjson.dumps({**orjson.loads(ORDER), "job": job})
+
+
+_SPACED = [" ", "\t", "\n ", "\r\x0b\x0c"]
+
+
+@pytest.mark.parametrize(
+    ("registered", "received"),
+    [
+        *[(URN, f"{space}{URN}{space}") for space in _SPACED],
+        *[(f"{space}{URN}", URN) for space in _SPACED],
+        *[(f"{URN}{space}", f"{space}{URN}") for space in _SPACED],
+    ],
+    ids=lambda urn: repr(urn),
+)
+def test_a_received_urn_is_routed_as_a_registered_one_is_stripped(
+    registered: str, received: str
+) -> None:
+    # register strips the URN; routing compares the received one stripped as well, as the
+    # SDKs that trim it resolve it (babelqueue.md 1.1): else a handler registered with the
+    # URN a message carries did not get it.
+    router = Router(schemas=PayloadSchemas({URN: {"required": ["order_id"]}}))
+    seen: list[str] = []
+    route = router.register(registered, lambda env: seen.append(env.job), OrderCreated)
+    body = _received_as(received)
+    assert router.handles(received)
+    for decision in (router.route(body), route.route(body)):
+        assert isinstance(decision, Handle), decision
+        decision.run()
+    assert isinstance(router.dispatch(BabelEnvelope.model_validate_json(body)), Done)
+    assert seen == [received] * 3  # the message as received: its job untouched
+    # The URN's payload schema applies to it as well.
+    refused = router.route(_received_as(received).replace(b'"order_id"', b'"other_id"'))
+    assert isinstance(refused, Fail | DeadLetterDecision)
+
+
+@pytest.mark.parametrize(
+    "received",
+    [f"\u3000{URN}", f"{URN}\u00a0", f"{URN}x", f" \u3000{URN}", f"{URN}\x1c\t", f"\x85 {URN}"],
+)
+def test_only_ascii_whitespace_is_stripped_from_a_received_urn(received: str) -> None:
+    router = Router()
+    router.register(URN, lambda env: None)
+    assert not router.handles(received)
+    assert isinstance(router.route(_received_as(received)), Fail)
+
+
 def test_reconcile_runs_before_routing_and_reaches_typed_handlers() -> None:
     from envelopekit.babelqueue import sqs
 

@@ -306,6 +306,32 @@ def test_http_statuses() -> None:
     assert MxErrorCode.UNAVAILABLE.retryable and not MxErrorCode.NOT_FOUND.retryable
 
 
+# matrix.md section 6, its "Retry?" column: a retry is advised ("yes", "with backoff", "yes, with
+# idempotency") or it is not ("no", "no (re-auth)", "n/a", and INTERNAL's "maybe").
+RETRY_ADVICE = {
+    "OK": "n/a",
+    "INVALID_ARGUMENT": "no",
+    "FAILED_PRECONDITION": "no",
+    "UNAUTHENTICATED": "no (re-auth)",
+    "PERMISSION_DENIED": "no",
+    "NOT_FOUND": "no",
+    "ALREADY_EXISTS": "no",
+    "RESOURCE_EXHAUSTED": "with backoff",
+    "INTERNAL": "maybe",
+    "UNAVAILABLE": "yes",
+    "DEADLINE_EXCEEDED": "yes, with idempotency",
+}
+
+
+@pytest.mark.parametrize(("code", "advice"), RETRY_ADVICE.items())
+def test_retryable_is_the_spec_s_retry_advice(code: str, advice: str) -> None:
+    # A server-side bug ("maybe") is not retried as a transient failure is: a client that
+    # retried every INTERNAL would repeat a deterministic failure max-attempts times.
+    assert set(RETRY_ADVICE) == {c.value for c in MxErrorCode}
+    advised = advice in ("yes", "with backoff", "yes, with idempotency")
+    assert MxErrorCode(code).retryable is advised
+
+
 def test_fail_with_status_and_details() -> None:
     req = MxRequest.create("fs.rm", {}, expect_reply=True)
     rep = req.fail(MxErrorCode.FAILED_PRECONDITION, "not empty", status_code=412, details={"n": 3})

@@ -53,9 +53,10 @@ from .._json import (
     refuse_non_json,
     refuse_unwritable,
     scan_numbers,
+    written_field,
 )
 from .._model import WireModel, attach_warnings, attached_warnings
-from .._settings import Settings, get_settings
+from .._settings import Settings, get_settings, given_settings
 from .._text import WRITTEN, text_checked_schema
 from .._violations import (
     Violation,
@@ -322,14 +323,10 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         # scanned without a walk first (the walk would only say where to look, at its cost).
         proof = info.context.get(PLAIN_NUMBERS) if type(info.context) is dict else None
         plain = type(data) is dict and proof is True
-        if isinstance(data, BaseModel):
-            # A model's numbers are read under its wire names, as `to_wire` writes them: the
+        if (typed and not plain) or isinstance(data, BaseModel):
+            # Its numbers are read under their wire names, as `to_wire` writes them: the
             # pointers point into the JSON.
-            data = data.model_dump(by_alias=True)
-        elif typed and not plain:
-            data = self.__pydantic_serializer__.to_python(
-                self, by_alias=True, include={"data"}, warnings=False
-            )["data"]
+            data = written_field(self, "data")
         # One pointer-free pass over each part; pointers are built only for what it flags.
         unproven = proof is False
         scan = not plain and (unproven or needs_scan(data))
@@ -472,6 +469,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
                 whose JSON cannot be written (``json.invalid`` at ``/data``); a message larger
                 or nesting deeper than ``check`` with ``settings`` reads (``message.too_large``,
                 ``message.too_deep``).
+            TypeError: for ``settings`` that are no :class:`~envelopekit.Settings` (nor ``None``).
         """
         if trace_id is not None and not isinstance(trace_id, str):
             raise _not_a_string(cls, "/trace_id", trace_id)
@@ -481,7 +479,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
                 "identify it without any class name."
             )
             raise ProducerError(message, [violation(rules.URN_MISSING, "/job", message)])
-        settings = settings if settings is not None else get_settings()
+        settings = given_settings(settings)
         trace = (trace_id or "").strip(ASCII_WHITESPACE) or uuid4()
         message_id = uuid4()
         while message_id == trace:  # pragma: no cover - a 2^-122 event

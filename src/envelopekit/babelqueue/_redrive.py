@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from .._check import check
 from .._json import dumps
-from .._settings import Settings
+from .._settings import Settings, given_settings
 from .._violations import Violation
 from ._bindings.redis import reserve
 from ._envelope import BabelEnvelope
@@ -120,7 +120,11 @@ def redrive(
     Returns:
         :class:`Redriven` (``dead_letter`` removed, ``attempts`` 0, everything else verbatim),
         or :class:`Kept` with the input bytes, never altered.
+
+    Raises:
+        TypeError: for ``settings`` that are no :class:`~envelopekit.Settings` (nor ``None``).
     """
+    settings = given_settings(settings)
     body: bytes | None = None  # the bytes the envelope was read from, when it was
     if isinstance(message, BabelEnvelope):
         envelope: BabelEnvelope[Any] = message

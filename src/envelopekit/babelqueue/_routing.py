@@ -40,6 +40,7 @@ from pydantic import ValidationError
 from typing_extensions import TypeVar
 
 from .. import rules
+from .._arguments import optional_argument
 from .._check import check
 from .._errors import UnknownUrnError
 from .._json import INT64_MAX
@@ -51,7 +52,7 @@ from ._idempotency import SeenStoreUnavailable
 from ._payload_schema import InvalidPayloadError, SchemaProvider, check_payload
 from ._replay import replay_scope
 from ._sensitive import Cipher, DecryptError, sensitive_paths, sensitive_schema, unprotect
-from ._urn import ASCII_WHITESPACE, is_blank, lint_urn
+from ._urn import is_blank, lint_urn, routed_urn
 
 __all__ = [
     "UNKNOWN_URN_STRATEGIES",
@@ -465,8 +466,8 @@ class Router:
                 fail there again, forever), or a release delay that is negative or not finite.
             TypeError: for a ``max_attempts`` that is not an int (a float compared as a bound:
                 NaN dead-lettered every failure, infinity retried it forever), a
-                ``dlq_suffix`` that is not a string, or a release delay that is not a number of
-                seconds.
+                ``dlq_suffix`` that is not a string, a release delay that is not a number of
+                seconds, or ``settings`` that are no :class:`~envelopekit.Settings`.
         """
         if not isinstance(unknown_urn, str) or unknown_urn not in UNKNOWN_URN_STRATEGIES:
             raise ValueError(
@@ -493,7 +494,7 @@ class Router:
         self.max_attempts = max_attempts
         self.dlq_suffix = dlq_suffix
         self.cipher = cipher
-        self.settings = settings
+        self.settings = optional_argument("settings", settings, Settings)
         self.unknown_urn_release_delay = float(unknown_urn_release_delay)
         self._routes: dict[str, _Route] = {}
 
@@ -534,7 +535,7 @@ class Router:
             raise TypeError(f"the handler for {urn!r} is not callable: {handler!r}")
         if is_blank(urn):
             raise ValueError("cannot route a blank URN")
-        urn = urn.strip(ASCII_WHITESPACE)
+        urn = routed_urn(urn)
         if urn in self._routes:
             raise ValueError(f"{urn!r} already has a handler")
         parse = BabelEnvelope[model] if model is not None else None  # type: ignore[valid-type]
@@ -584,11 +585,11 @@ class Router:
 
     def handles(self, urn: str) -> bool:
         """Whether a handler is mapped to ``urn`` (surrounding ASCII whitespace stripped)."""
-        return urn.strip(ASCII_WHITESPACE) in self._routes
+        return routed_urn(urn) in self._routes
 
     def data_model(self, urn: str) -> type[Any] | None:
         """The ``data`` model ``urn`` was registered with; ``None`` when untyped or unknown."""
-        route = self._routes.get(urn.strip(ASCII_WHITESPACE))
+        route = self._routes.get(routed_urn(urn))
         if route is None or route.parse is None:
             return None
         model: type[Any] = route.parse.__pydantic_generic_metadata__["args"][0]
@@ -609,6 +610,9 @@ class Router:
         replay: bool = False,
     ) -> Decision:
         """Decide what to do with one received message, without running any handler.
+
+        Its URN is looked up as :meth:`register` keeps it, without surrounding ASCII whitespace
+        (the SDKs that trim ``job`` send it so), and its handler gets the message as received.
 
         Args:
             message: the body as received, or an envelope already decoded.
@@ -646,11 +650,14 @@ class Router:
         if reconcile is not None:
             envelope = reconcile(envelope)
         settlement = self._settlement(envelope, queue, raw)
-        found = self._routes.get(envelope.job) if only is None or envelope.job == only else None
+        # The URN as registered: a handler gets the message whose job names it, whatever
+        # ASCII whitespace surrounds it (a producer that does not strip it).
+        urn = routed_urn(envelope.job)
+        found = self._routes.get(urn) if only is None or urn == only else None
         if found is None:
             return self._unknown(envelope, settlement, raw)
         try:
-            schema = None if self.schemas is None else self.schemas.schema_for(envelope.job)
+            schema = None if self.schemas is None else self.schemas.schema_for(urn)
         except Exception as exc:  # a registry out of reach: retried, as a handler failure is
             return Fail(envelope, exc, rules.PAYLOAD_SCHEMA_FAILED, "failed", settlement)
         opened = self._opened(envelope, found, schema)

@@ -19,7 +19,7 @@ from .._duplicates import duplicate_keys
 from .._errors import ProducerError
 from .._failfast import FULL_REPORT_BYTES
 from .._json import dumps, exceeds_depth, needs_scan, plain_numbers, scan_numbers
-from .._settings import Settings, get_settings
+from .._settings import Settings, given_settings
 from .._violations import Verdict, Violation, pointer, violation
 from ..babelqueue._envelope import BabelEnvelope
 from ..babelqueue._traceparent import TraceParent
@@ -186,8 +186,10 @@ def to_structured(
     embedded as they are. Arguments and errors as :func:`to_attributes`, and
     ``message.too_large`` for an event larger than :func:`from_structured` reads under
     ``settings`` (twice ``max_message_bytes``, and 64 KiB for the attributes): the reader's
-    settings, as :func:`from_structured` takes them; the environment's when not given.
+    settings, as :func:`from_structured` takes them; the environment's when not given (a
+    ``TypeError`` for ``settings`` that are no :class:`~envelopekit.Settings`).
     """
+    settings = given_settings(settings)
     attributes = to_attributes(
         envelope,
         source=source,
@@ -196,7 +198,7 @@ def to_structured(
         extensions=extensions,
     )
     event = dumps(attributes)[:-1] + b',"data":' + envelope.to_json() + b"}"
-    limit = _structured_limit(settings if settings is not None else get_settings())
+    limit = _structured_limit(settings)
     if len(event) > limit:
         raise _too_large(f"the event would be {len(event)} bytes, over the {limit} a reader takes")
     return event
@@ -347,8 +349,11 @@ def from_structured(
         An :class:`EventVerdict` whose ``envelope`` is the envelope when the event is valid, and
         whose ``attributes`` are the valid attributes as received. Pointers are into the event:
         ``/id``, ``/data/meta/id``; inside ``data_base64`` they are the decoded envelope's own.
+
+    Raises:
+        TypeError: for ``settings`` that are no :class:`~envelopekit.Settings` (nor ``None``).
     """
-    settings = settings if settings is not None else get_settings()
+    settings = given_settings(settings)
     raw = _body_bytes(body)
     if raw is None:  # not text at all: as an empty body, no JSON
         raw = b""
@@ -507,10 +512,11 @@ def from_binary(
 
     Raises:
         ValueError: for an unknown ``binding`` (a programming error, not bad input).
+        TypeError: for ``settings`` that are no :class:`~envelopekit.Settings` (nor ``None``).
     """
     if binding not in ("http", "kafka", "amqp"):
         raise ValueError(f"unknown binding {binding!r}; expected 'http', 'kafka' or 'amqp'")
-    settings = settings if settings is not None else get_settings()
+    settings = given_settings(settings)
     found: list[Violation] = []
     chosen: list[tuple[str, Any, str]] = []
     separators: set[str] = set()

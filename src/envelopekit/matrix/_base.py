@@ -34,11 +34,13 @@ from .._json import (
     kept_warnings,
     needs_scan,
     note_numbers,
+    number_refusal,
     numbers_clean,
     numbers_spared,
     proven_context,
     scan_numbers,
     segment,
+    written_field,
 )
 from .._model import WireModel
 from .._settings import get_settings
@@ -53,6 +55,7 @@ __all__ = [
     "TrueConst",
     "WireNames",
     "number_warnings",
+    "payload_data",
     "remember_reading",
     "unsafe_integer",
     "warning_cap",
@@ -315,10 +318,39 @@ class WireNames(BaseModel):
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
 
+def _typed_payload(cls: type[BaseModel]) -> bool:
+    """Whether ``cls`` types its payload as anything but :data:`JsonData`.
+
+    Such a payload (a model, ``Any``, a ``dict[str, Item]``) is read by its own type, which
+    applies none of the JSON payload's number rules: its numbers are read as it writes them.
+    """
+    for base in cls.__mro__:  # a subclass of `MxRequest[Model]` types it as its base does
+        args = base.__dict__.get("__pydantic_generic_metadata__", {}).get("args")
+        if args:
+            return args[0] is not JsonData
+    return False
+
+
+def payload_data(model: MxModel) -> Any:
+    """``model``'s payload as the JSON data it is: a typed one as its type writes it."""
+    if model.__typed_payload__:
+        return written_field(model, "payload")
+    return model.__dict__["payload"]
+
+
 class MxModel(WireModel, WireNames):
     """Base of the three Matrix schema models: wire-name parsing and ``to_json``."""
 
     __schema_name__: ClassVar[str] = ""
+    __typed_payload__: ClassVar[bool] = False
+    """Whether the class types its payload as anything but JSON data (:func:`_typed_payload`)."""
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        """Note whether the class (``MxRequest[Model]``...) types its payload."""
+        super().__pydantic_init_subclass__(**kwargs)
+        # Read once per class, not per message: a validation reads it as a class attribute.
+        cls.__typed_payload__ = _typed_payload(cls)
 
     @model_validator(mode="after")
     def _context_cap(self, info: ValidationInfo) -> Self:
@@ -336,6 +368,13 @@ class MxModel(WireModel, WireNames):
             )
             if room is not None or clean is not None:
                 remember_reading(self, room, clean, kept_warnings(context))
+        if self.__typed_payload__:
+            # The JSON payload's number rules, which a typed payload's own type does not
+            # apply (a float field takes NaN and 1e400, an int field 2^63), as BabelQueue
+            # applies its rules to a typed `data`.
+            refused = number_refusal(written_field(self, "payload"), "/payload")
+            if refused is not None:
+                raise as_pydantic_error(refused)
         return self
 
     @classmethod

@@ -63,7 +63,12 @@ class MxErrorCode(str, Enum):
 
     @property
     def retryable(self) -> bool:
-        """Whether the gRPC guidance says a retry (with backoff) can succeed."""
+        """Whether matrix.md §6 advises a retry: with backoff, and for a write an idempotency key.
+
+        ``UNAVAILABLE``, ``RESOURCE_EXHAUSTED`` and ``DEADLINE_EXCEEDED``. ``INTERNAL`` is not:
+        its advice is "maybe" (a broken invariant, a server-side bug, that a retry fixes only
+        where it happened to be transient, which the code does not say).
+        """
         return self in _RETRYABLE
 
 
@@ -85,7 +90,6 @@ _RETRYABLE: Final = frozenset(
         MxErrorCode.UNAVAILABLE,
         MxErrorCode.DEADLINE_EXCEEDED,
         MxErrorCode.RESOURCE_EXHAUSTED,
-        MxErrorCode.INTERNAL,
     }
 )
 

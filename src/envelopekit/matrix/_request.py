@@ -11,18 +11,20 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from typing_extensions import Never, TypeVar
 
 from .. import rules
+from .._arguments import optional_argument
 from .._bounds import refuse_unbounded
 from .._compat import MISSING
 from .._errors import ProducerError
 from .._ids import uuid7
-from .._json import needs_scan, plain_json, refuse_unwritable, scan_numbers
-from .._settings import Settings, get_settings
+from .._json import plain_json, refuse_unwritable
+from .._settings import Settings, given_settings
 from .._violations import Violation, shown, violation, violations
 from ._base import (
     JsonData,
     LamportValue,
     MxModel,
     number_warnings,
+    payload_data,
     unsafe_integer,
 )
 from ._error_payload import MxErrorCode, MxErrorPayload
@@ -98,27 +100,13 @@ def _produced(
 def _for_payload(generic: type[Any], payload: object) -> type[Any]:
     # An unparametrised envelope's payload is JSON data, which a model instance is not; the
     # envelope parametrised by the payload's own class validates (and dumps) it as that model.
+    # Its numbers are read by the typed envelope as a received one's are (`MxModel`).
     if not isinstance(payload, BaseModel) or isinstance(payload, MxErrorPayload):
         return generic
-    _numbers_written(payload)
     params = generic.__pydantic_generic_metadata__["parameters"]
     if params:
         return cast("type[Any]", cast("Any", generic)[type(payload)])
     return generic
-
-
-def _numbers_written(payload: BaseModel) -> None:
-    """Refuse a model payload whose numbers no reader takes, as the JSON payload's rules do.
-
-    The model validated itself, so its numbers are read here (NaN and Infinity, which its JSON
-    dump would write as ``null``; integers beyond signed 64-bit); what its serializer cannot
-    write is refused as its text is written for the bounds (:func:`_produced`).
-    """
-    dumped = payload.model_dump(by_alias=True)
-    if needs_scan(dumped):  # one pointer-free pass; the scan only where it finds a number
-        refused, _ = scan_numbers(dumped, "/payload", first_refusal=True, max_warnings=0)
-        if refused:
-            raise ProducerError.of(refused)
 
 
 class MxRequest(MxModel, Generic[ArgsT]):
@@ -126,7 +114,8 @@ class MxRequest(MxModel, Generic[ArgsT]):
 
     Closed, as ``request.json`` is written: an unknown top-level key is a violation
     (``request.additionalProperties``). ``payload`` is any JSON value by default; parametrise
-    the class to type it, e.g. ``MxRequest[ExpandDirArgs]``.
+    the class to type it, e.g. ``MxRequest[ExpandDirArgs]`` (its numbers, as the type writes
+    them, are held to the JSON payload's rules).
 
     Validation context (``model_validate_json(raw, context={...})``): ``"max_violations"``,
     the most number warnings :meth:`envelope_warnings` builds for each part (past it they are
@@ -262,6 +251,8 @@ class MxRequest(MxModel, Generic[ArgsT]):
                 larger or nesting deeper than ``check`` with ``settings`` reads
                 (``message.too_large``, ``message.too_deep``), as :meth:`reply` and :meth:`fail`
                 refuse theirs.
+            TypeError: for a ``clock`` that is no :class:`LamportClock`, or ``settings`` no
+                :class:`~envelopekit.Settings` (nor ``None``).
         """
         if op == REPLY_OP:
             raise ProducerError("'$reply' is the response op; answer with req.reply()/req.fail()")
@@ -269,9 +260,10 @@ class MxRequest(MxModel, Generic[ArgsT]):
             raise ProducerError("op must not be empty")
         if reply_to is not None and not expect_reply:
             raise ProducerError("reply_to given but expect_reply is False")
+        clock = optional_argument("clock", clock, LamportClock)
         if clock is not None and lamport is not None:
             raise ProducerError("give either clock or lamport, not both")
-        settings = settings if settings is not None else get_settings()
+        settings = given_settings(settings)
         fields: dict[str, Any] = {"op": op, "payload": payload}
         if iface is not None:
             fields["iface"] = iface
@@ -344,6 +336,8 @@ class MxRequest(MxModel, Generic[ArgsT]):
                 its ``op`` is ``"$reply"`` (a reply read as a request); with ``violations``
                 naming each rule and pointer, when the payload is not JSON data or a model
                 (NaN, Infinity, an integer beyond signed 64-bit, a non-JSON value).
+            TypeError: for a ``clock`` that is no :class:`LamportClock`, or ``settings`` no
+                :class:`~envelopekit.Settings` (nor ``None``).
         """
         fields = self._reply_fields(clock, from_, settings)
         fields["payload"] = payload
@@ -385,6 +379,8 @@ class MxRequest(MxModel, Generic[ArgsT]):
                 (``/payload/...``), for a code that is none of the eleven, ``OK``, a status
                 that is no integer or outside 100-599, ``details`` or ``error`` that are not
                 JSON.
+            TypeError: for a ``clock`` that is no :class:`LamportClock`, or ``settings`` no
+                :class:`~envelopekit.Settings` (nor ``None``).
         """
         try:
             error_payload = MxErrorPayload.of(code, error, status_code=status_code, details=details)
@@ -407,7 +403,8 @@ class MxRequest(MxModel, Generic[ArgsT]):
             # A reply read as a request (its fields are all a request's; matrix.md R-3):
             # answering it would start replies answering replies.
             raise ProducerError("'$reply' is a reply, never answered (classify() reads it)")
-        settings = settings if settings is not None else get_settings()
+        clock = optional_argument("clock", clock, LamportClock)
+        settings = given_settings(settings)
         fields: dict[str, Any] = {"op": REPLY_OP, "correlation_id": self.correlation_id}
         if self.iface is not MISSING:
             fields["iface"] = self.iface
@@ -463,5 +460,5 @@ class MxRequest(MxModel, Generic[ArgsT]):
         found += trace_warnings(self.trace_id, self.span_id, self.parent_span_id)
         if self.lamport is not MISSING:
             found += unsafe_integer(self.lamport, "/lamport")
-        found += number_warnings(self, self.payload, "/payload")
+        found += number_warnings(self, payload_data(self), "/payload")
         return found

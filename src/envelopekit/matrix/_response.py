@@ -15,6 +15,7 @@ from ._base import (
     LamportValue,
     MxModel,
     number_warnings,
+    payload_data,
     unsafe_integer,
     warning_cap,
 )
@@ -123,7 +124,7 @@ class MxResponse(MxModel, Generic[ResultT]):
         if isinstance(self.payload, MxErrorPayload):
             found += self.payload.warnings_at("/payload", room)
         else:
-            found += number_warnings(self, self.payload, "/payload", room)
+            found += number_warnings(self, payload_data(self), "/payload", room)
         if self.model_extra:
             found += number_warnings(self, self.model_extra, "", room)
         return found

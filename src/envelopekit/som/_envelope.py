@@ -667,6 +667,7 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
                 ``max_message_bytes`` or SOM's 240,000 bytes: ``message.too_large``; nesting
                 deeper than ``max_depth``: ``message.too_deep``); its ``violations`` name each
                 rule and pointer, as :func:`envelopekit.check` would for the message.
+            TypeError: for ``settings`` that are no :class:`~envelopekit.Settings` (nor ``None``).
         """
         data, text = wire_data(
             message_type,

@@ -22,7 +22,7 @@ from .._bounds import SOM_MAX_BYTES, refuse_unbounded
 from .._errors import ProducerError
 from .._ids import rfc3339, uuid7
 from .._json import plain_json_nesting
-from .._settings import Settings, get_settings
+from .._settings import Settings, given_settings
 from .._violations import Violation, violation
 from ._delivery import DeliveryMediaAvailable
 from ._link import LinkEvent
@@ -65,7 +65,7 @@ def wire_data(
             ``max_message_bytes`` or SOM's own 240,000 bytes; ``message.too_deep``).
     """
     given = keywords.get("settings")
-    settings = given if given is not None else get_settings()
+    settings = given_settings(given)
     asked: object = message_type  # (typed callers pass a string; others may pass anything)
     if message_type is None:
         message_type = _inferred_message_type(payload)

@@ -1,0 +1,125 @@
+"""A typed payload (``MxRequest[Model]``, ``MxResponse[Model]``) is held to the number rules.
+
+The JSON payload's rules (NaN and Infinity refused, integers outside signed 64-bit refused,
+those beyond 2^53-1 warned of), as ``check`` applies them and ``BabelEnvelope[Model]`` applies
+its own to a typed ``data``: a model's float field took ``NaN`` and ``1e400`` and an int field
+2^63, silently, where ``check`` refuses the very message.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ValidationError
+
+from envelopekit import ProducerError, check, violations
+from envelopekit.matrix import MxRequest, MxResponse
+
+
+class Numbers(BaseModel):
+    n: int = 0
+    f: float = 0.0
+    a: Any = None
+    items: list[int] = []
+    s: str = ""
+
+
+_REQUEST = json.loads(MxRequest.create("fs.list", {}, expect_reply=True).to_json())
+_RESPONSE = json.loads(MxRequest.model_validate(_REQUEST).reply({}).to_json())
+_LARGE = '"s":"' + "x" * 20_000 + '",'  # past the 16 KiB a large message is read past
+
+REFUSED = {
+    "float-nan": ('{"f":NaN}', "number.non_finite", "/payload/f"),
+    "float-1e400": ('{"f":1e400}', "number.non_finite", "/payload/f"),
+    "float-minus-infinity": ('{"f":-Infinity}', "number.non_finite", "/payload/f"),
+    "any-nan": ('{"a":{"k":[NaN]}}', "number.non_finite", "/payload/a/k/0"),
+    "int-2^63": ('{"n":9223372036854775808}', "number.out_of_range", "/payload/n"),
+    "int-below-int64": ('{"n":-9223372036854775809}', "number.out_of_range", "/payload/n"),
+    "list-2^64": ('{"items":[1,18446744073709551616]}', "number.out_of_range", "/payload/items/1"),
+    "any-2^70": ('{"a":1180591620717411303424}', "number.out_of_range", "/payload/a"),
+    "large-float-nan": ("{" + _LARGE + '"f":NaN}', "number.non_finite", "/payload/f"),
+}
+WARNED = {
+    "int-2^53+1": ('{"n":9007199254740993}', ["/payload/n"]),
+    "any-2^53+1": ('{"a":{"k":9007199254740993}}', ["/payload/a/k"]),
+    "list-both": (
+        '{"items":[9007199254740993,-9007199254740993]}',
+        ["/payload/items/0", "/payload/items/1"],
+    ),
+}
+
+
+def _text(kind: str, payload: str) -> str:
+    message = _REQUEST if kind == "request" else _RESPONSE
+    return json.dumps({**message, "payload": "@"}).replace('"@"', payload)
+
+
+def _typed(kind: str) -> type[MxRequest[Numbers]] | type[MxResponse[Numbers]]:
+    return MxRequest[Numbers] if kind == "request" else MxResponse[Numbers]
+
+
+@pytest.mark.parametrize("door", ["json", "python"])
+@pytest.mark.parametrize("kind", ["request", "response"])
+@pytest.mark.parametrize(("payload", "rule", "pointer"), REFUSED.values(), ids=list(REFUSED))
+def test_a_typed_payload_refuses_what_check_refuses(
+    payload: str, rule: str, pointer: str, kind: str, door: str
+) -> None:
+    text = _text(kind, payload)
+    verdict = check(text, "matrix")
+    assert [(v.rule, v.pointer) for v in verdict.violations][:1] == [(rule, pointer)]
+    with pytest.raises(ValidationError) as refused:
+        if door == "json":
+            _typed(kind).model_validate_json(text)
+        else:
+            _typed(kind).model_validate(json.loads(text))
+    assert [(v.rule, v.pointer) for v in violations(refused.value)] == [(rule, pointer)]
+
+
+@pytest.mark.parametrize("door", ["json", "python"])
+@pytest.mark.parametrize("kind", ["request", "response"])
+@pytest.mark.parametrize(("payload", "pointers"), WARNED.values(), ids=list(WARNED))
+def test_a_typed_payload_warns_of_what_check_warns_of(
+    payload: str, pointers: list[str], kind: str, door: str
+) -> None:
+    text = _text(kind, payload)
+    expected = [(w.rule, w.pointer) for w in check(text, "matrix").warnings]
+    assert expected == [("number.unsafe_integer", at) for at in pointers]
+    typed = _typed(kind)
+    read = (
+        typed.model_validate_json(text)
+        if door == "json"
+        else typed.model_validate(json.loads(text))
+    )
+    assert [(w.rule, w.pointer) for w in read.envelope_warnings()] == expected
+
+
+@pytest.mark.parametrize("kind", ["request", "response"])
+def test_a_typed_payload_of_plain_numbers_is_read_with_no_finding(kind: str) -> None:
+    text = _text(kind, '{"n":9007199254740991,"f":1e308,"items":[-1,0],"a":{"k":0.5}}')
+    read = _typed(kind).model_validate_json(text)
+    assert isinstance(read.payload, Numbers) and read.envelope_warnings() == []
+
+
+@pytest.mark.parametrize(
+    ("given", "rule", "pointer"),
+    [
+        (Numbers(f=float("nan")), "number.non_finite", "/payload/f"),
+        (Numbers(a={"k": [float("-inf")]}), "number.non_finite", "/payload/a/k/0"),
+        (Numbers(n=2**63), "number.out_of_range", "/payload/n"),
+    ],
+    ids=["nan", "any-minus-infinity", "int-2^63"],
+)
+@pytest.mark.parametrize("producer", ["create", "typed-create", "reply"])
+def test_a_model_payload_is_refused_by_its_producer_as_its_reader_refuses_it(
+    given: Numbers, rule: str, pointer: str, producer: str
+) -> None:
+    with pytest.raises(ProducerError) as refused:
+        if producer == "create":
+            MxRequest.create("fs.list", given)
+        elif producer == "typed-create":
+            MxRequest[Numbers].create("fs.list", given)
+        else:
+            MxRequest.model_validate(_REQUEST).reply(given)
+    assert [(v.rule, v.pointer) for v in refused.value.violations] == [(rule, pointer)]
