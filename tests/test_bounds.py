@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import orjson
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 import envelopekit as ek
-from envelopekit import ProducerError, Settings
+from envelopekit import ProducerError, Settings, _text
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import MxErrorCode, MxRequest
 from envelopekit.som import SomEnvelope
@@ -197,3 +198,49 @@ def test_dead_lettered_refuses_a_dead_letter_past_the_limit() -> None:
         (ek.rules.MESSAGE_TOO_LARGE, "")
     ]
     assert message.dead_lettered("failed", error="e").dead_letter
+
+
+class _CountedOrjson:
+    """``orjson``, counting what ``dumps`` writes."""
+
+    def __init__(self) -> None:
+        self.written: list[Any] = []
+
+    def dumps(self, value: Any, **options: Any) -> bytes:
+        self.written.append(value)
+        return orjson.dumps(value, **options)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(orjson, name)
+
+
+class Entry(BaseModel):
+    name: str
+
+
+ITEMS = {"items": [{"sku": "a-1", "qty": 2}], "note": "x"}
+# (what is produced, the probes its validation writes of Python data: `_text.refuse_unreadable`)
+WRITTEN_ONCE: dict[str, tuple[Callable[[MxRequest[Any]], Any], int]] = {
+    "babelqueue-create": (lambda _: bq_create(ITEMS), 0),
+    "som-create": (lambda _: som_create(ITEMS), 0),
+    "matrix-create": (lambda _: mx_create(ITEMS), 0),
+    "matrix-reply": (lambda request: request.reply(ITEMS), 0),
+    # A model payload's text is its serializer's: its members are probed as before (an error
+    # payload's once more, as `MxErrorPayload.of` validates it first).
+    "matrix-model-reply": (lambda request: request.reply(Entry(name="a")), 1),
+    "matrix-fail": (lambda request: request.fail(MxErrorCode.INTERNAL, "boom"), 2),
+}
+
+
+@pytest.mark.parametrize(("produce", "probes"), WRITTEN_ONCE.values(), ids=WRITTEN_ONCE.keys())
+def test_a_producer_hands_its_text_to_validation_not_written_again(
+    produce: Callable[[MxRequest[Any]], Any], probes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The text the bounds read is the one orjson wrote of the data validated: validation is
+    # told so, and does not write it again to probe it (Matrix's create wrote it twice).
+    request = mx_create({})
+    counted = _CountedOrjson()
+    monkeypatch.setattr(_text, "orjson", counted)
+    made = produce(request)
+    assert len(counted.written) == probes
+    assert ek.check(made.to_json()).ok

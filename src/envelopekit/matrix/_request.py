@@ -18,6 +18,7 @@ from .._errors import ProducerError
 from .._ids import uuid7
 from .._json import plain_json, refuse_unwritable
 from .._settings import Settings, given_settings
+from .._text import WRITTEN
 from .._violations import Violation, shown, violation, violations
 from ._base import (
     JsonData,
@@ -84,15 +85,20 @@ def _produced(
     """The envelope ``model`` validates of ``fields``, refused as ``check`` would refuse it.
 
     Its wire text is written first (a model payload's as its own writing wrote it), and refused
-    past the bounds ``check`` reads (``envelopekit._bounds``).
+    past the bounds ``check`` reads (``envelopekit._bounds``). Where orjson wrote it of the
+    very data validated (a JSON payload), validation is told so (:data:`WRITTEN`), and does not
+    write that data again to probe it (``_text.refuse_unreadable``).
     """
     names = _wire_names(model)
     wire = {names[name]: value for name, value in fields.items()}
     if isinstance(payload, BaseModel):
         wire["payload"] = Fragment(refuse_unwritable(payload, "/payload"))
-    refuse_unbounded(wire, settings)
+    text = refuse_unbounded(wire, settings)
+    # A model payload's text is its serializer's, not a probe of its members: not told.
+    context = None if text is None or isinstance(payload, BaseModel) else {WRITTEN: text}
     try:
-        return model(**fields)
+        # `model(**fields)`, with the context: by the Python names, as `WireNames` reads them.
+        return model.model_validate(fields, context=context, by_alias=True, by_name=True)
     except ValidationError as exc:
         raise _refused(exc, model, payload) from exc
 
