@@ -75,19 +75,27 @@ def test_the_breaking_v2_schema_refuses_v1_data() -> None:
             [("required", "/data/a"), ("required", "/data/b")],
         ),
         (
-            {"type": "array", "items": {"type": "object", "properties": {"n": {"minimum": 0}}}},
+            {
+                "type": "array",
+                "items": {"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}}},
+            },
             [{"n": 1}, {"n": -1}],
             [("minimum", "/data/1/n")],
         ),
         # `minimum` compares as a float, as the Python reference does (babelqueue.md §10).
-        ({"minimum": 2**53 + 1}, 2**53, []),
-        ({"minimum": 0.5}, 0, [("minimum", "/data")]),
-        ({"minimum": 1}, 1.0, []),
-        ({"minimum": 0}, 10**400, []),
-        ({"minimum": 10**400}, 10**399, [("minimum", "/data")]),
-        ({"minimum": 0}, True, []),
+        ({"type": "integer", "minimum": 2**53 + 1}, 2**53, []),
+        ({"type": "number", "minimum": 0.5}, 0, [("minimum", "/data")]),
+        ({"type": "integer", "minimum": 1}, 1.0, []),
+        ({"type": "integer", "minimum": 0}, 10**400, []),
+        ({"type": "integer", "minimum": 10**400}, 10**399, [("minimum", "/data")]),
+        ({"type": "number", "minimum": 0}, True, [("type", "/data")]),
         ({"type": "array", "items": [{"type": "string"}]}, [1], []),
-        ({"properties": {"x": False}}, {"x": 1}, [("false_schema", "/data/x")]),
+        ({"type": "object", "properties": {"x": False}}, {"x": 1}, []),
+        (
+            {"type": "object", "properties": {"x": False}, "additionalProperties": False},
+            {"x": 1},
+            [("additionalProperties", "/data/x")],
+        ),
     ],
 )
 def test_keyword_semantics(schema: dict[str, Any], data: Any, expected: list[Any]) -> None:
@@ -114,15 +122,19 @@ DRAFT_07 = "http://json-schema.org/draft-07/schema#"
             [1],
             [],
         ),
-        ({"items": {"$schema": 5, "type": "string"}}, [1], [("type", "/data/0")]),
+        ({"type": "array", "items": {"$schema": 5, "type": "string"}}, [1], [("type", "/data/0")]),
         ({"$id": 5, "type": "string"}, 1, [("type", "/data")]),
-        ({"items": {"$id": ["x"], "minimum": 2}}, [1], [("minimum", "/data/0")]),
+        (
+            {"type": "array", "items": {"$id": ["x"], "type": "integer", "minimum": 2}},
+            [1],
+            [("minimum", "/data/0")],
+        ),
         # Keyword values of the wrong type constrain nothing, as in the other SDKs.
-        ({"minLength": "3"}, "ab", []),
-        ({"minLength": None}, "ab", []),
-        ({"minLength": [1]}, "ab", []),
-        ({"minLength": True}, "", []),
-        ({"minLength": 2.5}, "ab", [("minLength", "/data")]),
+        ({"type": "string", "minLength": "3"}, "ab", []),
+        ({"type": "string", "minLength": None}, "ab", []),
+        ({"type": "string", "minLength": [1]}, "ab", []),
+        ({"type": "string", "minLength": True}, "", []),
+        ({"type": "string", "minLength": 2.5}, "a", [("minLength", "/data")]),
         ({"properties": {"n": 5}}, {"n": 1}, []),
         ({"properties": {"n": [{"type": "string"}]}}, {"n": 1}, []),
         ({"properties": {"n": None}}, {"n": 1}, []),
@@ -161,10 +173,10 @@ def test_a_value_refused_at_every_level_is_quoted_a_few_levels_deep() -> None:
     data: Any = "x" * 2_000_000
     schema: dict[str, Any] = {"type": "string"}
     for _ in range(190):
-        data, schema = {"a": data}, {"type": "string", "properties": {"a": schema}}
+        data, schema = {"a": data}, {"type": "object", "properties": {"a": schema}, "enum": [1]}
     found = check_payload(schema, data)
     assert len(found) == 190
-    assert found[0].message == "{'a': {'a': {'a': {'a': {...}}}}} is not of type 'string'"
+    assert found[0].message == "{'a': {'a': {'a': {'a': {...}}}}} is not one of [1]"
 
 
 def test_every_violation_is_catalogued() -> None:
@@ -219,3 +231,57 @@ def test_a_missing_jsonschema_names_the_extra(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setitem(sys.modules, "jsonschema", None)
     with pytest.raises(ImportError, match=r"envelopekit\[schemas\]"):
         _payload_schema._jsonschema()
+
+
+# What the Python, Go and PHP reference validators agree on (babelqueue.md §10: "PY, GO, PHP and
+# REG agree"; "GO agrees on verdicts"): a keyword applies only under the single `type` it belongs
+# to (`required`, `properties`, `additionalProperties` under "object", `items` under "array",
+# `minLength` under "string", `minimum` under "integer"/"number"); a node with no such `type`
+# checks `const` and `enum` only; a subschema that is no JSON object is no schema (a member it
+# names is then an additional one); `minLength` is read as an integer, truncated.
+@pytest.mark.parametrize(
+    ("schema", "data"),
+    [
+        pytest.param({"required": ["a"]}, {}, id="untyped-required"),
+        pytest.param({"additionalProperties": False}, {"a": 1}, id="untyped-additional"),
+        pytest.param({"properties": {"a": {"type": "string"}}}, {"a": 1}, id="untyped-properties"),
+        pytest.param({"items": {"type": "string"}}, [1], id="untyped-items"),
+        pytest.param({"minLength": 3}, "ab", id="untyped-minLength"),
+        pytest.param({"minimum": 1}, 0, id="untyped-minimum"),
+        pytest.param({"type": "float", "minimum": 1}, 0, id="unknown-type-minimum"),
+        pytest.param({"type": ["object", "null"], "required": ["a"]}, {}, id="type-list-required"),
+        pytest.param({"type": "string", "minimum": 5}, "a", id="string-ignores-minimum"),
+        pytest.param({"type": "integer", "minLength": 5}, 1, id="integer-ignores-minLength"),
+        pytest.param({"type": "array", "required": ["a"]}, [], id="array-ignores-required"),
+        pytest.param(
+            {"type": "object", "items": {"type": "string"}}, {"a": 1}, id="object-ignores-items"
+        ),
+        pytest.param(
+            {"type": "object", "properties": {"a": {"required": ["b"]}}},
+            {"a": {}},
+            id="nested-untyped-required",
+        ),
+        pytest.param({"type": "object", "properties": {"a": False}}, {"a": 1}, id="false-property"),
+        pytest.param(
+            {"type": "object", "properties": {"a": True}, "additionalProperties": False},
+            {"a": 1},
+            id="true-property-with-closed-object",
+        ),
+        pytest.param(
+            {"type": "object", "properties": {"a": 5}, "additionalProperties": False},
+            {"a": 1},
+            id="number-property-with-closed-object",
+        ),
+        pytest.param({"type": "array", "items": False}, [1], id="false-items"),
+        pytest.param({"type": "string", "minLength": 2.5}, "ab", id="fractional-minLength"),
+        pytest.param({"type": "string", "minLength": 2.5}, "a", id="fractional-minLength-short"),
+        pytest.param({"type": "integer", "minimum": 1}, 0, id="typed-minimum"),
+        pytest.param({"type": "object", "required": ["a"]}, {}, id="typed-required"),
+        pytest.param({"enum": [1]}, True, id="untyped-enum"),
+        pytest.param({"type": "float", "const": 1}, 1.0, id="unknown-type-const"),
+    ],
+)
+def test_verdicts_are_the_reference_validators(schema: dict[str, Any], data: Any) -> None:
+    from babelqueue.schema import validate_schema
+
+    assert (check_payload(schema, data) == []) is (validate_schema(schema, data) is None)

@@ -348,7 +348,7 @@ def test_a_received_urn_is_routed_as_a_registered_one_is_stripped(
     # register strips the URN; routing compares the received one stripped as well, as the
     # SDKs that trim it resolve it (babelqueue.md 1.1): else a handler registered with the
     # URN a message carries did not get it.
-    router = Router(schemas=PayloadSchemas({URN: {"required": ["order_id"]}}))
+    router = Router(schemas=PayloadSchemas({URN: {"type": "object", "required": ["order_id"]}}))
     seen: list[str] = []
     route = router.register(registered, lambda env: seen.append(env.job), OrderCreated)
     body = _received_as(received)

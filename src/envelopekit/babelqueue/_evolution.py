@@ -19,9 +19,10 @@ Adding an optional property, widening an ``enum``, relaxing a constraint or drop
 registry's subset are neutral. Two additions over the registry's reader, both the same
 definition applied where it cannot look: a ``type`` added where none was, and, for a pydantic
 ``X | None`` (``anyOf`` with ``null``), a field that stops accepting ``null`` or whose ``X``
-changes type. A property or ``items`` schema of ``false`` (which :class:`PayloadSchemas`
-refuses every value under) is a ``type`` that no value has; ``true``, like any value that is no
-schema, allows any.
+changes type. A property or ``items`` schema of ``false`` is a ``type`` that no value has (a
+change to it is reported, a change from it is compatible, as adding an optional property is),
+although :class:`PayloadSchemas`, as every SDK, checks nothing under a subschema that is no
+JSON object; ``true``, like any value that is no schema, allows any.
 """
 
 from __future__ import annotations
@@ -118,7 +119,7 @@ def _compare(
             f"the schemas nest deeper than {MAX_SCHEMA_DEPTH} levels at {pointer(*new_at)}"
         )
     if old_node is False:
-        return  # it allowed no value: no value it allowed can be refused
+        return  # as a property added: compatible, as adding an optional one is
     if new_node is False:
         text = "no value allowed (schema false)"
         found.append(_found(rules.COMPAT_TYPE_CHANGED, pointer(*new_at), f"{path}: {text}"))

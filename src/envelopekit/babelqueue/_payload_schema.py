@@ -4,9 +4,12 @@ Opt-in: a URN with no registered schema is never validated. The keywords are the
 BabelQueue SDK (and the registry's ``compat`` linter) agrees on, so a message valid in Go or PHP
 is valid here: ``type`` (one name), ``required``, ``properties``, ``additionalProperties`` (only
 ``false`` closes an object), ``items`` (one schema), ``enum``, ``const``, ``minLength`` (code
-points) and ``minimum``. Every other keyword (``$ref``, ``pattern``, ``format``, ``maxLength``,
-``oneOf``, ``x-gdpr-sensitive`` ...) is ignored, as in the other SDKs. ``enum`` and ``const``
-compare JSON types strictly (``true`` is not ``1``, ``1`` is not ``1.0``).
+points) and ``minimum``, each under its own ``type`` only (``required`` under ``"object"``,
+``minimum`` under ``"integer"`` or ``"number"``): a node without one checks ``const`` and
+``enum`` alone, as the Python, Go and PHP validators switch on it. Every other keyword
+(``$ref``, ``pattern``, ``format``, ``maxLength``, ``oneOf``, ``x-gdpr-sensitive`` ...) is
+ignored, as in the other SDKs. ``enum`` and ``const`` compare JSON types strictly (``true`` is
+not ``1``, ``1`` is not ``1.0``).
 
 Violations carry ``payload-schema.<keyword>`` rule ids and pointers into the message
 (``/data/order_id``), like every other envelopekit violation.
@@ -39,6 +42,21 @@ __all__ = [
 
 _SCHEMA = "payload-schema"
 _JSON_TYPES = frozenset({"object", "array", "string", "integer", "number", "boolean", "null"})
+# The keywords a node checks, by its `type` (babelqueue.md §10: the subset the SDKs agree on,
+# each switching on the one type name): `const` and `enum` whatever the type.
+_UNTYPED: frozenset[str] = frozenset({"const", "enum"})
+_TYPED: dict[str, frozenset[str]] = {
+    kind: _UNTYPED | {"type"} | extra
+    for kind, extra in (
+        ("object", {"required", "properties", "additionalProperties"}),
+        ("array", {"items"}),
+        ("string", {"minLength"}),
+        ("integer", {"minimum"}),
+        ("number", {"minimum"}),
+        ("boolean", set()),
+        ("null", set()),
+    )
+}
 
 
 @runtime_checkable
@@ -195,32 +213,27 @@ def _validator_class() -> Any:
         # Only `false` closes an object; a schema value is not part of the agreed subset.
         if allowed is not False or not validator.is_type(instance, "object"):
             return
-        properties = schema.get("properties")
-        known: Mapping[str, object] = (
-            cast("Mapping[str, object]", properties) if isinstance(properties, Mapping) else {}
-        )
+        known = _schemas(schema.get("properties"))
         for name in instance:
             if name not in known:
                 yield error(f"{name!r} is not allowed (additionalProperties is false)", path=[name])
 
     def descend(validator: Any, value: Any, subschema: Any, at: str | int) -> Iterator[Any]:
-        if subschema is False:
-            # jsonschema reports a `false` subschema at its parent; point at the value instead.
-            yield error(f"{_short(value)} is not allowed here", validator="false_schema", path=[at])
-        elif isinstance(subschema, Mapping):
+        # Only a JSON object is a subschema in every SDK: `true`, `false`, a number, a list
+        # check nothing (a member named by one is an additional member, see `_schemas`).
+        if isinstance(subschema, Mapping):
             subset = _subset(cast("Mapping[str, Any]", subschema), keywords.keys())
             yield from validator.descend(value, subset, path=at, schema_path=at)
-        # `true`, or a value that is no schema (a number, a list): nothing to check.
 
     def properties(validator: Any, known: Any, instance: Any, schema: Any) -> Iterator[Any]:
-        if isinstance(known, Mapping) and validator.is_type(instance, "object"):
-            for name, subschema in cast("Mapping[str, object]", known).items():
+        if validator.is_type(instance, "object"):
+            for name, subschema in _schemas(known).items():
                 if name in instance:
                     yield from descend(validator, instance[name], subschema, name)
 
     def items(validator: Any, item_schema: Any, instance: Any, schema: Any) -> Iterator[Any]:
         # One schema for every item; the tuple form is not part of the agreed subset.
-        if isinstance(item_schema, (Mapping, bool)) and validator.is_type(instance, "array"):
+        if isinstance(item_schema, Mapping) and validator.is_type(instance, "array"):
             for index, item in enumerate(instance):
                 yield from descend(validator, item, item_schema, index)
 
@@ -234,10 +247,11 @@ def _validator_class() -> Any:
 
     def min_length(validator: Any, bound: Any, instance: Any, schema: Any) -> Iterator[Any]:
         # Code points, against a numeric bound only: any other value constrains nothing, as a
-        # non-numeric `minimum` does (jsonschema's own compared it and raised a TypeError).
+        # non-numeric `minimum` does (jsonschema's own compared it and raised a TypeError). A
+        # fractional bound is truncated, as every SDK reads it (`int(2.5)` is 2).
         if not (validator.is_type(instance, "string") and validator.is_type(bound, "number")):
             return
-        if len(instance) < bound:
+        if len(instance) < int(bound):
             said = "should be non-empty" if bound == 1 else "is too short"
             yield error(f"{_short(instance)} {said}")
 
@@ -273,16 +287,35 @@ def _validator_class() -> Any:
 
 
 def _subset(schema: Mapping[str, Any] | bool, known: AbstractSet[str]) -> Mapping[str, Any] | bool:
-    """``schema`` with only the ``known`` keywords (the agreed subset's), as jsonschema is given it.
+    """``schema`` with only the ``known`` keywords that apply to it, as jsonschema is given it.
 
-    jsonschema reads more than a validator's keywords: a node's ``$schema`` picks another
-    dialect for it (whose ``pattern``, ``$ref`` and ``format`` then apply: a backtracking
-    pattern, a remote ``$ref`` fetched), and its ``$id`` is joined as a URI (a non-string one
-    raises). None of that is in the agreed subset, so none of it reaches jsonschema.
+    A keyword applies under the node's own single ``type`` only, as the Python, Go and PHP
+    validators switch on it (``required`` under ``"object"``, ``minimum`` under ``"number"``):
+    a node without one checks ``const`` and ``enum`` alone. jsonschema reads more than a
+    validator's keywords: a node's ``$schema`` picks another dialect for it (whose ``pattern``,
+    ``$ref`` and ``format`` then apply: a backtracking pattern, a remote ``$ref`` fetched), and
+    its ``$id`` is joined as a URI (a non-string one raises). None of that is in the agreed
+    subset, so none of it reaches jsonschema.
     """
-    if isinstance(schema, bool) or schema.keys() <= known:
+    if isinstance(schema, bool):
         return schema
-    return {key: value for key, value in schema.items() if key in known}
+    kind = schema.get("type")
+    applies = _TYPED.get(kind, _UNTYPED) if isinstance(kind, str) else _UNTYPED
+    if schema.keys() <= applies:
+        return schema
+    return {key: value for key, value in schema.items() if key in applies and key in known}
+
+
+def _schemas(properties: object) -> Mapping[str, Mapping[str, Any]]:
+    """The members of ``properties`` that are subschemas: JSON objects, as every SDK reads them."""
+    if not isinstance(properties, Mapping):
+        return {}
+    members = cast("Mapping[str, object]", properties)
+    return {
+        name: cast("Mapping[str, Any]", subschema)
+        for name, subschema in members.items()
+        if isinstance(subschema, Mapping)
+    }
 
 
 def _to_violation(error: Any) -> Violation:
