@@ -169,6 +169,37 @@ def test_reply_to_a_non_w3c_trace_starts_a_fresh_one() -> None:
     assert rep.parent_span_id is MISSING
 
 
+W3C_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+W3C_SPAN = "00f067aa0ba902b7"
+
+
+@pytest.mark.parametrize(
+    ("trace", "continued"),
+    [
+        pytest.param(None, False, id="no-trace-id"),
+        pytest.param("abc", False, id="non-w3c-trace-id"),
+        pytest.param("0" * 32, False, id="all-zero-trace-id"),
+        pytest.param(W3C_TRACE.upper(), False, id="uppercase-trace-id"),
+        pytest.param(W3C_TRACE, True, id="w3c-trace-id"),
+    ],
+)
+@pytest.mark.parametrize("answer", ["reply", "fail"])
+def test_a_parent_span_only_within_the_continued_trace(
+    trace: str | None, continued: bool, answer: str
+) -> None:
+    # W3C Trace Context: a receiver ignores a trace context whose trace-id is invalid, its
+    # parent-id with it. A reply that starts a fresh trace is that trace's root: the request's
+    # span is no span of it, so it is no parent (matrix.md §8).
+    fields = {"op": "fs.list", "payload": {}, "correlationId": "c", "spanId": W3C_SPAN}
+    if trace is not None:
+        fields["traceId"] = trace
+    req = MxRequest.model_validate(fields)
+    rep = req.reply({"ok": True}) if answer == "reply" else req.fail(MxErrorCode.INTERNAL, "x")
+    assert isinstance(rep.trace_id, str) and is_trace_id(rep.trace_id)
+    assert (rep.trace_id == trace) is continued
+    assert rep.parent_span_id == (W3C_SPAN if continued else MISSING)
+
+
 def test_lamport_without_a_clock() -> None:
     req = MxRequest.model_validate_json(
         b'{"op":"fs.list","payload":{},"correlationId":"c","lamport":41}'
