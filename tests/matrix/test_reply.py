@@ -130,6 +130,28 @@ def test_typed_payload() -> None:
     assert type(also) is MxRequest[ExpandDirArgs]
 
 
+@pytest.mark.parametrize(
+    "payload",
+    [
+        pytest.param(ExpandDirArgs(path="/"), id="own-model"),
+        pytest.param(SuccessPayload(ok=True), id="success-payload"),
+        pytest.param(Page[Entry].of([Entry(name="a")]), id="page"),
+        pytest.param(MxErrorPayload.of(MxErrorCode.NOT_FOUND, "gone"), id="error-payload"),
+    ],
+)
+def test_a_request_takes_any_model_payload(payload: BaseModel) -> None:
+    # A request's payload is any JSON (matrix.md §14.2), a model instance written as its
+    # own JSON; an error payload is one such model, only a response reads it as an error.
+    req = MxRequest.create("fs.put", payload)
+    typed: object = MxRequest[type(payload)]  # type: ignore[misc]
+    assert type(req) is typed
+    assert req.payload == payload
+    assert req.to_json().startswith(
+        b'{"op":"fs.put","payload":' + payload.model_dump_json(by_alias=True).encode()
+    )
+    assert ek.check(req.to_json(), spec="matrix").ok
+
+
 def test_reply_echoes_and_continues_the_trace() -> None:
     req = MxRequest.create("fs.list", {"path": "/"}, iface="FsDaemon@1", expect_reply=True)
     page = Page[Entry].of([Entry(name="a"), Entry(name="b")], cursor="n2")

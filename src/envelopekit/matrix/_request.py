@@ -106,8 +106,11 @@ def _produced(
 def _for_payload(generic: type[Any], payload: object) -> type[Any]:
     # An unparametrised envelope's payload is JSON data, which a model instance is not; the
     # envelope parametrised by the payload's own class validates (and dumps) it as that model.
-    # Its numbers are read by the typed envelope as a received one's are (`MxModel`).
-    if not isinstance(payload, BaseModel) or isinstance(payload, MxErrorPayload):
+    # Its numbers are read by the typed envelope as a received one's are (`MxModel`). A
+    # response's error payload is its own branch; to a request it is a model like any other.
+    if not isinstance(payload, BaseModel) or (
+        isinstance(payload, MxErrorPayload) and issubclass(generic, MxResponse)
+    ):
         return generic
     params = generic.__pydantic_generic_metadata__["parameters"]
     if params:
