@@ -130,6 +130,28 @@ def test_typed_payload() -> None:
     assert type(also) is MxRequest[ExpandDirArgs]
 
 
+@pytest.mark.parametrize(
+    "payload",
+    [
+        pytest.param(ExpandDirArgs(path="/"), id="own-model"),
+        pytest.param(SuccessPayload(ok=True), id="success-payload"),
+        pytest.param(Page[Entry].of([Entry(name="a")]), id="page"),
+        pytest.param(MxErrorPayload.of(MxErrorCode.NOT_FOUND, "gone"), id="error-payload"),
+    ],
+)
+def test_a_request_takes_any_model_payload(payload: BaseModel) -> None:
+    # A request's payload is any JSON (matrix.md §14.2), a model instance written as its
+    # own JSON; an error payload is one such model, only a response reads it as an error.
+    req = MxRequest.create("fs.put", payload)
+    typed: object = MxRequest[type(payload)]  # type: ignore[misc]
+    assert type(req) is typed
+    assert req.payload == payload
+    assert req.to_json().startswith(
+        b'{"op":"fs.put","payload":' + payload.model_dump_json(by_alias=True).encode()
+    )
+    assert ek.check(req.to_json(), spec="matrix").ok
+
+
 def test_reply_echoes_and_continues_the_trace() -> None:
     req = MxRequest.create("fs.list", {"path": "/"}, iface="FsDaemon@1", expect_reply=True)
     page = Page[Entry].of([Entry(name="a"), Entry(name="b")], cursor="n2")
@@ -167,6 +189,37 @@ def test_reply_to_a_non_w3c_trace_starts_a_fresh_one() -> None:
     rep = req.reply({"ok": True})
     assert isinstance(rep.trace_id, str) and is_trace_id(rep.trace_id)
     assert rep.parent_span_id is MISSING
+
+
+W3C_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+W3C_SPAN = "00f067aa0ba902b7"
+
+
+@pytest.mark.parametrize(
+    ("trace", "continued"),
+    [
+        pytest.param(None, False, id="no-trace-id"),
+        pytest.param("abc", False, id="non-w3c-trace-id"),
+        pytest.param("0" * 32, False, id="all-zero-trace-id"),
+        pytest.param(W3C_TRACE.upper(), False, id="uppercase-trace-id"),
+        pytest.param(W3C_TRACE, True, id="w3c-trace-id"),
+    ],
+)
+@pytest.mark.parametrize("answer", ["reply", "fail"])
+def test_a_parent_span_only_within_the_continued_trace(
+    trace: str | None, continued: bool, answer: str
+) -> None:
+    # W3C Trace Context: a receiver ignores a trace context whose trace-id is invalid, its
+    # parent-id with it. A reply that starts a fresh trace is that trace's root: the request's
+    # span is no span of it, so it is no parent (matrix.md §8).
+    fields = {"op": "fs.list", "payload": {}, "correlationId": "c", "spanId": W3C_SPAN}
+    if trace is not None:
+        fields["traceId"] = trace
+    req = MxRequest.model_validate(fields)
+    rep = req.reply({"ok": True}) if answer == "reply" else req.fail(MxErrorCode.INTERNAL, "x")
+    assert isinstance(rep.trace_id, str) and is_trace_id(rep.trace_id)
+    assert (rep.trace_id == trace) is continued
+    assert rep.parent_span_id == (W3C_SPAN if continued else MISSING)
 
 
 def test_lamport_without_a_clock() -> None:

@@ -106,8 +106,11 @@ def _produced(
 def _for_payload(generic: type[Any], payload: object) -> type[Any]:
     # An unparametrised envelope's payload is JSON data, which a model instance is not; the
     # envelope parametrised by the payload's own class validates (and dumps) it as that model.
-    # Its numbers are read by the typed envelope as a received one's are (`MxModel`).
-    if not isinstance(payload, BaseModel) or isinstance(payload, MxErrorPayload):
+    # Its numbers are read by the typed envelope as a received one's are (`MxModel`). A
+    # response's error payload is its own branch; to a request it is a model like any other.
+    if not isinstance(payload, BaseModel) or (
+        isinstance(payload, MxErrorPayload) and issubclass(generic, MxResponse)
+    ):
         return generic
     params = generic.__pydantic_generic_metadata__["parameters"]
     if params:
@@ -327,8 +330,9 @@ class MxRequest(MxModel, Generic[ArgsT]):
         ``traceId``, a new ``spanId``, ``parentSpanId`` = this request's ``spanId``) and ticks
         the Lamport clock: ``clock`` observes this request's stamp and ticks for the send;
         without a clock the stamp is this request's plus one. The SDK emits only W3C ids: a
-        request whose ``traceId`` is not one gets a fresh trace, and one whose ``spanId`` is
-        not one no ``parentSpanId`` (its W3C ``traceId`` is still continued).
+        request whose ``traceId`` is not one (or that has none) gets a fresh trace, without a
+        ``parentSpanId``; one whose ``spanId`` is not one, no ``parentSpanId`` (its W3C
+        ``traceId`` is still continued).
 
         Args:
             payload: the result, e.g. ``{"ok": True, ...}`` or a ``Page``; a payload with
@@ -424,15 +428,18 @@ class MxRequest(MxModel, Generic[ArgsT]):
         if sender is not None:
             fields["from_"] = sender
         # Continue the caller's trace when it is a W3C one; otherwise start a fresh trace
-        # rather than propagate an id the SDK would never emit itself.
+        # rather than propagate an id the SDK would never emit itself. A fresh trace's first
+        # span has no parent: the caller's span is in no trace the reply names (W3C ignores a
+        # parent-id whose trace-id is invalid).
         trace = self.trace_id
-        fields["trace_id"] = (
-            trace if isinstance(trace, str) and is_trace_id(trace) else new_trace_id()
-        )
         fields["span_id"] = new_span_id()
-        parent = self.span_id
-        if isinstance(parent, str) and is_span_id(parent):
-            fields["parent_span_id"] = parent
+        if isinstance(trace, str) and is_trace_id(trace):
+            fields["trace_id"] = trace
+            parent = self.span_id
+            if isinstance(parent, str) and is_span_id(parent):
+                fields["parent_span_id"] = parent
+        else:
+            fields["trace_id"] = new_trace_id()
         return fields
 
     def _notes(self) -> list[Violation]:
