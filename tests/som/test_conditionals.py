@@ -1,4 +1,4 @@
-"""telling.* and link.* conditionals reported whatever else fails, as the official validator does.
+"""SOM conditionals reported whatever else fails, as the official validator does.
 
 The oracle is the official Python toolchain (``jsonschema`` Draft 2020-12 on the vendored
 schemas, ``uuid`` and ``date-time`` asserted): a message that breaks one of the schema's
@@ -51,15 +51,43 @@ def _link(message_type: str, **members: Any) -> dict[str, Any]:
         "compliance_gate_status": "PENDING",
         **members,
     }
-    return {key: value for key, value in payload.items() if value is not None}
+    return wrap(payload, message_type)
 
 
 def _telling(message_type: str, **members: Any) -> dict[str, Any]:
     payload = {"message_type": message_type, "telling_id": ID, "link_id": ID, **members}
-    return {key: value for key, value in payload.items() if value is not None}
+    return wrap(payload, message_type)
 
 
-# (schema, payload, what envelopekit reports: (rule keyword, pointer)).
+def _story(
+    asset: dict[str, Any] | None = None, assertion: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    payload: dict[str, Any] = {
+        "story_id": "story-1",
+        "slug": "STORY",
+        "headline": "Headline",
+        "story_type": "PLANNED",
+        "sequence_number": 1,
+        "updated_at": AT,
+    }
+    if asset is not None:
+        payload["assets"] = [{"asset_id": "a-1", "asset_type": "VIDEO", "status": "READY", **asset}]
+    if assertion is not None:
+        payload["assertions"] = [
+            {
+                "assertion_id": "as-1",
+                "assertion_type": "FACT_CHECK",
+                "target": {"kind": "STORY", "id": "story-1"},
+                "claim": {"metric": "m", "value": 1},
+                "asserted_at": AT,
+                "provenance": {"author": "MODEL"},
+                **assertion,
+            }
+        ]
+    return wrap(payload, "story.context")
+
+
+# (schema, envelope, what envelopekit reports: (rule keyword, pointer)).
 CASES: dict[str, tuple[str, dict[str, Any], set[tuple[str, str]]]] = {
     "link-committed-without-committer-and-bad-link-id": (
         "link-event",
@@ -112,15 +140,47 @@ CASES: dict[str, tuple[str, dict[str, Any], set[tuple[str, str]]]] = {
         _telling("telling.exposed", exposure_end=AT, transforms={}),
         {("type", "/payload/transforms"), ("required", "/payload/exposure_start")},
     ),
+    "provenance-human-with-model-and-bad-confidence": (
+        "story-context",
+        _story(asset={"provenance": {"author": "HUMAN", "model": "m", "confidence": 2}}),
+        {
+            ("maximum", "/payload/assets/0/provenance/confidence"),
+            ("not", "/payload/assets/0/provenance/model"),
+        },
+    ),
+    "provenance-human-with-model-version-and-bad-review": (
+        "story-context",
+        _story(asset={"provenance": {"author": "HUMAN", "model_version": "1", "review": {}}}),
+        {
+            ("required", "/payload/assets/0/provenance/review/state"),
+            ("not", "/payload/assets/0/provenance/model_version"),
+        },
+    ),
+    "fact-check-claim-without-value-and-bad-time": (
+        "story-context",
+        _story(assertion={"claim": {"metric": "m"}, "asserted_at": "soon"}),
+        {
+            ("format.date-time", "/payload/assertions/0/asserted_at"),
+            ("required", "/payload/assertions/0/claim/value"),
+        },
+    ),
+    "match-claim-without-story-and-bad-target": (
+        "story-context",
+        _story(assertion={"assertion_type": "MATCH", "claim": {}, "target": {"kind": "GATE"}}),
+        {
+            ("enum", "/payload/assertions/0/target/kind"),
+            ("required", "/payload/assertions/0/target/id"),
+            ("required", "/payload/assertions/0/claim/story_id"),
+        },
+    ),
 }
 
 
 @pytest.mark.parametrize("case", list(CASES), ids=list(CASES))
 def test_a_conditional_is_reported_with_the_other_failures(case: str) -> None:
-    schema, payload, expected = CASES[case]
-    raw = json.dumps(wrap(payload, payload["message_type"]))
-    verdict = ek.check(raw, spec="som")
+    schema, envelope, expected = CASES[case]
+    verdict = ek.check(json.dumps(envelope), spec="som")
     ours = {(v.rule.removeprefix(schema + "."), v.pointer) for v in verdict.violations}
     assert ours == expected
     # The same keywords as the official toolchain (which points a conditional at the object).
-    assert {k for k, _ in ours} == {k for k, _ in _official(schema, payload)}
+    assert {k for k, _ in ours} == {k for k, _ in _official(schema, envelope["payload"])}

@@ -316,8 +316,13 @@ def _field_validators(model: type[Any], *names: str) -> list[Callable[..., Any]]
 
 _RULES: Final[dict[Callable[..., Any], Rule]] = {
     # `_human_has_no_model`: a HUMAN author carries no model or model_version.
-    AuthorshipProvenance.__pydantic_decorators__.model_validators["_human_has_no_model"].func: Rule(
-        {"HUMAN": Shape(absent=("model", "model_version")), "MODEL": Shape()}, by="author"
+    **dict.fromkeys(
+        _field_validators(AuthorshipProvenance, "_human_has_no_model"),
+        Rule(
+            {"HUMAN": Shape(absent=("model", "model_version")), "MODEL": Shape()},
+            by="author",
+            fields=("model", "model_version"),
+        ),
     ),
     # `_source_or_locator` of each: anyOf [required ...].
     MediaRef.__pydantic_decorators__.model_validators["_source_or_locator"].func: Rule(
@@ -347,9 +352,13 @@ _RULES: Final[dict[Callable[..., Any], Rule]] = {
         fields=("lifecycle",),
     ),
     # `_claim_shape`: the keys `claim` holds for each assertion type.
-    Assertion.__pydantic_decorators__.model_validators["_claim_shape"].func: Rule(
-        {kind: Shape(holding=(("claim", keys),)) for kind, keys in CLAIM_KEYS.items()},
-        by="assertion_type",
+    **dict.fromkeys(
+        _field_validators(Assertion, "_claim_shape"),
+        Rule(
+            {kind: Shape(holding=(("claim", keys),)) for kind, keys in CLAIM_KEYS.items()},
+            by="assertion_type",
+            fields=("claim",),
+        ),
     ),
     # `_exposure` and `_committed`/`_withdrawn`: what each message type requires or refuses.
     **dict.fromkeys(
