@@ -17,7 +17,7 @@ from pydantic import (
 )
 
 from .._compat import MISSING
-from .._violations import rule_error
+from .._violations import STRING_CONST, rule_error
 from ._types import (
     Bool,
     DateTimeStr,
@@ -533,7 +533,7 @@ class AssetUsage(_Story):
     """The committed link's id, a string (not required to be a UUID here)."""
     destination_id: Str
     """The link's destination, a string."""
-    state: Literal["committed"]
+    state: Annotated[Literal["committed"], STRING_CONST]
     """Always ``committed`` (lower case): the index holds committed links only."""
 
 
