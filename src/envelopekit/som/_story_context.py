@@ -517,7 +517,7 @@ class Assertion(_Story):
     @classmethod
     def _claim_shape(cls, claim: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
         kind = info.data.get("assertion_type")
-        for key in CLAIM_KEYS.get(kind, ()) if kind is not None else ():
+        for key in CLAIM_KEYS.get(kind or "", ()):
             if key not in claim:
                 raise rule_error("required", f"A {kind} claim requires '{key}'", pointer=f"/{key}")
         return claim
