@@ -292,7 +292,7 @@ class Shape:
 
 @dataclass(frozen=True)
 class Rule:
-    """A model's conditional validator, read as a union of the model's shapes.
+    """A model's conditional validator (or its field validators), read as a union of its shapes.
 
     ``by`` names the member whose value picks the shape (a tagged union); ``"@message_type"``
     is the envelope's message type, known when the payload schema is built for it. Without
