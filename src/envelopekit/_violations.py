@@ -32,6 +32,8 @@ from ._model import WireModel, model_named
 from .rules import Keyword, NamedId, RaisedRule, Source
 
 __all__ = [
+    "STRING_CONST",
+    "TypedConst",
     "Verdict",
     "Violation",
     "as_pydantic_error",
@@ -396,6 +398,20 @@ def _extra_type(model: type[BaseModel] | None) -> Any:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class TypedConst:
+    """Marks a one-value string ``Literal`` whose schema writes ``type: string`` beside ``const``.
+
+    Metadata of the ``Annotated`` type only: pydantic ignores it; the violation mapper reports
+    a value of another JSON type as ``type`` as well as ``const``, as the schema's validator
+    does. A bare ``const`` (no marker) fails alone.
+    """
+
+
+STRING_CONST: Final = TypedConst()
+"""The :class:`TypedConst` marker: ``Annotated[Literal["x"], STRING_CONST]``."""
+
+
 _LEAF, _UNION, _MODEL, _ITEMS, _MAPPING = range(5)
 
 
@@ -413,7 +429,7 @@ class _Node:
         "module",
         "schema",
         "step",
-        "string_enum",
+        "typed_string",
     )
 
     def __init__(self, tp: Any, module: str | None = None) -> None:
@@ -428,9 +444,10 @@ class _Node:
         self._children: dict[int, _Node] = {}
         self.format: Format | None = next((m for m in metadata if isinstance(m, Format)), None)
         # A `Literal` of one value is a schema `const`, of several an `enum`; an `enum` of
-        # strings sits next to `type: string` in every schema of the three specs.
+        # strings sits next to `type: string` in every schema of the three specs, a `const` only
+        # where its type carries the `TypedConst` marker.
         self.literal: Keyword = "const"
-        self.string_enum = False
+        self.typed_string = False
         members = _union_members(inner)
         origin = typing.get_origin(inner)
         args = typing.get_args(inner)
@@ -462,9 +479,11 @@ class _Node:
             self.step = args[1]
         elif origin is Literal:
             self.literal = "enum" if len(args) > 1 else "const"
-            self.string_enum = all(isinstance(arg, str) for arg in args)
+            self.typed_string = all(isinstance(arg, str) for arg in args) and (
+                len(args) > 1 or any(isinstance(m, TypedConst) for m in metadata)
+            )
         elif isinstance(inner, type) and issubclass(inner, enum.Enum):
-            self.string_enum = all(isinstance(member.value, str) for member in inner)
+            self.typed_string = all(isinstance(member.value, str) for member in inner)
 
     def field(self, key: str | int) -> _Node:
         """The node of a model's field ``key`` (wire or Python name).
@@ -656,7 +675,11 @@ def _one(error: ErrorDetails, root: _Node) -> tuple[Violation, tuple[Keyword, ..
         keyword, message = end.format.keyword, end.format.message
     elif kind == "literal_error":
         keyword = end.literal
-    if keyword == "enum" and end.string_enum and not isinstance(error.get("input"), str):
+    if (
+        keyword in ("enum", "const")
+        and end.typed_string
+        and not isinstance(error.get("input"), str)
+    ):
         also = ("type",)
     if keyword == "additionalProperties" and key in getattr(model, "__false_schema__", ()):
         keyword = "false_schema"

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import ConfigDict, model_validator
 
 from .._compat import MISSING
-from .._violations import rule_error
+from .._violations import STRING_CONST, rule_error
 from ._types import DateTimeStr, Extensions, SomModel, Str, TamsSource, TimeRange, UuidStr
 
 __all__ = ["DeliveryLocator", "DeliveryMediaAvailable"]
@@ -37,7 +37,7 @@ class DeliveryMediaAvailable(_Delivery):
         json_schema_extra={"anyOf": [{"required": ["source"]}, {"required": ["locator"]}]}
     )
 
-    message_type: Literal["delivery.media_available"]
+    message_type: Annotated[Literal["delivery.media_available"], STRING_CONST]
     """Always ``delivery.media_available``."""
     delivery_id: UuidStr
     """The delivery's id, a UUID."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal, TypeAlias
 
-from pydantic import ConfigDict, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 
 from .._compat import MISSING
 from .._violations import rule_error
@@ -38,7 +38,7 @@ class LinkEvent(_Link):
     on ``link.withdrawn`` and refused on the other two.
     """
 
-    # The schema's conditionals, which `_conditionals` enforces.
+    # The schema's conditionals, which `_committed` and `_withdrawn` enforce.
     model_config = ConfigDict(
         json_schema_extra={
             "allOf": [
@@ -63,34 +63,37 @@ class LinkEvent(_Link):
     """The linked asset's id, a string."""
     destination_id: Str
     """The linked destination's id, a string."""
-    committed_by: Str | MISSING = MISSING
+    committed_by: Str | MISSING = Field(default=MISSING, validate_default=True)
     """Who committed the link, a string; required on link.committed."""
-    committed_at: DateTimeStr | MISSING = MISSING
+    committed_at: DateTimeStr | MISSING = Field(default=MISSING, validate_default=True)
     """RFC 3339 date-time the link was committed; required on link.committed."""
     compliance_gate_status: Literal["PENDING", "CLEARED", "BLOCKED"]
     """The link's compliance gate status: PENDING, CLEARED or BLOCKED."""
-    withdrawn: Withdrawal | MISSING = MISSING
+    withdrawn: Withdrawal | MISSING = Field(default=MISSING, validate_default=True)
     """Who withdrew the link, and when; required on link.withdrawn, refused on the other two."""
     extensions: Extensions | MISSING = MISSING
     """Vendor fields, reverse-domain namespaced (com.{vendor}.*); consumers ignore-if-unknown"""
 
-    @model_validator(mode="after")
-    def _conditionals(self) -> LinkEvent:
-        if self.message_type == "link.committed":
-            for name in ("committed_by", "committed_at"):
-                if getattr(self, name) is MISSING:
-                    raise rule_error(
-                        "required", f"link.committed requires {name}", pointer=f"/{name}"
-                    )
-        if self.message_type == "link.withdrawn":
-            if self.withdrawn is MISSING:
-                raise rule_error(
-                    "required", "link.withdrawn requires withdrawn", pointer="/withdrawn"
-                )
-        elif self.withdrawn is not MISSING:
+    # Field validators, run on the default too: a model validator would not run after another
+    # member's error, and the schema's conditionals fire whatever else fails. A missing or
+    # invalid message_type is absent from `info.data`: no rule is applied (the schema's `if`
+    # holds for a missing one and fails for an invalid one).
+    @field_validator("committed_by", "committed_at")
+    @classmethod
+    def _committed(cls, value: str | MISSING, info: ValidationInfo) -> str | MISSING:
+        if value is MISSING and info.data.get("message_type") == "link.committed":
+            raise rule_error("required", f"link.committed requires {info.field_name}")
+        return value
+
+    @field_validator("withdrawn")
+    @classmethod
+    def _withdrawn(cls, value: Withdrawal | MISSING, info: ValidationInfo) -> Withdrawal | MISSING:
+        kind = info.data.get("message_type")
+        if kind == "link.withdrawn":
+            if value is MISSING:
+                raise rule_error("required", "link.withdrawn requires withdrawn")
+        elif kind is not None and value is not MISSING:
             raise rule_error(
-                "not",
-                f"Only link.withdrawn carries withdrawn (message_type is {self.message_type})",
-                pointer="/withdrawn",
+                "not", f"Only link.withdrawn carries withdrawn (message_type is {kind})"
             )
-        return self
+        return value

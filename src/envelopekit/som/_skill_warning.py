@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from .._compat import MISSING
+from .._violations import STRING_CONST
 from ._types import Bool, Extensions, SemVer, SomModel, Str, UuidStr
 
 __all__ = ["SkillWarning"]
@@ -56,7 +57,7 @@ class SkillWarning(SomModel):
         "Governed render key added by decision #21 (e.g. sync.ai.banner); vendor-extended via "
         "extensions.com.{vendor}.*"
     )
-    message_type: Literal["skill.warning.raised"] | MISSING = MISSING
+    message_type: Annotated[Literal["skill.warning.raised"], STRING_CONST] | MISSING = MISSING
     """Suffixed form per SOM-049; rides on the wire for topic routing"""
     extensions: Extensions | MISSING = MISSING
     """Vendor fields, reverse-domain namespaced (com.{vendor}.*); consumers ignore-if-unknown"""

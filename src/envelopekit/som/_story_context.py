@@ -17,7 +17,7 @@ from pydantic import (
 )
 
 from .._compat import MISSING
-from .._violations import rule_error
+from .._violations import STRING_CONST, rule_error
 from ._types import (
     Bool,
     DateTimeStr,
@@ -391,7 +391,9 @@ class AuthorshipProvenance(_Story):
     """``provenance``: who or what authored an output (HUMAN carries no model)."""
 
     # `model` and `model_version` are the schema's names. The schema's conditional is what
-    # `_human_has_no_model` enforces.
+    # `_human_has_no_model` enforces: a field validator, run on the default too, since a model
+    # validator would not run after another member's error (the schema's `not` fires whatever
+    # else fails). A missing or invalid author is absent from `info.data`: no rule is applied.
     model_config = ConfigDict(
         protected_namespaces=(),
         json_schema_extra={
@@ -408,9 +410,9 @@ class AuthorshipProvenance(_Story):
 
     author: Literal["HUMAN", "MODEL"]
     """HUMAN or MODEL; a HUMAN author carries no ``model`` or ``model_version``."""
-    model: Str | MISSING = MISSING
+    model: Str | MISSING = Field(default=MISSING, validate_default=True)
     """The model that authored the output, a string; refused when ``author`` is HUMAN."""
-    model_version: Str | MISSING = MISSING
+    model_version: Str | MISSING = Field(default=MISSING, validate_default=True)
     """The version of that model, a string; refused when ``author`` is HUMAN."""
     confidence: UnitNumber | MISSING = MISSING
     (
@@ -426,13 +428,12 @@ class AuthorshipProvenance(_Story):
     review: ReviewState | MISSING = MISSING
     """The human-review record of the output."""
 
-    @model_validator(mode="after")
-    def _human_has_no_model(self) -> AuthorshipProvenance:
-        if self.author == "HUMAN":
-            for name in ("model", "model_version"):
-                if getattr(self, name) is not MISSING:
-                    raise rule_error("not", f"A HUMAN author carries no {name}", pointer=f"/{name}")
-        return self
+    @field_validator("model", "model_version")
+    @classmethod
+    def _human_has_no_model(cls, value: str | MISSING, info: ValidationInfo) -> str | MISSING:
+        if value is not MISSING and info.data.get("author") == "HUMAN":
+            raise rule_error("not", f"A HUMAN author carries no {info.field_name}")
+        return value
 
 
 class AssertionTarget(_Story):
@@ -455,7 +456,9 @@ CLAIM_KEYS: Final[dict[str, tuple[str, ...]]] = {
 class Assertion(_Story):
     """``assertions[]``: a claim about content (FACT_CHECK, DETECTION or MATCH)."""
 
-    # The schema's conditionals, which `_claim_shape` enforces.
+    # The schema's conditionals, which `_claim_shape` enforces: a field validator, since a model
+    # validator would not run after another member's error. An invalid assertion_type is
+    # absent from `info.data`: no rule is applied (the schema's `if` fails).
     model_config = ConfigDict(
         json_schema_extra={
             "allOf": [
@@ -510,16 +513,14 @@ class Assertion(_Story):
     provenance: AuthorshipProvenance
     """The method: who or what produced the assertion."""
 
-    @model_validator(mode="after")
-    def _claim_shape(self) -> Assertion:
-        for key in CLAIM_KEYS[self.assertion_type]:
-            if key not in self.claim:
-                raise rule_error(
-                    "required",
-                    f"A {self.assertion_type} claim requires '{key}'",
-                    pointer=f"/claim/{key}",
-                )
-        return self
+    @field_validator("claim")
+    @classmethod
+    def _claim_shape(cls, claim: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        kind = info.data.get("assertion_type")
+        for key in CLAIM_KEYS.get(kind or "", ()):
+            if key not in claim:
+                raise rule_error("required", f"A {kind} claim requires '{key}'", pointer=f"/{key}")
+        return claim
 
 
 # --- assets ------------------------------------------------------------------------------------
@@ -532,7 +533,7 @@ class AssetUsage(_Story):
     """The committed link's id, a string (not required to be a UUID here)."""
     destination_id: Str
     """The link's destination, a string."""
-    state: Literal["committed"]
+    state: Annotated[Literal["committed"], STRING_CONST]
     """Always ``committed`` (lower case): the index holds committed links only."""
 
 

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, ClassVar, Final, Literal, TypeAlias
 
-from pydantic import ConfigDict, PlainValidator, WithJsonSchema, model_validator
+from pydantic import (
+    ConfigDict,
+    Field,
+    PlainValidator,
+    ValidationInfo,
+    WithJsonSchema,
+    field_validator,
+)
 
 from .._compat import MISSING
 from .._violations import rule_error
@@ -100,12 +107,12 @@ class TellingEvent(_Telling):
     """The telling's id, a UUID."""
     link_id: UuidStr
     """The link this Telling followed from — referenced, not duplicated"""
-    exposure_start: DateTimeStr | MISSING = MISSING
+    exposure_start: DateTimeStr | MISSING = Field(default=MISSING, validate_default=True)
     (
         "RFC 3339 date-time the exposure started (immutable, event-stamped); required on "
         "telling.started and telling.exposed."
     )
-    exposure_end: DateTimeStr | MISSING = MISSING
+    exposure_end: DateTimeStr | MISSING = Field(default=MISSING, validate_default=True)
     (
         "RFC 3339 date-time the exposure ended (immutable, event-stamped); required on "
         "telling.ended and telling.exposed, refused on telling.started."
@@ -117,17 +124,22 @@ class TellingEvent(_Telling):
     transforms: list[Transform] | MISSING = MISSING
     """Application-ordered, append-only edge reshapes on this telling; none of them new media."""
 
-    @model_validator(mode="after")
-    def _exposure(self) -> TellingEvent:
-        kind = self.message_type
-        if kind in ("telling.started", "telling.exposed") and self.exposure_start is MISSING:
-            raise rule_error(
-                "required", f"{kind} requires exposure_start", pointer="/exposure_start"
-            )
-        if kind in ("telling.ended", "telling.exposed") and self.exposure_end is MISSING:
-            raise rule_error("required", f"{kind} requires exposure_end", pointer="/exposure_end")
-        if kind == "telling.started" and self.exposure_end is not MISSING:
-            raise rule_error(
-                "not", "telling.started carries no exposure_end", pointer="/exposure_end"
-            )
-        return self
+    # A field validator, run on the default too: a model validator would not run after another
+    # member's error, and the schema's conditionals fire whatever else fails. A missing or
+    # invalid message_type is absent from `info.data`: no rule is applied.
+    @field_validator("exposure_start", "exposure_end")
+    @classmethod
+    def _exposure(cls, value: str | MISSING, info: ValidationInfo) -> str | MISSING:
+        kind = info.data.get("message_type")
+        name = info.field_name
+        if value is MISSING:
+            if kind in (_STARTED if name == "exposure_start" else _ENDED):
+                raise rule_error("required", f"{kind} requires {name}")
+        elif kind == "telling.started" and name == "exposure_end":
+            raise rule_error("not", "telling.started carries no exposure_end")
+        return value
+
+
+# The message types that require exposure_start, and exposure_end.
+_STARTED: Final = ("telling.started", "telling.exposed")
+_ENDED: Final = ("telling.ended", "telling.exposed")

@@ -292,7 +292,7 @@ class Shape:
 
 @dataclass(frozen=True)
 class Rule:
-    """A model's conditional validator, read as a union of the model's shapes.
+    """A model's conditional validator (or its field validators), read as a union of its shapes.
 
     ``by`` names the member whose value picks the shape (a tagged union); ``"@message_type"``
     is the envelope's message type, known when the payload schema is built for it. Without
@@ -301,16 +301,28 @@ class Rule:
 
     shapes: Mapping[str, Shape]
     by: str | None = None
-    field: str | None = None
-    """The member whose field validator the rule replaces (else it is a model validator)."""
+    fields: tuple[str, ...] = ()
+    """The members whose field validators the rule replaces (none: a model validator)."""
 
 
 _ENVELOPE_TYPE: Final = "@message_type"
 
+
+def _field_validators(model: type[Any], *names: str) -> list[Callable[..., Any]]:
+    """The functions of ``model``'s field validators ``names``, as its schema holds them."""
+    validators = model.__pydantic_decorators__.field_validators
+    return [_unbound(validators[name].func) for name in names]
+
+
 _RULES: Final[dict[Callable[..., Any], Rule]] = {
     # `_human_has_no_model`: a HUMAN author carries no model or model_version.
-    AuthorshipProvenance.__pydantic_decorators__.model_validators["_human_has_no_model"].func: Rule(
-        {"HUMAN": Shape(absent=("model", "model_version")), "MODEL": Shape()}, by="author"
+    **dict.fromkeys(
+        _field_validators(AuthorshipProvenance, "_human_has_no_model"),
+        Rule(
+            {"HUMAN": Shape(absent=("model", "model_version")), "MODEL": Shape()},
+            by="author",
+            fields=("model", "model_version"),
+        ),
     ),
     # `_source_or_locator` of each: anyOf [required ...].
     MediaRef.__pydantic_decorators__.model_validators["_source_or_locator"].func: Rule(
@@ -337,31 +349,43 @@ _RULES: Final[dict[Callable[..., Any], Rule]] = {
             },
         },
         by="story_type",
-        field="lifecycle",
+        fields=("lifecycle",),
     ),
     # `_claim_shape`: the keys `claim` holds for each assertion type.
-    Assertion.__pydantic_decorators__.model_validators["_claim_shape"].func: Rule(
-        {kind: Shape(holding=(("claim", keys),)) for kind, keys in CLAIM_KEYS.items()},
-        by="assertion_type",
+    **dict.fromkeys(
+        _field_validators(Assertion, "_claim_shape"),
+        Rule(
+            {kind: Shape(holding=(("claim", keys),)) for kind, keys in CLAIM_KEYS.items()},
+            by="assertion_type",
+            fields=("claim",),
+        ),
     ),
-    # `_exposure` and `_conditionals`: what each message type requires or refuses.
-    TellingEvent.__pydantic_decorators__.model_validators["_exposure"].func: Rule(
-        {
-            "telling.started": Shape(required=("exposure_start",), absent=("exposure_end",)),
-            "telling.ended": Shape(required=("exposure_end",)),
-            "telling.exposed": Shape(required=("exposure_start", "exposure_end")),
-        },
-        by=_ENVELOPE_TYPE,
+    # `_exposure` and `_committed`/`_withdrawn`: what each message type requires or refuses.
+    **dict.fromkeys(
+        _field_validators(TellingEvent, "_exposure"),
+        Rule(
+            {
+                "telling.started": Shape(required=("exposure_start",), absent=("exposure_end",)),
+                "telling.ended": Shape(required=("exposure_end",)),
+                "telling.exposed": Shape(required=("exposure_start", "exposure_end")),
+            },
+            by=_ENVELOPE_TYPE,
+            fields=("exposure_start", "exposure_end"),
+        ),
     ),
-    LinkEvent.__pydantic_decorators__.model_validators["_conditionals"].func: Rule(
-        {
-            "link.committed": Shape(
-                required=("committed_by", "committed_at"), absent=("withdrawn",)
-            ),
-            "link.gate_changed": Shape(absent=("withdrawn",)),
-            "link.withdrawn": Shape(required=("withdrawn",)),
-        },
-        by=_ENVELOPE_TYPE,
+    **dict.fromkeys(
+        _field_validators(LinkEvent, "_committed", "_withdrawn"),
+        Rule(
+            {
+                "link.committed": Shape(
+                    required=("committed_by", "committed_at"), absent=("withdrawn",)
+                ),
+                "link.gate_changed": Shape(absent=("withdrawn",)),
+                "link.withdrawn": Shape(required=("withdrawn",)),
+            },
+            by=_ENVELOPE_TYPE,
+            fields=("committed_by", "committed_at", "withdrawn"),
+        ),
     ),
 }
 
@@ -420,7 +444,7 @@ class Twin:
                 tag: self._node(c, message_type) for tag, c in copy["choices"].items()
             }
         elif kind == "model":
-            return self._model(copy)
+            return self._model(copy, message_type)
         return copy
 
     def _function(self, node: Node, message_type: str | None) -> Node | None:
@@ -448,25 +472,32 @@ class Twin:
             extras = _open(walked)
             return None if extras is None else _in_json(extras, {**node, "schema": walked})
         rule = _RULES.get(function)
-        if rule is not None and rule.field is None and inner.get("type") == "model":
+        if rule is not None and not rule.fields and inner.get("type") == "model":
             return self._apply(rule, self._node(inner, message_type), message_type)
         return None
 
-    def _model(self, node: Node) -> Node:
-        """A model schema, children rewritten, with a field validator's rule read into it."""
+    def _model(self, node: Node, message_type: str | None) -> Node:
+        """A model schema, children rewritten, with its field validators' rule read into it."""
         if isinstance(node.get("cls"), type):
             self.models.add(node["cls"])
         fields_node: Node = node["schema"]
         if fields_node.get("type") != "model-fields":
             return node
+        rule: Rule | None = None
+        fields = dict(fields_node["fields"])
         for name, field in fields_node["fields"].items():
-            rule = _field_rule(field["schema"])
-            if rule is not None and rule.field == name:
-                stripped = _strip_function(field["schema"])
-                fields = {**fields_node["fields"], name: {**field, "schema": stripped}}
-                found = self._apply(rule, {**node, "schema": {**fields_node, "fields": fields}})
-                return node if found is None else found
-        return node
+            found = _field_rule(field["schema"])
+            if found is None or name not in found.fields:
+                continue
+            if rule is not None and found is not rule:
+                return node  # two rules on one model: its hooks are kept
+            rule = found
+            fields[name] = {**field, "schema": _strip_function(field["schema"])}
+        if rule is None:
+            return node
+        stripped = {**node, "schema": {**fields_node, "fields": fields}}
+        applied = self._apply(rule, stripped, message_type)
+        return node if applied is None else applied
 
     def _apply(self, rule: Rule, model: Node, message_type: str | None = None) -> Node | None:
         """The union of ``model``'s shapes that stands for ``rule``, or ``None``."""
