@@ -211,6 +211,52 @@ def test_an_unreachable_seen_store_leaves_the_message_unacknowledged() -> None:
     assert ran == [] and republished == [] and len(nacked) == 1
 
 
+@pytest.mark.parametrize(
+    ("strategy", "body"),
+    [
+        ("fail", None),  # the handler fails: a retry
+        ("dead_letter", None),
+        ("fail", b"not json"),  # poison: the bytes to the DLQ
+    ],
+    ids=["retry", "dead-letter", "poison"],  # a release publishes as a retry does
+)
+def test_what_the_rabbit_consumer_republishes_is_persistent(
+    monkeypatch: pytest.MonkeyPatch, strategy: str, body: bytes | None
+) -> None:
+    # A retry, a release or a dead letter outlives a broker restart, as the official transport
+    # publishes every message (delivery mode 2). The in-memory broker keeps no delivery mode,
+    # so what the consumer asks FastStream for is read at RabbitBroker.publish, then published.
+    asked: list[dict[str, Any]] = []
+    publish = RabbitBroker.publish
+
+    async def recorded(self: RabbitBroker, message: Any = None, *args: Any, **kwargs: Any) -> Any:
+        asked.append(kwargs)
+        return await publish(self, message, *args, **kwargs)
+
+    monkeypatch.setattr(RabbitBroker, "publish", recorded)
+    broker = RabbitBroker()
+    router = Router(unknown_urn=strategy, max_attempts=3)  # type: ignore[arg-type]
+
+    def fails(env: BabelEnvelope) -> None:
+        raise RuntimeError("retried")
+
+    router.register("urn:babel:x:fails", fails)
+    consumer = babelqueue_subscriber(broker, "jobs", router)
+    broker.subscriber("jobs.dlq")(lambda: None)
+    urn = "urn:babel:x:fails" if strategy == "fail" else "urn:babel:x:nobody"
+
+    async def scenario() -> None:
+        async with TestRabbitBroker(broker):
+            raw = body or BabelEnvelope.create(urn, {}, queue="jobs").to_json()
+            message: Any = type("Message", (), {"body": raw, "headers": {}})()
+            await consumer.handle(message)
+
+    asyncio.run(scenario())
+    # The retries are delivered to the consumer again, in memory, until the dead letter.
+    republished = [a.get("persist") for a in asked if a.get("queue") in {"jobs", "jobs.dlq"}]
+    assert republished and set(republished) == {True}
+
+
 def test_the_outcome_names_the_dead_letter_queue_given() -> None:
     """A dead letter goes to the consumer's queue, and ``handle`` says so."""
     broker = RabbitBroker()

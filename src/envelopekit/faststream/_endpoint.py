@@ -199,6 +199,9 @@ class Endpoint:
                 body,
                 queue=target,
                 headers=merged,
+                # Persistent, as the official transport publishes every message (delivery mode
+                # 2): a retry or dead letter must outlive a broker restart as the original did.
+                persist=True,
                 message_id=props.get("message_id"),
                 correlation_id=props.get("correlation_id"),
                 message_type=props.get("type"),
