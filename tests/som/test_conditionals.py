@@ -283,7 +283,13 @@ CASES: dict[str, tuple[str, dict[str, Any], set[tuple[str, str]]]] = {
     ),
     "repeated-tags-and-an-invalid-tag": (
         "story-context",
-        _story(tags=[{"scheme": "newsroom", "value": "v"}, {"scheme": "newsroom", "value": "v"}, {"scheme": 1}]),
+        _story(
+            tags=[
+                {"scheme": "newsroom", "value": "v"},
+                {"scheme": "newsroom", "value": "v"},
+                {"scheme": 1},
+            ]
+        ),
         {
             ("type", "/payload/tags/2/scheme"),
             ("required", "/payload/tags/2/value"),
@@ -308,9 +314,11 @@ def _by_check(envelope: dict[str, Any]) -> set[tuple[str, str]]:
 
 
 def _by_check_large(envelope: dict[str, Any]) -> set[tuple[str, str]]:
-    # Past FULL_REPORT_BYTES, check takes the large-message (fail-fast) reading.
+    # Past FULL_REPORT_BYTES, check takes the large-message (fail-fast) reading, which says
+    # when it stopped an array at its first failing item (not a finding of the schema's).
     raw = json.dumps(envelope) + " " * (FULL_REPORT_BYTES + 1)
-    return {(v.rule, v.pointer) for v in ek.check(raw, spec="som").violations}
+    found = ek.check(raw, spec="som").violations
+    return {(v.rule, v.pointer) for v in found if v.rule != ek.rules.VIOLATIONS_TRUNCATED}
 
 
 def _by_json(envelope: dict[str, Any]) -> set[tuple[str, str]]:
