@@ -7,6 +7,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import ConfigDict, ModelWrapValidatorHandler, model_validator
 
 from .._compat import MISSING
+from .._failfast import passes_absent
 from .._violations import STRING_CONST
 from ._types import (
     DateTimeStr,
@@ -78,6 +79,7 @@ class DeliveryMediaAvailable(_Delivery):
 
     @model_validator(mode="wrap")
     @classmethod
+    @passes_absent
     def _source_or_locator(
         cls, data: Any, handler: ModelWrapValidatorHandler[DeliveryMediaAvailable]
     ) -> DeliveryMediaAvailable:

@@ -21,6 +21,7 @@ from pydantic import (
 )
 
 from .._compat import MISSING
+from .._failfast import passes_absent
 from .._json import json_identity
 from .._violations import STRING_CONST, joined, rule_error
 from ._types import (
@@ -274,6 +275,7 @@ class MediaRange(_Story):
 
     @model_validator(mode="wrap")
     @classmethod
+    @passes_absent
     def _source_or_locator(
         cls, data: Any, handler: ModelWrapValidatorHandler[MediaRange]
     ) -> MediaRange:
@@ -586,6 +588,7 @@ class MediaRef(_Story):
 
     @model_validator(mode="wrap")
     @classmethod
+    @passes_absent
     def _source_or_locator(
         cls, data: Any, handler: ModelWrapValidatorHandler[MediaRef]
     ) -> MediaRef:

@@ -230,7 +230,9 @@ def required_any(
 
     Raises ``anyOf`` (with ``required``) unless one branch has all its members present, and
     whatever else the object fails: an after-validator would not run after a member's error.
-    Presence is the input's (a member present but invalid satisfies ``required``).
+    Presence is the input's (a member present but invalid satisfies ``required``). Any other
+    input, an ``_failfast.Absent`` too, is the handler's to refuse (so the validator may be
+    marked ``passes_absent``).
     """
     try:
         model = handler(data)
