@@ -951,7 +951,8 @@ def json_identity(value: Any) -> Hashable:
 
     JSON Schema's equality (``uniqueItems``, ``const``): numbers by value (``1`` and ``1.0``
     are equal), a boolean never a number, arrays item by item, objects member by member in
-    any order.
+    any order. Any other Python value (from ``model_validate`` of a dict) is itself, or only
+    its own identity when it cannot be hashed: never an error.
     """
     kind = type(value)
     if kind is bool:
@@ -962,6 +963,10 @@ def json_identity(value: Any) -> Hashable:
         return (list, tuple(json_identity(item) for item in value))
     if kind is dict:
         return (dict, frozenset((key, json_identity(item)) for key, item in value.items()))
+    try:
+        hash(value)
+    except TypeError:  # not a JSON value (a set from Python input): equal only to itself
+        return (kind, id(value))
     return (kind, value)
 
 

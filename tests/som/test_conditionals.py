@@ -346,3 +346,17 @@ DOORS = {
 def test_every_door_reports_the_same_rules(case: str, door: str) -> None:
     schema, envelope, expected = CASES[case]
     assert DOORS[door](envelope) == {(f"{schema}.{k}", p) for k, p in expected}
+
+
+# Unhashable values no JSON document holds, in repeated tags beside an invalid one (model_validate
+# of a dict).
+NOT_JSON = {"set": {1, 2}, "bytearray": bytearray(b"v")}
+
+
+@pytest.mark.parametrize("value", list(NOT_JSON.values()), ids=list(NOT_JSON))
+def test_repeated_tags_holding_values_no_json_holds_are_refused_not_crashed(value: Any) -> None:
+    tag = {"scheme": "newsroom", "value": "v", "label": value}
+    envelope = _story(tags=[tag, tag, {"scheme": 1}])
+    found = _by_dict(envelope)
+    assert ("story-context.type", "/payload/tags/0/label") in found
+    assert ("story-context.uniqueItems", "/payload/tags") in found
