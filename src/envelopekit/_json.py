@@ -16,7 +16,7 @@ import re
 import sys
 import threading
 from array import array
-from collections.abc import Callable, Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Hashable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from enum import Enum
@@ -60,6 +60,7 @@ __all__ = [
     "exceeds_depth",
     "finite_json",
     "finite_numbers",
+    "json_identity",
     "json_kind",
     "keep_warnings",
     "keeps_warnings",
@@ -943,6 +944,30 @@ BY_TEXT: Final = 8
 """A container of this many members or more is first read as orjson writes it (a Python step
 a value, about 90 ns, against about 14 ns for the writing; below it, the writing's own call
 costs more than the walk)."""
+
+
+def json_identity(value: Any) -> Hashable:
+    """A key equal for two Python readings of JSON exactly when the JSON values are equal.
+
+    JSON Schema's equality (``uniqueItems``, ``const``): numbers by value (``1`` and ``1.0``
+    are equal), a boolean never a number, arrays item by item, objects member by member in
+    any order. Any other Python value (from ``model_validate`` of a dict) is itself, or only
+    its own identity when it cannot be hashed: never an error.
+    """
+    kind = type(value)
+    if kind is bool:
+        return (bool, value)
+    if kind is int or kind is float:
+        return (float, value)
+    if kind is list or kind is tuple:
+        return (list, tuple(json_identity(item) for item in value))
+    if kind is dict:
+        return (dict, frozenset((key, json_identity(item)) for key, item in value.items()))
+    try:
+        hash(value)
+    except TypeError:  # not a JSON value (a set from Python input): equal only to itself
+        return (kind, id(value))
+    return (kind, value)
 
 
 def written_plain(

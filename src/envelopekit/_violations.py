@@ -40,6 +40,7 @@ __all__ = [
     "cap",
     "context_cap",
     "is_unicode",
+    "joined",
     "member_path",
     "not_json",
     "not_json_key",
@@ -239,6 +240,19 @@ def raised_again(error: ErrorDetails, value: Any) -> InitErrorDetails:
     if ctx is not None:
         details["ctx"] = ctx
     return details
+
+
+def joined(error: ValidationError, finding: PydanticCustomError, value: Any) -> ValidationError:
+    """``error`` with ``finding`` added at the validated ``value``, to raise from a validator.
+
+    For a rule that holds or fails whatever else the value fails (a schema's ``anyOf`` of
+    ``required`` branches, a ``not`` on a member's presence): a wrap validator catches its
+    handler's error and raises this, which pydantic-core reads as its line errors, each kept
+    where it was, with ``finding`` at the validator's own location.
+    """
+    found = [raised_again(line, line["input"]) for line in error.errors(include_url=False)]
+    found.append({"type": finding, "loc": (), "input": value})
+    return ValidationError.from_exception_data(error.title, found)
 
 
 def literal(text: str) -> LiteralString:

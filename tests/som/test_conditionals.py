@@ -13,8 +13,11 @@ from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator, FormatChecker, ValidationError
+from pydantic import ValidationError as ValidationError_
 
 import envelopekit as ek
+from envelopekit._failfast import FULL_REPORT_BYTES
+from envelopekit.som import SomEnvelope
 from tests.som._corpus import wrap
 from tests.som._mutations import SCHEMAS
 
@@ -59,8 +62,36 @@ def _telling(message_type: str, **members: Any) -> dict[str, Any]:
     return wrap(payload, message_type)
 
 
+def _delivery(**members: Any) -> dict[str, Any]:
+    payload = {
+        "message_type": "delivery.media_available",
+        "delivery_id": ID,
+        "asset_id": "asset-1",
+        "arrived_in": "mam-1",
+        "arrived_at": AT,
+        **members,
+    }
+    return wrap(payload, "delivery.media_available")
+
+
+def _compliance(**media_range: Any) -> list[dict[str, Any]]:
+    flag = {
+        "flag_id": "f-1",
+        "type": "LEGAL_REVIEW",
+        "severity": "HIGH",
+        "detail": "d",
+        "raised_by": "editor-1",
+        "raised_at": AT,
+        "status": "ACTIVE",
+        "media_range": media_range,
+    }
+    return [flag]
+
+
 def _story(
-    asset: dict[str, Any] | None = None, assertion: dict[str, Any] | None = None
+    asset: dict[str, Any] | None = None,
+    assertion: dict[str, Any] | None = None,
+    **members: Any,
 ) -> dict[str, Any]:
     payload: dict[str, Any] = {
         "story_id": "story-1",
@@ -69,6 +100,7 @@ def _story(
         "story_type": "PLANNED",
         "sequence_number": 1,
         "updated_at": AT,
+        **members,
     }
     if asset is not None:
         payload["assets"] = [{"asset_id": "a-1", "asset_type": "VIDEO", "status": "READY", **asset}]
@@ -173,6 +205,97 @@ CASES: dict[str, tuple[str, dict[str, Any], set[tuple[str, str]]]] = {
             ("required", "/payload/assertions/0/claim/story_id"),
         },
     ),
+    "delivery-without-source-or-locator-and-bad-delivery-id": (
+        "delivery-media-available",
+        _delivery(delivery_id="x"),
+        {("format.uuid", "/payload/delivery_id"), ("anyOf", "/payload"), ("required", "/payload")},
+    ),
+    "delivery-without-source-or-locator-and-bad-time-range": (
+        "delivery-media-available",
+        _delivery(time_range=7, arrived_at="soon"),
+        {
+            ("anyOf", "/payload/time_range"),
+            ("type", "/payload/time_range"),
+            ("format.date-time", "/payload/arrived_at"),
+            ("anyOf", "/payload"),
+            ("required", "/payload"),
+        },
+    ),
+    "media-ref-without-source-or-locator-and-bad-time-range": (
+        "story-context",
+        _story(asset={"media_refs": [{"time_range": 7}]}),
+        {
+            ("anyOf", "/payload/assets/0/media_refs/0/time_range"),
+            ("type", "/payload/assets/0/media_refs/0/time_range"),
+            ("anyOf", "/payload/assets/0/media_refs/0"),
+            ("required", "/payload/assets/0/media_refs/0"),
+        },
+    ),
+    "media-range-without-time-range-and-bad-locator": (
+        "story-context",
+        _story(compliance=_compliance(locator={"store": "s"})),
+        {
+            ("required", "/payload/compliance/0/media_range/locator/ref"),
+            ("anyOf", "/payload/compliance/0/media_range"),
+            ("required", "/payload/compliance/0/media_range"),
+        },
+    ),
+    "media-range-without-source-or-locator-and-bad-time-range": (
+        "story-context",
+        _story(compliance=_compliance(time_range=[1])),
+        {
+            ("anyOf", "/payload/compliance/0/media_range/time_range"),
+            ("type", "/payload/compliance/0/media_range/time_range"),
+            ("anyOf", "/payload/compliance/0/media_range"),
+            ("required", "/payload/compliance/0/media_range"),
+        },
+    ),
+    "planned-story-with-an-invalid-lifecycle": (
+        "story-context",
+        _story(lifecycle={}),
+        {
+            ("required", "/payload/lifecycle/phase"),
+            ("required", "/payload/lifecycle/phase_entered_at"),
+            ("not", "/payload/lifecycle"),
+        },
+    ),
+    "link-gate-changed-with-an-invalid-withdrawn": (
+        "link-event",
+        _link("link.gate_changed", withdrawn={}),
+        {
+            ("required", "/payload/withdrawn/withdrawn_by"),
+            ("required", "/payload/withdrawn/withdrawn_at"),
+            ("not", "/payload/withdrawn"),
+        },
+    ),
+    "telling-started-with-an-invalid-end": (
+        "telling-event",
+        _telling("telling.started", exposure_start=AT, exposure_end="soon"),
+        {("format.date-time", "/payload/exposure_end"), ("not", "/payload/exposure_end")},
+    ),
+    "provenance-human-with-an-invalid-model": (
+        "story-context",
+        _story(asset={"provenance": {"author": "HUMAN", "model": 1}}),
+        {
+            ("type", "/payload/assets/0/provenance/model"),
+            ("not", "/payload/assets/0/provenance/model"),
+        },
+    ),
+    "repeated-tags-and-an-invalid-tag": (
+        "story-context",
+        _story(
+            tags=[
+                {"scheme": "newsroom", "value": "v"},
+                {"scheme": "newsroom", "value": "v"},
+                {"scheme": 1},
+            ]
+        ),
+        {
+            ("type", "/payload/tags/2/scheme"),
+            ("required", "/payload/tags/2/value"),
+            ("uniqueItems", "/payload/tags"),
+        },
+    ),
 }
 
 
@@ -184,3 +307,56 @@ def test_a_conditional_is_reported_with_the_other_failures(case: str) -> None:
     assert ours == expected
     # The same keywords as the official toolchain (which points a conditional at the object).
     assert {k for k, _ in ours} == {k for k, _ in _official(schema, envelope["payload"])}
+
+
+def _by_check(envelope: dict[str, Any]) -> set[tuple[str, str]]:
+    return {(v.rule, v.pointer) for v in ek.check(json.dumps(envelope), spec="som").violations}
+
+
+def _by_check_large(envelope: dict[str, Any]) -> set[tuple[str, str]]:
+    # Past FULL_REPORT_BYTES, check takes the large-message (fail-fast) reading, which says
+    # when it stopped an array at its first failing item (not a finding of the schema's).
+    raw = json.dumps(envelope) + " " * (FULL_REPORT_BYTES + 1)
+    found = ek.check(raw, spec="som").violations
+    return {(v.rule, v.pointer) for v in found if v.rule != ek.rules.VIOLATIONS_TRUNCATED}
+
+
+def _by_json(envelope: dict[str, Any]) -> set[tuple[str, str]]:
+    with pytest.raises(ValidationError_) as refused:
+        SomEnvelope.model_validate_json(json.dumps(envelope))
+    return {(v.rule, v.pointer) for v in ek.violations(refused.value)}
+
+
+def _by_dict(envelope: dict[str, Any]) -> set[tuple[str, str]]:
+    with pytest.raises(ValidationError_) as refused:
+        SomEnvelope.model_validate(envelope)
+    return {(v.rule, v.pointer) for v in ek.violations(refused.value)}
+
+
+DOORS = {
+    "check": _by_check,
+    "check-large": _by_check_large,
+    "model-validate-json": _by_json,
+    "model-validate-dict": _by_dict,
+}
+
+
+@pytest.mark.parametrize("door", list(DOORS), ids=list(DOORS))
+@pytest.mark.parametrize("case", list(CASES), ids=list(CASES))
+def test_every_door_reports_the_same_rules(case: str, door: str) -> None:
+    schema, envelope, expected = CASES[case]
+    assert DOORS[door](envelope) == {(f"{schema}.{k}", p) for k, p in expected}
+
+
+# Unhashable values no JSON document holds, in repeated tags beside an invalid one (model_validate
+# of a dict).
+NOT_JSON = {"set": {1, 2}, "bytearray": bytearray(b"v")}
+
+
+@pytest.mark.parametrize("value", list(NOT_JSON.values()), ids=list(NOT_JSON))
+def test_repeated_tags_holding_values_no_json_holds_are_refused_not_crashed(value: Any) -> None:
+    tag = {"scheme": "newsroom", "value": "v", "label": value}
+    envelope = _story(tags=[tag, tag, {"scheme": 1}])
+    found = _by_dict(envelope)
+    assert ("story-context.type", "/payload/tags/0/label") in found
+    assert ("story-context.uniqueItems", "/payload/tags") in found

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import ConfigDict, model_validator
+from pydantic import ConfigDict, ModelWrapValidatorHandler, model_validator
 
 from .._compat import MISSING
-from .._violations import STRING_CONST, rule_error
-from ._types import DateTimeStr, Extensions, SomModel, Str, TamsSource, TimeRange, UuidStr
+from .._failfast import passes_absent
+from .._violations import STRING_CONST
+from ._types import (
+    DateTimeStr,
+    Extensions,
+    SomModel,
+    Str,
+    TamsSource,
+    TimeRange,
+    UuidStr,
+    required_any,
+)
 
 __all__ = ["DeliveryLocator", "DeliveryMediaAvailable"]
 
@@ -67,8 +77,12 @@ class DeliveryMediaAvailable(_Delivery):
     locator: DeliveryLocator | MISSING = MISSING
     """Non-TAMS media store reference (mirrors media_refs[].locator)."""
 
-    @model_validator(mode="after")
-    def _source_or_locator(self) -> DeliveryMediaAvailable:
-        if self.source is MISSING and self.locator is MISSING:
-            raise rule_error("anyOf", "A delivery needs a source or a locator", also=("required",))
-        return self
+    @model_validator(mode="wrap")
+    @classmethod
+    @passes_absent
+    def _source_or_locator(
+        cls, data: Any, handler: ModelWrapValidatorHandler[DeliveryMediaAvailable]
+    ) -> DeliveryMediaAvailable:
+        return required_any(
+            data, handler, (("source",), ("locator",)), "A delivery needs a source or a locator"
+        )

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal, TypeAlias
+from typing import Any, ClassVar, Literal, TypeAlias
 
-from pydantic import ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import (
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+)
 
 from .._compat import MISSING
 from .._violations import rule_error
-from ._types import DateTimeStr, Extensions, SomModel, Str, UuidStr
+from ._types import DateTimeStr, Extensions, SomModel, Str, UuidStr, forbidden
 
 __all__ = ["LinkEvent", "LinkMessageType", "Withdrawal"]
 
@@ -85,15 +91,20 @@ class LinkEvent(_Link):
             raise rule_error("required", f"link.committed requires {info.field_name}")
         return value
 
-    @field_validator("withdrawn")
+    # A wrap validator: a present withdrawn is refused whether or not it is valid itself.
+    @field_validator("withdrawn", mode="wrap")
     @classmethod
-    def _withdrawn(cls, value: Withdrawal | MISSING, info: ValidationInfo) -> Withdrawal | MISSING:
+    def _withdrawn(
+        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
+    ) -> Withdrawal | MISSING:
         kind = info.data.get("message_type")
         if kind == "link.withdrawn":
             if value is MISSING:
                 raise rule_error("required", "link.withdrawn requires withdrawn")
         elif kind is not None and value is not MISSING:
-            raise rule_error(
-                "not", f"Only link.withdrawn carries withdrawn (message_type is {kind})"
+            forbidden(
+                value, handler, f"Only link.withdrawn carries withdrawn (message_type is {kind})"
             )
-        return value
+        # The default (absent) needs no reading; a typed local, not typing.cast (a call).
+        found: Withdrawal | MISSING = value if value is MISSING else handler(value)
+        return found

@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias
+from collections.abc import Hashable
+from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias, cast
 
 from pydantic import (
-    AfterValidator,
     ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
     PlainValidator,
     StringConstraints,
+    ValidationError,
     ValidationInfo,
+    ValidatorFunctionWrapHandler,
     WithJsonSchema,
+    WrapValidator,
     field_validator,
     model_validator,
 )
 
 from .._compat import MISSING
-from .._violations import STRING_CONST, rule_error
+from .._failfast import passes_absent
+from .._json import json_identity
+from .._violations import STRING_CONST, joined, rule_error
 from ._types import (
     Bool,
     DateTimeStr,
@@ -36,6 +42,8 @@ from ._types import (
     TimeRange,
     UnitNumber,
     UriStr,
+    forbidden,
+    required_any,
     vendor_enum,
 )
 
@@ -242,14 +250,6 @@ class Locator(_Story):
     """The media's reference in that store (a MAM path, S3 key, CMS id ...), a string."""
 
 
-def _required_any(model: SomModel, branches: tuple[tuple[str, ...], ...], message: str) -> None:
-    """Raise ``anyOf`` (with ``required``) unless one branch has all its members present."""
-    for branch in branches:
-        if all(getattr(model, name) is not MISSING for name in branch):
-            return
-    raise rule_error("anyOf", message, also=("required",))
-
-
 class MediaRange(_Story):
     """``compliance[].media_range``: a restricted stretch of an asset's media.
 
@@ -273,14 +273,18 @@ class MediaRange(_Story):
     time_range: TimeRange | MISSING = MISSING
     """TAMS time range (or list) for the restricted stretch."""
 
-    @model_validator(mode="after")
-    def _source_or_locator(self) -> MediaRange:
-        _required_any(
-            self,
+    @model_validator(mode="wrap")
+    @classmethod
+    @passes_absent
+    def _source_or_locator(
+        cls, data: Any, handler: ModelWrapValidatorHandler[MediaRange]
+    ) -> MediaRange:
+        return required_any(
+            data,
+            handler,
             (("source", "time_range"), ("locator", "time_range")),
             "A media_range needs a time_range and a source or a locator",
         )
-        return self
 
 
 class ComplianceFlag(_Story):
@@ -428,12 +432,17 @@ class AuthorshipProvenance(_Story):
     review: ReviewState | MISSING = MISSING
     """The human-review record of the output."""
 
-    @field_validator("model", "model_version")
+    # A wrap validator: a present model is refused whether or not it is valid itself.
+    @field_validator("model", "model_version", mode="wrap")
     @classmethod
-    def _human_has_no_model(cls, value: str | MISSING, info: ValidationInfo) -> str | MISSING:
+    def _human_has_no_model(
+        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
+    ) -> str | MISSING:
         if value is not MISSING and info.data.get("author") == "HUMAN":
-            raise rule_error("not", f"A HUMAN author carries no {info.field_name}")
-        return value
+            forbidden(value, handler, f"A HUMAN author carries no {info.field_name}")
+        # The default (absent) needs no reading; a typed local, not typing.cast (a call).
+        found: str | MISSING = value if value is MISSING else handler(value)
+        return found
 
 
 class AssertionTarget(_Story):
@@ -579,10 +588,15 @@ class MediaRef(_Story):
     time_range: TimeRange | MISSING = MISSING
     """Optional TAMS time range, or list of ranges, onto the Source."""
 
-    @model_validator(mode="after")
-    def _source_or_locator(self) -> MediaRef:
-        _required_any(self, (("source",), ("locator",)), "A media_ref needs a source or a locator")
-        return self
+    @model_validator(mode="wrap")
+    @classmethod
+    @passes_absent
+    def _source_or_locator(
+        cls, data: Any, handler: ModelWrapValidatorHandler[MediaRef]
+    ) -> MediaRef:
+        return required_any(
+            data, handler, (("source",), ("locator",)), "A media_ref needs a source or a locator"
+        )
 
 
 class AuthenticityCredential(_Story):
@@ -734,6 +748,28 @@ def _unique_tags(tags: list[StoryTag]) -> list[StoryTag]:
     return tags
 
 
+def _tags_unique_as_sent(tags: Any, handler: ValidatorFunctionWrapHandler) -> list[StoryTag]:
+    """``_unique_tags``, and on the tags as sent when one of them is invalid.
+
+    The schema's ``uniqueItems`` holds or fails whatever else the items fail; the fast path
+    (``_twin``) reads this as ``_unique_tags`` after the list, as it only takes valid tags.
+    """
+    try:
+        found = handler(tags)
+    except ValidationError as error:
+        if isinstance(tags, list):
+            seen: set[Hashable] = set()
+            for index, tag in enumerate(cast("list[object]", tags)):
+                key = json_identity(tag)
+                if key in seen:
+                    refused = rule_error("uniqueItems", f"tags[{index}] repeats an earlier tag")
+                    raise joined(error, refused, tags) from None
+                seen.add(key)
+        raise
+    checked: list[StoryTag] = found  # not typing.cast, a call
+    return _unique_tags(checked)
+
+
 class ContentRef(_Story):
     """``content_refs[]``: a reference to the story's body content."""
 
@@ -874,7 +910,7 @@ class StoryContext(_Story):
         "distinction; never deleted. Consumers exclude orphans with the same single story_type "
         "predicate used for KILLED/SPIKED."
     )
-    tags: Annotated[list[StoryTag], AfterValidator(_unique_tags)] | MISSING = MISSING
+    tags: Annotated[list[StoryTag], WrapValidator(_tags_unique_as_sent)] | MISSING = MISSING
     (
         "Subject-matter tags: what the story is about. Order is significant — the first entry is "
         "the primary tag, and a trigger policy whose map matches more than one entry resolves on "
@@ -930,25 +966,29 @@ class StoryContext(_Story):
     assertions: list[Assertion] | MISSING = MISSING
     """Claims about content: the single authoritative home for a confirmed fact value."""
 
-    @field_validator("lifecycle")
+    @field_validator("lifecycle", mode="wrap")
     @classmethod
     def _lifecycle_iff_active(
-        cls, value: Lifecycle | MISSING, info: ValidationInfo
+        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
     ) -> Lifecycle | MISSING:
         # A field validator, run on the default too: a model validator would not run after
-        # another field's error, and the schema's conditional fires whatever else fails. A
+        # another field's error, and the schema's conditional fires whatever else fails (a
+        # wrap validator: a present lifecycle is refused whether or not it is valid itself). A
         # missing or invalid story_type is absent from `info.data`: the else-branch.
         story_type = info.data.get("story_type")
         if story_type == "ACTIVE":
             if value is MISSING:
                 raise rule_error("required", "An ACTIVE story requires a lifecycle")
         elif value is not MISSING:
-            raise rule_error(
-                "not",
+            forbidden(
+                value,
+                handler,
                 "Only an ACTIVE story carries a lifecycle "
                 f"(story_type is {story_type or 'missing or invalid'})",
             )
-        return value
+        # The default (absent) needs no reading; a typed local, not typing.cast (a call).
+        found: Lifecycle | MISSING = value if value is MISSING else handler(value)
+        return found
 
     @property
     def is_terminal(self) -> bool:

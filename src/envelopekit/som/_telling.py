@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Final, Literal, TypeAlias
+from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias
 
 from pydantic import (
     ConfigDict,
     Field,
     PlainValidator,
     ValidationInfo,
+    ValidatorFunctionWrapHandler,
     WithJsonSchema,
     field_validator,
 )
 
 from .._compat import MISSING
 from .._violations import rule_error
-from ._types import DateTimeStr, Extensions, JsonObject, SomModel, Str, UuidStr, vendor_enum
+from ._types import (
+    DateTimeStr,
+    Extensions,
+    JsonObject,
+    SomModel,
+    Str,
+    UuidStr,
+    forbidden,
+    vendor_enum,
+)
 
 __all__ = ["TellingEvent", "TellingMessageType", "Transform", "TransformActor", "TransformType"]
 
@@ -127,17 +137,22 @@ class TellingEvent(_Telling):
     # A field validator, run on the default too: a model validator would not run after another
     # member's error, and the schema's conditionals fire whatever else fails. A missing or
     # invalid message_type is absent from `info.data`: no rule is applied.
-    @field_validator("exposure_start", "exposure_end")
+    # (A wrap validator: a present exposure_end is refused whether or not it is valid itself.)
+    @field_validator("exposure_start", "exposure_end", mode="wrap")
     @classmethod
-    def _exposure(cls, value: str | MISSING, info: ValidationInfo) -> str | MISSING:
+    def _exposure(
+        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
+    ) -> str | MISSING:
         kind = info.data.get("message_type")
         name = info.field_name
         if value is MISSING:
             if kind in (_STARTED if name == "exposure_start" else _ENDED):
                 raise rule_error("required", f"{kind} requires {name}")
         elif kind == "telling.started" and name == "exposure_end":
-            raise rule_error("not", "telling.started carries no exposure_end")
-        return value
+            forbidden(value, handler, "telling.started carries no exposure_end")
+        # The default (absent) needs no reading; a typed local, not typing.cast (a call).
+        found: str | MISSING = value if value is MISSING else handler(value)
+        return found
 
 
 # The message types that require exposure_start, and exposure_end.

@@ -45,6 +45,8 @@ from ._story_context import (
     MediaRange,
     MediaRef,
     StoryContext,
+    _tags_unique_as_sent,  # pyright: ignore[reportPrivateUsage]
+    _unique_tags,  # pyright: ignore[reportPrivateUsage]
 )
 from ._telling import TellingEvent
 from ._types import (
@@ -314,6 +316,11 @@ def _field_validators(model: type[Any], *names: str) -> list[Callable[..., Any]]
     return [_unbound(validators[name].func) for name in names]
 
 
+def _model_validator(model: type[Any], name: str) -> Any:
+    """The function of ``model``'s model validator ``name``, as its schema holds it."""
+    return _unbound(model.__pydantic_decorators__.model_validators[name].func)
+
+
 _RULES: Final[dict[Callable[..., Any], Rule]] = {
     # `_human_has_no_model`: a HUMAN author carries no model or model_version.
     **dict.fromkeys(
@@ -324,18 +331,18 @@ _RULES: Final[dict[Callable[..., Any], Rule]] = {
             fields=("model", "model_version"),
         ),
     ),
-    # `_source_or_locator` of each: anyOf [required ...].
-    MediaRef.__pydantic_decorators__.model_validators["_source_or_locator"].func: Rule(
+    # `_source_or_locator` of each (a wrap validator): anyOf [required ...].
+    _model_validator(MediaRef, "_source_or_locator"): Rule(
         {"source": Shape(required=("source",)), "locator": Shape(required=("locator",))}
     ),
-    MediaRange.__pydantic_decorators__.model_validators["_source_or_locator"].func: Rule(
+    _model_validator(MediaRange, "_source_or_locator"): Rule(
         {
             "source": Shape(required=("source", "time_range")),
             "locator": Shape(required=("locator", "time_range")),
         }
     ),
-    DeliveryMediaAvailable.__pydantic_decorators__.model_validators["_source_or_locator"].func: (
-        Rule({"source": Shape(required=("source",)), "locator": Shape(required=("locator",))})
+    _model_validator(DeliveryMediaAvailable, "_source_or_locator"): Rule(
+        {"source": Shape(required=("source",)), "locator": Shape(required=("locator",))}
     ),
     # `_lifecycle_iff_active`: lifecycle present exactly when story_type is ACTIVE.
     _unbound(
@@ -452,9 +459,16 @@ class Twin:
         kind = node["type"]
         if kind == "function-plain" and function in _PLAIN:
             return _in_json(cast("Node", _PLAIN[function]), node)
+        inner: Node = node.get("schema", {})  # none under a plain validator
+        rule = _RULES.get(function)
+        if rule is not None and not rule.fields and inner.get("type") == "model":
+            return self._apply(rule, self._node(inner, message_type), message_type)
+        if function is _tags_unique_as_sent:
+            # The fast path takes valid tags only: their uniqueness, after the list's reading.
+            walked = cast("CoreSchema", self._node(inner, message_type))
+            return cast("Node", core_schema.no_info_after_validator_function(_unique_tags, walked))
         if kind != "function-after":
             return None
-        inner: Node = node["schema"]
         if function in _AFTER_PLAIN:
             under, schema = _AFTER_PLAIN[function]
             if inner.get("type") == "function-plain" and inner["function"]["function"] is under:
@@ -471,9 +485,6 @@ class Twin:
             walked = self._node(inner, message_type)
             extras = _open(walked)
             return None if extras is None else _in_json(extras, {**node, "schema": walked})
-        rule = _RULES.get(function)
-        if rule is not None and not rule.fields and inner.get("type") == "model":
-            return self._apply(rule, self._node(inner, message_type), message_type)
         return None
 
     def _model(self, node: Node, message_type: str | None) -> Node:
@@ -543,7 +554,7 @@ _SCHEMA_KEYS: Final = (
 def _field_rule(schema: Node) -> Rule | None:
     if schema.get("type") == "default":
         schema = schema["schema"]
-    if schema.get("type") == "function-after":
+    if schema.get("type") in ("function-after", "function-wrap"):
         return _RULES.get(_unbound(schema["function"]["function"]))
     return None
 

@@ -15,9 +15,9 @@ r"""SOM 1.0 scalar types and base classes, with the schema's JSON semantics (``s
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta, timezone
-from typing import Annotated, Any, ClassVar, Final, NoReturn, TypeAlias, cast
+from typing import Annotated, Any, ClassVar, Final, NoReturn, TypeAlias, TypeVar, cast
 
 from pydantic import (
     AfterValidator,
@@ -26,7 +26,9 @@ from pydantic import (
     Strict,
     StringConstraints,
     Tag,
+    ValidationError,
     ValidationInfo,
+    ValidatorFunctionWrapHandler,
     WithJsonSchema,
     model_validator,
 )
@@ -35,11 +37,12 @@ from pydantic_core import PydanticCustomError
 from typing_extensions import Never, Self
 
 from .. import rules
+from .._compat import MISSING
 from .._failfast import SAME_VALUE
 from .._formats import DateTimeStr, UriStr, UuidStr
 from .._json import finite_json
 from .._model import WireModel
-from .._violations import rule_error, shown
+from .._violations import joined, rule_error, shown
 from ..rules import Keyword
 
 __all__ = [
@@ -63,9 +66,11 @@ __all__ = [
     "UnitNumber",
     "UriStr",
     "UuidStr",
+    "forbidden",
     "instant_key",
     "is_extension_key",
     "parse_date_time",
+    "required_any",
     "vendor_enum",
 ]
 
@@ -210,6 +215,51 @@ TamsSource: TypeAlias = Annotated[str, StringConstraints(strict=True, pattern=TA
 
 
 # --- anyOf -------------------------------------------------------------------------------------
+
+
+M = TypeVar("M", bound=SomModel)
+
+
+def required_any(
+    data: Any,
+    handler: Callable[[Any], M],
+    branches: tuple[tuple[str, ...], ...],
+    message: str,
+) -> M:
+    """A model wrap validator's body for ``anyOf: [{required: branch}, ...]``.
+
+    Raises ``anyOf`` (with ``required``) unless one branch has all its members present, and
+    whatever else the object fails: an after-validator would not run after a member's error.
+    Presence is the input's (a member present but invalid satisfies ``required``). Any other
+    input, an ``_failfast.Absent`` too, is the handler's to refuse (so the validator may be
+    marked ``passes_absent``).
+    """
+    try:
+        model = handler(data)
+    except ValidationError as error:
+        if isinstance(data, Mapping) and not any(
+            all(name in data for name in branch) for branch in branches
+        ):
+            raise joined(error, rule_error("anyOf", message, also=("required",)), data) from None
+        raise
+    for branch in branches:
+        if all(getattr(model, name) is not MISSING for name in branch):
+            return model
+    raise rule_error("anyOf", message, also=("required",))
+
+
+def forbidden(value: Any, handler: ValidatorFunctionWrapHandler, message: str) -> NoReturn:
+    """A field wrap validator's refusal of a present member: ``not``, and its own errors.
+
+    The schema's ``not: {required: [member]}`` fails on the member's presence, whatever the
+    member's value; the value is still validated, so that its own errors are reported too.
+    """
+    refused = rule_error("not", message)
+    try:
+        handler(value)
+    except ValidationError as error:
+        raise joined(error, refused, value) from None
+    raise refused
 
 
 def _any_of(message: str, *also: Keyword) -> PydanticCustomError:
