@@ -84,6 +84,28 @@ def test_redrives_the_selected_and_keeps_the_rest_byte_identical(tmp_path: Path)
     assert "5 messages: 2 redriven, 3 kept, 2 not BabelQueue v1 envelopes" in report
 
 
+@pytest.mark.parametrize(
+    ("job", "asked"),
+    [
+        (" urn:babel:orders:created\t", "urn:babel:orders:created"),
+        ("urn:babel:orders:created", " urn:babel:orders:created "),
+    ],
+    ids=["padded-job", "padded-option"],
+)
+def test_the_urn_filter_reads_a_job_as_the_router_does(
+    tmp_path: Path, job: str, asked: str
+) -> None:
+    # A producer that does not strip the URN (the job as written), or an option typed with a
+    # space: the Router routes the message to the URN's handler, so the filter selects it too.
+    body = ORDERS.replace(b'"job":"urn:babel:orders:created"', orjson.dumps({"job": job})[1:-1])
+    assert orjson.loads(body)["job"] == job
+    kept = tmp_path / "kept.ndjson"
+    done = run("redrive", "-", "--kept", str(kept), "--urn", asked, stdin=body)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == _official([body])
+    assert kept.read_bytes() == b""
+
+
 def test_kept_lines_are_written_back_exactly_as_read(tmp_path: Path) -> None:
     kept = tmp_path / "kept.ndjson"
     done = run("redrive", str(_feed(tmp_path)), "--kept", str(kept), "--reason", "nope")

@@ -40,6 +40,7 @@ from ._violations import violation
 from .babelqueue._dead_letter import DeadLetter
 from .babelqueue._envelope import BabelEnvelope
 from .babelqueue._redrive import Kept, Redriven, redrive
+from .babelqueue._urn import routed_urn
 
 __all__ = ["add_parser", "run"]
 
@@ -112,7 +113,8 @@ class _Filter:
     until: int | None
 
     def __call__(self, envelope: BabelEnvelope[Any]) -> bool:
-        if self.urns and envelope.job not in self.urns:
+        # As the Router looks a job up: without surrounding ASCII whitespace on either side.
+        if self.urns and routed_urn(envelope.job) not in self.urns:
             return False
         block = envelope.dead_letter
         dead_letter = block if isinstance(block, DeadLetter) else None
@@ -288,7 +290,7 @@ def _run(
         # An unset variable, most likely: each message would go to its own queue instead.
         raise RedriveUsageError("--to-queue: an empty name names no queue")
     select = _Filter(
-        frozenset(args.urn),
+        frozenset(routed_urn(urn) for urn in args.urn),
         frozenset(args.reason),
         _time(args.since, "--since"),
         _time(args.until, "--until"),
