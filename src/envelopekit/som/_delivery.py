@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
-from pydantic import ConfigDict, ModelWrapValidatorHandler, model_validator
+from pydantic import ConfigDict
 
 from .._compat import MISSING
-from .._failfast import passes_absent
 from .._violations import STRING_CONST
 from ._types import (
     DateTimeStr,
@@ -17,7 +16,7 @@ from ._types import (
     TamsSource,
     TimeRange,
     UuidStr,
-    required_any,
+    any_of_required,
 )
 
 __all__ = ["DeliveryLocator", "DeliveryMediaAvailable"]
@@ -77,12 +76,6 @@ class DeliveryMediaAvailable(_Delivery):
     locator: DeliveryLocator | MISSING = MISSING
     """Non-TAMS media store reference (mirrors media_refs[].locator)."""
 
-    @model_validator(mode="wrap")
-    @classmethod
-    @passes_absent
-    def _source_or_locator(
-        cls, data: Any, handler: ModelWrapValidatorHandler[DeliveryMediaAvailable]
-    ) -> DeliveryMediaAvailable:
-        return required_any(
-            data, handler, (("source",), ("locator",)), "A delivery needs a source or a locator"
-        )
+    _source_or_locator = any_of_required(
+        (("source",), ("locator",)), "A delivery needs a source or a locator"
+    )

@@ -8,7 +8,6 @@ from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias, cast
 from pydantic import (
     ConfigDict,
     Field,
-    ModelWrapValidatorHandler,
     PlainValidator,
     StringConstraints,
     ValidationError,
@@ -17,11 +16,9 @@ from pydantic import (
     WithJsonSchema,
     WrapValidator,
     field_validator,
-    model_validator,
 )
 
 from .._compat import MISSING
-from .._failfast import passes_absent
 from .._json import json_identity
 from .._violations import STRING_CONST, joined, rule_error
 from ._types import (
@@ -42,8 +39,8 @@ from ._types import (
     TimeRange,
     UnitNumber,
     UriStr,
+    any_of_required,
     forbidden,
-    required_any,
     vendor_enum,
 )
 
@@ -273,18 +270,10 @@ class MediaRange(_Story):
     time_range: TimeRange | MISSING = MISSING
     """TAMS time range (or list) for the restricted stretch."""
 
-    @model_validator(mode="wrap")
-    @classmethod
-    @passes_absent
-    def _source_or_locator(
-        cls, data: Any, handler: ModelWrapValidatorHandler[MediaRange]
-    ) -> MediaRange:
-        return required_any(
-            data,
-            handler,
-            (("source", "time_range"), ("locator", "time_range")),
-            "A media_range needs a time_range and a source or a locator",
-        )
+    _source_or_locator = any_of_required(
+        (("source", "time_range"), ("locator", "time_range")),
+        "A media_range needs a time_range and a source or a locator",
+    )
 
 
 class ComplianceFlag(_Story):
@@ -588,15 +577,9 @@ class MediaRef(_Story):
     time_range: TimeRange | MISSING = MISSING
     """Optional TAMS time range, or list of ranges, onto the Source."""
 
-    @model_validator(mode="wrap")
-    @classmethod
-    @passes_absent
-    def _source_or_locator(
-        cls, data: Any, handler: ModelWrapValidatorHandler[MediaRef]
-    ) -> MediaRef:
-        return required_any(
-            data, handler, (("source",), ("locator",)), "A media_ref needs a source or a locator"
-        )
+    _source_or_locator = any_of_required(
+        (("source",), ("locator",)), "A media_ref needs a source or a locator"
+    )
 
 
 class AuthenticityCredential(_Story):

@@ -22,6 +22,7 @@ from typing import Annotated, Any, ClassVar, Final, NoReturn, TypeAlias, TypeVar
 from pydantic import (
     AfterValidator,
     ConfigDict,
+    ModelWrapValidatorHandler,
     PlainValidator,
     Strict,
     StringConstraints,
@@ -38,7 +39,7 @@ from typing_extensions import Never, Self
 
 from .. import rules
 from .._compat import MISSING
-from .._failfast import SAME_VALUE
+from .._failfast import SAME_VALUE, passes_absent
 from .._formats import DateTimeStr, UriStr, UuidStr
 from .._json import finite_json
 from .._model import WireModel
@@ -246,6 +247,21 @@ def required_any(
         if all(getattr(model, name) is not MISSING for name in branch):
             return model
     raise rule_error("anyOf", message, also=("required",))
+
+
+def any_of_required(branches: tuple[tuple[str, ...], ...], message: str) -> Any:
+    """The model wrap validator :func:`required_any` runs, declared in the class body.
+
+    ``_source_or_locator = any_of_required((("source",), ("locator",)), "...")``: a function of
+    the model's own (``_twin`` reads each model's), marked ``passes_absent``.
+    """
+
+    @passes_absent
+    def validate(cls: type[M], data: Any, handler: ModelWrapValidatorHandler[M]) -> M:
+        return required_any(data, handler, branches, message)
+
+    # pydantic makes a classmethod of it, by its first parameter's name (`cls`).
+    return model_validator(mode="wrap")(validate)
 
 
 def forbidden(value: Any, handler: ValidatorFunctionWrapHandler, message: str) -> NoReturn:
