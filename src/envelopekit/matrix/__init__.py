@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from ._ops import op_problem as op_problem
     from ._ops import reply_inbox as reply_inbox
     from ._request import MxRequest as MxRequest
+    from ._request import ProducingKeywords as ProducingKeywords
     from ._response import MxResponse as MxResponse
     from ._trace import SpanId as SpanId
     from ._trace import TraceId as TraceId

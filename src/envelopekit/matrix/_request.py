@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import cache
-from typing import Annotated, Any, ClassVar, Generic, cast, overload
+from typing import Annotated, Any, ClassVar, Generic, TypedDict, cast, overload
 
 from orjson import Fragment
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from typing_extensions import Never, TypeVar
+from typing_extensions import Never, TypeVar, Unpack
 
 from .. import rules
 from .._arguments import optional_argument
@@ -42,7 +42,7 @@ from ._trace import (
     trace_warnings,
 )
 
-__all__ = ["MxRequest"]
+__all__ = ["MxRequest", "ProducingKeywords"]
 
 ArgsT = TypeVar("ArgsT", default=JsonData)
 # Model payloads keep their class in the type; JSON data is typed as the runtime holds it,
@@ -50,6 +50,26 @@ ArgsT = TypeVar("ArgsT", default=JsonData)
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 NonEmptyStr = Annotated[str, Field(min_length=1)]
+
+
+class ProducingKeywords(TypedDict, total=False):
+    """The keywords :meth:`MxRequest.create` takes after ``op`` and ``payload``.
+
+    What the type checkers read them as (a misspelt keyword is a type error); the method itself
+    declares each one, with the meanings it documents. :meth:`MxRequest.reply` and
+    :meth:`MxRequest.fail` take their own (``clock``, ``from_``, ``settings``).
+    """
+
+    iface: str | None
+    expect_reply: bool
+    correlation_id: str | None
+    reply_to: str | None
+    clock: LamportClock | None
+    lamport: int | None
+    from_: str | None
+    trace_id: str | None
+    parent_span_id: str | None
+    settings: Settings | None
 
 
 def _refused(exc: ValidationError, model: type[BaseModel], payload: object) -> ProducerError:
@@ -181,38 +201,12 @@ class MxRequest(MxModel, Generic[ArgsT]):
     @overload
     @classmethod
     def create(
-        cls,
-        op: str,
-        payload: ModelT,
-        *,
-        iface: str | None = None,
-        expect_reply: bool = False,
-        correlation_id: str | None = None,
-        reply_to: str | None = None,
-        clock: LamportClock | None = None,
-        lamport: int | None = None,
-        from_: str | None = None,
-        trace_id: str | None = None,
-        parent_span_id: str | None = None,
-        settings: Settings | None = None,
+        cls, op: str, payload: ModelT, **keywords: Unpack[ProducingKeywords]
     ) -> MxRequest[ModelT]: ...
     @overload
     @classmethod
     def create(
-        cls,
-        op: str,
-        payload: JsonData,
-        *,
-        iface: str | None = None,
-        expect_reply: bool = False,
-        correlation_id: str | None = None,
-        reply_to: str | None = None,
-        clock: LamportClock | None = None,
-        lamport: int | None = None,
-        from_: str | None = None,
-        trace_id: str | None = None,
-        parent_span_id: str | None = None,
-        settings: Settings | None = None,
+        cls, op: str, payload: JsonData, **keywords: Unpack[ProducingKeywords]
     ) -> MxRequest[JsonData]: ...
     @classmethod
     def create(
