@@ -49,6 +49,7 @@ __all__ = [
     "FORBIDDEN_KEY",
     "HANDLER_FAILED",
     "IDEMPOTENCY_HELD",
+    "IFACE_CONVENTION",
     "JSON_DUPLICATE_KEY",
     "JSON_INVALID",
     "KEYWORDS",
@@ -252,6 +253,7 @@ STORY_TYPE_LEFT_TERMINAL: Final = "story_type.left_terminal"
 
 # Matrix MxEnvelope.
 OP_CONVENTION: Final = "op.convention"
+IFACE_CONVENTION: Final = "iface.convention"
 REPLY_UNPAIRED: Final = "reply.unpaired"
 REPLY_TO_CONVENTION: Final = "reply_to.convention"
 TRACE_CONTEXT_FORMAT: Final = "trace_context.format"
@@ -315,6 +317,7 @@ NamedId = Literal[
     "asset.type_changed",
     "story_type.left_terminal",
     "op.convention",
+    "iface.convention",
     "reply.unpaired",
     "reply_to.convention",
     "trace_context.format",
@@ -498,6 +501,11 @@ _NAMED_RULES: Final = (
         OP_CONVENTION,
         "policy",
         "A Matrix `op` off the `<area>.<verb>` / `$<verb>` convention (a lint, a warning).",
+    ),
+    Rule(
+        IFACE_CONVENTION,
+        "policy",
+        "A Matrix `iface` off the `Name@N` form, e.g. `FsDaemon@1` (a lint, a warning).",
     ),
     Rule(
         REPLY_UNPAIRED,

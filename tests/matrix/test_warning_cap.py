@@ -34,9 +34,10 @@ def reply_with_error(count: int = 250) -> bytes:
 
 
 def large(raw: bytes) -> bytes:
-    # The same message past FULL_REPORT_BYTES (the fail-fast reading, its own validate).
+    # The same message past FULL_REPORT_BYTES (the fail-fast reading, its own validate), by
+    # an iface of the Name@N form: one off it would be a warning of its own, within the cap.
     document = orjson.loads(raw)
-    document["iface"] = "x" * FULL_REPORT_BYTES
+    document["iface"] = "X" * FULL_REPORT_BYTES + "@1"
     return orjson.dumps(document)
 
 

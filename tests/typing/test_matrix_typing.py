@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import pytest
 from pydantic import BaseModel
-from typing_extensions import Never, assert_type
+from typing_extensions import Never, Unpack, assert_type
 
 from envelopekit._compat import MISSING
 from envelopekit.matrix import (
@@ -21,6 +22,7 @@ from envelopekit.matrix import (
     MxRequest,
     MxResponse,
     Page,
+    ProducingKeywords,
     SuccessPayload,
     WriteArgs,
     classify,
@@ -123,6 +125,37 @@ def test_reply_helpers() -> None:
         req.fail(MxErrorCode.INTERNAL, "x", status_code="500")  # type: ignore[arg-type]
         wrong: list[MxResponse[Entry]] = [ok]  # type: ignore[list-item]
         assert wrong
+
+
+def test_create_keywords() -> None:
+    req = MxRequest.create(
+        "ExpandDir", ExpandDirArgs(path="/"), iface="FsDaemon@1", expect_reply=True, lamport=1
+    )
+    assert_type(req, MxRequest[ExpandDirArgs])
+    assert req.iface == "FsDaemon@1"
+    if TYPE_CHECKING:
+        # A misspelt keyword, a keyword of the wrong type, a keyword given by position.
+        MxRequest.create("fs.list", {}, ifcae="FsDaemon@1")  # type: ignore[call-overload]
+        MxRequest.create("fs.list", {}, iface=1)  # type: ignore[call-overload]
+        MxRequest.create("fs.list", ExpandDirArgs(path="/"), expect_reply="yes")  # type: ignore[call-overload]
+        MxRequest.create("fs.list", {}, clock=3)  # type: ignore[call-overload]
+        MxRequest.create("fs.list", {}, settings={})  # type: ignore[call-overload]
+        MxRequest.create("fs.list", {}, "FsDaemon@1")  # type: ignore[call-overload]
+        MxRequest.create("fs.list", object())  # type: ignore[call-overload]
+
+
+def _ask(**options: Unpack[ProducingKeywords]) -> MxRequest[JsonData]:
+    return MxRequest.create("fs.list", {"path": "/"}, **options)
+
+
+def test_create_keywords_can_be_forwarded_typed() -> None:
+    req = _ask(iface="FsDaemon@1", expect_reply=True)
+    assert_type(req, MxRequest[JsonData])
+    assert req.iface == "FsDaemon@1" and req.expects_reply
+    with pytest.raises(TypeError):
+        _ask(ifcae="FsDaemon@1")  # type: ignore[call-arg]
+    if TYPE_CHECKING:
+        _ask(lamport="3")  # type: ignore[arg-type]
 
 
 def test_classify() -> None:

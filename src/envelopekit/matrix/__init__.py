@@ -38,10 +38,12 @@ if TYPE_CHECKING:
     from ._ops import REPLY_OP as REPLY_OP
     from ._ops import REPLY_PREFIX as REPLY_PREFIX
     from ._ops import SYSTEM_OPS as SYSTEM_OPS
+    from ._ops import iface_problem as iface_problem
     from ._ops import is_system_op as is_system_op
     from ._ops import op_problem as op_problem
     from ._ops import reply_inbox as reply_inbox
     from ._request import MxRequest as MxRequest
+    from ._request import ProducingKeywords as ProducingKeywords
     from ._response import MxResponse as MxResponse
     from ._trace import SpanId as SpanId
     from ._trace import TraceId as TraceId

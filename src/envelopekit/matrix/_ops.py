@@ -1,9 +1,12 @@
-"""Op names: the page's naming convention, checked by a lint that reports and never refuses.
+"""Op and interface names: the page's conventions, checked by lints that report, never refuse.
 
 The schema types ``op`` as any string. The page names two forms (matrix.md §5): domain ops
 ``<area>.<verb>`` (``fs.write``) and system ops ``$<verb>`` (``$join``, ``$reply``). Its own
 example ``ExpandDir``, an interface-method name resolved against ``iface``, is outside both,
 so an op off the convention is a warning (``op.convention``), never a violation.
+
+The schemas type ``iface`` as any string too; the page writes it ``Name@N`` (``FsDaemon@1``,
+matrix.md §2 and S-6), so an ``iface`` of another form is a warning (``iface.convention``).
 """
 
 from __future__ import annotations
@@ -12,13 +15,19 @@ import re
 import string
 from typing import Final
 
+from .. import rules
+from .._violations import Violation, violation
+
 __all__ = [
     "DOMAIN_OP_PATTERN",
+    "IFACE_PATTERN",
     "JOIN_OP",
     "REPLY_OP",
     "REPLY_PREFIX",
     "SYSTEM_OPS",
     "SYSTEM_OP_PATTERN",
+    "iface_problem",
+    "iface_warnings",
     "is_system_op",
     "op_problem",
     "reply_inbox",
@@ -37,10 +46,17 @@ DOMAIN_OP_PATTERN: Final = r"^[a-z][a-z0-9]*(?:\.[a-z][A-Za-z0-9]*)+$"
 """``<area>.<verb>``: a lowercase area, then one or more dot-separated camelCase verbs."""
 SYSTEM_OP_PATTERN: Final = r"^\$[a-z][A-Za-z0-9]*$"
 """``$<verb>``: a ``$`` and one camelCase verb."""
+IFACE_PATTERN: Final = r"^[A-Za-z][A-Za-z0-9]*@[0-9]+$"
+"""``Name@N`` (matrix.md §2, inferred): an ASCII letter, ASCII letters and digits, ``@``, and
+a version of ASCII digits, ``0`` included."""
 
 _DOMAIN_RE: Final = re.compile(DOMAIN_OP_PATTERN)
 _SYSTEM_RE: Final = re.compile(SYSTEM_OP_PATTERN)
 _PASCAL_RE: Final = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+# Explicit ASCII ranges, never `\d` or `\w`: those take other scripts' digits and letters.
+# No group and no overlap between the classes and `@`: linear in the iface's length.
+_IFACE_RE: Final = re.compile(IFACE_PATTERN)
+_IFACE_NAME_RE: Final = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 # Past this length an op is read by byte methods, not by the patterns: Python's regex engine
 # keeps state per repetition of DOMAIN_OP_PATTERN's group (75 MiB for a 1 MiB op), and a
 # search for a dot not followed by a lowercase letter costs a match attempt per dot.
@@ -120,3 +136,38 @@ def op_problem(op: str) -> str | None:
             "<area>.<verb>, e.g. 'fs.expandDir'"
         )
     return f"op {op!r} is neither <area>.<verb> nor $<verb>"
+
+
+def iface_problem(iface: str) -> str | None:
+    """Why ``iface`` is off the ``Name@N`` form, or ``None`` when it follows it.
+
+    The form is :data:`IFACE_PATTERN`: ASCII only, so a digit of another script (``'FsDaemon@١'``)
+    is not a version. ``N`` may be ``0`` (``'A@0'``): the page leaves open whether it may, and a
+    lint does not report what the page may allow.
+    """
+    if _IFACE_RE.fullmatch(iface) is not None:
+        return None
+    return _iface_reason(iface)
+
+
+def _iface_reason(iface: str) -> str:
+    name, at, version = iface.partition("@")
+    if not iface:
+        reason = "it is empty"
+    elif not at:
+        reason = "no '@N' version"
+    elif "@" in version:
+        reason = "more than one '@'"
+    elif not _IFACE_NAME_RE.fullmatch(name):
+        reason = "the name before '@' is not an ASCII letter followed by ASCII letters and digits"
+    else:
+        reason = "the version after '@' is not ASCII digits"
+    return f"iface {_short(iface)!r} is not of the form Name@N ({reason}), e.g. 'FsDaemon@1'"
+
+
+def iface_warnings(iface: str) -> list[Violation]:
+    """The ``iface.convention`` warning of an envelope's ``iface`` off the ``Name@N`` form."""
+    # `check` asks every message with an iface: the pattern alone, no call, for one on form.
+    if _IFACE_RE.fullmatch(iface) is not None:
+        return []
+    return [violation(rules.IFACE_CONVENTION, "/iface", _iface_reason(iface))]

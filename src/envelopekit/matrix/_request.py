@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import cache
-from typing import Annotated, Any, ClassVar, Generic, cast, overload
+from typing import Annotated, Any, ClassVar, Generic, TypedDict, cast, overload
 
 from orjson import Fragment
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from typing_extensions import Never, TypeVar
+from typing_extensions import Never, TypeVar, Unpack
 
 from .. import rules
 from .._arguments import optional_argument
@@ -30,7 +30,7 @@ from ._base import (
 )
 from ._error_payload import MxErrorCode, MxErrorPayload
 from ._lamport import LamportClock
-from ._ops import REPLY_OP, op_problem, reply_inbox
+from ._ops import REPLY_OP, iface_warnings, op_problem, reply_inbox
 from ._response import MxResponse
 from ._trace import (
     is_span_id,
@@ -42,7 +42,7 @@ from ._trace import (
     trace_warnings,
 )
 
-__all__ = ["MxRequest"]
+__all__ = ["MxRequest", "ProducingKeywords"]
 
 ArgsT = TypeVar("ArgsT", default=JsonData)
 # Model payloads keep their class in the type; JSON data is typed as the runtime holds it,
@@ -50,6 +50,26 @@ ArgsT = TypeVar("ArgsT", default=JsonData)
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 NonEmptyStr = Annotated[str, Field(min_length=1)]
+
+
+class ProducingKeywords(TypedDict, total=False):
+    """The keywords :meth:`MxRequest.create` takes after ``op`` and ``payload``.
+
+    What the type checkers read them as (a misspelt keyword is a type error); the method itself
+    declares each one, with the meanings it documents. :meth:`MxRequest.reply` and
+    :meth:`MxRequest.fail` take their own (``clock``, ``from_``, ``settings``).
+    """
+
+    iface: str | None
+    expect_reply: bool
+    correlation_id: str | None
+    reply_to: str | None
+    clock: LamportClock | None
+    lamport: int | None
+    from_: str | None
+    trace_id: str | None
+    parent_span_id: str | None
+    settings: Settings | None
 
 
 def _refused(exc: ValidationError, model: type[BaseModel], payload: object) -> ProducerError:
@@ -181,38 +201,12 @@ class MxRequest(MxModel, Generic[ArgsT]):
     @overload
     @classmethod
     def create(
-        cls,
-        op: str,
-        payload: ModelT,
-        *,
-        iface: str | None = None,
-        expect_reply: bool = False,
-        correlation_id: str | None = None,
-        reply_to: str | None = None,
-        clock: LamportClock | None = None,
-        lamport: int | None = None,
-        from_: str | None = None,
-        trace_id: str | None = None,
-        parent_span_id: str | None = None,
-        settings: Settings | None = None,
+        cls, op: str, payload: ModelT, **keywords: Unpack[ProducingKeywords]
     ) -> MxRequest[ModelT]: ...
     @overload
     @classmethod
     def create(
-        cls,
-        op: str,
-        payload: JsonData,
-        *,
-        iface: str | None = None,
-        expect_reply: bool = False,
-        correlation_id: str | None = None,
-        reply_to: str | None = None,
-        clock: LamportClock | None = None,
-        lamport: int | None = None,
-        from_: str | None = None,
-        trace_id: str | None = None,
-        parent_span_id: str | None = None,
-        settings: Settings | None = None,
+        cls, op: str, payload: JsonData, **keywords: Unpack[ProducingKeywords]
     ) -> MxRequest[JsonData]: ...
     @classmethod
     def create(
@@ -240,7 +234,9 @@ class MxRequest(MxModel, Generic[ArgsT]):
         Args:
             op: the operation name (any string but ``"$reply"``, the response op).
             payload: the op's input: JSON data or a model instance.
-            iface: the contracted interface, e.g. ``"FsDaemon@1"``.
+            iface: the contracted interface, e.g. ``"FsDaemon@1"``; one off ``Name@N`` is sent
+                as given and noted by :meth:`envelope_warnings` (``iface.convention``), as an
+                op off convention is.
             expect_reply: mint ``correlationId`` and ``replyTo`` for a request/reply call.
             correlation_id: the correlation id to use (also allowed on a fire-and-forget tell).
             reply_to: the reply address to use instead of ``$replies.<cid>``.
@@ -326,13 +322,13 @@ class MxRequest(MxModel, Generic[ArgsT]):
     ) -> MxResponse[Any]:
         """Answer this request with a result payload.
 
-        The response echoes ``correlationId`` and ``iface``, continues the trace (same
-        ``traceId``, a new ``spanId``, ``parentSpanId`` = this request's ``spanId``) and ticks
-        the Lamport clock: ``clock`` observes this request's stamp and ticks for the send;
-        without a clock the stamp is this request's plus one. The SDK emits only W3C ids: a
-        request whose ``traceId`` is not one (or that has none) gets a fresh trace, without a
-        ``parentSpanId``; one whose ``spanId`` is not one, no ``parentSpanId`` (its W3C
-        ``traceId`` is still continued).
+        The response echoes ``correlationId`` and ``iface`` (as received: one off ``Name@N`` is
+        noted by its warnings too), continues the trace (same ``traceId``, a new ``spanId``,
+        ``parentSpanId`` = this request's ``spanId``) and ticks the Lamport clock: ``clock``
+        observes this request's stamp and ticks for the send; without a clock the stamp is this
+        request's plus one. The SDK emits only W3C ids: a request whose ``traceId`` is not one (or
+        that has none) gets a fresh trace, without a ``parentSpanId``; one whose ``spanId`` is not
+        one, no ``parentSpanId`` (its W3C ``traceId`` is still continued).
 
         Args:
             payload: the result, e.g. ``{"ok": True, ...}`` or a ``Page``; a payload with
@@ -443,11 +439,13 @@ class MxRequest(MxModel, Generic[ArgsT]):
         return fields
 
     def _notes(self) -> list[Violation]:
-        """Lints for ``envelope_warnings``: op naming, the reply pair, trace ids, integers."""
+        """Lints for ``envelope_warnings``: op and iface names, reply pair, trace ids, integers."""
         found: list[Violation] = []
         problem = op_problem(self.op)
         if problem is not None:
             found.append(violation(rules.OP_CONVENTION, "/op", problem))
+        if self.iface is not MISSING:
+            found += iface_warnings(self.iface)
         has_cid = self.correlation_id is not MISSING
         has_reply_to = self.reply_to is not MISSING
         if has_reply_to and not has_cid:

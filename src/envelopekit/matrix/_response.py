@@ -20,6 +20,7 @@ from ._base import (
     warning_cap,
 )
 from ._error_payload import MxErrorPayload
+from ._ops import iface_warnings
 from ._trace import trace_warnings
 
 __all__ = ["MxResponse", "payload_kind"]
@@ -116,8 +117,9 @@ class MxResponse(MxModel, Generic[ResultT]):
         return isinstance(self.payload, MxErrorPayload)
 
     def _notes(self) -> list[Violation]:
-        """Lints for ``envelope_warnings``: trace ids, error-code inconsistencies, integers."""
-        found = trace_warnings(self.trace_id, self.span_id, self.parent_span_id)
+        """Lints for ``envelope_warnings``: the iface's form, trace ids, error codes, integers."""
+        found = [] if self.iface is MISSING else iface_warnings(self.iface)
+        found += trace_warnings(self.trace_id, self.span_id, self.parent_span_id)
         if self.lamport is not MISSING:
             found += unsafe_integer(self.lamport, "/lamport")
         room = warning_cap(self)

@@ -84,6 +84,7 @@ NAMED_RULES: Final[dict[str, tuple[str, ...]]] = {
         rules.NUMBER_OUT_OF_RANGE,
         rules.NUMBER_UNSAFE_INTEGER,
         rules.OP_CONVENTION,
+        rules.IFACE_CONVENTION,
         rules.REPLY_UNPAIRED,
         rules.REPLY_TO_CONVENTION,
         rules.TRACE_CONTEXT_FORMAT,
@@ -195,6 +196,7 @@ UNBREAKABLE: Final[dict[str, str]] = {
         "(another `ok` is a success result)"
     ),
     rules.OP_CONVENTION: _WARNING,
+    rules.IFACE_CONVENTION: _WARNING,
     rules.REPLY_UNPAIRED: _WARNING,
     rules.REPLY_TO_CONVENTION: _WARNING,
     rules.TRACE_CONTEXT_FORMAT: _WARNING,
