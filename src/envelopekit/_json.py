@@ -421,9 +421,12 @@ def plain_within(value: Any, encoded: bytes | None = None) -> bytes | TooLarge |
     """What a fast path's ``validate_python`` may take of ``value``: its :func:`plain_text`.
 
     ``encoded`` is that text where the caller wrote it already (a producer,
-    ``envelopekit._bounds``). ``None`` where ``value`` is not plain JSON data (the fast path
-    declines it); :data:`~envelopekit._failfast.TOO_LARGE` where its text is over
-    ``FULL_REPORT_BYTES`` (free-form values cost the fast path more there).
+    ``envelopekit._bounds``). ``None`` where ``value`` is not plain JSON data, which the fast
+    path declines: orjson must encode it as it is, which refuses a lone surrogate (the model's
+    own Python-mode probe, ``_text``), a subclass of a JSON type, a model instance, a date, an
+    integer beyond 64 bits or a key that is not a string.
+    :data:`~envelopekit._failfast.TOO_LARGE` where its text is over ``FULL_REPORT_BYTES``
+    (free-form values cost the fast path more there).
     """
     if encoded is None:
         encoded = plain_text(value)

@@ -310,12 +310,9 @@ class FastPath:
     ) -> Any:
         """The envelope of a dict (``model_validate``), or ``None`` when not taken.
 
-        Taken only for plain JSON data: orjson must encode ``value`` as it is, which refuses a
-        lone surrogate (the model's own Python-mode probe, ``_text``), a subclass of a JSON
-        type, a model instance, a date, an integer beyond 64 bits or a key that is not a
-        string. ``data`` is then validated as the model does; the caller scans its numbers.
-        :data:`TOO_LARGE` when its JSON is over ``FULL_REPORT_BYTES``
-        (:func:`~envelopekit._json.plain_within`, given ``encoded``).
+        Taken only for what :func:`~envelopekit._json.plain_within` passes, given
+        ``encoded`` (plain JSON data; ``TOO_LARGE`` over ``FULL_REPORT_BYTES``). ``data`` is
+        then validated as the model does; the caller scans its numbers.
         """
         text = plain_within(value, encoded)
         if not isinstance(text, bytes):
