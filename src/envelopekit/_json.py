@@ -34,6 +34,7 @@ from typing_extensions import Never
 
 from . import rules
 from ._errors import ProducerError
+from ._failfast import FULL_REPORT_BYTES, TOO_LARGE, TooLarge
 from ._violations import (
     Violation,
     as_pydantic_error,
@@ -80,6 +81,7 @@ __all__ = [
     "plain_json",
     "plain_json_nesting",
     "plain_text",
+    "plain_within",
     "pointer_of",
     "reading_context",
     "reference_dumps",
@@ -413,6 +415,24 @@ def plain_text(value: Any) -> bytes | None:
         return orjson.dumps(value, option=PLAIN_DATA)
     except (orjson.JSONEncodeError, RecursionError):
         return None
+
+
+def plain_within(value: Any, encoded: bytes | None = None) -> bytes | TooLarge | None:
+    """What a fast path's ``validate_python`` may take of ``value``: its :func:`plain_text`.
+
+    ``encoded`` is that text where the caller wrote it already (a producer,
+    ``envelopekit._bounds``). ``None`` where ``value`` is not plain JSON data, which the fast
+    path declines: orjson must encode it as it is, which refuses a lone surrogate (the model's
+    own Python-mode probe, ``_text``), a subclass of a JSON type, a model instance, a date, an
+    integer beyond 64 bits or a key that is not a string.
+    :data:`~envelopekit._failfast.TOO_LARGE` where its text is over ``FULL_REPORT_BYTES``
+    (free-form values cost the fast path more there).
+    """
+    if encoded is None:
+        encoded = plain_text(value)
+        if encoded is None:
+            return None
+    return TOO_LARGE if len(encoded) > FULL_REPORT_BYTES else encoded
 
 
 def refuse_non_json(value: Any, base: str = "") -> None:

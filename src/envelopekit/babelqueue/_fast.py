@@ -39,8 +39,8 @@ from typing import Any, Final, cast
 from pydantic import BaseModel
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
 
-from .._failfast import FULL_REPORT_BYTES, TOO_LARGE, fresh_validator
-from .._json import BY_TEXT, JS_SAFE_MAX, exceeds_depth, plain_text, written_plain
+from .._failfast import fresh_validator
+from .._json import BY_TEXT, JS_SAFE_MAX, exceeds_depth, plain_within, written_plain
 from .._text import json_branch
 from ._urn import NOT_BLANK_PATTERN
 
@@ -310,19 +310,13 @@ class FastPath:
     ) -> Any:
         """The envelope of a dict (``model_validate``), or ``None`` when not taken.
 
-        Taken only for plain JSON data: orjson must encode ``value`` as it is, which refuses a
-        lone surrogate (the model's own Python-mode probe, ``_text``), a subclass of a JSON
-        type, a model instance, a date, an integer beyond 64 bits or a key that is not a
-        string. ``data`` is then validated as the model does; the caller scans its numbers.
-        :data:`TOO_LARGE` when its JSON is over ``FULL_REPORT_BYTES``. ``encoded`` is that
-        text where the caller wrote it already (a producer, ``envelopekit._bounds``).
+        Taken only for what :func:`~envelopekit._json.plain_within` passes, given
+        ``encoded`` (plain JSON data; ``TOO_LARGE`` over ``FULL_REPORT_BYTES``). ``data`` is
+        then validated as the model does; the caller scans its numbers.
         """
-        if encoded is None:
-            encoded = plain_text(value)
-            if encoded is None:
-                return None
-        if len(encoded) > FULL_REPORT_BYTES:
-            return TOO_LARGE  # as over JSON: free-form values cost the fast path more
+        text = plain_within(value, encoded)
+        if not isinstance(text, bytes):
+            return text
         fast = self._built()
         return None if fast is None else fast.validate_python(value)
 

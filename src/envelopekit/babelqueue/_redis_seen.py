@@ -15,22 +15,25 @@ marks nothing, and the worker must not acknowledge the message.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from datetime import timedelta
 from math import isfinite
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import Any, Final, Generic, Literal, TypeVar
 
 from ._idempotency import Lease, SeenStoreUnavailable
 
 try:
+    import redis
+    import redis.asyncio
+    from redis.commands.core import AsyncScript, Script
     from redis.exceptions import RedisError
 except ImportError as exc:  # pragma: no cover - the extra is part of the dev install
     raise ImportError("RedisSeenStore needs redis-py: pip install 'envelopekit[redis]'") from exc
 
-if TYPE_CHECKING:
-    import redis
-    import redis.asyncio
-
 __all__ = ["AsyncRedisSeenStore", "RedisSeenStore"]
+
+ClientT = TypeVar("ClientT")
+ScriptT = TypeVar("ScriptT")
 
 DEFAULT_PREFIX: Final = "envelopekit:idempotency:"
 DEFAULT_TTL: Final = timedelta(days=7)
@@ -131,7 +134,34 @@ class _Keys:
         return [self.claim_key(lease.message_id)], [lease.token or "", str(self.lease_ms or 0)]
 
 
-class RedisSeenStore:
+class _Store(Generic[ClientT, ScriptT]):
+    """What both stores hold: the client, the key layout, and the three scripts on the client.
+
+    ``ScriptT`` is what ``register`` (the client's ``register_script``) makes: a script called
+    as it is on a ``redis.Redis``, awaited on a ``redis.asyncio.Redis``.
+    """
+
+    def __init__(
+        self,
+        client: ClientT,
+        register: Callable[[str], ScriptT],
+        prefix: str,
+        ttl: timedelta | float | None,
+        lease: timedelta | float | None,
+    ) -> None:
+        self.client = client
+        self._keys = _Keys(prefix, ttl, lease)
+        self._claim = register(_CLAIM)
+        self._release = register(_RELEASE)
+        self._renew = register(_RENEW)
+
+    @property
+    def prefix(self) -> str:
+        """The key prefix."""
+        return self._keys.prefix
+
+
+class RedisSeenStore(_Store[redis.Redis, Script]):
     """:class:`~envelopekit.babelqueue.SeenStore` on a ``redis.Redis`` client.
 
     ```python
@@ -163,16 +193,7 @@ class RedisSeenStore:
         ttl: timedelta | float | None = DEFAULT_TTL,
         lease: timedelta | float | None = None,
     ) -> None:
-        self.client = client
-        self._keys = _Keys(prefix, ttl, lease)
-        self._claim = client.register_script(_CLAIM)
-        self._release = client.register_script(_RELEASE)
-        self._renew = client.register_script(_RENEW)
-
-    @property
-    def prefix(self) -> str:
-        """The key prefix."""
-        return self._keys.prefix
+        super().__init__(client, client.register_script, prefix, ttl, lease)
 
     def seen(self, message_id: str) -> bool:
         """Whether ``message_id`` was remembered (and has not expired)."""
@@ -243,7 +264,7 @@ class RedisSeenStore:
             raise SeenStoreUnavailable("renew", lease.message_id, exc) from exc
 
 
-class AsyncRedisSeenStore:
+class AsyncRedisSeenStore(_Store[redis.asyncio.Redis, AsyncScript]):
     """The asyncio twin of :class:`RedisSeenStore`, on a ``redis.asyncio.Redis`` client.
 
     Same keys, so sync and async workers share one seen-set; use it with
@@ -258,16 +279,7 @@ class AsyncRedisSeenStore:
         ttl: timedelta | float | None = DEFAULT_TTL,
         lease: timedelta | float | None = None,
     ) -> None:
-        self.client = client
-        self._keys = _Keys(prefix, ttl, lease)
-        self._claim = client.register_script(_CLAIM)
-        self._release = client.register_script(_RELEASE)
-        self._renew = client.register_script(_RENEW)
-
-    @property
-    def prefix(self) -> str:
-        """The key prefix."""
-        return self._keys.prefix
+        super().__init__(client, client.register_script, prefix, ttl, lease)
 
     async def seen(self, message_id: str) -> bool:
         """Whether ``message_id`` was remembered (and has not expired)."""

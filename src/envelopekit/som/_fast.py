@@ -31,8 +31,8 @@ from pydantic import BaseModel, ValidationError
 from pydantic.config import ExtraValues
 from pydantic_core import CoreConfig, CoreSchema, SchemaValidator, core_schema
 
-from .._failfast import FULL_REPORT_BYTES, TOO_LARGE, TooLarge, fail_fast_validator, fresh_validator
-from .._json import FAST_PYTHON, plain_text
+from .._failfast import TooLarge, fail_fast_validator, fresh_validator
+from .._json import FAST_PYTHON, plain_within
 from .._text import json_branch
 from ._twin import Twin
 
@@ -399,19 +399,14 @@ class FastPath(Generic[M]):
     ) -> M | TooLarge | None:
         """``validate_json`` for a dict (``model_validate``), or ``None`` when not taken.
 
-        Taken only for plain JSON data: orjson must encode ``value`` as it is, which refuses a
-        lone surrogate (the model's own Python-mode probe, ``_text``), a subclass of a JSON
-        type (an enum member the hooks refuse and the Rust schemas would take), a model
-        instance, a date, an integer beyond 64 bits or a key that is not a string.
-        :data:`TOO_LARGE` when its JSON is over ``FULL_REPORT_BYTES``. ``encoded`` is that
-        text where the caller wrote it already (a producer, ``envelopekit._bounds``).
+        Taken only for what :func:`~envelopekit._json.plain_within` passes, given
+        ``encoded`` (plain JSON data; ``TOO_LARGE`` over ``FULL_REPORT_BYTES``): not a
+        subclass of a JSON type, such as an enum member the hooks refuse and the Rust schemas
+        would take.
         """
-        if encoded is None:
-            encoded = plain_text(value)
-            if encoded is None:
-                return None
-        if len(encoded) > FULL_REPORT_BYTES:
-            return TOO_LARGE  # as over JSON: free-form values cost the fast path more
+        text = plain_within(value, encoded)
+        if not isinstance(text, bytes):
+            return text
         fast = self._built()
         if fast is None:
             return None
