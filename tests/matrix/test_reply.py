@@ -94,8 +94,10 @@ def test_create_with_given_ids() -> None:
         {"clock": LamportClock(), "lamport": 1},
         {"trace_id": "4BF92F3577B34DA6A3CE929D0E0E4736"},
         {"trace_id": "0" * 32},
-        {"parent_span_id": "0" * 16},
-        {"parent_span_id": "00f067aa0ba902b"},
+        {"parent_span_id": "0" * 16, "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736"},
+        {"parent_span_id": "00f067aa0ba902b", "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736"},
+        # A parent span in a trace the request does not name (create mints a fresh one).
+        {"parent_span_id": "00f067aa0ba902b7"},
     ],
 )
 def test_create_refuses(kwargs: dict[str, object]) -> None:

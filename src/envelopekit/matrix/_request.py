@@ -249,7 +249,8 @@ class MxRequest(MxModel, Generic[ArgsT]):
 
         Raises:
             ProducerError: for the op ``"$reply"`` or ``""``, ``reply_to`` without
-                ``expect_reply``, both ``clock`` and ``lamport``; and, with ``violations``
+                ``expect_reply``, both ``clock`` and ``lamport``, ``parent_span_id`` without
+                ``trace_id``; and, with ``violations``
                 naming each rule and pointer, for a non-W3C trace id
                 (``trace_context.format``), a payload that is not JSON data (NaN, Infinity,
                 an integer beyond signed 64-bit, a non-JSON value) or an invalid field; a message
@@ -290,6 +291,10 @@ class MxRequest(MxModel, Generic[ArgsT]):
         fields["trace_id"] = require_trace_id(trace_id) if trace_id is not None else new_trace_id()
         fields["span_id"] = new_span_id()
         if parent_span_id is not None:
+            if trace_id is None:
+                # A span id names a span within its trace (W3C): with a fresh trace the parent
+                # would be a span of no trace this request names (as reply() declines to write).
+                raise ProducerError("parent_span_id without trace_id: give the trace it is in")
             fields["parent_span_id"] = require_span_id(parent_span_id, "parent_span_id")
         created: MxRequest[Any] = _produced(_for_payload(cls, payload), fields, payload, settings)
         return created
