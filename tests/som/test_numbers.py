@@ -23,7 +23,7 @@ from envelopekit._failfast import FULL_REPORT_BYTES
 from envelopekit._json import needs_scan
 from envelopekit._violations import violations
 from envelopekit.rules import VIOLATIONS_TRUNCATED
-from envelopekit.som import SomEnvelope, StoryContext
+from envelopekit.som import ModificationHeader, SomEnvelope, StoryContext
 from tests._calls import python_calls
 from tests.som._corpus import DATA, wrap
 
@@ -278,6 +278,66 @@ def test_big_integers_are_not_non_finite(value: int) -> None:
     """Only NaN and Infinity are number.non_finite; integers are never infinite."""
     verdict = ek.check(json.dumps(_envelope(extensions={"com.x.y": {"n": value}})), spec="som")
     assert ek.rules.NUMBER_NON_FINITE not in {v.rule for v in verdict.violations}
+
+
+WHOLE_FLOATS = [
+    ("7.0", 7),
+    ("1e2", 100),
+    ("9007199254740992.0", 2**53),
+    ("1e26", 10**26),  # int(1e26) is 100000000000000004764729344
+    ("1.5e300", 15 * 10**299),
+    ("123456789012345678901234567890.0", 123456789012345680000000000000),
+    ("-1e26", -(10**26)),
+]
+
+
+def _whole_float_message(where: str, text: str) -> bytes:
+    document = _envelope()
+    if where == "story_version":
+        document["modification_header"] = {"story_version": BAD}
+    else:
+        document["payload"]["sequence_number"] = BAD
+    return json.dumps(document).replace(f'"{BAD}"', text).encode()
+
+
+@pytest.mark.parametrize(
+    ("where", "text", "expected"),
+    [
+        pytest.param(where, text, expected, id=f"{where}={text}")
+        for where in ("story_version", "sequence_number")
+        for text, expected in WHOLE_FLOATS
+        if expected >= 0 or where == "story_version"  # sequence_number has minimum 0
+    ],
+)
+def test_a_whole_float_in_an_integer_field_is_the_integer_it_writes(
+    where: str, text: str, expected: int
+) -> None:
+    """An integer written as a float is the integer of its shortest decimal, not of the double.
+
+    Every door reads it so, and re-emits it as that integer, which reads back as the same model.
+    """
+    raw = _whole_float_message(where, text)
+    verdict = ek.check(raw, spec="som")
+    assert verdict.ok, verdict.violations
+    read = [
+        verdict.envelope,
+        SomEnvelope.model_validate_json(raw),
+        SomEnvelope.model_validate(json.loads(raw)),
+    ]
+    for envelope in read:
+        assert envelope is not None
+        if where == "story_version":
+            assert isinstance(envelope.modification_header, ModificationHeader)
+            held = envelope.modification_header.story_version
+        else:
+            assert isinstance(envelope.payload, StoryContext)
+            held = envelope.payload.sequence_number
+        assert (type(held), held) == (int, expected)
+        wire = envelope.to_json()
+        assert (
+            f'"{where}":{expected},'.encode() in wire or f'"{where}":{expected}}}'.encode() in wire
+        )
+        assert SomEnvelope.model_validate_json(wire) == envelope
 
 
 def test_a_non_finite_string_field_is_a_type_error() -> None:

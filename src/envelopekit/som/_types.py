@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta, timezone
+from decimal import Decimal
 from typing import Annotated, Any, ClassVar, Final, NoReturn, TypeAlias, TypeVar, cast
 
 from pydantic import (
@@ -124,6 +125,10 @@ def _non_finite(value: float) -> PydanticCustomError:
     return rule_error(rules.NUMBER_NON_FINITE, f"{value!r} is not a JSON number.")
 
 
+_EXACT: Final = float(2**53)
+"""Every whole double up to this magnitude is the integer it was written as."""
+
+
 def _integer(value: Any) -> int:
     kind = type(value)  # pyright: ignore[reportUnknownVariableType]
     if kind is int:
@@ -132,7 +137,14 @@ def _integer(value: Any) -> int:
         if value.is_integer():
             # JSON Schema's integer is mathematical: 7.0 is 7 (som.md §1.3). It is kept as the
             # int it equals, so the model's type is honest; the JSON value is unchanged.
-            return int(value)
+            if -_EXACT <= value <= _EXACT:
+                return int(value)
+            # Past 2^53 the double rounds what was written: 1e26 is read as the double nearest
+            # 10^26, whose int(), 100000000000000004764729344, is not 10^26. Its shortest decimal
+            # (repr) is what the sender wrote in the short form, and what a reader of doubles
+            # prints of it, so the integer is that decimal's: re-emitted, it reads as the same
+            # double and, read exactly, as the number the sender wrote.
+            return int(Decimal(repr(value)))
         if value - value != 0.0:  # NaN or Infinity (inf - inf and nan - nan are nan)
             raise _non_finite(value)
     raise rule_error("type", "Input should be an integer")
