@@ -184,16 +184,20 @@ def _as_reference_spells(written: bytes) -> bytes | None:
     only those is ``written`` itself, with no encoder run again (the standard library's
     writing of SOM's beat-6 was 26 µs, orjson's 2 µs). ``None`` where they are dense (a Python
     step each: past one a :data:`_BYTES_A_RESPELLING` bytes, the standard library writes the
-    whole text sooner).
+    whole text sooner), told as soon as one more is found than that allows.
     """
+    size = len(written)
     found: list[int] = []
     at = written.find(b"0.0000")
     while at != -1:
+        if (len(found) + 1) * _BYTES_A_RESPELLING > size:
+            return None
         found.append(at)
         at = written.find(b"0.0000", at + 6)
-    found += [match.start() for match in _SHORT_NEGATIVE_EXPONENT.finditer(written)]
-    if len(found) * _BYTES_A_RESPELLING > len(written):
-        return None
+    for match in _SHORT_NEGATIVE_EXPONENT.finditer(written):
+        if (len(found) + 1) * _BYTES_A_RESPELLING > size:
+            return None
+        found.append(match.start())
     found.sort()
     plain = written if written.find(b"\\") == -1 else _neutral_copy(written)
     pieces: list[bytes] = []
