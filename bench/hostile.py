@@ -98,6 +98,17 @@ def som_member(name: str, head: bytes, item: bytes, tail: bytes, limit: int = SO
     return fill(before + head, item, tail + after, limit)
 
 
+def som_tags(head: bytes, item: bytes, tail: bytes) -> bytes:
+    """The beat-6 story with its payload's ``tags`` as ``head item_0,item_1,... tail``."""
+    envelope = orjson.loads(
+        (DATA / "som" / "examples" / "story-context" / "hurricane-beat6-envelope.json").read_bytes()
+    )
+    envelope["payload"]["tags"] = "@"
+    before, marker, after = orjson.dumps(envelope).partition(b'"@"')
+    assert marker
+    return numbered(before + head, item, tail + after, SOM_LIMIT)
+
+
 def som_member_keys(name: str, count: int) -> bytes:
     """The beat-6 story with ``count`` unknown keys added to its member ``name``."""
     envelope = orjson.loads(
@@ -323,6 +334,18 @@ def cases() -> list[Case]:
         Case.of(
             "som extensions value = [[-1], ..., 0.1234567890123456] (nothing to note)",
             som_member("extensions", b'{"com.x.y":[', b"[-1]", b",0.1234567890123456]}"),
+            "som",
+        ),
+        # SOM tags beside an invalid tag, searched for a repeat as sent (session 47: every tag
+        # was read, where the large reading stops the list at the invalid one; 19x, 11.8x).
+        Case.of(
+            "som tags = [[-1, -1, ...]] (one tag of small integers)",
+            som_tags(b"[[", b"-1", b"]]"),
+            "som",
+        ),
+        Case.of(
+            "som tags = [{scheme: 1}, {a: i}, ...] (an invalid tag, then objects)",
+            som_tags(b'[{"scheme":1},', b'{"a":#}', b"]"),
             "som",
         ),
         Case.of(

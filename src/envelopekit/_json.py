@@ -20,7 +20,7 @@ from collections.abc import Callable, Generator, Hashable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from enum import Enum
-from itertools import accumulate, chain, compress, repeat
+from itertools import accumulate, chain, compress, count, repeat
 from math import isfinite
 from operator import and_, not_, sub, xor
 from types import MappingProxyType
@@ -186,16 +186,20 @@ def _as_reference_spells(written: bytes) -> bytes | None:
     only those is ``written`` itself, with no encoder run again (the standard library's
     writing of SOM's beat-6 was 26 µs, orjson's 2 µs). ``None`` where they are dense (a Python
     step each: past one a :data:`_BYTES_A_RESPELLING` bytes, the standard library writes the
-    whole text sooner).
+    whole text sooner), told as soon as one more is found than that allows.
     """
+    size = len(written)
     found: list[int] = []
     at = written.find(b"0.0000")
     while at != -1:
+        if (len(found) + 1) * _BYTES_A_RESPELLING > size:
+            return None
         found.append(at)
         at = written.find(b"0.0000", at + 6)
-    found += [match.start() for match in _SHORT_NEGATIVE_EXPONENT.finditer(written)]
-    if len(found) * _BYTES_A_RESPELLING > len(written):
-        return None
+    for match in _SHORT_NEGATIVE_EXPONENT.finditer(written):
+        if (len(found) + 1) * _BYTES_A_RESPELLING > size:
+            return None
+        found.append(match.start())
     found.sort()
     plain = written if written.find(b"\\") == -1 else _neutral_copy(written)
     pieces: list[bytes] = []
@@ -966,6 +970,10 @@ a value, about 90 ns, against about 14 ns for the writing; below it, the writing
 costs more than the walk)."""
 
 
+# The JSON scalars' types, and whether each is the boolean.
+_IS_BOOLEAN: Final = {int: False, float: False, str: False, type(None): False, bool: True}
+
+
 def json_identity(value: Any) -> Hashable:
     """A key equal for two Python readings of JSON exactly when the JSON values are equal.
 
@@ -979,10 +987,26 @@ def json_identity(value: Any) -> Hashable:
         return (bool, value)
     if kind is int or kind is float:
         return (float, value)
+    # A container of scalars is its items themselves, read by C passes (a call an item: a tag
+    # of 4,000 numbers in a 16 KB story cost check 26x orjson.loads): Python's equality of
+    # scalars is JSON Schema's but for a boolean, an int to Python (True == 1), so where a
+    # container holds one, which of its items are booleans is part of its key.
     if kind is list or kind is tuple:
-        return (list, tuple(json_identity(item) for item in value))
+        kinds = set(map(type, value))
+        if not kinds.issubset(_IS_BOOLEAN):
+            return (list, tuple(map(json_identity, value)))
+        if bool not in kinds:
+            return (list, tuple(value))
+        booleans = compress(count(), map(_IS_BOOLEAN.__getitem__, map(type, value)))
+        return (list, tuple(value), tuple(booleans))
     if kind is dict:
-        return (dict, frozenset((key, json_identity(item)) for key, item in value.items()))
+        kinds = set(map(type, value.values()))
+        if not kinds.issubset(_IS_BOOLEAN):
+            return (dict, frozenset(zip(value, map(json_identity, value.values()), strict=True)))
+        if bool not in kinds:
+            return (dict, frozenset(value.items()))
+        booleans = compress(value, map(_IS_BOOLEAN.__getitem__, map(type, value.values())))
+        return (dict, frozenset(value.items()), frozenset(booleans))
     try:
         hash(value)
     except TypeError:  # not a JSON value (a set from Python input): equal only to itself

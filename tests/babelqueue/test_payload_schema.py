@@ -13,9 +13,11 @@ from envelopekit.babelqueue import (
     InvalidPayloadError,
     PayloadSchemas,
     SchemaRegistryError,
+    _payload_schema,
     check_payload,
 )
 from tests.conftest import DATA
+from tests.test_duplicates import _lines_run
 
 REGISTRY = DATA / "babelqueue" / "registry" / "examples"
 
@@ -285,3 +287,23 @@ def test_verdicts_are_the_reference_validators(schema: dict[str, Any], data: Any
     from babelqueue.schema import validate_schema
 
     assert (check_payload(schema, data) == []) is (validate_schema(schema, data) is None)
+
+
+@pytest.mark.parametrize(
+    "row", [{"p0": "a", "p1": "b"}, {"p0": "a", "q": 1}, {"p0": 1, "p1": True}], ids=str
+)
+def test_a_wide_object_schema_costs_each_row_its_own_members(row: dict[str, Any]) -> None:
+    # The subschemas of `properties` were picked out for each object read (20,000 rows against
+    # 1,000 properties: 7.9 s, 0.7 s before): each row's members are looked up instead.
+    properties = {f"p{i}": {"type": "string"} for i in range(1_000)}
+    item = {"type": "object", "properties": properties, "additionalProperties": False}
+    schema = {"type": "array", "items": item}
+    data = [row] * 200
+    found = check_payload(schema, data)
+    expected = check_payload(item, row)
+    each = [(v.rule, v.pointer.removeprefix("/data")) for v in expected]
+    assert {(v.rule, v.pointer) for v in found} == {
+        (rule, f"/data/{i}{at}") for i in range(200) for rule, at in each
+    }
+    assert len(found) == 200 * len(each)
+    assert _lines_run(lambda: check_payload(schema, data), _payload_schema.__file__) < 20_000

@@ -17,7 +17,9 @@ from pydantic import ValidationError as ValidationError_
 
 import envelopekit as ek
 from envelopekit._failfast import FULL_REPORT_BYTES
+from envelopekit._json import json_identity
 from envelopekit.som import SomEnvelope
+from tests._calls import python_calls
 from tests.som._corpus import wrap
 from tests.som._mutations import SCHEMAS
 
@@ -360,3 +362,74 @@ def test_repeated_tags_holding_values_no_json_holds_are_refused_not_crashed(valu
     found = _by_dict(envelope)
     assert ("story-context.type", "/payload/tags/0/label") in found
     assert ("story-context.uniqueItems", "/payload/tags") in found
+
+
+# Tags beside an invalid one, searched for a repeat as sent (a message within FULL_REPORT_BYTES):
+# values of many scalars (a list of 1,500 numbers, an object of 40 members), equal or not as
+# JSON Schema judges them.
+_MANY = 1_500
+_WIDE = {f"k{i}": i for i in range(40)}
+SCALAR_TAGS: dict[str, tuple[list[Any], bool]] = {
+    "one-list-of-numbers": ([[-1] * _MANY], False),
+    "equal-lists-of-numbers": ([[-1] * _MANY, [-1] * _MANY], True),
+    "lists-equal-as-numbers": ([[1] * _MANY, [1.0] * _MANY], True),
+    "lists-differing-at-the-end": ([[1] * _MANY, [*[1] * (_MANY - 1), 2]], False),
+    "a-boolean-is-no-number": ([[1] * _MANY, [*[1] * (_MANY - 1), True]], False),
+    "equal-lists-with-booleans": ([[1, True] * 600, [1.0, True] * 600], True),
+    "lists-of-strings": ([[f"s{i}" for i in range(500)]] * 2, True),
+    "objects-in-another-order": ([_WIDE, dict(reversed(_WIDE.items()))], True),
+    "objects-equal-as-numbers": ([_WIDE, {k: float(v) for k, v in _WIDE.items()}], True),
+    "objects-differing-by-a-boolean": ([{"a": 1, **_WIDE}, {"a": True, **_WIDE}], False),
+}
+SMALL_DOORS = {
+    door: DOORS[door] for door in ("check", "model-validate-json", "model-validate-dict")
+}
+
+
+@pytest.mark.parametrize("door", list(SMALL_DOORS), ids=list(SMALL_DOORS))
+@pytest.mark.parametrize("case", list(SCALAR_TAGS), ids=list(SCALAR_TAGS))
+def test_the_repeat_search_reads_scalars_at_c_speed(case: str, door: str) -> None:
+    # Each number was a Python call of json_identity (tags = [[-1] * 4,000] in a 16 KB story:
+    # check 26x orjson.loads, 8x before the search): scalars are compared by Python's
+    # equality, which is JSON Schema's, and by whether each is a boolean.
+    tags, repeated = SCALAR_TAGS[case]
+    envelope = _story(tags=[{"scheme": 1}, *tags])
+    assert len(json.dumps(envelope)) <= FULL_REPORT_BYTES
+    found = python_calls(lambda: SMALL_DOORS[door](envelope))
+    assert sum(code is json_identity.__code__ for code in found) <= 3
+    verdict = SMALL_DOORS[door](envelope)
+    assert (("story-context.uniqueItems", "/payload/tags") in verdict) is repeated
+    oracle = {k for k, _ in _official("story-context", envelope["payload"])}
+    assert ("uniqueItems" in oracle) is repeated
+
+
+def _tag(i: int) -> dict[str, str]:
+    return {"scheme": "newsroom", "value": f"v{i}"}
+
+
+# Large messages (past FULL_REPORT_BYTES): (tags before the first invalid one, whether one
+# repeats), the invalid tag, then 20,000 tags never read.
+_UNREAD = [[i] for i in range(20_000)]
+TAGS_BEFORE: dict[str, tuple[list[Any], bool]] = {
+    "none": ([], False),
+    "distinct": ([_tag(i) for i in range(100)], False),
+    "a-repeat": ([*(_tag(i) for i in range(100)), _tag(7)], True),
+    "a-repeat-in-another-order": ([_tag(1), {"value": "v1", "scheme": "newsroom"}], True),
+}
+
+
+@pytest.mark.parametrize("door", list(DOORS), ids=list(DOORS))
+@pytest.mark.parametrize("case", list(TAGS_BEFORE), ids=list(TAGS_BEFORE))
+def test_a_large_message_searches_the_tags_before_the_first_invalid_one(
+    case: str, door: str
+) -> None:
+    # Its list stops at the first invalid tag, which repeats no valid one: the 20,000 tags
+    # after it were each read for a repeat (beside an invalid tag, 78,000 numbers in the tags
+    # at SOM's limit: check 19x orjson.loads, 2.9x before the search). The valid tags before
+    # it, objects of strings, are compared by C passes.
+    before, repeated = TAGS_BEFORE[case]
+    envelope = _story(tags=[*before, {"scheme": 1}, *_UNREAD])
+    assert json_identity.__code__ not in python_calls(lambda: DOORS[door](envelope))
+    verdict = DOORS[door](envelope)
+    assert (("story-context.uniqueItems", "/payload/tags") in verdict) is repeated
+    assert ("story-context.type", f"/payload/tags/{len(before)}/scheme") in verdict

@@ -213,23 +213,27 @@ def _validator_class() -> Any:
         # Only `false` closes an object; a schema value is not part of the agreed subset.
         if allowed is not False or not validator.is_type(instance, "object"):
             return
-        known = _schemas(schema.get("properties"))
+        known = _members(schema.get("properties"))
         for name in instance:
-            if name not in known:
+            if not isinstance(known.get(name), Mapping):  # no subschema names it
                 yield error(f"{name!r} is not allowed (additionalProperties is false)", path=[name])
 
     def descend(validator: Any, value: Any, subschema: Any, at: str | int) -> Iterator[Any]:
         # Only a JSON object is a subschema in every SDK: `true`, `false`, a number, a list
-        # check nothing (a member named by one is an additional member, see `_schemas`).
+        # check nothing (a member named by one is an additional member, see `additional`).
         if isinstance(subschema, Mapping):
             subset = _subset(cast("Mapping[str, Any]", subschema), keywords.keys())
             yield from validator.descend(value, subset, path=at, schema_path=at)
 
     def properties(validator: Any, known: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        # The instance's members looked up, not the schema's each read: a wide schema costs
+        # each object its own members (the violations are sorted by pointer in the end).
         if validator.is_type(instance, "object"):
-            for name, subschema in _schemas(known).items():
-                if name in instance:
-                    yield from descend(validator, instance[name], subschema, name)
+            subschemas = _members(known)
+            for name, value in instance.items():
+                subschema = subschemas.get(name)
+                if subschema is not None:
+                    yield from descend(validator, value, subschema, name)
 
     def items(validator: Any, item_schema: Any, instance: Any, schema: Any) -> Iterator[Any]:
         # One schema for every item; the tuple form is not part of the agreed subset.
@@ -306,16 +310,13 @@ def _subset(schema: Mapping[str, Any] | bool, known: AbstractSet[str]) -> Mappin
     return {key: value for key, value in schema.items() if key in applies and key in known}
 
 
-def _schemas(properties: object) -> Mapping[str, Mapping[str, Any]]:
-    """The members of ``properties`` that are subschemas: JSON objects, as every SDK reads them."""
-    if not isinstance(properties, Mapping):
-        return {}
-    members = cast("Mapping[str, object]", properties)
-    return {
-        name: cast("Mapping[str, Any]", subschema)
-        for name, subschema in members.items()
-        if isinstance(subschema, Mapping)
-    }
+def _members(properties: object) -> Mapping[str, object]:
+    """``properties`` where it is a JSON object, else no member.
+
+    Only its members that are JSON objects are subschemas, as every SDK reads them: ``descend``
+    checks nothing under another, and ``additionalProperties`` counts its name as unknown.
+    """
+    return cast("Mapping[str, object]", properties) if isinstance(properties, Mapping) else {}
 
 
 def _to_violation(error: Any) -> Violation:

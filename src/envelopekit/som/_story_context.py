@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias, cast
 
 from pydantic import (
@@ -19,6 +19,7 @@ from pydantic import (
 )
 
 from .._compat import MISSING
+from .._failfast import FIRST_FAILURE_READERS
 from .._json import json_identity
 from .._violations import STRING_CONST, joined, rule_error
 from ._types import (
@@ -741,16 +742,48 @@ def _tags_unique_as_sent(tags: Any, handler: ValidatorFunctionWrapHandler) -> li
         found = handler(tags)
     except ValidationError as error:
         if isinstance(tags, list):
-            seen: set[Hashable] = set()
-            for index, tag in enumerate(cast("list[object]", tags)):
-                key = json_identity(tag)
-                if key in seen:
-                    refused = rule_error("uniqueItems", f"tags[{index}] repeats an earlier tag")
-                    raise joined(error, refused, tags) from None
-                seen.add(key)
+            _refuse_a_repeat(error, tags, map(json_identity, cast("list[object]", tags)))
         raise
     checked: list[StoryTag] = found  # not typing.cast, a call
     return _unique_tags(checked)
+
+
+def _tags_unique_as_read(tags: Any, handler: ValidatorFunctionWrapHandler) -> list[StoryTag]:
+    """``_tags_unique_as_sent`` where the list stops at its first invalid tag (large messages).
+
+    The tags before it are valid, and an invalid tag is equal to no valid one: a repeat among
+    the tags read is among those before it (``_failfast.FIRST_FAILURE_READERS``). A valid tag
+    read from JSON is an object of strings, whose members Python compares as JSON Schema does.
+    """
+    try:
+        found = handler(tags)
+    except ValidationError as error:
+        if isinstance(tags, list):
+            at = [line["loc"][0] for line in error.errors(include_url=False) if line["loc"]]
+            valid = cast("list[object]", tags)[: min((i for i in at if type(i) is int), default=0)]
+            keys: list[Hashable] = (
+                list(map(frozenset, map(dict.items, cast("list[dict[str, str]]", valid))))
+                if set(map(type, valid)) <= {dict}
+                else list(map(json_identity, valid))
+            )
+            if len(set(keys)) < len(keys):
+                _refuse_a_repeat(error, tags, keys)
+        raise
+    checked: list[StoryTag] = found
+    return _unique_tags(checked)
+
+
+def _refuse_a_repeat(error: ValidationError, tags: list[Any], keys: Iterable[Hashable]) -> None:
+    """Raise ``error`` with ``uniqueItems`` at the first of ``keys`` (the tags') seen before."""
+    seen: set[Hashable] = set()
+    for index, key in enumerate(keys):
+        if key in seen:
+            refused = rule_error("uniqueItems", f"tags[{index}] repeats an earlier tag")
+            raise joined(error, refused, tags) from None
+        seen.add(key)
+
+
+FIRST_FAILURE_READERS[_tags_unique_as_sent] = _tags_unique_as_read
 
 
 class ContentRef(_Story):
