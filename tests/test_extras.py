@@ -6,6 +6,7 @@ leaves. There, every public package and name that needs no extra imports, a mess
 spec is checked, every package docstring's example runs, and the CLI's commands print what
 they print with every extra installed; each feature of an extra raises an ``ImportError``
 naming ``pip install 'envelopekit[<extra>]'``, never a ``ModuleNotFoundError`` from deep inside.
+Each extra alone (FastStream's beside the broker's own extra) works with nothing else.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import core_only
-from tests.support.without_extras import Refused, beyond_core, blocking_env
+from tests.support.without_extras import beyond, blocking_env
 
 ROOT = Path(__file__).parents[1]
 PROBE = ROOT / "tests" / "support" / "core_only.py"
@@ -28,7 +29,7 @@ CASES = sorted(core_only.cases())
 @pytest.fixture(scope="module")
 def core_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """A subprocess environment with only the core install's distributions."""
-    refused = beyond_core()
+    refused = beyond()
     for modules in core_only.EXTRAS.values():
         assert set(modules) <= refused.modules, "an extra's module would be importable"
     return blocking_env(str(tmp_path_factory.mktemp("core-only")), refused)
@@ -114,10 +115,24 @@ def test_cli_without_extras(core_env: dict[str, str], feeds: Path, command: str)
     assert _run(arguments, core_env) == with_extras
 
 
-# FastStream on RabbitMQ or Kafka, without redis-py (``envelopekit[faststream]`` and
-# ``faststream[rabbit]``): each subscriber is declared; the Redis-only names say what to install.
-WITHOUT_REDIS = """
-import sys
+# Each extra on its own, as its users install it (and FastStream's broker extra beside
+# envelopekit's): what it brings works with nothing else beyond the core. `examples(...)` runs
+# the fenced Python of each named docstring (`module` or `module:attribute`).
+EXAMPLES = """
+import importlib, inspect, re
+def examples(*paths):
+    for path in paths:
+        module, _, name = path.partition(":")
+        found = importlib.import_module(module)
+        for part in filter(None, name.split(".")):
+            found = getattr(found, part)
+        blocks = re.findall(r"```python\\n(.*?)```", inspect.getdoc(found) or "", re.S)
+        assert blocks, path
+        for block in blocks:
+            exec(compile(block, path, "exec"), {})
+"""
+
+SUBSCRIBERS = """
 from faststream.{kind} import {broker}
 from envelopekit.babelqueue import Router
 from envelopekit.faststream import babelqueue_subscriber, matrix_subscriber, som_subscriber
@@ -128,18 +143,55 @@ som_subscriber(broker, "som", lambda envelope, payload: None)
 matrix_subscriber(broker, "matrix", lambda request: None)
 try:
     from envelopekit.faststream import BareFormat
-except ImportError as exc:
+except ImportError as exc:  # the Redis list format: FastStream's own error names its extra
     assert "faststream[redis]" in str(exc), exc
 else:
-    sys.exit("BareFormat imported without redis-py")
+    raise AssertionError("BareFormat imported without redis-py")
 """
 
+SCENARIOS: dict[str, tuple[tuple[str, ...], str]] = {
+    "schemas": (
+        ("envelopekit[schemas]",),
+        "examples('envelopekit.babelqueue:PayloadSchemas')",
+    ),
+    "redis": (
+        ("envelopekit[redis]",),
+        """
+import redis
+from envelopekit.babelqueue import BabelEnvelope, RedisSeenStore, idempotent
+examples("envelopekit.babelqueue:RedisSeenStore")
+calls = []
+guarded = idempotent(RedisSeenStore(redis.Redis.from_url("{redis_url}")), calls.append)
+envelope = BabelEnvelope.create("urn:babel:orders:created", {})
+guarded(envelope)
+guarded(envelope)
+assert calls == [envelope], calls
+""",
+    ),
+    "testing": (("envelopekit[testing]",), "examples('envelopekit.testing')"),
+    "faststream on redis": (
+        ("envelopekit[faststream]", "faststream[redis]"),
+        "examples('envelopekit.faststream', 'envelopekit.faststream:babelqueue_subscriber',"
+        " 'envelopekit.faststream:som_subscriber', 'envelopekit.faststream:matrix_subscriber')",
+    ),
+    "faststream on rabbit": (
+        ("envelopekit[faststream]", "faststream[rabbit]"),
+        SUBSCRIBERS.format(kind="rabbit", broker="RabbitBroker"),
+    ),
+    "faststream on kafka": (
+        ("envelopekit[faststream]", "faststream[kafka]"),
+        SUBSCRIBERS.format(kind="kafka", broker="KafkaBroker"),
+    ),
+}
 
-@pytest.mark.parametrize(("kind", "broker"), [("rabbit", "RabbitBroker"), ("kafka", "KafkaBroker")])
-def test_faststream_without_redis(tmp_path: Path, kind: str, broker: str) -> None:
-    env = blocking_env(str(tmp_path), Refused(frozenset({"redis"}), frozenset({"redis"})))
+
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_each_extra_alone(tmp_path: Path, redis_url: str, scenario: str) -> None:
+    roots, code = SCENARIOS[scenario]
+    env = blocking_env(str(tmp_path), beyond(*roots))
     done = subprocess.run(
-        [sys.executable, "-c", WITHOUT_REDIS.format(kind=kind, broker=broker)],
+        [sys.executable, "-c", EXAMPLES + code.replace("{redis_url}", redis_url)],
+        cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,

@@ -1,13 +1,12 @@
-"""envelopekit as ``pip install envelopekit`` leaves it: no module of an optional extra importable.
+"""envelopekit as ``pip install envelopekit`` (or with some extras) leaves it, in this venv.
 
-:func:`beyond_core` names every distribution (and its top-level modules) the dev venv holds
-beyond the core install's requirement closure: the extras' own and their dependencies, the dev
-tools. A copy of this file written as ``sitecustomize.py`` on ``PYTHONPATH``
-(:func:`blocking_env`) makes them absent in that Python and in every process it starts (the
-CLI's ``--jobs`` workers): ``import`` raises the import system's ``ModuleNotFoundError``,
-``importlib.util.find_spec`` answers ``None`` and :mod:`importlib.metadata` finds no
-distribution, as when the package was never installed.
-"""
+:func:`beyond` names every distribution (and its top-level modules) the dev venv holds beyond
+what installing some requirements brings: by default the core install, so the extras' own and
+their dependencies, and the dev tools. A copy of this file written as ``sitecustomize.py`` on
+``PYTHONPATH`` (:func:`blocking_env`) makes them absent in that Python and in every process it
+starts (the CLI's ``--jobs`` workers): ``import`` raises the import system's
+``ModuleNotFoundError``, ``importlib.util.find_spec`` answers ``None`` and
+:mod:`importlib.metadata` finds no distribution, as when the package was never installed."""
 
 from __future__ import annotations
 
@@ -70,23 +69,35 @@ def install(refused: Refused) -> None:
     sys.meta_path[:] = [Refuse(finder, refused) for finder in sys.meta_path]
 
 
-def beyond_core() -> Refused:
-    """Every installed distribution outside ``envelopekit``'s core requirements (recursively)."""
+def beyond(*roots: str) -> Refused:
+    """Every installed distribution outside what installing ``roots`` brings (recursively).
+
+    Args:
+        roots: requirements as a user writes them (``envelopekit``, ``envelopekit[redis]``,
+            ``faststream[rabbit]``), each with its extras' requirements.
+    """
     from importlib import metadata
 
     from packaging.requirements import Requirement
 
-    core: set[str] = set()
-    pending = ["envelopekit"]
+    kept: set[str] = set()
+    seen: set[tuple[str, str]] = set()
+    pending = [Requirement(root) for root in roots or ("envelopekit",)]
     while pending:
-        name = _canonical(pending.pop())
-        if name in core:
-            continue
-        core.add(name)
-        for line in metadata.requires(name) or ():
-            requirement = Requirement(line)
-            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
-                pending.append(requirement.name)
+        wanted = pending.pop()
+        name = _canonical(wanted.name)
+        kept.add(name)
+        for extra in ("", *sorted(wanted.extras)):
+            if (name, extra) in seen:
+                continue
+            seen.add((name, extra))
+            for line in metadata.requires(name) or ():
+                requirement = Requirement(line)
+                marker = requirement.marker
+                if marker is None or marker.evaluate({"extra": extra}):
+                    if extra and (marker is None or marker.evaluate({"extra": ""})):
+                        continue  # a core requirement, walked with extra ""
+                    pending.append(requirement)
     installed = {_canonical(str(d.metadata["Name"])) for d in metadata.distributions()}
     return Refused(
         frozenset(
@@ -94,9 +105,9 @@ def beyond_core() -> Refused:
             for module, distributions in metadata.packages_distributions().items()
             if module.isidentifier()
             and module != "envelopekit"
-            and not any(_canonical(d) in core for d in distributions)
+            and not any(_canonical(d) in kept for d in distributions)
         ),
-        frozenset(installed - core),
+        frozenset(installed - kept),
     )
 
 
