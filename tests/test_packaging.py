@@ -6,7 +6,7 @@ documents) and nothing else (no ``.pyc``, cache or test data), and declare the `
 console script. Installed into a fresh venv (its dependencies read from this one's
 site-packages, whose editable ``.pth`` is not processed), its console script validates the
 examples as this checkout does and writes again, from the installed models, exactly the
-schemas and AsyncAPI documents the wheel ships.
+schemas and AsyncAPI documents the wheel ships. Put on ``sys.path`` as it is (a zip), it runs too.
 """
 
 from __future__ import annotations
@@ -187,3 +187,32 @@ def test_the_wheel_ships_what_the_installed_models_write(
     assert sorted(shipped) == sorted(written)
     for name, data in written.items():
         assert shipped[name] == data, name
+
+
+# envelopekit run from the wheel itself on sys.path (zipimport): its exports are read through
+# the loader (`_exports.attach`), never from a path next to a module.
+FROM_ZIP = """
+import runpy, sys
+import envelopekit
+assert envelopekit.__file__.startswith(sys.argv[1]), envelopekit.__file__
+sys.argv[:] = ["envelopekit", "validate", "examples/messages"]
+runpy.run_module("envelopekit", run_name="__main__", alter_sys=True)
+"""
+
+
+def test_the_wheel_runs_as_a_zip(wheel: Path) -> None:
+    ours = _cli(None, "validate", "examples/messages")
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+    theirs = subprocess.run(
+        [sys.executable, "-c", FROM_ZIP, str(wheel)],
+        cwd=ROOT,
+        env={**env, "PYTHONPATH": str(wheel)},
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
+    assert (theirs.returncode, theirs.stdout, theirs.stderr) == (
+        ours.returncode,
+        ours.stdout,
+        ours.stderr,
+    )
