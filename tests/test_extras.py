@@ -39,7 +39,8 @@ def core_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 def outcomes(core_env: dict[str, str]) -> dict[str, str | None]:
     """Each case of the probe, run once in one core-only subprocess."""
     done = subprocess.run(
-        [sys.executable, str(PROBE), str(ROOT)],
+        # Warnings are errors, as in this suite (pyproject's filterwarnings).
+        [sys.executable, "-W", "error", str(PROBE), str(ROOT)],
         env=core_env,
         capture_output=True,
         text=True,
