@@ -30,6 +30,7 @@ from typing import Any, Protocol, cast, runtime_checkable
 
 from .. import rules
 from .._errors import InvalidPayloadError, SchemaRegistryError
+from .._extras import missing_extra
 from .._violations import Violation, pointer, violation
 
 __all__ = [
@@ -184,10 +185,7 @@ def _jsonschema() -> Any:
     try:
         return importlib.import_module("jsonschema")
     except ImportError as exc:
-        raise ImportError(
-            "Payload schema validation needs the 'jsonschema' package: "
-            "pip install 'envelopekit[schemas]'"
-        ) from exc
+        raise missing_extra("Payload schema validation", "schemas", exc) from exc
 
 
 @lru_cache(maxsize=1)

@@ -20,6 +20,7 @@ from datetime import timedelta
 from math import isfinite
 from typing import Any, Final, Generic, Literal, TypeVar
 
+from .._extras import missing_extra
 from ._idempotency import Lease, SeenStoreUnavailable
 
 try:
@@ -27,8 +28,8 @@ try:
     import redis.asyncio
     from redis.commands.core import AsyncScript, Script
     from redis.exceptions import RedisError
-except ImportError as exc:  # pragma: no cover - the extra is part of the dev install
-    raise ImportError("RedisSeenStore needs redis-py: pip install 'envelopekit[redis]'") from exc
+except ImportError as exc:  # pragma: no cover - exercised without the extra only
+    raise missing_extra("RedisSeenStore (and AsyncRedisSeenStore)", "redis", exc) from exc
 
 __all__ = ["AsyncRedisSeenStore", "RedisSeenStore"]
 

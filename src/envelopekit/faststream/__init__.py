@@ -16,6 +16,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .. import _extras
+
+# At import, as envelopekit.testing does: a name read later would fail deep inside instead.
+try:
+    import faststream  # noqa: F401  # pyright: ignore[reportUnusedImport]
+    import anyio  # noqa: F401  # pyright: ignore[reportUnusedImport]  # isort: skip
+except ImportError as exc:  # pragma: no cover - exercised without the extra only
+    raise _extras.missing_extra("envelopekit.faststream", "faststream", exc) from exc
+
 # The public names, each once (envelopekit/_exports.py: the pattern every package follows).
 if TYPE_CHECKING:
     from ._babelqueue import BabelQueueConsumer as BabelQueueConsumer

@@ -23,7 +23,9 @@ from faststream import StreamMessage
 
 from ..babelqueue import BabelEnvelope, kafka, rabbitmq
 from ..babelqueue._bindings import redis as redis_binding
-from ._redis import RESERVED_IN, TRANSFER, BareFormat, processing_of, reliable
+
+# `._redis` is imported where a Redis endpoint needs it: it extends faststream.redis, which needs
+# redis-py, and a consumer on RabbitMQ or Kafka has neither (faststream[rabbit], [kafka]).
 
 __all__ = [
     "RULES_HEADER",
@@ -161,6 +163,8 @@ class Endpoint:
         self.kind = broker_kind(broker)
         self.source = source
         if self.kind == "redis":
+            from ._redis import BareFormat, reliable
+
             self.subscriber = broker.subscriber(
                 list=source, message_format=BareFormat, **subscriber_options
             )
@@ -171,7 +175,11 @@ class Endpoint:
     @property
     def processing(self) -> str | None:
         """The key of this worker's processing list on Redis (``None`` on other brokers)."""
-        return processing_of(self.subscriber) if self.kind == "redis" else None
+        if self.kind != "redis":
+            return None
+        from ._redis import processing_of
+
+        return processing_of(self.subscriber)
 
     async def settle(
         self,
@@ -221,6 +229,8 @@ class Endpoint:
         headers: Mapping[str, str],
         also: Callable[[Any], None] | None,
     ) -> None:
+        from ._redis import RESERVED_IN, TRANSFER
+
         raw = message.raw_message["data"]
         processing = message.raw_message.get(RESERVED_IN)
         if processing is None:

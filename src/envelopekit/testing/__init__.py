@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .. import _extras
+
 try:
     import hypothesis  # noqa: F401  # pyright: ignore[reportUnusedImport]
 except ImportError as exc:  # pragma: no cover - exercised without the extra only
-    raise ImportError(
-        "envelopekit.testing needs hypothesis: pip install 'envelopekit[testing]'"
-    ) from exc
+    raise _extras.missing_extra("envelopekit.testing", "testing", exc) from exc
 
 # The public names, each once (envelopekit/_exports.py: the pattern every package follows).
 if TYPE_CHECKING:
