@@ -37,11 +37,12 @@ from ._types import (
     Str,
     StringOrObject,
     TamsSource,
+    Then,
     TimeRange,
     UnitNumber,
     UriStr,
     any_of_required,
-    forbidden,
+    conditional,
     vendor_enum,
 )
 
@@ -422,17 +423,11 @@ class AuthorshipProvenance(_Story):
     review: ReviewState | MISSING = MISSING
     """The human-review record of the output."""
 
-    # A wrap validator: a present model is refused whether or not it is valid itself.
-    @field_validator("model", "model_version", mode="wrap")
-    @classmethod
-    def _human_has_no_model(
-        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
-    ) -> str | MISSING:
-        if value is not MISSING and info.data.get("author") == "HUMAN":
-            forbidden(value, handler, f"A HUMAN author carries no {info.field_name}")
-        # The default (absent) needs no reading; a typed local, not typing.cast (a call).
-        found: str | MISSING = value if value is MISSING else handler(value)
-        return found
+    _human_has_no_model = conditional(
+        "author",
+        {"HUMAN": Then(refused=("model", "model_version"))},
+        refused="A HUMAN author carries no {member}",
+    )
 
 
 class AssertionTarget(_Story):
@@ -982,29 +977,15 @@ class StoryContext(_Story):
     assertions: list[Assertion] | MISSING = MISSING
     """Claims about content: the single authoritative home for a confirmed fact value."""
 
-    @field_validator("lifecycle", mode="wrap")
-    @classmethod
-    def _lifecycle_iff_active(
-        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
-    ) -> Lifecycle | MISSING:
-        # A field validator, run on the default too: a model validator would not run after
-        # another field's error, and the schema's conditional fires whatever else fails (a
-        # wrap validator: a present lifecycle is refused whether or not it is valid itself). A
-        # missing or invalid story_type is absent from `info.data`: the else-branch.
-        story_type = info.data.get("story_type")
-        if story_type == "ACTIVE":
-            if value is MISSING:
-                raise rule_error("required", "An ACTIVE story requires a lifecycle")
-        elif value is not MISSING:
-            forbidden(
-                value,
-                handler,
-                "Only an ACTIVE story carries a lifecycle "
-                f"(story_type is {story_type or 'missing or invalid'})",
-            )
-        # The default (absent) needs no reading; a typed local, not typing.cast (a call).
-        found: Lifecycle | MISSING = value if value is MISSING else handler(value)
-        return found
+    # The `if` requires story_type: a missing or invalid one takes the else-branch.
+    _lifecycle_iff_active = conditional(
+        "story_type",
+        {"ACTIVE": Then(required=("lifecycle",))},
+        otherwise=Then(refused=("lifecycle",)),
+        if_requires=True,
+        required="An ACTIVE story requires a lifecycle",
+        refused="Only an ACTIVE story carries a lifecycle (story_type is {value})",
+    )
 
     @property
     def is_terminal(self) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 from typing import Annotated, Any, ClassVar, Final, NoReturn, TypeAlias, TypeVar, cast
@@ -32,6 +33,7 @@ from pydantic import (
     ValidationInfo,
     ValidatorFunctionWrapHandler,
     WithJsonSchema,
+    field_validator,
     model_validator,
 )
 from pydantic.json_schema import SkipJsonSchema
@@ -64,10 +66,12 @@ __all__ = [
     "Str",
     "StringOrObject",
     "TamsSource",
+    "Then",
     "TimeRange",
     "UnitNumber",
     "UriStr",
     "UuidStr",
+    "conditional",
     "forbidden",
     "instant_key",
     "is_extension_key",
@@ -288,6 +292,65 @@ def forbidden(value: Any, handler: ValidatorFunctionWrapHandler, message: str) -
     except ValidationError as error:
         raise joined(error, refused, value) from None
     raise refused
+
+
+# --- if/then ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Then:
+    """What one value of a deciding member asks of the object: members required and refused."""
+
+    required: tuple[str, ...] = ()
+    refused: tuple[str, ...] = ()
+
+
+def conditional(
+    by: str,
+    cases: Mapping[str, Then],
+    *,
+    otherwise: Then = Then(),
+    if_requires: bool = False,
+    required: str = "{value} requires {member}",
+    refused: str = "{value} carries no {member}",
+) -> Any:
+    """The field wrap validator of the schema's ``if``/``then``/``else`` on ``by``'s ``const``.
+
+    ``conditional("author", {"HUMAN": Then(refused=("model",))})``, declared in the class body:
+    under each value of ``cases`` its members are required or refused, under any other value
+    ``otherwise``'s. It runs on the default too (the members need ``validate_default``), so the
+    rule fires whatever else fails, as the schema's does; a refused member is reported with its
+    own errors (:func:`forbidden`). A missing or invalid ``by`` is absent from ``info.data``:
+    the ``if`` holds for a missing one and fails for an invalid one, so no rule applies, unless
+    the ``if`` requires ``by`` (``if_requires``), when both take ``otherwise``. The messages
+    are formatted with ``value`` (``by``'s, or "missing or invalid") and ``member``. ``by`` is
+    declared before the members; ``_twin`` reads each model's own function.
+    """
+    members = dict.fromkeys(
+        name for then in (*cases.values(), otherwise) for name in (*then.required, *then.refused)
+    )
+
+    def _conditional(
+        cls: type[Any], value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
+    ) -> Any:
+        kind: str | None = info.data.get(by)
+        if kind is not None or if_requires:
+            then = otherwise if kind is None else cases.get(kind, otherwise)
+            name = info.field_name
+            if value is MISSING:
+                if name in then.required:
+                    raise rule_error("required", _said(required, kind, name))
+            elif name in then.refused:
+                forbidden(value, handler, _said(refused, kind, name))
+        # The default (absent) needs no reading.
+        return value if value is MISSING else handler(value)
+
+    # pydantic makes a classmethod of it, by its first parameter's name (`cls`).
+    return field_validator(*members, mode="wrap")(_conditional)
+
+
+def _said(message: str, value: str | None, member: str | None) -> str:
+    return message.format(value=value or "missing or invalid", member=member)
 
 
 def _any_of(message: str, *also: Keyword) -> PydanticCustomError:
