@@ -8,12 +8,10 @@ from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias, cast
 from pydantic import (
     ConfigDict,
     Field,
-    PlainValidator,
     StringConstraints,
     ValidationError,
     ValidationInfo,
     ValidatorFunctionWrapHandler,
-    WithJsonSchema,
     WrapValidator,
     field_validator,
 )
@@ -41,9 +39,9 @@ from ._types import (
     TimeRange,
     UnitNumber,
     UriStr,
+    VendorEnum,
     any_of_required,
     conditional,
-    vendor_enum,
 )
 
 __all__ = [
@@ -126,32 +124,10 @@ SOURCE_TYPES: Final = (
     "ARCHIVE",
 )
 
-AssetType: TypeAlias = Annotated[
-    str,
-    PlainValidator(vendor_enum(*ASSET_TYPES)),
-    WithJsonSchema(
-        {
-            "anyOf": [
-                {"type": "string", "enum": list(ASSET_TYPES)},
-                {"type": "string", "pattern": "^x-[a-z0-9_]+$"},
-            ]
-        }
-    ),
-]
+AssetType: TypeAlias = Annotated[str, VendorEnum(*ASSET_TYPES)]
 """``asset_type``: one of the governed values or an ``x-`` vendor value."""
 
-SourceType: TypeAlias = Annotated[
-    str,
-    PlainValidator(vendor_enum(*SOURCE_TYPES)),
-    WithJsonSchema(
-        {
-            "anyOf": [
-                {"type": "string", "enum": list(SOURCE_TYPES)},
-                {"type": "string", "pattern": "^x-[a-z0-9_]+$"},
-            ]
-        }
-    ),
-]
+SourceType: TypeAlias = Annotated[str, VendorEnum(*SOURCE_TYPES)]
 """``editorial_source[].source_type``: a governed value or an ``x-`` vendor value."""
 
 Text280: TypeAlias = Annotated[str, StringConstraints(strict=True, max_length=280)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, ClassVar, Final, Literal, TypeAlias
 
-from pydantic import ConfigDict, Field, PlainValidator, WithJsonSchema
+from pydantic import ConfigDict, Field
 
 from .._compat import MISSING
 from ._types import (
@@ -15,8 +15,8 @@ from ._types import (
     Str,
     Then,
     UuidStr,
+    VendorEnum,
     conditional,
-    vendor_enum,
 )
 
 __all__ = ["TellingEvent", "TellingMessageType", "Transform", "TransformActor", "TransformType"]
@@ -26,18 +26,7 @@ TellingMessageType: TypeAlias = Literal["telling.started", "telling.ended", "tel
 
 TRANSFORM_TYPES: Final = ("CROP", "TRIM", "CAPTION_BURN")
 
-TransformType: TypeAlias = Annotated[
-    str,
-    PlainValidator(vendor_enum(*TRANSFORM_TYPES)),
-    WithJsonSchema(
-        {
-            "anyOf": [
-                {"type": "string", "enum": list(TRANSFORM_TYPES)},
-                {"type": "string", "pattern": "^x-[a-z0-9_]+$"},
-            ]
-        }
-    ),
-]
+TransformType: TypeAlias = Annotated[str, VendorEnum(*TRANSFORM_TYPES)]
 """``transform_type``: CROP, TRIM, CAPTION_BURN or an ``x-`` vendor value."""
 
 

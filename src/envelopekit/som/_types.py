@@ -24,6 +24,8 @@ from typing import Annotated, Any, ClassVar, Final, NoReturn, TypeAlias, TypeVar
 from pydantic import (
     AfterValidator,
     ConfigDict,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
     ModelWrapValidatorHandler,
     PlainValidator,
     Strict,
@@ -36,8 +38,8 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic.json_schema import SkipJsonSchema
-from pydantic_core import PydanticCustomError
+from pydantic.json_schema import JsonSchemaValue, SkipJsonSchema
+from pydantic_core import PydanticCustomError, core_schema
 from typing_extensions import Never, Self
 
 from .. import rules
@@ -71,6 +73,7 @@ __all__ = [
     "UnitNumber",
     "UriStr",
     "UuidStr",
+    "VendorEnum",
     "conditional",
     "forbidden",
     "instant_key",
@@ -375,6 +378,37 @@ def vendor_enum(*values: str) -> Callable[[Any], str]:
 
     VENDOR_ENUMS[check] = values
     return check
+
+
+class VendorEnum:
+    """``Annotated[str, VendorEnum(*values)]``: ``anyOf: [{enum: values}, {pattern: ^x-…}]``.
+
+    A governed-but-extensible registry: the validator :func:`vendor_enum` makes, and the
+    official schemas' form of it (each branch typed ``string``).
+    """
+
+    __slots__ = ("_schema", "_validator")
+
+    def __init__(self, *values: str) -> None:
+        self._validator = PlainValidator(vendor_enum(*values))
+        self._schema = WithJsonSchema(
+            {
+                "anyOf": [
+                    {"type": "string", "enum": list(values)},
+                    {"type": "string", "pattern": VENDOR_VALUE_PATTERN},
+                ]
+            }
+        )
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return self._validator.__get_pydantic_core_schema__(source, handler)
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return self._schema.__get_pydantic_json_schema__(schema, handler)
 
 
 def _no_branch(value: Any) -> NoReturn:
