@@ -268,6 +268,10 @@ def required_any(
     raise rule_error("anyOf", message, also=("required",))
 
 
+ANY_OF_REQUIRED: Final[dict[Callable[..., Any], tuple[tuple[str, ...], ...]]] = {}
+"""Each :func:`any_of_required` validator, with its branches (the fast path reads them)."""
+
+
 def any_of_required(branches: tuple[tuple[str, ...], ...], message: str) -> Any:
     """The model wrap validator :func:`required_any` runs, declared in the class body.
 
@@ -278,6 +282,8 @@ def any_of_required(branches: tuple[tuple[str, ...], ...], message: str) -> Any:
     @passes_absent
     def validate(cls: type[M], data: Any, handler: ModelWrapValidatorHandler[M]) -> M:
         return required_any(data, handler, branches, message)
+
+    ANY_OF_REQUIRED[validate] = branches
 
     # pydantic makes a classmethod of it, by its first parameter's name (`cls`).
     return model_validator(mode="wrap")(validate)
@@ -308,6 +314,29 @@ class Then:
     refused: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Conditional:
+    """A :func:`conditional`'s rule: the deciding member, each value's :class:`Then`, the else."""
+
+    by: str
+    cases: Mapping[str, Then]
+    otherwise: Then
+
+    def then(self, value: str | None) -> Then:
+        """What ``value`` of ``by`` asks of the object (``None``, a missing or invalid one)."""
+        return self.otherwise if value is None else self.cases.get(value, self.otherwise)
+
+    @property
+    def members(self) -> tuple[str, ...]:
+        """The members the rule requires or refuses under some value, each once."""
+        thens = (*self.cases.values(), self.otherwise)
+        return tuple(dict.fromkeys(m for then in thens for m in (*then.required, *then.refused)))
+
+
+CONDITIONALS: Final[dict[Callable[..., Any], Conditional]] = {}
+"""Each :func:`conditional` validator, with its rule (the fast path reads them, ``._twin``)."""
+
+
 def conditional(
     by: str,
     cases: Mapping[str, Then],
@@ -329,16 +358,14 @@ def conditional(
     are formatted with ``value`` (``by``'s, or "missing or invalid") and ``member``. ``by`` is
     declared before the members; ``_twin`` reads each model's own function.
     """
-    members = dict.fromkeys(
-        name for then in (*cases.values(), otherwise) for name in (*then.required, *then.refused)
-    )
+    rule = Conditional(by, cases, otherwise)
 
     def _conditional(
         cls: type[Any], value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
     ) -> Any:
         kind: str | None = info.data.get(by)
         if kind is not None or if_requires:
-            then = otherwise if kind is None else cases.get(kind, otherwise)
+            then = rule.then(kind)
             name = info.field_name
             if value is MISSING:
                 if name in then.required:
@@ -348,8 +375,9 @@ def conditional(
         # The default (absent) needs no reading.
         return value if value is MISSING else handler(value)
 
+    CONDITIONALS[_conditional] = rule
     # pydantic makes a classmethod of it, by its first parameter's name (`cls`).
-    return field_validator(*members, mode="wrap")(_conditional)
+    return field_validator(*rule.members, mode="wrap")(_conditional)
 
 
 def _said(message: str, value: str | None, member: str | None) -> str:
