@@ -381,7 +381,8 @@ def test_the_fast_validator_runs_almost_no_python(path: Any) -> None:
 
 
 # The conditionals and anyOf rules are made by `_types.conditional` and `any_of_required`: their
-# code is named `_conditional` and `required_any` whichever model declares them.
+# code is named `_conditional` (`_conditional_after`) and `required_any` whichever model declares
+# them.
 STRUCTURAL_HOOKS = {
     "_wire_version",
     "_dispatch",
@@ -389,6 +390,7 @@ STRUCTURAL_HOOKS = {
     "_payload_agrees",
     "_own_type_agrees",
     "_conditional",
+    "_conditional_after",
     "required_any",
     "_extension_key",
     "_claim_shape",

@@ -321,17 +321,34 @@ class Conditional:
     by: str
     cases: Mapping[str, Then]
     otherwise: Then
+    if_requires: bool = False
 
     def then(self, value: str | None) -> Then:
-        """What ``value`` of ``by`` asks of the object (``None``, a missing or invalid one)."""
-        return self.otherwise if value is None else self.cases.get(value, self.otherwise)
+        """What ``value`` of ``by`` asks of the object; ``None`` is a missing or invalid one.
+
+        The ``if`` holds for a missing ``by`` and fails for an invalid one, unless it requires
+        ``by``: then both fail it (the else-branch), else no rule applies.
+        """
+        if value is None:
+            return self.otherwise if self.if_requires else _NOTHING
+        return self.cases.get(value, self.otherwise)
 
     @property
     def members(self) -> tuple[str, ...]:
         """The members the rule requires or refuses under some value, each once."""
-        thens = (*self.cases.values(), self.otherwise)
-        return tuple(dict.fromkeys(m for then in thens for m in (*then.required, *then.refused)))
+        return tuple(dict.fromkeys(m for t in self._thens for m in (*t.required, *t.refused)))
 
+    @property
+    def refusable(self) -> frozenset[str]:
+        """The members the rule refuses under some value."""
+        return frozenset(member for then in self._thens for member in then.refused)
+
+    @property
+    def _thens(self) -> tuple[Then, ...]:
+        return (*self.cases.values(), self.otherwise)
+
+
+_NOTHING: Final = Then()
 
 CONDITIONALS: Final[dict[Callable[..., Any], Conditional]] = {}
 """Each :func:`conditional` validator, with its rule (the fast path reads them, ``._twin``)."""
@@ -341,43 +358,70 @@ def conditional(
     by: str,
     cases: Mapping[str, Then],
     *,
-    otherwise: Then = Then(),
+    otherwise: Then = _NOTHING,
     if_requires: bool = False,
     required: str = "{value} requires {member}",
     refused: str = "{value} carries no {member}",
 ) -> Any:
-    """The field wrap validator of the schema's ``if``/``then``/``else`` on ``by``'s ``const``.
+    """The field validator of the schema's ``if``/``then``/``else`` on ``by``'s ``const``.
 
     ``conditional("author", {"HUMAN": Then(refused=("model",))})``, declared in the class body:
     under each value of ``cases`` its members are required or refused, under any other value
     ``otherwise``'s. It runs on the default too (the members need ``validate_default``), so the
     rule fires whatever else fails, as the schema's does; a refused member is reported with its
-    own errors (:func:`forbidden`). A missing or invalid ``by`` is absent from ``info.data``:
-    the ``if`` holds for a missing one and fails for an invalid one, so no rule applies, unless
-    the ``if`` requires ``by`` (``if_requires``), when both take ``otherwise``. The messages
+    own errors (:func:`forbidden`: a wrap validator; one that refuses nothing is an after one,
+    the cheaper). A missing or invalid ``by`` is absent from ``info.data``: no rule applies,
+    unless the ``if`` requires ``by`` (``if_requires``; :meth:`Conditional.then`). The messages
     are formatted with ``value`` (``by``'s, or "missing or invalid") and ``member``. ``by`` is
     declared before the members; ``_twin`` reads each model's own function.
     """
-    rule = Conditional(by, cases, otherwise)
+    rule = Conditional(by, cases, otherwise, if_requires)
+    # `rule.then` as tables read by C calls (a value not in them is `otherwise`'s), so that a
+    # value that asks nothing of the members costs no more than a lookup.
+    required_under = {value: frozenset(rule.then(value).required) for value in (None, *cases)}
+    refused_under = {value: frozenset(rule.then(value).refused) for value in (None, *cases)}
+    required_else, refused_else = frozenset(otherwise.required), frozenset(otherwise.refused)
+    # The messages for the values the tables name, formatted once.
+    said_required = {
+        (value, member): _said(required, value, member)
+        for value, members in required_under.items()
+        for member in members
+    }
 
+    def refuse_absent(info: ValidationInfo) -> NoReturn:
+        kind: str | None = info.data.get(by)
+        name = info.field_name
+        said = said_required.get((kind, name or "")) or _said(required, kind, name)
+        raise rule_error("required", said)
+
+    # Each body tests an absent member inline (a call more per member costs a valid message).
     def _conditional(
         cls: type[Any], value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
     ) -> Any:
+        if value is MISSING:
+            names = required_under.get(info.data.get(by), required_else)
+            if names and info.field_name in names:
+                refuse_absent(info)
+            return value  # the default (absent) needs no reading
         kind: str | None = info.data.get(by)
-        if kind is not None or if_requires:
-            then = rule.then(kind)
-            name = info.field_name
-            if value is MISSING:
-                if name in then.required:
-                    raise rule_error("required", _said(required, kind, name))
-            elif name in then.refused:
-                forbidden(value, handler, _said(refused, kind, name))
-        # The default (absent) needs no reading.
-        return value if value is MISSING else handler(value)
+        names = refused_under.get(kind, refused_else)
+        if names and info.field_name in names:
+            forbidden(value, handler, _said(refused, kind, info.field_name))
+        return handler(value)
 
-    CONDITIONALS[_conditional] = rule
-    # pydantic makes a classmethod of it, by its first parameter's name (`cls`).
-    return field_validator(*rule.members, mode="wrap")(_conditional)
+    def _conditional_after(cls: type[Any], value: Any, info: ValidationInfo) -> Any:
+        if value is MISSING:
+            names = required_under.get(info.data.get(by), required_else)
+            if names and info.field_name in names:
+                refuse_absent(info)
+        return value
+
+    # pydantic makes a classmethod of either, by its first parameter's name (`cls`).
+    if rule.refusable:
+        CONDITIONALS[_conditional] = rule
+        return field_validator(*rule.members, mode="wrap")(_conditional)
+    CONDITIONALS[_conditional_after] = rule
+    return field_validator(*rule.members)(_conditional_after)
 
 
 def _said(message: str, value: str | None, member: str | None) -> str:
