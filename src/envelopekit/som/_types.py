@@ -382,11 +382,8 @@ def conditional(
     refused_under = {value: frozenset(rule.then(value).refused) for value in (None, *cases)}
     required_else, refused_else = frozenset(otherwise.required), frozenset(otherwise.refused)
     # The messages for the values the tables name, formatted once.
-    said_required = {
-        (value, member): _said(required, value, member)
-        for value, members in required_under.items()
-        for member in members
-    }
+    said_required = _said_once(required, required_under)
+    said_refused = _said_once(refused, refused_under)
 
     def refuse_absent(info: ValidationInfo) -> NoReturn:
         kind: str | None = info.data.get(by)
@@ -405,8 +402,9 @@ def conditional(
             return value  # the default (absent) needs no reading
         kind: str | None = info.data.get(by)
         names = refused_under.get(kind, refused_else)
-        if names and info.field_name in names:
-            forbidden(value, handler, _said(refused, kind, info.field_name))
+        if names and (name := info.field_name or "") in names:
+            said = said_refused.get((kind, name)) or _said(refused, kind, name)
+            forbidden(value, handler, said)
         return handler(value)
 
     def _conditional_after(cls: type[Any], value: Any, info: ValidationInfo) -> Any:
@@ -426,6 +424,13 @@ def conditional(
 
 def _said(message: str, value: str | None, member: str | None) -> str:
     return message.format(value=value or "missing or invalid", member=member)
+
+
+def _said_once(
+    message: str, under: Mapping[str | None, frozenset[str]]
+) -> dict[tuple[str | None, str], str]:
+    """``message`` for each value of ``under`` and each of its members, formatted once."""
+    return {(value, name): _said(message, value, name) for value in under for name in under[value]}
 
 
 def _any_of(message: str, *also: Keyword) -> PydanticCustomError:
