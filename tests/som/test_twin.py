@@ -380,17 +380,18 @@ def test_the_fast_validator_runs_almost_no_python(path: Any) -> None:
     assert not _python_calls(lambda: fast.validate_python(document)) & STRUCTURAL_HOOKS
 
 
+# The conditionals and anyOf rules are made by `_types.conditional` and `any_of_required`: their
+# code is named `_conditional` (`_conditional_after`) and `required_any` whichever model declares
+# them.
 STRUCTURAL_HOOKS = {
     "_wire_version",
     "_dispatch",
     "_payload_tag",
     "_payload_agrees",
     "_own_type_agrees",
-    "_exposure",
-    "_conditionals",
-    "_source_or_locator",
-    "_human_has_no_model",
-    "_lifecycle_iff_active",
+    "_conditional",
+    "_conditional_after",
+    "required_any",
     "_extension_key",
     "_claim_shape",
 }

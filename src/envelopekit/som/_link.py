@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, TypeAlias
+from typing import ClassVar, Literal, TypeAlias
 
-from pydantic import (
-    ConfigDict,
-    Field,
-    ValidationInfo,
-    ValidatorFunctionWrapHandler,
-    field_validator,
-)
+from pydantic import ConfigDict, Field
 
 from .._compat import MISSING
-from .._violations import rule_error
-from ._types import DateTimeStr, Extensions, SomModel, Str, UuidStr, forbidden
+from ._types import DateTimeStr, Extensions, SomModel, Str, Then, UuidStr, conditional
 
 __all__ = ["LinkEvent", "LinkMessageType", "Withdrawal"]
 
@@ -80,31 +73,13 @@ class LinkEvent(_Link):
     extensions: Extensions | MISSING = MISSING
     """Vendor fields, reverse-domain namespaced (com.{vendor}.*); consumers ignore-if-unknown"""
 
-    # Field validators, run on the default too: a model validator would not run after another
-    # member's error, and the schema's conditionals fire whatever else fails. A missing or
-    # invalid message_type is absent from `info.data`: no rule is applied (the schema's `if`
-    # holds for a missing one and fails for an invalid one).
-    @field_validator("committed_by", "committed_at")
-    @classmethod
-    def _committed(cls, value: str | MISSING, info: ValidationInfo) -> str | MISSING:
-        if value is MISSING and info.data.get("message_type") == "link.committed":
-            raise rule_error("required", f"link.committed requires {info.field_name}")
-        return value
-
-    # A wrap validator: a present withdrawn is refused whether or not it is valid itself.
-    @field_validator("withdrawn", mode="wrap")
-    @classmethod
-    def _withdrawn(
-        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
-    ) -> Withdrawal | MISSING:
-        kind = info.data.get("message_type")
-        if kind == "link.withdrawn":
-            if value is MISSING:
-                raise rule_error("required", "link.withdrawn requires withdrawn")
-        elif kind is not None and value is not MISSING:
-            forbidden(
-                value, handler, f"Only link.withdrawn carries withdrawn (message_type is {kind})"
-            )
-        # The default (absent) needs no reading; a typed local, not typing.cast (a call).
-        found: Withdrawal | MISSING = value if value is MISSING else handler(value)
-        return found
+    # The schema's two conditionals, on the default too (they fire whatever else fails).
+    _committed = conditional(
+        "message_type", {"link.committed": Then(required=("committed_by", "committed_at"))}
+    )
+    _withdrawn = conditional(
+        "message_type",
+        {"link.withdrawn": Then(required=("withdrawn",))},
+        otherwise=Then(refused=("withdrawn",)),
+        refused="Only link.withdrawn carries withdrawn (message_type is {value})",
+    )

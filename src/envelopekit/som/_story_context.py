@@ -8,12 +8,10 @@ from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias, cast
 from pydantic import (
     ConfigDict,
     Field,
-    PlainValidator,
     StringConstraints,
     ValidationError,
     ValidationInfo,
     ValidatorFunctionWrapHandler,
-    WithJsonSchema,
     WrapValidator,
     field_validator,
 )
@@ -37,12 +35,13 @@ from ._types import (
     Str,
     StringOrObject,
     TamsSource,
+    Then,
     TimeRange,
     UnitNumber,
     UriStr,
+    VendorEnum,
     any_of_required,
-    forbidden,
-    vendor_enum,
+    conditional,
 )
 
 __all__ = [
@@ -125,32 +124,10 @@ SOURCE_TYPES: Final = (
     "ARCHIVE",
 )
 
-AssetType: TypeAlias = Annotated[
-    str,
-    PlainValidator(vendor_enum(*ASSET_TYPES)),
-    WithJsonSchema(
-        {
-            "anyOf": [
-                {"type": "string", "enum": list(ASSET_TYPES)},
-                {"type": "string", "pattern": "^x-[a-z0-9_]+$"},
-            ]
-        }
-    ),
-]
+AssetType: TypeAlias = Annotated[str, VendorEnum(*ASSET_TYPES)]
 """``asset_type``: one of the governed values or an ``x-`` vendor value."""
 
-SourceType: TypeAlias = Annotated[
-    str,
-    PlainValidator(vendor_enum(*SOURCE_TYPES)),
-    WithJsonSchema(
-        {
-            "anyOf": [
-                {"type": "string", "enum": list(SOURCE_TYPES)},
-                {"type": "string", "pattern": "^x-[a-z0-9_]+$"},
-            ]
-        }
-    ),
-]
+SourceType: TypeAlias = Annotated[str, VendorEnum(*SOURCE_TYPES)]
 """``editorial_source[].source_type``: a governed value or an ``x-`` vendor value."""
 
 Text280: TypeAlias = Annotated[str, StringConstraints(strict=True, max_length=280)]
@@ -422,17 +399,11 @@ class AuthorshipProvenance(_Story):
     review: ReviewState | MISSING = MISSING
     """The human-review record of the output."""
 
-    # A wrap validator: a present model is refused whether or not it is valid itself.
-    @field_validator("model", "model_version", mode="wrap")
-    @classmethod
-    def _human_has_no_model(
-        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
-    ) -> str | MISSING:
-        if value is not MISSING and info.data.get("author") == "HUMAN":
-            forbidden(value, handler, f"A HUMAN author carries no {info.field_name}")
-        # The default (absent) needs no reading; a typed local, not typing.cast (a call).
-        found: str | MISSING = value if value is MISSING else handler(value)
-        return found
+    _human_has_no_model = conditional(
+        "author",
+        {"HUMAN": Then(refused=("model", "model_version"))},
+        refused="A HUMAN author carries no {member}",
+    )
 
 
 class AssertionTarget(_Story):
@@ -982,29 +953,15 @@ class StoryContext(_Story):
     assertions: list[Assertion] | MISSING = MISSING
     """Claims about content: the single authoritative home for a confirmed fact value."""
 
-    @field_validator("lifecycle", mode="wrap")
-    @classmethod
-    def _lifecycle_iff_active(
-        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
-    ) -> Lifecycle | MISSING:
-        # A field validator, run on the default too: a model validator would not run after
-        # another field's error, and the schema's conditional fires whatever else fails (a
-        # wrap validator: a present lifecycle is refused whether or not it is valid itself). A
-        # missing or invalid story_type is absent from `info.data`: the else-branch.
-        story_type = info.data.get("story_type")
-        if story_type == "ACTIVE":
-            if value is MISSING:
-                raise rule_error("required", "An ACTIVE story requires a lifecycle")
-        elif value is not MISSING:
-            forbidden(
-                value,
-                handler,
-                "Only an ACTIVE story carries a lifecycle "
-                f"(story_type is {story_type or 'missing or invalid'})",
-            )
-        # The default (absent) needs no reading; a typed local, not typing.cast (a call).
-        found: Lifecycle | MISSING = value if value is MISSING else handler(value)
-        return found
+    # The `if` requires story_type: a missing or invalid one takes the else-branch.
+    _lifecycle_iff_active = conditional(
+        "story_type",
+        {"ACTIVE": Then(required=("lifecycle",))},
+        otherwise=Then(refused=("lifecycle",)),
+        if_requires=True,
+        required="An ACTIVE story requires a lifecycle",
+        refused="Only an ACTIVE story carries a lifecycle (story_type is {value})",
+    )
 
     @property
     def is_terminal(self) -> bool:

@@ -2,29 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias
+from typing import Annotated, ClassVar, Final, Literal, TypeAlias
 
-from pydantic import (
-    ConfigDict,
-    Field,
-    PlainValidator,
-    ValidationInfo,
-    ValidatorFunctionWrapHandler,
-    WithJsonSchema,
-    field_validator,
-)
+from pydantic import ConfigDict, Field
 
 from .._compat import MISSING
-from .._violations import rule_error
 from ._types import (
     DateTimeStr,
     Extensions,
     JsonObject,
     SomModel,
     Str,
+    Then,
     UuidStr,
-    forbidden,
-    vendor_enum,
+    VendorEnum,
+    conditional,
 )
 
 __all__ = ["TellingEvent", "TellingMessageType", "Transform", "TransformActor", "TransformType"]
@@ -34,18 +26,7 @@ TellingMessageType: TypeAlias = Literal["telling.started", "telling.ended", "tel
 
 TRANSFORM_TYPES: Final = ("CROP", "TRIM", "CAPTION_BURN")
 
-TransformType: TypeAlias = Annotated[
-    str,
-    PlainValidator(vendor_enum(*TRANSFORM_TYPES)),
-    WithJsonSchema(
-        {
-            "anyOf": [
-                {"type": "string", "enum": list(TRANSFORM_TYPES)},
-                {"type": "string", "pattern": "^x-[a-z0-9_]+$"},
-            ]
-        }
-    ),
-]
+TransformType: TypeAlias = Annotated[str, VendorEnum(*TRANSFORM_TYPES)]
 """``transform_type``: CROP, TRIM, CAPTION_BURN or an ``x-`` vendor value."""
 
 
@@ -134,27 +115,12 @@ class TellingEvent(_Telling):
     transforms: list[Transform] | MISSING = MISSING
     """Application-ordered, append-only edge reshapes on this telling; none of them new media."""
 
-    # A field validator, run on the default too: a model validator would not run after another
-    # member's error, and the schema's conditionals fire whatever else fails. A missing or
-    # invalid message_type is absent from `info.data`: no rule is applied.
-    # (A wrap validator: a present exposure_end is refused whether or not it is valid itself.)
-    @field_validator("exposure_start", "exposure_end", mode="wrap")
-    @classmethod
-    def _exposure(
-        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
-    ) -> str | MISSING:
-        kind = info.data.get("message_type")
-        name = info.field_name
-        if value is MISSING:
-            if kind in (_STARTED if name == "exposure_start" else _ENDED):
-                raise rule_error("required", f"{kind} requires {name}")
-        elif kind == "telling.started" and name == "exposure_end":
-            forbidden(value, handler, "telling.started carries no exposure_end")
-        # The default (absent) needs no reading; a typed local, not typing.cast (a call).
-        found: str | MISSING = value if value is MISSING else handler(value)
-        return found
-
-
-# The message types that require exposure_start, and exposure_end.
-_STARTED: Final = ("telling.started", "telling.exposed")
-_ENDED: Final = ("telling.ended", "telling.exposed")
+    # The schema's conditionals, on the default too (they fire whatever else fails).
+    _exposure = conditional(
+        "message_type",
+        {
+            "telling.started": Then(required=("exposure_start",), refused=("exposure_end",)),
+            "telling.ended": Then(required=("exposure_end",)),
+            "telling.exposed": Then(required=("exposure_start", "exposure_end")),
+        },
+    )

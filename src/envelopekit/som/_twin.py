@@ -30,30 +30,26 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, cast, get_args
+from typing import Any, Final, Literal, cast, get_args, get_origin
 
-from pydantic import AfterValidator, PlainValidator
+from pydantic import AfterValidator, BaseModel, PlainValidator
 from pydantic_core import CoreSchema, core_schema
 
 from .._json import BY_TEXT, finite_json, written_plain
-from ._delivery import DeliveryMediaAvailable
-from ._link import LinkEvent
 from ._story_context import (
     CLAIM_KEYS,
     Assertion,
-    AuthorshipProvenance,
-    MediaRange,
-    MediaRef,
-    StoryContext,
     _tags_unique_as_sent,  # pyright: ignore[reportPrivateUsage]
     _unique_tags,  # pyright: ignore[reportPrivateUsage]
 )
-from ._telling import TellingEvent
 from ._types import (
+    ANY_OF_REQUIRED,
+    CONDITIONALS,
     EXTENSION_KEY_PATTERN,
     TIMERANGE_PATTERN,
     VENDOR_ENUMS,
     VENDOR_VALUE_PATTERN,
+    Conditional,
     ExtensionKey,
     Integer,
     NonNegativeInteger,
@@ -239,8 +235,16 @@ _PLAIN: Final[dict[Callable[..., Any], CoreSchema]] = {
         ],
         mode="left_to_right",
     ),
-    **{check: _vendor_schema(values) for check, values in VENDOR_ENUMS.items()},
 }
+
+
+def _plain(function: Callable[..., Any]) -> CoreSchema | None:
+    """The schema standing for a plain validator; a vendor enum's, read from its values."""
+    found = _PLAIN.get(function)
+    if found is None and function in VENDOR_ENUMS:
+        return _vendor_schema(VENDOR_ENUMS[function])
+    return found
+
 
 # An after-validator over the plain validator it is always stacked on -> the schema for both.
 _AFTER_PLAIN: Final[dict[Callable[..., Any], tuple[Callable[..., Any], CoreSchema]]] = {
@@ -316,48 +320,8 @@ def _field_validators(model: type[Any], *names: str) -> list[Callable[..., Any]]
     return [_unbound(validators[name].func) for name in names]
 
 
-def _model_validator(model: type[Any], name: str) -> Any:
-    """The function of ``model``'s model validator ``name``, as its schema holds it."""
-    return _unbound(model.__pydantic_decorators__.model_validators[name].func)
-
-
+# The rules no factory of `._types` declares; the others are read from their declarations.
 _RULES: Final[dict[Callable[..., Any], Rule]] = {
-    # `_human_has_no_model`: a HUMAN author carries no model or model_version.
-    **dict.fromkeys(
-        _field_validators(AuthorshipProvenance, "_human_has_no_model"),
-        Rule(
-            {"HUMAN": Shape(absent=("model", "model_version")), "MODEL": Shape()},
-            by="author",
-            fields=("model", "model_version"),
-        ),
-    ),
-    # `_source_or_locator` of each (a wrap validator): anyOf [required ...].
-    _model_validator(MediaRef, "_source_or_locator"): Rule(
-        {"source": Shape(required=("source",)), "locator": Shape(required=("locator",))}
-    ),
-    _model_validator(MediaRange, "_source_or_locator"): Rule(
-        {
-            "source": Shape(required=("source", "time_range")),
-            "locator": Shape(required=("locator", "time_range")),
-        }
-    ),
-    _model_validator(DeliveryMediaAvailable, "_source_or_locator"): Rule(
-        {"source": Shape(required=("source",)), "locator": Shape(required=("locator",))}
-    ),
-    # `_lifecycle_iff_active`: lifecycle present exactly when story_type is ACTIVE.
-    _unbound(
-        StoryContext.__pydantic_decorators__.field_validators["_lifecycle_iff_active"].func
-    ): Rule(
-        {
-            "ACTIVE": Shape(required=("lifecycle",)),
-            **{
-                kind: Shape(absent=("lifecycle",))
-                for kind in ("PLANNED", "KILLED", "SPIKED", "ARCHIVED", "ORPHAN")
-            },
-        },
-        by="story_type",
-        fields=("lifecycle",),
-    ),
     # `_claim_shape`: the keys `claim` holds for each assertion type.
     **dict.fromkeys(
         _field_validators(Assertion, "_claim_shape"),
@@ -367,34 +331,53 @@ _RULES: Final[dict[Callable[..., Any], Rule]] = {
             fields=("claim",),
         ),
     ),
-    # `_exposure` and `_committed`/`_withdrawn`: what each message type requires or refuses.
-    **dict.fromkeys(
-        _field_validators(TellingEvent, "_exposure"),
-        Rule(
-            {
-                "telling.started": Shape(required=("exposure_start",), absent=("exposure_end",)),
-                "telling.ended": Shape(required=("exposure_end",)),
-                "telling.exposed": Shape(required=("exposure_start", "exposure_end")),
-            },
-            by=_ENVELOPE_TYPE,
-            fields=("exposure_start", "exposure_end"),
-        ),
-    ),
-    **dict.fromkeys(
-        _field_validators(LinkEvent, "_committed", "_withdrawn"),
-        Rule(
-            {
-                "link.committed": Shape(
-                    required=("committed_by", "committed_at"), absent=("withdrawn",)
-                ),
-                "link.gate_changed": Shape(absent=("withdrawn",)),
-                "link.withdrawn": Shape(required=("withdrawn",)),
-            },
-            by=_ENVELOPE_TYPE,
-            fields=("committed_by", "committed_at", "withdrawn"),
-        ),
-    ),
 }
+
+
+def _any_of_rule(function: Callable[..., Any]) -> Rule | None:
+    """The rule of an :func:`~._types.any_of_required` validator: a shape for each branch."""
+    branches = ANY_OF_REQUIRED.get(function)
+    if branches is None:
+        return None
+    return Rule({" ".join(branch): Shape(required=branch) for branch in branches})
+
+
+def _conditional_rule(model: type[BaseModel], declared: list[Conditional]) -> Rule | None:
+    """One rule for a model's :func:`~._types.conditional` rules: a shape for each value.
+
+    They decide by one member, whose values its ``Literal`` lists; a payload's own
+    ``message_type`` is read as the envelope's (the two agree, ``_own_type_agrees``).
+    """
+    deciding = {rule.by for rule in declared}
+    if len(deciding) != 1:
+        return None
+    (by,) = deciding
+    annotation = model.model_fields[by].annotation
+    if get_origin(annotation) is not Literal:
+        return None
+    shapes = {
+        value: Shape(
+            required=tuple(name for rule in declared for name in rule.then(value).required),
+            absent=tuple(name for rule in declared for name in rule.then(value).refused),
+        )
+        for value in get_args(annotation)
+    }
+    fields = tuple(dict.fromkeys(name for rule in declared for name in rule.members))
+    return Rule(shapes, by=_ENVELOPE_TYPE if by == "message_type" else by, fields=fields)
+
+
+def _fields_rule(model: type[BaseModel], fields: Mapping[str, Node]) -> Rule | None:
+    """The one rule ``model``'s field validators enforce; ``None`` for none, or for two."""
+    functions = [
+        function
+        for function in dict.fromkeys(_field_function(field["schema"]) for field in fields.values())
+        if function is not None
+    ]
+    found = [_RULES[function] for function in functions if function in _RULES]
+    declared = [CONDITIONALS[function] for function in functions if function in CONDITIONALS]
+    if len(found) + bool(declared) != 1:
+        return None  # two rules on one model: its hooks are kept
+    return found[0] if found else _conditional_rule(model, declared)
 
 
 _FUNCTIONS: Final = frozenset(
@@ -457,11 +440,12 @@ class Twin:
     def _function(self, node: Node, message_type: str | None) -> Node | None:
         function = _unbound(node["function"]["function"])
         kind = node["type"]
-        if kind == "function-plain" and function in _PLAIN:
-            return _in_json(cast("Node", _PLAIN[function]), node)
+        if kind == "function-plain":
+            plain = _plain(function)
+            return None if plain is None else _in_json(cast("Node", plain), node)
         inner: Node = node.get("schema", {})  # none under a plain validator
-        rule = _RULES.get(function)
-        if rule is not None and not rule.fields and inner.get("type") == "model":
+        rule = _any_of_rule(function)
+        if rule is not None and inner.get("type") == "model":
             return self._apply(rule, self._node(inner, message_type), message_type)
         if function is _tags_unique_as_sent:
             # The fast path takes valid tags only: their uniqueness, after the list's reading.
@@ -494,18 +478,15 @@ class Twin:
         fields_node: Node = node["schema"]
         if fields_node.get("type") != "model-fields":
             return node
-        rule: Rule | None = None
-        fields = dict(fields_node["fields"])
-        for name, field in fields_node["fields"].items():
-            found = _field_rule(field["schema"])
-            if found is None or name not in found.fields:
-                continue
-            if rule is not None and found is not rule:
-                return node  # two rules on one model: its hooks are kept
-            rule = found
-            fields[name] = {**field, "schema": _strip_function(field["schema"])}
+        rule = _fields_rule(node["cls"], fields_node["fields"])
         if rule is None:
             return node
+        fields = {
+            name: {**field, "schema": _strip_function(field["schema"])}
+            if name in rule.fields
+            else field
+            for name, field in fields_node["fields"].items()
+        }
         stripped = {**node, "schema": {**fields_node, "fields": fields}}
         applied = self._apply(rule, stripped, message_type)
         return node if applied is None else applied
@@ -551,11 +532,12 @@ _SCHEMA_KEYS: Final = (
 )
 
 
-def _field_rule(schema: Node) -> Rule | None:
+def _field_function(schema: Node) -> Callable[..., Any] | None:
+    """The function of a field's validator, as its schema holds it (a default's too)."""
     if schema.get("type") == "default":
         schema = schema["schema"]
     if schema.get("type") in ("function-after", "function-wrap"):
-        return _RULES.get(_unbound(schema["function"]["function"]))
+        return _unbound(schema["function"]["function"])  # type: ignore[no-any-return]
     return None
 
 

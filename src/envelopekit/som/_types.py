@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 from typing import Annotated, Any, ClassVar, Final, NoReturn, TypeAlias, TypeVar, cast
@@ -23,6 +24,8 @@ from typing import Annotated, Any, ClassVar, Final, NoReturn, TypeAlias, TypeVar
 from pydantic import (
     AfterValidator,
     ConfigDict,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
     ModelWrapValidatorHandler,
     PlainValidator,
     Strict,
@@ -32,10 +35,11 @@ from pydantic import (
     ValidationInfo,
     ValidatorFunctionWrapHandler,
     WithJsonSchema,
+    field_validator,
     model_validator,
 )
-from pydantic.json_schema import SkipJsonSchema
-from pydantic_core import PydanticCustomError
+from pydantic.json_schema import JsonSchemaValue, SkipJsonSchema
+from pydantic_core import PydanticCustomError, core_schema
 from typing_extensions import Never, Self
 
 from .. import rules
@@ -64,10 +68,13 @@ __all__ = [
     "Str",
     "StringOrObject",
     "TamsSource",
+    "Then",
     "TimeRange",
     "UnitNumber",
     "UriStr",
     "UuidStr",
+    "VendorEnum",
+    "conditional",
     "forbidden",
     "instant_key",
     "is_extension_key",
@@ -261,6 +268,10 @@ def required_any(
     raise rule_error("anyOf", message, also=("required",))
 
 
+ANY_OF_REQUIRED: Final[dict[Callable[..., Any], tuple[tuple[str, ...], ...]]] = {}
+"""Each :func:`any_of_required` validator, with its branches (the fast path reads them)."""
+
+
 def any_of_required(branches: tuple[tuple[str, ...], ...], message: str) -> Any:
     """The model wrap validator :func:`required_any` runs, declared in the class body.
 
@@ -271,6 +282,8 @@ def any_of_required(branches: tuple[tuple[str, ...], ...], message: str) -> Any:
     @passes_absent
     def validate(cls: type[M], data: Any, handler: ModelWrapValidatorHandler[M]) -> M:
         return required_any(data, handler, branches, message)
+
+    ANY_OF_REQUIRED[validate] = branches
 
     # pydantic makes a classmethod of it, by its first parameter's name (`cls`).
     return model_validator(mode="wrap")(validate)
@@ -288,6 +301,136 @@ def forbidden(value: Any, handler: ValidatorFunctionWrapHandler, message: str) -
     except ValidationError as error:
         raise joined(error, refused, value) from None
     raise refused
+
+
+# --- if/then ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Then:
+    """What one value of a deciding member asks of the object: members required and refused."""
+
+    required: tuple[str, ...] = ()
+    refused: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Conditional:
+    """A :func:`conditional`'s rule: the deciding member, each value's :class:`Then`, the else."""
+
+    by: str
+    cases: Mapping[str, Then]
+    otherwise: Then
+    if_requires: bool = False
+
+    def then(self, value: str | None) -> Then:
+        """What ``value`` of ``by`` asks of the object; ``None`` is a missing or invalid one.
+
+        The ``if`` holds for a missing ``by`` and fails for an invalid one, unless it requires
+        ``by``: then both fail it (the else-branch), else no rule applies.
+        """
+        if value is None:
+            return self.otherwise if self.if_requires else _NOTHING
+        return self.cases.get(value, self.otherwise)
+
+    @property
+    def members(self) -> tuple[str, ...]:
+        """The members the rule requires or refuses under some value, each once."""
+        return tuple(dict.fromkeys(m for t in self._thens for m in (*t.required, *t.refused)))
+
+    @property
+    def refusable(self) -> frozenset[str]:
+        """The members the rule refuses under some value."""
+        return frozenset(member for then in self._thens for member in then.refused)
+
+    @property
+    def _thens(self) -> tuple[Then, ...]:
+        return (*self.cases.values(), self.otherwise)
+
+
+_NOTHING: Final = Then()
+
+CONDITIONALS: Final[dict[Callable[..., Any], Conditional]] = {}
+"""Each :func:`conditional` validator, with its rule (the fast path reads them, ``._twin``)."""
+
+
+def conditional(
+    by: str,
+    cases: Mapping[str, Then],
+    *,
+    otherwise: Then = _NOTHING,
+    if_requires: bool = False,
+    required: str = "{value} requires {member}",
+    refused: str = "{value} carries no {member}",
+) -> Any:
+    """The field validator of the schema's ``if``/``then``/``else`` on ``by``'s ``const``.
+
+    ``conditional("author", {"HUMAN": Then(refused=("model",))})``, declared in the class body:
+    under each value of ``cases`` its members are required or refused, under any other value
+    ``otherwise``'s. It runs on the default too (the members need ``validate_default``), so the
+    rule fires whatever else fails, as the schema's does; a refused member is reported with its
+    own errors (:func:`forbidden`: a wrap validator; one that refuses nothing is an after one,
+    the cheaper). A missing or invalid ``by`` is absent from ``info.data``: no rule applies,
+    unless the ``if`` requires ``by`` (``if_requires``; :meth:`Conditional.then`). The messages
+    are formatted with ``value`` (``by``'s, or "missing or invalid") and ``member``. ``by`` is
+    declared before the members; ``_twin`` reads each model's own function.
+    """
+    rule = Conditional(by, cases, otherwise, if_requires)
+    # `rule.then` as tables read by C calls (a value not in them is `otherwise`'s), so that a
+    # value that asks nothing of the members costs no more than a lookup.
+    required_under = {value: frozenset(rule.then(value).required) for value in (None, *cases)}
+    refused_under = {value: frozenset(rule.then(value).refused) for value in (None, *cases)}
+    required_else, refused_else = frozenset(otherwise.required), frozenset(otherwise.refused)
+    # The messages for the values the tables name, formatted once.
+    said_required = _said_once(required, required_under)
+    said_refused = _said_once(refused, refused_under)
+
+    def refuse_absent(info: ValidationInfo) -> NoReturn:
+        kind: str | None = info.data.get(by)
+        name = info.field_name
+        said = said_required.get((kind, name or "")) or _said(required, kind, name)
+        raise rule_error("required", said)
+
+    # Each body tests an absent member inline (a call more per member costs a valid message).
+    def _conditional(
+        cls: type[Any], value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
+    ) -> Any:
+        if value is MISSING:
+            names = required_under.get(info.data.get(by), required_else)
+            if names and info.field_name in names:
+                refuse_absent(info)
+            return value  # the default (absent) needs no reading
+        kind: str | None = info.data.get(by)
+        names = refused_under.get(kind, refused_else)
+        if names and (name := info.field_name or "") in names:
+            said = said_refused.get((kind, name)) or _said(refused, kind, name)
+            forbidden(value, handler, said)
+        return handler(value)
+
+    def _conditional_after(cls: type[Any], value: Any, info: ValidationInfo) -> Any:
+        if value is MISSING:
+            names = required_under.get(info.data.get(by), required_else)
+            if names and info.field_name in names:
+                refuse_absent(info)
+        return value
+
+    # pydantic makes a classmethod of either, by its first parameter's name (`cls`).
+    if rule.refusable:
+        CONDITIONALS[_conditional] = rule
+        return field_validator(*rule.members, mode="wrap")(_conditional)
+    CONDITIONALS[_conditional_after] = rule
+    return field_validator(*rule.members)(_conditional_after)
+
+
+def _said(message: str, value: str | None, member: str | None) -> str:
+    return message.format(value=value or "missing or invalid", member=member)
+
+
+def _said_once(
+    message: str, under: Mapping[str | None, frozenset[str]]
+) -> dict[tuple[str | None, str], str]:
+    """``message`` for each value of ``under`` and each of its members, formatted once."""
+    return {(value, name): _said(message, value, name) for value in under for name in under[value]}
 
 
 def _any_of(message: str, *also: Keyword) -> PydanticCustomError:
@@ -312,6 +455,37 @@ def vendor_enum(*values: str) -> Callable[[Any], str]:
 
     VENDOR_ENUMS[check] = values
     return check
+
+
+class VendorEnum:
+    """``Annotated[str, VendorEnum(*values)]``: ``anyOf: [{enum: values}, {pattern: ^x-…}]``.
+
+    A governed-but-extensible registry: the validator :func:`vendor_enum` makes, and the
+    official schemas' form of it (each branch typed ``string``).
+    """
+
+    __slots__ = ("_schema", "_validator")
+
+    def __init__(self, *values: str) -> None:
+        self._validator = PlainValidator(vendor_enum(*values))
+        self._schema = WithJsonSchema(
+            {
+                "anyOf": [
+                    {"type": "string", "enum": list(values)},
+                    {"type": "string", "pattern": VENDOR_VALUE_PATTERN},
+                ]
+            }
+        )
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return self._validator.__get_pydantic_core_schema__(source, handler)
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return self._schema.__get_pydantic_json_schema__(schema, handler)
 
 
 def _no_branch(value: Any) -> NoReturn:
