@@ -26,6 +26,19 @@ PROBE = ROOT / "tests" / "support" / "core_only.py"
 CASES = sorted(core_only.cases())
 
 
+def _python(arguments: list[str], env: dict[str, str] | None) -> subprocess.CompletedProcess[str]:
+    """This venv's Python run with ``arguments`` in the checkout, in ``env``."""
+    return subprocess.run(
+        [sys.executable, *arguments],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
 @pytest.fixture(scope="module")
 def core_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """A subprocess environment with only the core install's distributions."""
@@ -38,15 +51,8 @@ def core_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def outcomes(core_env: dict[str, str]) -> dict[str, str | None]:
     """Each case of the probe, run once in one core-only subprocess."""
-    done = subprocess.run(
-        # Warnings are errors, as in this suite (pyproject's filterwarnings).
-        [sys.executable, "-W", "error", str(PROBE), str(ROOT)],
-        env=core_env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    # Warnings are errors, as in this suite (pyproject's filterwarnings).
+    done = _python(["-W", "error", str(PROBE), str(ROOT)], core_env)
     assert done.returncode == 0, done.stderr
     found: dict[str, str | None] = json.loads(done.stdout)
     return found
@@ -96,15 +102,7 @@ COMMANDS: dict[str, list[str]] = {
 
 
 def _run(arguments: list[str], env: dict[str, str] | None) -> tuple[int, str, str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "envelopekit", *arguments],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = _python(["-m", "envelopekit", *arguments], env)
     return done.returncode, done.stdout, done.stderr
 
 
@@ -190,13 +188,5 @@ assert calls == [envelope], calls
 def test_each_extra_alone(tmp_path: Path, redis_url: str, scenario: str) -> None:
     roots, code = SCENARIOS[scenario]
     env = blocking_env(str(tmp_path), beyond(*roots))
-    done = subprocess.run(
-        [sys.executable, "-c", EXAMPLES + code.replace("{redis_url}", redis_url)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = _python(["-c", EXAMPLES + code.replace("{redis_url}", redis_url)], env)
     assert done.returncode == 0, done.stderr
