@@ -263,6 +263,23 @@ as the copies of :func:`fail_fast_schema` stop the array there: the rest, never 
 read whole by the judgement (beside an invalid tag, 78,000 numbers in SOM's tags cost 19x
 ``orjson.loads``). Filled by the modules that define them."""
 
+REFUSED_MEMBERS: Final[
+    dict[Callable[..., Any], tuple[Callable[..., Any], Callable[[str], Callable[..., Any] | None]]]
+] = {}
+"""Field wrap validators that refuse a present member together with its own errors (a schema's
+``not: {required: [member]}``), each to its variant that lets the member's errors through and
+a function giving, for a field's name, the refusal's validator (``None``: never refused).
+
+The wrap validator raises the refusal joined to the errors it caught, which only a copy of
+every one of them can raise (``_violations.joined``): 22,772 unknown keys in a refused member
+cost ``model_validate_json`` 46x ``orjson.loads``, the join most of it. In the copies of
+:func:`fail_fast_schema` the refusal is a field of its own after the member's, which reads
+the same key (:func:`_refusing_field`): pydantic-core adds its error after the member's own,
+at the member, and keeps the lines as it gave them. Filled by the modules that define them."""
+
+_NOT_GIVEN: Final = object()
+"""The default of a refusal's field (:data:`REFUSED_MEMBERS`): the message lacks the member."""
+
 SAME_VALUE: Final[set[Callable[..., Any]]] = set()
 """Validators that return the very value they are given (free-form JSON's readers).
 
@@ -360,10 +377,11 @@ def _copied(
                 copy["schema"] = core_schema.no_info_after_validator_function(
                     _without_extras, counting
                 )
-        elif kind == "model-fields" and refs is not None:
-            copy["fields"] = {
-                name: _defaulted(name, field, refs) for name, field in copy["fields"].items()
-            }
+        elif kind == "model-fields":
+            fields = copy["fields"]
+            if refs is not None:
+                fields = {name: _defaulted(name, field, refs) for name, field in fields.items()}
+            copy["fields"] = _with_refusals(fields)
         return copy
     if isinstance(node, list):
         return [_copied(item, models, open_models, refs, counted, failing, inputs) for item in node]
@@ -395,6 +413,61 @@ def _checks_keys(schema: dict[str, Any]) -> bool:
     if keys is None or (values is not None and values.get("type") != "any"):
         return False
     return {key: value for key, value in keys.items() if key != "metadata"} != {"type": "str"}
+
+
+def _with_refusals(fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields``, with a refusal's field after each member a validator may refuse.
+
+    The members' :data:`REFUSED_MEMBERS` validators are called in their variants.
+    """
+    found: dict[str, Any] = {}
+    for name, field in fields.items():
+        schema = field["schema"]
+        outer = schema if schema.get("type") == "default" else None
+        wrap = outer["schema"] if outer is not None else schema
+        function: Any = None
+        if wrap.get("type") == "function-wrap" and isinstance(wrap["function"], dict):
+            function = wrap["function"]["function"]
+        entry = REFUSED_MEMBERS.get(getattr(function, "__func__", function))
+        alias = field.get("validation_alias", name)
+        if entry is None or not isinstance(alias, str):
+            found[name] = field
+            continue
+        variant, refusal_of = entry
+        # Bound to the model's class, as pydantic binds the validator (a classmethod).
+        owner = getattr(function, "__self__", None)
+        bound = variant if owner is None else variant.__get__(owner)
+        wrap = {**wrap, "function": {**wrap["function"], "function": bound}}
+        found[name] = {**field, "schema": {**outer, "schema": wrap} if outer else wrap}
+        refusal = refusal_of(name)
+        if refusal is not None:
+            found[f"{name}\x00refused"] = _refusing_field(refusal, alias)
+    return found
+
+
+def _refusing_field(refusal: Callable[..., Any], alias: str) -> dict[str, Any]:
+    """A field reading the key ``alias`` again, after the member's own field.
+
+    ``refusal(value, info)`` raises the refusal, or :class:`~pydantic_core.PydanticOmit`,
+    which pydantic-core reads as no field at all: an instance holds no such field, accepted or
+    not. Its location is the member's, by the alias (``loc_by_alias``); a message lacking the
+    member gives it :data:`_NOT_GIVEN`, validated as a value.
+    """
+    return {
+        "type": "model-field",
+        "schema": {
+            "type": "default",
+            "schema": core_schema.with_info_plain_validator_function(refusal),
+            "default": _NOT_GIVEN,
+            "validate_default": True,
+        },
+        "validation_alias": alias,
+    }
+
+
+def not_given(value: object) -> bool:
+    """Whether a refusal's field (:func:`_refusing_field`) was given no member."""
+    return value is _NOT_GIVEN
 
 
 def _defaulted(name: str, field: dict[str, Any], refs: dict[str, Any]) -> dict[str, Any]:
