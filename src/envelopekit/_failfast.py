@@ -35,6 +35,8 @@ from pydantic_core import (
 __all__ = [
     "FIRST_FAILURE_READERS",
     "FULL_REPORT_BYTES",
+    "NOT_GIVEN",
+    "REFUSED_MEMBERS",
     "TOO_LARGE",
     "UNKNOWN_KEYS",
     "Absent",
@@ -277,7 +279,7 @@ cost ``model_validate_json`` 46x ``orjson.loads``, the join most of it. In the c
 the same key (:func:`_refusing_field`): pydantic-core adds its error after the member's own,
 at the member, and keeps the lines as it gave them. Filled by the modules that define them."""
 
-_NOT_GIVEN: Final = object()
+NOT_GIVEN: Final = object()
 """The default of a refusal's field (:data:`REFUSED_MEMBERS`): the message lacks the member."""
 
 SAME_VALUE: Final[set[Callable[..., Any]]] = set()
@@ -430,7 +432,9 @@ def _with_refusals(fields: dict[str, Any]) -> dict[str, Any]:
             function = wrap["function"]["function"]
         entry = REFUSED_MEMBERS.get(getattr(function, "__func__", function))
         alias = field.get("validation_alias", name)
-        if entry is None or not isinstance(alias, str):
+        # A scalar member's errors are a few, joined at no cost; a refusal's field costs a
+        # call on every instance (a provenance's in each assertion).
+        if entry is None or not isinstance(alias, str) or not _holds_members(wrap["schema"]):
             found[name] = field
             continue
         variant, refusal_of = entry
@@ -445,29 +449,34 @@ def _with_refusals(fields: dict[str, Any]) -> dict[str, Any]:
     return found
 
 
+_CONTAINERS: Final = frozenset(
+    {"model", "model-fields", "typed-dict", "dataclass", "dict", "definition-ref", *_ARRAYS}
+)
+
+
+def _holds_members(schema: Any) -> bool:
+    """Whether ``schema`` validates an object or an array, which may fail in many places."""
+    return any(node.get("type") in _CONTAINERS for node in _schemas(schema))
+
+
 def _refusing_field(refusal: Callable[..., Any], alias: str) -> dict[str, Any]:
     """A field reading the key ``alias`` again, after the member's own field.
 
     ``refusal(value, info)`` raises the refusal, or :class:`~pydantic_core.PydanticOmit`,
     which pydantic-core reads as no field at all: an instance holds no such field, accepted or
     not. Its location is the member's, by the alias (``loc_by_alias``); a message lacking the
-    member gives it :data:`_NOT_GIVEN`, validated as a value.
+    member gives it :data:`NOT_GIVEN`, validated as a value.
     """
     return {
         "type": "model-field",
         "schema": {
             "type": "default",
             "schema": core_schema.with_info_plain_validator_function(refusal),
-            "default": _NOT_GIVEN,
+            "default": NOT_GIVEN,
             "validate_default": True,
         },
         "validation_alias": alias,
     }
-
-
-def not_given(value: object) -> bool:
-    """Whether a refusal's field (:func:`_refusing_field`) was given no member."""
-    return value is _NOT_GIVEN
 
 
 def _defaulted(name: str, field: dict[str, Any], refs: dict[str, Any]) -> dict[str, Any]:

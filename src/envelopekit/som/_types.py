@@ -44,7 +44,7 @@ from typing_extensions import Never, Self
 
 from .. import rules
 from .._compat import MISSING
-from .._failfast import REFUSED_MEMBERS, SAME_VALUE, not_given, passes_absent
+from .._failfast import NOT_GIVEN, REFUSED_MEMBERS, SAME_VALUE, passes_absent
 from .._formats import DateTimeStr, UriStr, UuidStr
 from .._json import finite_json
 from .._model import WireModel
@@ -426,7 +426,7 @@ def conditional(
 
         def refuse(value: Any, info: ValidationInfo) -> NoReturn:
             kind: str | None = info.data.get(by)
-            if not not_given(value) and name in refused_under.get(kind, refused_else):
+            if value is not NOT_GIVEN and name in refused_under.get(kind, refused_else):
                 raise rule_error(
                     "not", said_refused.get((kind, name)) or _said(refused, kind, name)
                 )
