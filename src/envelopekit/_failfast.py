@@ -57,7 +57,7 @@ __all__ = [
 FULL_REPORT_BYTES: Final = 16_384
 """Messages up to this size are validated with every error reported."""
 
-_LARGE: dict[tuple[type, bool, bool], SchemaValidator] = {}
+_LARGE: dict[tuple[type, bool, bool, bool], SchemaValidator] = {}
 
 
 class TooLarge:
@@ -302,6 +302,7 @@ def fail_fast_schema(
     counted: bool = False,
     failing: bool = True,
     inputs: bool = True,
+    refusals: bool = True,
 ) -> Any:
     """A copy of the core schema ``node`` with ``fail_fast`` on every array schema.
 
@@ -320,10 +321,12 @@ def fail_fast_schema(
     copy reports every error, as the schema does. The after-validators in :data:`SAME_VALUE`
     are chained; without ``inputs``, every after-validator is, and an error it raises holds
     the value it was given (a model's validator: the model), not the input: for a caller that
-    never reads an error's input (``check``).
+    never reads an error's input (``check``). With ``refusals``, a member a
+    :data:`REFUSED_MEMBERS` validator refuses is refused by a field of its own, found by the
+    member's alias (a validation by name, ``by_alias=False``, reads the copy without).
     """
     refs = _refs(node) if absent else None
-    return _copied(node, models, open_models, refs, counted, failing, inputs)
+    return _copied(node, models, open_models, refs, counted, failing, inputs, refusals)
 
 
 def _copied(
@@ -334,13 +337,14 @@ def _copied(
     counted: bool,
     failing: bool = True,
     inputs: bool = True,
+    refusals: bool = True,
 ) -> Any:
     if isinstance(node, dict):
         # `metadata` holds JSON Schema hooks and extras, never a validator.
         copy = {
             key: value
             if key == "metadata"
-            else _copied(value, models, open_models, refs, counted, failing, inputs)
+            else _copied(value, models, open_models, refs, counted, failing, inputs, refusals)
             for key, value in node.items()
         }
         kind = copy.get("type")
@@ -383,10 +387,13 @@ def _copied(
             fields = copy["fields"]
             if refs is not None:
                 fields = {name: _defaulted(name, field, refs) for name, field in fields.items()}
-            copy["fields"] = _with_refusals(fields)
+            copy["fields"] = _with_refusals(fields) if refusals else fields
         return copy
     if isinstance(node, list):
-        return [_copied(item, models, open_models, refs, counted, failing, inputs) for item in node]
+        return [
+            _copied(item, models, open_models, refs, counted, failing, inputs, refusals)
+            for item in node
+        ]
     return node
 
 
@@ -571,6 +578,7 @@ def fail_fast_validator(
     counted: bool = False,
     failing: bool = True,
     inputs: bool = True,
+    refusals: bool = True,
 ) -> SchemaValidator:
     """A validator of ``schema`` (a model's or adapter's core schema) that fails fast.
 
@@ -588,6 +596,8 @@ def fail_fast_validator(
             differ from ``schema``).
         inputs: whether every error holds its validator's input (else an after-validator's
             holds the value it was given: ``check``'s, which never reads them).
+        refusals: whether a refused member is refused by a field of its own
+            (:func:`fail_fast_schema`), found by its alias.
     """
     models: set[type] = set()
     copy = fail_fast_schema(
@@ -598,6 +608,7 @@ def fail_fast_validator(
         counted=counted,
         failing=failing,
         inputs=inputs,
+        refusals=refusals,
     )
     return fresh_validator(copy, models, config)
 
@@ -623,7 +634,7 @@ def fresh_validator(
 
 
 def large_validator(
-    model: type[BaseModel], *, absent: bool = False, inputs: bool = True
+    model: type[BaseModel], *, absent: bool = False, inputs: bool = True, by_alias: bool = True
 ) -> SchemaValidator:
     """The fail-fast copy of ``model``'s own schema: how a message over the bound is read.
 
@@ -631,14 +642,16 @@ def large_validator(
     ``absent``, ``check``'s (``Spec.read_large``): its required fields default to an
     :class:`Absent`, and its errors read through :func:`restored` are the same as the door's
     for the same bytes. Without ``inputs``, ``check``'s own: its after-validators' errors hold
-    the value they were given (:func:`fail_fast_schema`).
+    the value they were given (:func:`fail_fast_schema`). Without ``by_alias``, for a
+    validation that finds fields by their names only (``by_alias=False``): no refused member
+    is refused by a field of its own, which is found by the member's alias.
     """
-    found = _LARGE.get((model, absent, inputs))
+    found = _LARGE.get((model, absent, inputs, by_alias))
     if found is None:
         # A race builds it twice; either copy is the same validator.
         schema = model.__pydantic_core_schema__
-        found = _LARGE[model, absent, inputs] = fail_fast_validator(
-            schema, own_config(schema, model), absent=absent, inputs=inputs
+        found = _LARGE[model, absent, inputs, by_alias] = fail_fast_validator(
+            schema, own_config(schema, model), absent=absent, inputs=inputs, refusals=by_alias
         )
     return found
 

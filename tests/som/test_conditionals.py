@@ -480,3 +480,21 @@ def test_a_large_refused_member_is_reported_with_its_errors_never_copied(
     assert refused[0].errors() == own.value.errors()
     assert refused[0].errors()[-1]["type"] == "not"
     assert refused[0].error_count() == 2_000 + 1 + ("link_id" in members)
+
+
+@pytest.mark.parametrize("case", list(_REFUSED_WITH_ERRORS), ids=list(_REFUSED_WITH_ERRORS))
+def test_a_large_refused_member_read_by_name_is_refused_as_the_model_refuses_it(
+    case: str,
+) -> None:
+    # Fields found by name alone (by_alias=False) never find a refusal's own field, found by
+    # the member's alias: that reading joins the refusal to the member's errors, as before.
+    message_type, members = _REFUSED_WITH_ERRORS[case]
+    envelope = _link(message_type, withdrawn={f"k{i}": i for i in range(2_000)}, **members)
+    raw = json.dumps(envelope)
+    assert len(raw) > FULL_REPORT_BYTES
+    with pytest.raises(ValidationError_) as door:
+        SomEnvelope.model_validate_json(raw, by_alias=False, by_name=True)
+    with pytest.raises(ValidationError_) as own:
+        SomEnvelope.__pydantic_validator__.validate_json(raw, by_alias=False, by_name=True)
+    assert door.value.errors() == own.value.errors()
+    assert door.value.errors()[-1]["type"] == "not"
