@@ -102,13 +102,37 @@ def beyond(*roots: str) -> Refused:
     return Refused(
         frozenset(
             module
-            for module, distributions in metadata.packages_distributions().items()
+            for module, distributions in _packages_distributions().items()
             if module.isidentifier()
             and module != "envelopekit"
             and not any(_canonical(d) in kept for d in distributions)
         ),
         frozenset(installed - kept),
     )
+
+
+def _packages_distributions() -> dict[str, list[str]]:
+    """Each top-level module name and the distributions holding it.
+
+    ``importlib.metadata.packages_distributions`` as Python 3.11 has it: a distribution's
+    ``top_level.txt``, or, without one (hatchling and others write none), the first part of
+    each of its files' paths; Python 3.10's reads ``top_level.txt`` alone, so that it missed
+    jsonschema, redis and the others there.
+    """
+    import inspect
+    from importlib import metadata
+
+    found: dict[str, list[str]] = {}
+    for distribution in metadata.distributions():
+        declared = (distribution.read_text("top_level.txt") or "").split()
+        names = declared or {
+            path.parts[0] if len(path.parts) > 1 else inspect.getmodulename(str(path)) or ""
+            for path in distribution.files or ()
+        }
+        for name in names:
+            if name and "." not in name:
+                found.setdefault(name, []).append(str(distribution.metadata["Name"]))
+    return found
 
 
 def blocking_env(directory: str, refused: Refused) -> dict[str, str]:
