@@ -13,12 +13,14 @@ from pydantic import ValidationError
 import envelopekit as ek
 from envelopekit import rules
 from envelopekit._check import REGISTRY
+from envelopekit._json import PARSER_MAX_DEPTH
 from envelopekit._model import WireModel, attach_warnings
-from envelopekit._text import json_branch, refuse_unreadable
+from envelopekit._text import _lone_surrogate_at, json_branch, refuse_unreadable, too_deep_at
 from envelopekit._violations import violation
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse
 from envelopekit.som import SomEnvelope
+from tests._calls import python_calls
 from tests.conftest import DATA
 
 
@@ -88,6 +90,20 @@ def _babel_document() -> dict[str, Any]:
     return document
 
 
+def _document(model: type[WireModel], value: object) -> dict[str, Any]:
+    """A valid message of ``model`` (BabelQueue or a Matrix request) holding ``value``."""
+    if model is BabelEnvelope:
+        return {**_babel_document(), "data": {"v": value}}
+    return {"op": "fs.write", "correlationId": "c-1", "payload": {"v": value}}
+
+
+def _nested(levels: int) -> object:
+    value: object = []
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
 def _refused(model: Any, document: object) -> list[tuple[str, str]] | None:
     try:
         model.model_validate(document)
@@ -140,6 +156,40 @@ def test_what_orjson_refuses_but_is_unicode_text_is_not_json_invalid() -> None:
     document = {**_babel_document(), "data": {"big": 2**70, "text": "é ✓"}}
     found = BabelEnvelope.model_validate(document)
     assert [v.rule for v in found.envelope_warnings()] == ["number.beyond_int64"]
+
+
+_BIG = 2**64  # beyond what orjson writes
+
+
+@pytest.mark.parametrize("model", [BabelEnvelope, MxRequest], ids=["babelqueue", "matrix"])
+def test_integers_orjson_refuses_are_probed_by_the_standard_encoder_not_walked(
+    model: type[WireModel],
+) -> None:
+    # orjson refuses an integer beyond 64 bits, and its refusal was a Python walk of every value
+    # for lone surrogates and depth (50,000 such integers: model_validate 52x orjson.loads).
+    document = _document(model, [_BIG] * 2_000)
+    entered = python_calls(lambda: _refused(model, document))
+    assert _lone_surrogate_at.__code__ not in entered
+    assert too_deep_at.__code__ not in entered
+
+
+@pytest.mark.parametrize("model", [BabelEnvelope, MxRequest], ids=["babelqueue", "matrix"])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ([_BIG, {"a/b": [0, "\ud800"]}], ("json.invalid", "")),
+        ({"\udfff": _BIG}, ("json.invalid", "")),
+        ([_BIG, _nested(PARSER_MAX_DEPTH)], ("message.too_deep", None)),
+    ],
+    ids=["lone-surrogate-value", "lone-surrogate-key", "too-deep"],
+)
+def test_beside_an_integer_orjson_refuses_what_no_json_text_carries_is_still_refused(
+    model: type[WireModel], value: object, expected: tuple[str, str | None]
+) -> None:
+    found = _refused(model, _document(model, value))
+    assert found is not None
+    rule, at = found[0]
+    assert (rule, at if expected[1] is not None else None) == expected
 
 
 def test_a_model_given_as_input_is_not_probed_again() -> None:

@@ -56,7 +56,10 @@ def validate_large_json(
     with CollectorPaused():
         if by_alias is False or by_name is True:
             # pydantic names a missing field by its name then, not by the alias Absent holds.
-            return large_validator(model).validate_json(json_data, **options)
+            # Its fields found by name alone, it reads the copy whose refusals are no fields.
+            return large_validator(model, by_alias=by_alias is not False).validate_json(
+                json_data, **options
+            )
         before = missed()
         try:
             return large_validator(model, absent=True).validate_json(json_data, **options)

@@ -35,6 +35,8 @@ from pydantic_core import (
 __all__ = [
     "FIRST_FAILURE_READERS",
     "FULL_REPORT_BYTES",
+    "NOT_GIVEN",
+    "REFUSED_MEMBERS",
     "TOO_LARGE",
     "UNKNOWN_KEYS",
     "Absent",
@@ -55,7 +57,7 @@ __all__ = [
 FULL_REPORT_BYTES: Final = 16_384
 """Messages up to this size are validated with every error reported."""
 
-_LARGE: dict[tuple[type, bool, bool], SchemaValidator] = {}
+_LARGE: dict[tuple[type, bool, bool, bool], SchemaValidator] = {}
 
 
 class TooLarge:
@@ -263,6 +265,23 @@ as the copies of :func:`fail_fast_schema` stop the array there: the rest, never 
 read whole by the judgement (beside an invalid tag, 78,000 numbers in SOM's tags cost 19x
 ``orjson.loads``). Filled by the modules that define them."""
 
+REFUSED_MEMBERS: Final[
+    dict[Callable[..., Any], tuple[Callable[..., Any], Callable[[str], Callable[..., Any] | None]]]
+] = {}
+"""Field wrap validators that refuse a present member together with its own errors (a schema's
+``not: {required: [member]}``), each to its variant that lets the member's errors through and
+a function giving, for a field's name, the refusal's validator (``None``: never refused).
+
+The wrap validator raises the refusal joined to the errors it caught, which only a copy of
+every one of them can raise (``_violations.joined``): 22,772 unknown keys in a refused member
+cost ``model_validate_json`` 46x ``orjson.loads``, the join most of it. In the copies of
+:func:`fail_fast_schema` the refusal is a field of its own after the member's, which reads
+the same key (:func:`_refusing_field`): pydantic-core adds its error after the member's own,
+at the member, and keeps the lines as it gave them. Filled by the modules that define them."""
+
+NOT_GIVEN: Final = object()
+"""The default of a refusal's field (:data:`REFUSED_MEMBERS`): the message lacks the member."""
+
 SAME_VALUE: Final[set[Callable[..., Any]]] = set()
 """Validators that return the very value they are given (free-form JSON's readers).
 
@@ -283,6 +302,7 @@ def fail_fast_schema(
     counted: bool = False,
     failing: bool = True,
     inputs: bool = True,
+    refusals: bool = True,
 ) -> Any:
     """A copy of the core schema ``node`` with ``fail_fast`` on every array schema.
 
@@ -301,10 +321,12 @@ def fail_fast_schema(
     copy reports every error, as the schema does. The after-validators in :data:`SAME_VALUE`
     are chained; without ``inputs``, every after-validator is, and an error it raises holds
     the value it was given (a model's validator: the model), not the input: for a caller that
-    never reads an error's input (``check``).
+    never reads an error's input (``check``). With ``refusals``, a member a
+    :data:`REFUSED_MEMBERS` validator refuses is refused by a field of its own, found by the
+    member's alias (a validation by name, ``by_alias=False``, reads the copy without).
     """
     refs = _refs(node) if absent else None
-    return _copied(node, models, open_models, refs, counted, failing, inputs)
+    return _copied(node, models, open_models, refs, counted, failing, inputs, refusals)
 
 
 def _copied(
@@ -315,13 +337,14 @@ def _copied(
     counted: bool,
     failing: bool = True,
     inputs: bool = True,
+    refusals: bool = True,
 ) -> Any:
     if isinstance(node, dict):
         # `metadata` holds JSON Schema hooks and extras, never a validator.
         copy = {
             key: value
             if key == "metadata"
-            else _copied(value, models, open_models, refs, counted, failing, inputs)
+            else _copied(value, models, open_models, refs, counted, failing, inputs, refusals)
             for key, value in node.items()
         }
         kind = copy.get("type")
@@ -360,13 +383,17 @@ def _copied(
                 copy["schema"] = core_schema.no_info_after_validator_function(
                     _without_extras, counting
                 )
-        elif kind == "model-fields" and refs is not None:
-            copy["fields"] = {
-                name: _defaulted(name, field, refs) for name, field in copy["fields"].items()
-            }
+        elif kind == "model-fields":
+            fields = copy["fields"]
+            if refs is not None:
+                fields = {name: _defaulted(name, field, refs) for name, field in fields.items()}
+            copy["fields"] = _with_refusals(fields) if refusals else fields
         return copy
     if isinstance(node, list):
-        return [_copied(item, models, open_models, refs, counted, failing, inputs) for item in node]
+        return [
+            _copied(item, models, open_models, refs, counted, failing, inputs, refusals)
+            for item in node
+        ]
     return node
 
 
@@ -395,6 +422,68 @@ def _checks_keys(schema: dict[str, Any]) -> bool:
     if keys is None or (values is not None and values.get("type") != "any"):
         return False
     return {key: value for key, value in keys.items() if key != "metadata"} != {"type": "str"}
+
+
+def _with_refusals(fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields``, with a refusal's field after each member a validator may refuse.
+
+    The members' :data:`REFUSED_MEMBERS` validators are called in their variants.
+    """
+    found: dict[str, Any] = {}
+    for name, field in fields.items():
+        schema = field["schema"]
+        outer = schema if schema.get("type") == "default" else None
+        wrap = outer["schema"] if outer is not None else schema
+        function: Any = None
+        if wrap.get("type") == "function-wrap" and isinstance(wrap["function"], dict):
+            function = wrap["function"]["function"]
+        entry = REFUSED_MEMBERS.get(getattr(function, "__func__", function))
+        alias = field.get("validation_alias", name)
+        # A scalar member's errors are a few, joined at no cost; a refusal's field costs a
+        # call on every instance (a provenance's in each assertion).
+        if entry is None or not isinstance(alias, str) or not _holds_members(wrap["schema"]):
+            found[name] = field
+            continue
+        variant, refusal_of = entry
+        # Bound to the model's class, as pydantic binds the validator (a classmethod).
+        owner = getattr(function, "__self__", None)
+        bound = variant if owner is None else variant.__get__(owner)
+        wrap = {**wrap, "function": {**wrap["function"], "function": bound}}
+        found[name] = {**field, "schema": {**outer, "schema": wrap} if outer else wrap}
+        refusal = refusal_of(name)
+        if refusal is not None:
+            found[f"{name}\x00refused"] = _refusing_field(refusal, alias)
+    return found
+
+
+_CONTAINERS: Final = frozenset(
+    {"model", "model-fields", "typed-dict", "dataclass", "dict", "definition-ref", *_ARRAYS}
+)
+
+
+def _holds_members(schema: Any) -> bool:
+    """Whether ``schema`` validates an object or an array, which may fail in many places."""
+    return any(node.get("type") in _CONTAINERS for node in _schemas(schema))
+
+
+def _refusing_field(refusal: Callable[..., Any], alias: str) -> dict[str, Any]:
+    """A field reading the key ``alias`` again, after the member's own field.
+
+    ``refusal(value, info)`` raises the refusal, or :class:`~pydantic_core.PydanticOmit`,
+    which pydantic-core reads as no field at all: an instance holds no such field, accepted or
+    not. Its location is the member's, by the alias (``loc_by_alias``); a message lacking the
+    member gives it :data:`NOT_GIVEN`, validated as a value.
+    """
+    return {
+        "type": "model-field",
+        "schema": {
+            "type": "default",
+            "schema": core_schema.with_info_plain_validator_function(refusal),
+            "default": NOT_GIVEN,
+            "validate_default": True,
+        },
+        "validation_alias": alias,
+    }
 
 
 def _defaulted(name: str, field: dict[str, Any], refs: dict[str, Any]) -> dict[str, Any]:
@@ -489,6 +578,7 @@ def fail_fast_validator(
     counted: bool = False,
     failing: bool = True,
     inputs: bool = True,
+    refusals: bool = True,
 ) -> SchemaValidator:
     """A validator of ``schema`` (a model's or adapter's core schema) that fails fast.
 
@@ -506,6 +596,8 @@ def fail_fast_validator(
             differ from ``schema``).
         inputs: whether every error holds its validator's input (else an after-validator's
             holds the value it was given: ``check``'s, which never reads them).
+        refusals: whether a refused member is refused by a field of its own
+            (:func:`fail_fast_schema`), found by its alias.
     """
     models: set[type] = set()
     copy = fail_fast_schema(
@@ -516,6 +608,7 @@ def fail_fast_validator(
         counted=counted,
         failing=failing,
         inputs=inputs,
+        refusals=refusals,
     )
     return fresh_validator(copy, models, config)
 
@@ -541,7 +634,7 @@ def fresh_validator(
 
 
 def large_validator(
-    model: type[BaseModel], *, absent: bool = False, inputs: bool = True
+    model: type[BaseModel], *, absent: bool = False, inputs: bool = True, by_alias: bool = True
 ) -> SchemaValidator:
     """The fail-fast copy of ``model``'s own schema: how a message over the bound is read.
 
@@ -549,14 +642,16 @@ def large_validator(
     ``absent``, ``check``'s (``Spec.read_large``): its required fields default to an
     :class:`Absent`, and its errors read through :func:`restored` are the same as the door's
     for the same bytes. Without ``inputs``, ``check``'s own: its after-validators' errors hold
-    the value they were given (:func:`fail_fast_schema`).
+    the value they were given (:func:`fail_fast_schema`). Without ``by_alias``, for a
+    validation that finds fields by their names only (``by_alias=False``): no refused member
+    is refused by a field of its own, which is found by the member's alias.
     """
-    found = _LARGE.get((model, absent, inputs))
+    found = _LARGE.get((model, absent, inputs, by_alias))
     if found is None:
         # A race builds it twice; either copy is the same validator.
         schema = model.__pydantic_core_schema__
-        found = _LARGE[model, absent, inputs] = fail_fast_validator(
-            schema, own_config(schema, model), absent=absent, inputs=inputs
+        found = _LARGE[model, absent, inputs, by_alias] = fail_fast_validator(
+            schema, own_config(schema, model), absent=absent, inputs=inputs, refusals=by_alias
         )
     return found
 

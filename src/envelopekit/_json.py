@@ -1696,14 +1696,16 @@ def scan_numbers(
     return errors, warnings
 
 
-def number_refusal(value: Any, base: str) -> Violation | None:
+def number_refusal(value: Any, base: str, *, unproven: bool = False) -> Violation | None:
     """The first number under ``value`` that no reader takes, or ``None``.
 
     NaN, Infinity, an integer outside signed 64-bit (:func:`scan_numbers`'s refusals), its
     pointer prefixed by ``base``. One pointer-free pass (:func:`needs_scan`) where there is no
-    number to note; the scan builds no warning.
+    number to note; the scan builds no warning. ``unproven``: the message's text failed its
+    proof (:func:`proven_context`), so ``value`` is scanned without that pass first (it would
+    only tell the scan where to look, at its cost: 1 MiB of numbers written out as text).
     """
-    if not needs_scan(value):
+    if not unproven and not needs_scan(value):
         return None
     refused, _ = scan_numbers(value, base, first_refusal=True, max_warnings=0)
     return refused[0] if refused else None

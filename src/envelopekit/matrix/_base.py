@@ -372,7 +372,10 @@ class MxModel(WireModel, WireNames):
             # The JSON payload's number rules, which a typed payload's own type does not
             # apply (a float field takes NaN and 1e400, an int field 2^63), as BabelQueue
             # applies its rules to a typed `data`.
-            refused = number_refusal(written_field(self, "payload"), "/payload")
+            # The JSON door and `check` prove a large message's numbers plain by C passes, or
+            # not: where the proof failed, the payload is scanned without a walk first.
+            unproven = type(context) is dict and context.get(PLAIN_NUMBERS) is False
+            refused = number_refusal(written_field(self, "payload"), "/payload", unproven=unproven)
             if refused is not None:
                 raise as_pydantic_error(refused)
         return self

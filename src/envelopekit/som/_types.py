@@ -39,12 +39,12 @@ from pydantic import (
     model_validator,
 )
 from pydantic.json_schema import JsonSchemaValue, SkipJsonSchema
-from pydantic_core import PydanticCustomError, core_schema
+from pydantic_core import PydanticCustomError, PydanticOmit, core_schema
 from typing_extensions import Never, Self
 
 from .. import rules
 from .._compat import MISSING
-from .._failfast import SAME_VALUE, passes_absent
+from .._failfast import NOT_GIVEN, REFUSED_MEMBERS, SAME_VALUE, passes_absent
 from .._formats import DateTimeStr, UriStr, UuidStr
 from .._json import finite_json
 from .._model import WireModel
@@ -407,6 +407,33 @@ def conditional(
             forbidden(value, handler, said)
         return handler(value)
 
+    def _conditional_read(
+        cls: type[Any], value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
+    ) -> Any:
+        # `_conditional` in the large reading, where a refused member is refused by a field of
+        # its own after the member's (`_failfast.REFUSED_MEMBERS`): the member's own errors
+        # pass as pydantic-core gave them, never copied to be joined to the refusal.
+        if value is MISSING:
+            names = required_under.get(info.data.get(by), required_else)
+            if names and info.field_name in names:
+                refuse_absent(info)
+            return value
+        return handler(value)
+
+    def refusal_of(name: str) -> Callable[[Any, ValidationInfo], NoReturn] | None:
+        if name not in rule.refusable:
+            return None
+
+        def refuse(value: Any, info: ValidationInfo) -> NoReturn:
+            kind: str | None = info.data.get(by)
+            if value is not NOT_GIVEN and name in refused_under.get(kind, refused_else):
+                raise rule_error(
+                    "not", said_refused.get((kind, name)) or _said(refused, kind, name)
+                )
+            raise PydanticOmit
+
+        return refuse
+
     def _conditional_after(cls: type[Any], value: Any, info: ValidationInfo) -> Any:
         if value is MISSING:
             names = required_under.get(info.data.get(by), required_else)
@@ -417,6 +444,7 @@ def conditional(
     # pydantic makes a classmethod of either, by its first parameter's name (`cls`).
     if rule.refusable:
         CONDITIONALS[_conditional] = rule
+        REFUSED_MEMBERS[_conditional] = (_conditional_read, refusal_of)
         return field_validator(*rule.members, mode="wrap")(_conditional)
     CONDITIONALS[_conditional_after] = rule
     return field_validator(*rule.members)(_conditional_after)
