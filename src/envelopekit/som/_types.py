@@ -407,19 +407,6 @@ def conditional(
             forbidden(value, handler, said)
         return handler(value)
 
-    def _conditional_read(
-        cls: type[Any], value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
-    ) -> Any:
-        # `_conditional` in the large reading, where a refused member is refused by a field of
-        # its own after the member's (`_failfast.REFUSED_MEMBERS`): the member's own errors
-        # pass as pydantic-core gave them, never copied to be joined to the refusal.
-        if value is MISSING:
-            names = required_under.get(info.data.get(by), required_else)
-            if names and info.field_name in names:
-                refuse_absent(info)
-            return value
-        return handler(value)
-
     def refusal_of(name: str) -> Callable[[Any, ValidationInfo], NoReturn] | None:
         if name not in rule.refusable:
             return None
@@ -440,6 +427,16 @@ def conditional(
             if names and info.field_name in names:
                 refuse_absent(info)
         return value
+
+    def _conditional_read(
+        cls: type[Any], value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
+    ) -> Any:
+        # `_conditional` in the large reading, where a refused member is refused by a field of
+        # its own after the member's (`_failfast.REFUSED_MEMBERS`): the member's own errors
+        # pass as pydantic-core gave them, never copied to be joined to the refusal.
+        if value is MISSING:
+            return _conditional_after(cls, value, info)  # (a call more: large messages only)
+        return handler(value)
 
     # pydantic makes a classmethod of either, by its first parameter's name (`cls`).
     if rule.refusable:
