@@ -95,18 +95,19 @@ def test_the_wheel_declares_each_extra(contents: dict[str, bytes]) -> None:
     assert {"schemas", "redis", "faststream", "testing"} <= extras
 
 
+def _printed(python: Path, code: str) -> str:
+    """What ``python -c code`` prints, stripped."""
+    done = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
 @pytest.fixture(scope="session")
 def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv with the wheel installed (pip, offline), its ``bin`` directory returned."""
     venv = tmp_path_factory.mktemp("installed") / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-    site = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    site = _printed(python, "import sysconfig; print(sysconfig.get_paths()['purelib'])")
     # This venv's site-packages as a plain path: its own .pth files (the editable install's
     # src/) are not processed, so envelopekit is found in the wheel only.
     ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
@@ -125,12 +126,7 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         check=True,
         timeout=300,
     )
-    where = subprocess.run(
-        [str(python), "-c", "import envelopekit; print(envelopekit.__file__)"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    where = _printed(python, "import envelopekit; print(envelopekit.__file__)")
     assert Path(where).is_relative_to(Path(site)), where
     return python.parent
 
