@@ -206,7 +206,7 @@ def _corpus_templates() -> list[tuple[str, bytes]]:
                 continue
             raw = text.encode()
             verdict = check(raw, "babelqueue")
-            if verdict.envelope is None or verdict.envelope.attempts >= 3:
+            if verdict.envelope is None:
                 continue
             found.setdefault(raw, verdict.envelope.job)
     return sorted((urn, raw) for raw, urn in found.items())
@@ -436,6 +436,7 @@ def _check_dead_letters(
                 books.miss(f"{found} ({sent.fate}): dead_letter {name} wrong: {block_}")
         want = _expected_body(sent.raw)
         want["attempts"] = want_attempts
+        want.pop("dead_letter", None)  # one the message arrived with is replaced
         if not same_json(got, want):
             books.miss(f"{found}: the dead letter's body changed: {body[:300]!r}")
         for name, value in sent.headers.items():
@@ -545,6 +546,7 @@ def probe(seed: int, workers: int, messages: int, chaos_seconds: float, blips: b
             if sent_one.sdk_made and body != sent_one.raw:
                 books.miss(f"a redriven body is not what was produced: {body[:300]!r}")
             want = {**_expected_body(sent_one.raw), "attempts": 0}
+            want.pop("dead_letter", None)
             if not same_json(json.loads(body), want):
                 books.miss(f"a redriven body's values changed: {body[:300]!r}")
         if not _wait_drained(client, 60):
