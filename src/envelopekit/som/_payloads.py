@@ -16,6 +16,7 @@ from typing import Annotated, Any, Final, Literal, TypeAlias
 from pydantic import ConfigDict, Discriminator, RootModel, Tag
 
 from .._failfast import passes_absent
+from .._text import TextChecked
 from ._delivery import DeliveryMediaAvailable
 from ._link import LinkEvent
 from ._skill_warning import SkillWarning
@@ -36,7 +37,7 @@ __all__ = [
 ]
 
 
-class UnvalidatedPayload(RootModel[JsonObject]):
+class UnvalidatedPayload(TextChecked, RootModel[JsonObject]):
     """The payload of a `message_type` SOM 1.0 publishes no schema for.
 
     The JSON object is kept as parsed (`.root`), every member in its order, and re-emitted as
