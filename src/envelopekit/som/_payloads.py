@@ -11,7 +11,7 @@ discriminator derives the tag from the payload model instance.
 from __future__ import annotations
 
 from contextvars import ContextVar
-from typing import Annotated, Any, Final, Literal, TypeAlias
+from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias
 
 from pydantic import ConfigDict, Discriminator, RootModel, Tag
 
@@ -48,6 +48,8 @@ class UnvalidatedPayload(TextChecked, RootModel[JsonObject]):
     """
 
     model_config = ConfigDict(frozen=True)
+    # The envelope's payload: what it refuses read alone is the envelope schema's rule.
+    __schema_name__: ClassVar[str] = "envelope"
 
     def __getitem__(self, key: str) -> Any:
         return self.root[key]
