@@ -140,7 +140,9 @@ class FamilyModel(SomModel):
                     obj, strict=strict, extra=extra, context=context
                 )
                 return large
-        return super().model_validate(
+        if by_alias is False and by_name is not True:  # pydantic's own refusal of the options
+            return super().model_validate(obj, by_alias=by_alias, by_name=by_name)
+        found: Self = cls.__pydantic_validator__.validate_python(
             obj,
             strict=strict,
             extra=extra,
@@ -149,6 +151,7 @@ class FamilyModel(SomModel):
             by_alias=by_alias,
             by_name=by_name,
         )
+        return found
 
     @classmethod
     def model_validate_json(
@@ -169,7 +172,10 @@ class FamilyModel(SomModel):
                 cls, json_data, strict, extra, read, by_alias, by_name
             )
             return large
-        return super().model_validate_json(
+        if by_alias is False and by_name is not True:  # pydantic's own refusal of the options
+            return super().model_validate_json(json_data, by_alias=by_alias, by_name=by_name)
+        # The validator itself, not pydantic's method: this door costs no second Python frame.
+        found: Self = cls.__pydantic_validator__.validate_json(
             json_data,
             strict=strict,
             extra=extra,
@@ -177,6 +183,7 @@ class FamilyModel(SomModel):
             by_alias=by_alias,
             by_name=by_name,
         )
+        return found
 
 
 class SomOpenModel(WireModel):
