@@ -40,7 +40,7 @@ from envelopekit import _json
 from envelopekit._text import refuse_unreadable
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse
-from envelopekit.som import SomEnvelope
+from envelopekit.som import SomEnvelope, StoryContext
 from tests import _calls as tests_calls
 from tests.babelqueue.conformance._manifest import ROOT as BQ_DATA
 from tests.conftest import DATA
@@ -817,3 +817,14 @@ def test_a_dict_door_probes_its_input_once(case: str, door: str) -> None:
     _DICT_DOORS[door](model, document)  # built
     entered = tests_calls.python_calls(lambda: _DICT_DOORS[door](model, document))
     assert entered.count(refuse_unreadable.__code__) <= 1
+
+
+@pytest.mark.parametrize("door", _DICT_DOORS)
+def test_a_payload_model_read_alone_refuses_nesting_past_the_parsers_depth(door: str) -> None:
+    """It was taken, and ``model_dump_json()`` then raised (maximum serialization depth)."""
+    story = json.loads((DATA / "som/examples/story-context/tags.json").read_bytes())
+    story["extensions"] = {"com.vendor.x": {"deep": _nest(300)}}
+    with pytest.raises(ValidationError) as caught:
+        _DICT_DOORS[door](StoryContext, story)
+    at = "/extensions/com.vendor.x/deep" + "/0" * 197
+    assert _pairs(ek.violations(caught.value, model=StoryContext)) == [("message.too_deep", at)]
