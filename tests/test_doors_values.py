@@ -151,10 +151,13 @@ def _corpus() -> dict[str, tuple[type[BaseModel], list[Any]]]:
             read(MxResponse, document)
         elif path.name.startswith("request") and ek.check(path.read_bytes(), spec="matrix").ok:
             read(MxRequest, document)
+    story = next(document for document in som if document["message_type"] == "story.context")
     order = json.loads((BQ_DATA / "fixtures" / "order-created.json").read_bytes())
     page = json.loads((EXAMPLES / "matrix" / "response-list-page.json").read_bytes())
     write = json.loads((EXAMPLES / "matrix" / "request-write-idempotent.json").read_bytes())
     generics: dict[str, tuple[type[BaseModel], Any]] = {
+        # SOM's payload is bound to its families (each one above): Any is the other.
+        "SomEnvelope[Any]": (SomEnvelope[Any], story),
         "BabelEnvelope[User]": (BabelEnvelope[_User], order),
         "BabelEnvelope[Any]": (BabelEnvelope[Any], order),
         "MxRequest[WriteArgs]": (MxRequest[WriteArgs], write),
