@@ -37,9 +37,11 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 import envelopekit as ek
 from envelopekit import _json
+from envelopekit._text import refuse_unreadable
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse
-from envelopekit.som import SomEnvelope
+from envelopekit.som import SomEnvelope, StoryContext
+from tests import _calls as tests_calls
 from tests.babelqueue.conformance._manifest import ROOT as BQ_DATA
 from tests.conftest import DATA
 from tests.matrix import test_differential as matrix_differential
@@ -785,3 +787,44 @@ def test_matrix_refuses_a_key_that_is_not_a_string_at_its_object(
     with pytest.raises(ValidationError) as caught:
         _DICT_DOORS[door](model, message({"ok": 1, key: 2}))
     assert _pairs(ek.violations(caught.value, model=model)) == [("json.invalid", at)]
+
+
+# --- The dict door probes its input once ---------------------------------------------------------
+#
+# Every public model refuses in Python mode what no JSON text carries (envelopekit._text); a model
+# holding others probes the whole input, and the models it holds are read by their JSON branches
+# within it, so the probe (one orjson encode) is paid once however many models the message holds.
+
+_ONE_PROBE: dict[str, tuple[Any, str]] = {
+    "som-story-context": (SomEnvelope, "som/examples/story-context/hurricane-beat6-envelope.json"),
+    "matrix-error-reply": (
+        MxResponse,
+        "../../examples/messages/matrix/response-error-not-found.json",
+    ),
+    "matrix-write-request": (
+        MxRequest,
+        "../../examples/messages/matrix/request-write-idempotent.json",
+    ),
+    "babelqueue-dead-lettered": (BabelEnvelope, "babelqueue/fixtures/dead-lettered.json"),
+}
+
+
+@pytest.mark.parametrize("door", _DICT_DOORS)
+@pytest.mark.parametrize("case", _ONE_PROBE)
+def test_a_dict_door_probes_its_input_once(case: str, door: str) -> None:
+    model, path = _ONE_PROBE[case]
+    document = json.loads((DATA / path).read_bytes())
+    _DICT_DOORS[door](model, document)  # built
+    entered = tests_calls.python_calls(lambda: _DICT_DOORS[door](model, document))
+    assert entered.count(refuse_unreadable.__code__) <= 1
+
+
+@pytest.mark.parametrize("door", _DICT_DOORS)
+def test_a_payload_model_read_alone_refuses_nesting_past_the_parsers_depth(door: str) -> None:
+    """It was taken, and ``model_dump_json()`` then raised (maximum serialization depth)."""
+    story = json.loads((DATA / "som/examples/story-context/tags.json").read_bytes())
+    story["extensions"] = {"com.vendor.x": {"deep": _nest(300)}}
+    with pytest.raises(ValidationError) as caught:
+        _DICT_DOORS[door](StoryContext, story)
+    at = "/extensions/com.vendor.x/deep" + "/0" * 197
+    assert _pairs(ek.violations(caught.value, model=StoryContext)) == [("message.too_deep", at)]

@@ -236,7 +236,7 @@ def test_one_export_pattern(name: str) -> None:
 
 
 # The abstract bases the spec packages' models derive from: building blocks, not user API.
-BASES = {"WireModel", "SomModel", "SomOpenModel", "MxModel"}
+BASES = {"WireModel", "SomModel", "SomOpenModel", "FamilyModel", "MxModel"}
 
 
 @pytest.mark.parametrize("name", EXPORTING)

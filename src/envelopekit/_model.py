@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-from pydantic import BaseModel, ConfigDict, GetJsonSchemaHandler
+from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
@@ -58,6 +58,30 @@ class WireModel(BaseModel):
         found = handler(core_schema)
         plain_descriptions(handler.resolve_ref_schema(found))
         return found
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /
+    ) -> CoreSchema:
+        """The model's schema; within a message model's, the JSON branch (``envelopekit._text``)."""
+        if cls.__module__ == __name__:  # WireModel itself, built before _text can be imported
+            return handler(source)
+        from ._text import part_schema  # _text reads this module's models
+
+        return part_schema(cls, source, handler)
+
+    @classmethod
+    def __pydantic_on_complete__(cls) -> None:
+        """Refuse in Python mode what no JSON text carries, the model read alone too.
+
+        Strings that are no Unicode text, and nesting past the JSON parser's depth.
+        """
+        super().__pydantic_on_complete__()
+        if cls.__module__ != __name__:
+            from ._text import TextChecked, text_check_built
+
+            if not issubclass(cls, TextChecked):  # whose own hook does it (Matrix's models)
+                text_check_built(cls)
 
     def envelope_warnings(self) -> list[Violation]:
         """What was accepted but noted about this message, with JSON pointers (never refused).

@@ -28,7 +28,7 @@ from . import rules
 from ._compat import MISSING
 from ._failfast import restored
 from ._formats import Format
-from ._model import WireModel, model_named
+from ._model import model_named
 from .rules import Keyword, NamedId, RaisedRule, Source
 
 __all__ = [
@@ -483,8 +483,8 @@ class _Node:
         elif isinstance(inner, type) and issubclass(inner, BaseModel):
             self.kind = _MODEL
             self.model = inner
-            if issubclass(inner, WireModel):
-                self.schema = inner.__schema_name__
+            # A wire model's, or a payload convention's read alone (Matrix's `SuccessPayload`).
+            self.schema = getattr(inner, "__schema_name__", "")
         elif origin in (list, tuple, set, frozenset, Sequence) and args:
             self.kind = _ITEMS
             self.step = args[0]
