@@ -82,6 +82,17 @@ class WireModel(BaseModel):
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         cls.__notes__ = cls._notes is not WireModel._notes
+        generic = cls.__pydantic_generic_metadata__
+        if generic["parameters"] or generic["origin"] is not None:
+            # A generic model's fields hold their docstrings once it is built, and its
+            # parametrisations inherit them. Reading them again for `Model[Arg]` would read the
+            # source line of the caller's frame (pydantic, Python < 3.13), which fails with
+            # tokenize.TokenError when that line is inside a bracketed statement of the user's
+            # module; a complete parametrisation's own subclasses read theirs as before.
+            cls.model_config = {
+                **cls.model_config,
+                "use_attribute_docstrings": not generic["parameters"],
+            }
         # Parametrised generics are titled "Name[Arg]"; the mapper strips the brackets.
         _REGISTRY.setdefault(cls.__name__.partition("[")[0], cls)
 
