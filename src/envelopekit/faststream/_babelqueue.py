@@ -37,6 +37,7 @@ from faststream.exceptions import NackMessage
 
 from .. import rules
 from ..babelqueue import (
+    AsyncSeenStore,
     DeadLetterDecision,
     Delete,
     Done,
@@ -48,6 +49,7 @@ from ..babelqueue import (
     Release,
     Retry,
     Router,
+    SeenStore,
     SeenStoreUnavailable,
     kafka,
     message_id,
@@ -86,7 +88,7 @@ class BabelQueueConsumer:
         queue: str,
         router: Router,
         *,
-        seen: object | None = None,
+        seen: SeenStore | AsyncSeenStore | None = None,
         worker_id: str | None = None,
         dead_letter_queue: str | None = None,
         **subscriber_options: Any,
@@ -94,6 +96,15 @@ class BabelQueueConsumer:
         self.broker = broker
         self.queue = queue
         self.router = router
+        if seen is not None and (
+            isinstance(seen, type)
+            or not all(callable(getattr(seen, name, None)) for name in ("seen", "remember"))
+        ):
+            # Here, not at each delivery inside the broker's loop, where every one would fail.
+            raise TypeError(
+                "seen must be a seen-store (SeenStore or AsyncSeenStore, such as "
+                f"InMemorySeenStore() or AsyncRedisSeenStore(client)), not {seen!r}"
+            )
         self.seen = seen
         self.dead_letter_queue = dead_letter_queue or queue + router.dlq_suffix
         self.endpoint = Endpoint(broker, queue, worker_id, subscriber_options)
@@ -272,7 +283,7 @@ def babelqueue_subscriber(
     queue: str,
     router: Router,
     *,
-    seen: object | None = None,
+    seen: SeenStore | AsyncSeenStore | None = None,
     worker_id: str | None = None,
     dead_letter_queue: str | None = None,
     **subscriber_options: Any,
