@@ -14,7 +14,7 @@ request's own ``replyTo``. A handler that raises is answered with
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 from faststream import Context, Response, StreamMessage
@@ -27,7 +27,7 @@ from ..matrix import MxErrorCode, MxRequest, MxResponse
 from ..som import SomEnvelope
 from ._endpoint import RULES_HEADER, Endpoint, run_handler
 
-__all__ = ["MatrixConsumer", "SomConsumer", "matrix_subscriber", "som_subscriber"]
+__all__ = ["MatrixConsumer", "MatrixHandler", "SomConsumer", "matrix_subscriber", "som_subscriber"]
 
 P = TypeVar("P")
 
@@ -112,6 +112,10 @@ class SomConsumer(_Checked):
         await self.endpoint.settle(message, None, b"", {})
 
 
+MatrixHandler = Callable[[Any], "MxResponse[Any] | Awaitable[MxResponse[Any] | None] | None"]
+"""A Matrix request handler: the reply (``req.reply(...)``, ``req.fail(...)``), or ``None``."""
+
+
 class MatrixConsumer(_Checked):
     """Answers Matrix requests; built by :func:`matrix_subscriber`."""
 
@@ -119,7 +123,7 @@ class MatrixConsumer(_Checked):
         self,
         broker: Any,
         source: str,
-        handler: Callable[[Any], object],
+        handler: MatrixHandler,
         *,
         request_model: type[MxRequest[Any]] = MxRequest,
         quarantine: str | None = None,
@@ -160,6 +164,15 @@ class MatrixConsumer(_Checked):
             if not isinstance(request.correlation_id, str):
                 raise
             answer = request.fail(MxErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")
+        if not (answer is None or isinstance(answer, MxResponse)) and isinstance(
+            request.correlation_id, str
+        ):
+            # Not sent as a reply (FastStream would send an empty body): the caller is told why.
+            answer = request.fail(
+                MxErrorCode.INTERNAL,
+                f"the handler returned {type(answer).__name__}, not an MxResponse: "
+                "return req.reply(...) or req.fail(...)",
+            )
         if (
             self.reply_to_field
             and isinstance(answer, MxResponse)
@@ -226,7 +239,7 @@ def som_subscriber(
 def matrix_subscriber(
     broker: Any,
     source: str,
-    handler: Callable[[Any], object],
+    handler: MatrixHandler,
     *,
     request_model: type[MxRequest[Any]] = MxRequest,
     quarantine: str | None = None,
