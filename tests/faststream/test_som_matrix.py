@@ -248,3 +248,14 @@ def test_a_sync_handler_leaves_the_loop_to_other_subscribers(redis_url: str, kin
 
     asyncio.run(scenario())
     assert waited == [True]
+
+
+@pytest.mark.parametrize(
+    "family", [int, dict, SomEnvelope], ids=["int", "a-mapping", "the-envelope"]
+)
+def test_a_family_that_is_no_som_payload_model_is_refused_when_the_subscriber_is_declared(
+    family: type[Any],
+) -> None:
+    # It would quarantine every message as `subscriber.unexpected`.
+    with pytest.raises(TypeError, match=r"^family must be one of SOM's payload models \("):
+        som_subscriber(RedisBroker(), "som", lambda envelope, payload: None, family=family)

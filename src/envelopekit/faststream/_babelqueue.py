@@ -96,6 +96,11 @@ class BabelQueueConsumer:
         self.broker = broker
         self.queue = queue
         self.router = router
+        if not isinstance(router, Router):
+            raise TypeError(
+                "router must be a babelqueue Router, the handlers registered on it "
+                f"(router.register(urn, handler)), not {type(router).__name__}"
+            )
         if seen is not None and (
             isinstance(seen, type)
             or not all(callable(getattr(seen, name, None)) for name in ("seen", "remember"))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 from faststream import Context, Response, StreamMessage
 from pydantic import ValidationError
@@ -24,12 +24,15 @@ from .. import rules
 from .._check import check
 from .._violations import Violation, violation, violations
 from ..matrix import MxErrorCode, MxRequest, MxResponse
-from ..som import SomEnvelope
+from ..som import FamilyPayload, SomEnvelope, UnvalidatedPayload
 from ._endpoint import RULES_HEADER, Endpoint, run_handler
 
 __all__ = ["MatrixConsumer", "MatrixHandler", "SomConsumer", "matrix_subscriber", "som_subscriber"]
 
-P = TypeVar("P")
+P = TypeVar("P", bound="FamilyPayload | UnvalidatedPayload")
+
+# What a SOM payload is read into: a subscriber's `family` is one of them, or nothing matches.
+_FAMILIES: tuple[type[Any], ...] = (*get_args(FamilyPayload), UnvalidatedPayload)
 
 DEFAULT_QUARANTINE_SUFFIX = ".quarantine"
 
@@ -86,6 +89,12 @@ class SomConsumer(_Checked):
         worker_id: str | None = None,
         **subscriber_options: Any,
     ) -> None:
+        if family is not None and family not in _FAMILIES:
+            # Here, not by quarantining every message as `subscriber.unexpected`.
+            raise TypeError(
+                "family must be one of SOM's payload models "
+                f"({', '.join(one.__name__ for one in _FAMILIES)}), not {family!r}"
+            )
         self.handler = handler
         self.family = family
         super().__init__(broker, source, quarantine, worker_id, subscriber_options)
