@@ -14,9 +14,10 @@ from pydantic_core import CoreSchema
 if TYPE_CHECKING:
     from ._violations import Violation
 
-__all__ = ["WireModel", "attach_warnings", "attached_warnings", "model_named"]
+__all__ = ["WireModel", "attach_warnings", "attached_warnings", "model_named", "titled"]
 
 _REGISTRY: dict[str, type[WireModel]] = {}
+_UNIONS: dict[str, Any] = {}
 _WARNINGS = "_envelopekit_warnings"
 
 
@@ -141,6 +142,18 @@ def attached_warnings(model: BaseModel) -> list[Violation]:
     return list(private.get(_WARNINGS, ())) if private else []
 
 
-def model_named(title: str) -> type[WireModel] | None:
-    """The wire model whose ``ValidationError.title`` is ``title``, if it is one of ours."""
-    return _REGISTRY.get(title.partition("[")[0])
+def model_named(title: str) -> Any:
+    """The wire model (or union of them) whose ``ValidationError.title`` is ``title``, if ours."""
+    found = _UNIONS.get(title)
+    return found if found is not None else _REGISTRY.get(title.partition("[")[0])
+
+
+def titled(title: str, union: Any) -> ConfigDict:
+    """The config of a ``TypeAdapter`` of a union of wire models, its errors titled ``title``.
+
+    Pydantic titles them with its dump of the union's core schema, which names private
+    validators; :func:`model_named` finds the union by ``title``, so ``violations(exc)`` needs
+    no ``model=``.
+    """
+    _UNIONS[title] = union
+    return ConfigDict(title=title)
