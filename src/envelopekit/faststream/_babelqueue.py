@@ -57,7 +57,7 @@ from ..babelqueue import (
     replay_scope,
 )
 from ..babelqueue._bindings import redis as redis_binding
-from ..babelqueue._idempotency import async_renewing
+from ..babelqueue._idempotency import async_renewing, require_store
 from ..babelqueue._replay import REPLAY_BYPASS_HEADER
 from ..babelqueue._traceparent import TRACEPARENT, TRACESTATE
 from ._endpoint import (
@@ -101,15 +101,8 @@ class BabelQueueConsumer:
                 "router must be a babelqueue Router, the handlers registered on it "
                 f"(router.register(urn, handler)), not {type(router).__name__}"
             )
-        if seen is not None and (
-            isinstance(seen, type)
-            or not all(callable(getattr(seen, name, None)) for name in ("seen", "remember"))
-        ):
-            # Here, not at each delivery inside the broker's loop, where every one would fail.
-            raise TypeError(
-                "seen must be a seen-store (SeenStore or AsyncSeenStore, such as "
-                f"InMemorySeenStore() or AsyncRedisSeenStore(client)), not {seen!r}"
-            )
+        if seen is not None:
+            require_store(seen, "seen")  # here, not in the broker's loop at each delivery
         self.seen = seen
         self.dead_letter_queue = dead_letter_queue or queue + router.dlq_suffix
         self.endpoint = Endpoint(broker, queue, worker_id, subscriber_options)
