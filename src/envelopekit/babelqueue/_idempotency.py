@@ -28,6 +28,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar, cast, runtime_check
 
 from pydantic import BaseModel
 
+from .._arguments import implementing
 from .._errors import SeenStoreUnavailable
 
 __all__ = [
@@ -281,13 +282,13 @@ def require_store(store: object, name: str) -> None:
         TypeError: ``store`` (the argument ``name``) has no ``seen`` and ``remember`` methods,
             or is a class (``InMemorySeenStore`` rather than ``InMemorySeenStore()``).
     """
-    if isinstance(store, type) or not all(
-        callable(getattr(store, method, None)) for method in ("seen", "remember")
-    ):
-        raise TypeError(
-            f"{name} must be a seen-store (SeenStore or AsyncSeenStore, such as "
-            f"InMemorySeenStore() or AsyncRedisSeenStore(client)), not {store!r}"
-        )
+    implementing(
+        name,
+        store,
+        ("seen", "remember"),
+        "a seen-store (SeenStore or AsyncSeenStore, such as InMemorySeenStore() or "
+        "AsyncRedisSeenStore(client))",
+    )
 
 
 def _usable(found: object) -> str | None:
