@@ -14,9 +14,10 @@ from pydantic_core import CoreSchema
 if TYPE_CHECKING:
     from ._violations import Violation
 
-__all__ = ["WireModel", "attach_warnings", "attached_warnings", "model_named"]
+__all__ = ["WireModel", "attach_warnings", "attached_warnings", "model_named", "titled"]
 
 _REGISTRY: dict[str, type[WireModel]] = {}
+_UNIONS: dict[str, Any] = {}
 _WARNINGS = "_envelopekit_warnings"
 
 
@@ -106,6 +107,17 @@ class WireModel(BaseModel):
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         cls.__notes__ = cls._notes is not WireModel._notes
+        generic = cls.__pydantic_generic_metadata__
+        if generic["parameters"] or generic["origin"] is not None:
+            # A generic model's fields hold their docstrings once it is built, and its
+            # parametrisations inherit them. Reading them again for `Model[Arg]` would read the
+            # source line of the caller's frame (pydantic, Python < 3.13), which fails with
+            # tokenize.TokenError when that line is inside a bracketed statement of the user's
+            # module; a complete parametrisation's own subclasses read theirs as before.
+            cls.model_config = {
+                **cls.model_config,
+                "use_attribute_docstrings": not generic["parameters"],
+            }
         # Parametrised generics are titled "Name[Arg]"; the mapper strips the brackets.
         _REGISTRY.setdefault(cls.__name__.partition("[")[0], cls)
 
@@ -154,6 +166,18 @@ def attached_warnings(model: BaseModel) -> list[Violation]:
     return list(private.get(_WARNINGS, ())) if private else []
 
 
-def model_named(title: str) -> type[WireModel] | None:
-    """The wire model whose ``ValidationError.title`` is ``title``, if it is one of ours."""
-    return _REGISTRY.get(title.partition("[")[0])
+def model_named(title: str) -> Any:
+    """The wire model (or union of them) whose ``ValidationError.title`` is ``title``, if ours."""
+    found = _UNIONS.get(title)
+    return found if found is not None else _REGISTRY.get(title.partition("[")[0])
+
+
+def titled(title: str, union: Any) -> ConfigDict:
+    """The config of a ``TypeAdapter`` of a union of wire models, its errors titled ``title``.
+
+    Pydantic titles them with its dump of the union's core schema, which names private
+    validators; :func:`model_named` finds the union by ``title``, so ``violations(exc)`` needs
+    no ``model=``.
+    """
+    _UNIONS[title] = union
+    return ConfigDict(title=title)
