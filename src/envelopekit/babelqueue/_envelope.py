@@ -675,25 +675,26 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         # so the cut counts the characters the exception had).
         error = _unicode_text(cut_text(error))
         exception = _unicode_text(cut_text(exception))
+        fields: dict[str, Any] = {
+            "reason": reason,
+            "error": error,
+            "exception": exception,
+            "failed_at": failed_at if failed_at is not None else now_ms(),
+            "original_queue": original_queue if original_queue is not None else self.meta.queue,
+            "attempts": self.attempts,
+            "lang": "python",
+        }
+        # What no JSON text holds (a lone surrogate in the queue) is refused where it is: the
+        # block's own door would name the whole block.
+        plain_json(fields, "/dead_letter")
         try:
-            block = DeadLetter(
-                reason=reason,
-                error=error,
-                exception=exception,
-                failed_at=failed_at if failed_at is not None else now_ms(),
-                original_queue=original_queue if original_queue is not None else self.meta.queue,
-                attempts=self.attempts,
-                lang="python",
-            )
+            block = DeadLetter.model_validate(fields)
         except ValidationError as exc:
             # Validated on its own, the block's pointers are relative to it.
             found = violations(exc, model=DeadLetter)
             raise ProducerError.of(
                 [replace(v, pointer="/dead_letter" + v.pointer) for v in found]
             ) from exc
-        # Built as Python data, the block holds what no JSON text can (a lone surrogate in the
-        # queue): refused here, not by `to_json` later.
-        plain_json(block.to_wire(), "/dead_letter")
         return self.model_copy(update={"dead_letter": block})
 
 
