@@ -865,3 +865,25 @@ def test_matrix_reads_plain_python_data_without_a_python_call_a_value(
 
     read()
     assert len(python_calls(read)) < 100
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda request: request.model_dump(),
+        lambda request: request.model_dump(mode="json"),
+        lambda request: request.to_json(),
+    ],
+    ids=["model_dump", "model_dump-json", "to_json"],
+)
+def test_matrix_writes_a_payload_without_a_python_call_a_value(write: Any) -> None:
+    """pydantic's ``JsonValue`` writes a value by calling Python for its tag too (a typed
+    payload, written for its numbers, cost 13.9x ``orjson.loads`` so); written by type now."""
+    items = [-1, 1.5, "s", True, None, {"k": [0]}] * 200
+    request = MxRequest.model_validate_json(
+        orjson.dumps({"op": "fs.list", "payload": {"a": items}})
+    )
+    written = write(request)
+    payload = written["payload"] if type(written) is dict else json.loads(written)["payload"]
+    assert payload == {"a": items}
+    assert len(python_calls(lambda: write(request))) < 100

@@ -132,6 +132,9 @@ class _PlainFirst:
                 _plain_first, handler(source)
             ),
             ref=f"{__name__}.JsonValue",
+            # Written by type in Rust: JsonValue's tagged union calls Python for each value's
+            # tag, writing (`written_field`) as reading.
+            serialization=core_schema.simple_ser_schema("any"),
         )
 
 
