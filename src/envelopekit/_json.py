@@ -539,6 +539,17 @@ def _not_json_at(value: Any, base: str) -> Violation | None:
             item = item.value
         if item is None or isinstance(item, (str, int, float, UUID)):
             continue
+        # A container of the JSON scalars alone, told by their exact types in C, holds nothing
+        # to refuse: walked, 50,000 integers beyond 2^64 (which orjson does not write) cost
+        # BabelQueue's dict door 5.9x orjson.loads of its 10.2x.
+        if kind is list and _JSON_SCALARS.issuperset(map(type, item)):
+            continue
+        if (
+            kind is dict
+            and _STRINGS.issuperset(map(type, item))
+            and _JSON_SCALARS.issuperset(map(type, item.values()))
+        ):
+            continue
         at = pointer_of(parent, base) + ("" if parent is None else segment(key))
         if isinstance(item, dict):
             node: _Node = (None, parent, "" if parent is None else segment(key))
@@ -1036,6 +1047,7 @@ costs more than the walk)."""
 
 # The JSON scalars' types, and whether each is the boolean.
 _IS_BOOLEAN: Final = {int: False, float: False, str: False, type(None): False, bool: True}
+_JSON_SCALARS: Final = frozenset(_IS_BOOLEAN)
 
 
 def json_identity(value: Any) -> Hashable:
