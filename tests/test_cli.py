@@ -962,3 +962,25 @@ def test_json_lines_stay_lines_for_every_line_splitter(tmp_path: Path, command: 
             assert parsed["breaking"][0]["pointer"] == f"/properties/{member}"
         else:
             assert json.loads(parsed["body"])["data"]["d"] == member
+
+
+@pytest.mark.parametrize("command", ["validate", "schema", "redrive", "compat", "asyncapi"])
+def test_every_command_s_help_gives_its_exit_statuses_and_says_what_each_option_does(
+    command: str,
+) -> None:
+    done = run(command, "--help")
+    assert done.returncode == 0, done.stderr
+    text = done.stdout.decode()
+    assert re.search(
+        r"Exit status: 0 [^,]+, (1 [^,]+, )?2 usage or I/O error", " ".join(text.split())
+    )
+    # Each option line goes on with what the option does, on that line or indented below it.
+    lines = text.partition("\noptions:\n")[2].split("\n\n")[0].splitlines()
+    bare = [
+        line.strip()
+        for line, after in zip(lines, [*lines[1:], ""], strict=True)
+        if re.fullmatch(r"  -\S.*?(  +\S.*)?", line)
+        and not re.search(r"\S  +\S", line.strip())
+        and not re.match(r" {6,}\S", after)
+    ]
+    assert bare == [], bare

@@ -37,10 +37,11 @@ from pydantic import BaseModel, ConfigDict, JsonValue, TypeAdapter, ValidationEr
 
 import envelopekit as ek
 from envelopekit import _json
+from envelopekit._text import refuse_unreadable
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse
-from envelopekit.som import SomEnvelope
-from tests._calls import python_calls
+from envelopekit.som import SomEnvelope, StoryContext
+from tests import _calls as tests_calls
 from tests.babelqueue.conformance._manifest import ROOT as BQ_DATA
 from tests.conftest import DATA
 from tests.matrix import test_differential as matrix_differential
@@ -788,6 +789,47 @@ def test_matrix_refuses_a_key_that_is_not_a_string_at_its_object(
     assert _pairs(ek.violations(caught.value, model=model)) == [("json.invalid", at)]
 
 
+# --- The dict door probes its input once ---------------------------------------------------------
+#
+# Every public model refuses in Python mode what no JSON text carries (envelopekit._text); a model
+# holding others probes the whole input, and the models it holds are read by their JSON branches
+# within it, so the probe (one orjson encode) is paid once however many models the message holds.
+
+_ONE_PROBE: dict[str, tuple[Any, str]] = {
+    "som-story-context": (SomEnvelope, "som/examples/story-context/hurricane-beat6-envelope.json"),
+    "matrix-error-reply": (
+        MxResponse,
+        "../../examples/messages/matrix/response-error-not-found.json",
+    ),
+    "matrix-write-request": (
+        MxRequest,
+        "../../examples/messages/matrix/request-write-idempotent.json",
+    ),
+    "babelqueue-dead-lettered": (BabelEnvelope, "babelqueue/fixtures/dead-lettered.json"),
+}
+
+
+@pytest.mark.parametrize("door", _DICT_DOORS)
+@pytest.mark.parametrize("case", _ONE_PROBE)
+def test_a_dict_door_probes_its_input_once(case: str, door: str) -> None:
+    model, path = _ONE_PROBE[case]
+    document = json.loads((DATA / path).read_bytes())
+    _DICT_DOORS[door](model, document)  # built
+    entered = tests_calls.python_calls(lambda: _DICT_DOORS[door](model, document))
+    assert entered.count(refuse_unreadable.__code__) <= 1
+
+
+@pytest.mark.parametrize("door", _DICT_DOORS)
+def test_a_payload_model_read_alone_refuses_nesting_past_the_parsers_depth(door: str) -> None:
+    """It was taken, and ``model_dump_json()`` then raised (maximum serialization depth)."""
+    story = json.loads((DATA / "som/examples/story-context/tags.json").read_bytes())
+    story["extensions"] = {"com.vendor.x": {"deep": _nest(300)}}
+    with pytest.raises(ValidationError) as caught:
+        _DICT_DOORS[door](StoryContext, story)
+    at = "/extensions/com.vendor.x/deep" + "/0" * 197
+    assert _pairs(ek.violations(caught.value, model=StoryContext)) == [("message.too_deep", at)]
+
+
 class _Label(str, enum.Enum):
     A = "a"
 
@@ -864,7 +906,7 @@ def test_matrix_reads_plain_python_data_without_a_python_call_a_value(
             assert refused is None
 
     read()
-    assert len(python_calls(read)) < 100
+    assert len(tests_calls.python_calls(read)) < 100
 
 
 @pytest.mark.parametrize(
@@ -886,7 +928,7 @@ def test_matrix_writes_a_payload_without_a_python_call_a_value(write: Any) -> No
     written = write(request)
     payload = written["payload"] if type(written) is dict else json.loads(written)["payload"]
     assert payload == {"a": items}
-    assert len(python_calls(lambda: write(request))) < 100
+    assert len(tests_calls.python_calls(lambda: write(request))) < 100
 
 
 @pytest.mark.parametrize("door", _DICT_DOORS)
@@ -919,5 +961,5 @@ def test_a_dict_door_passes_over_integers_beyond_64_bits_with_no_python_call_eac
     document = _bq({"a": [2**64] * 1_000})
     envelope = BabelEnvelope.model_validate(document)
     assert envelope.data == {"a": [2**64] * 1_000}
-    calls = python_calls(lambda: BabelEnvelope.model_validate(document))
+    calls = tests_calls.python_calls(lambda: BabelEnvelope.model_validate(document))
     assert len(calls) < 1_000

@@ -323,3 +323,37 @@ def test_a_typed_som_envelope_is_a_body_of_its_family_only() -> None:
     for path in others:
         response = client.post("/stories", content=_encode(positive_envelope(path)), headers=JSON)
         assert response.status_code == 422, label(path)
+
+
+# A payload model as a body (the part of a message a service takes alone): every family, and a
+# part of one, refuses a lone surrogate as the envelope does, rather than echo it into a 500.
+_PARTS: dict[str, tuple[type[BaseModel], str]] = {
+    model.__name__: (model, message_type)
+    for message_type, model in PAYLOAD_MODELS.items()
+    if message_type in {"story.context", "telling.started", "link.committed"}
+}
+
+
+@pytest.mark.parametrize("name", sorted(_PARTS))
+def test_a_payload_model_body_with_a_lone_surrogate_is_a_422_not_a_500(name: str) -> None:
+    model, message_type = _PARTS[name]
+    app = FastAPI()
+    app.post("/part", response_model=model)(_route(model))
+
+    @app.exception_handler(RequestValidationError)
+    async def types(request: Request, exc: RequestValidationError) -> JSONResponse:
+        # Not the default handler, which writes each error's input back (the lone surrogate).
+        return JSONResponse(status_code=422, content=[e["type"] for e in exc.errors()])
+
+    client = TestClient(app, raise_server_exceptions=False)
+    payload = next(
+        positive_envelope(path)["payload"]
+        for path in positive_files()
+        if positive_envelope(path)["message_type"] == message_type
+    )
+    assert client.post("/part", content=_encode(payload), headers=JSON).status_code == 200
+    key = next(k for k, v in payload.items() if isinstance(v, str) and k != "message_type")
+    body = json.dumps({**payload, key: "\ud800"}).encode("ascii")
+    response = client.post("/part", content=body, headers=JSON)
+    assert response.status_code == 422, response.text
+    assert response.json() == ["json.invalid"]

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import importlib
 import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -207,3 +210,45 @@ def test_json_validation_runs_the_model_schema_itself() -> None:
         assert schema["type"] == "json-or-python", model
         assert json_branch(schema) is schema["json_schema"]
         assert schema["python_schema"]["function"]["function"] is refuse_unreadable
+
+
+# Each generic wire model, parametrised in a user's module on a line of its own inside a
+# bracketed statement (a list, a decorator's `response_model=`): what Python < 3.13 reads of
+# that module to find field docstrings must not be read for a parametrisation.
+GENERIC_PARAMETRISATIONS = {
+    "babelqueue": "from envelopekit.babelqueue import BabelEnvelope as Generic",
+    "som": "from envelopekit.som import SomEnvelope as Generic",
+    "matrix-request": "from envelopekit.matrix import MxRequest as Generic",
+    "matrix-response": "from envelopekit.matrix import MxResponse as Generic",
+}
+
+
+@pytest.mark.parametrize(
+    "imported", GENERIC_PARAMETRISATIONS.values(), ids=list(GENERIC_PARAMETRISATIONS)
+)
+def test_a_generic_model_is_parametrised_on_any_line_of_a_user_s_module(
+    imported: str, tmp_path: Path
+) -> None:
+    module = tmp_path / "service.py"
+    module.write_text(
+        "from pydantic import BaseModel\n"
+        f"{imported}\n\n\n"
+        "class Item(BaseModel):\n"
+        "    name: str\n\n\n"
+        "models = [\n"
+        "    Generic[Item],\n"
+        "]\n"
+        "fields = Generic.model_fields.items()\n"
+        "print(sum(bool(field.description) for _, field in fields))\n"
+        "for name, field in fields:\n"
+        "    print(name, field.description == models[0].model_fields[name].description)\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, str(module)], capture_output=True, text=True, check=False, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    # Each field's description (its docstring in the generic model) is the parametrisation's.
+    described, *lines = done.stdout.splitlines()
+    kept = dict(line.split() for line in lines)
+    assert int(described) > 0 and set(kept.values()) == {"True"}, kept

@@ -235,8 +235,37 @@ def test_one_export_pattern(name: str) -> None:
         getattr(module, "Nothing")  # noqa: B009
 
 
+def _public_modules() -> list[str]:
+    # Each package, and each module a package exports by name (`envelopekit.babelqueue.sqs`).
+    found = []
+    for name in PACKAGES:
+        module = importlib.import_module(name)
+        found.append(name)
+        found += [
+            value.__name__
+            for value in (getattr(module, one) for one in module.__all__)
+            if isinstance(value, types.ModuleType) and value.__name__ not in PACKAGES
+        ]
+    return found
+
+
+@pytest.mark.parametrize("name", _public_modules())
+def test_dir_lists_the_public_names_only(name: str) -> None:
+    # What an IDE or a REPL completes on `module.`: `__all__` and the public subpackages, never
+    # what the module imports for itself (`TYPE_CHECKING`, `Final`, `logging`) or its private
+    # modules, whichever of them are loaded.
+    module = importlib.import_module(name)
+    for every in PACKAGES:
+        importlib.import_module(every)
+    subpackages = {one for one in PACKAGES if one.rpartition(".")[0] == name}
+    shown = {one for one in dir(module) if not (one.startswith("__") and one.endswith("__"))}
+    assert shown == set(module.__all__) - {"__version__"} | {
+        one.rpartition(".")[2] for one in subpackages
+    }
+
+
 # The abstract bases the spec packages' models derive from: building blocks, not user API.
-BASES = {"WireModel", "SomModel", "SomOpenModel", "MxModel"}
+BASES = {"WireModel", "SomModel", "SomOpenModel", "FamilyModel", "MxModel"}
 
 
 @pytest.mark.parametrize("name", EXPORTING)

@@ -74,3 +74,22 @@ def test_a_message_quotes_a_long_string_by_its_head() -> None:
     assert shown(5) == "5"
     message = violation("message.too_large", "", f"{shown(long)} is long").message
     assert message == violation("message.too_large", "", f"{long!r} is long").message
+
+
+@pytest.mark.parametrize(
+    ("error", "message"),
+    [
+        (ValueError("not json"), r"^violations\(\) maps a pydantic .*, not ValueError$"),
+        (KeyError("job"), r"^violations\(\) maps a pydantic ValidationError, not KeyError$"),
+        (
+            ek.ProducerError("refused", [ek.Violation("urn.missing", "/job", "no URN", "policy")]),
+            r"^violations\(\) maps .* not ProducerError; its \.violations are the list$",
+        ),
+    ],
+    ids=["value-error", "key-error", "producer-error"],
+)
+def test_violations_of_another_exception_is_a_type_error_saying_what_it_takes(
+    error: Exception, message: str
+) -> None:
+    with pytest.raises(TypeError, match=message):
+        ek.violations(error)  # type: ignore[arg-type]  # a user's mistake, refused clearly

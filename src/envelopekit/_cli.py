@@ -504,8 +504,15 @@ def _parser() -> argparse.ArgumentParser:
         help="JSON or NDJSON files (gzip too), directories of them, FIFOs, or - for stdin "
         "(default)",
     )
-    schema = commands.add_parser("schema", help="print or write the generated JSON Schemas")
-    schema.add_argument("--spec", choices=("all", *SPECS), default="all")
+    schema = commands.add_parser(
+        "schema",
+        help="print or write the generated JSON Schemas",
+        description="Print the generated JSON Schemas as one JSON object, <spec> -> <name> -> "
+        "schema, or write each to a file with --out. Exit status: 0 done, 2 usage or I/O error.",
+    )
+    schema.add_argument(
+        "--spec", choices=("all", *SPECS), default="all", help="the spec (default: all three)"
+    )
     schema.add_argument("--out", metavar="DIR", help="write <DIR>/<spec>/<name>.schema.json")
     schema.add_argument(
         "--draft",

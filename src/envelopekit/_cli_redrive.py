@@ -90,7 +90,9 @@ def add_parser(commands: Any) -> None:
     parser.add_argument(
         "--until", metavar="TIME", help="only dead_letter.failed_at < TIME (Unix ms or ISO 8601)"
     )
-    parser.add_argument("--max", type=int, default=0, help="redrive at most N (0: no limit)")
+    parser.add_argument(
+        "--max", type=int, default=0, metavar="N", help="redrive at most N (0: no limit)"
+    )
     parser.add_argument("--to-queue", metavar="QUEUE", help="republish here (a sandbox replay)")
     parser.add_argument(
         "--records",

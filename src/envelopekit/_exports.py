@@ -28,6 +28,7 @@ import importlib
 import re
 import sys
 from collections.abc import Callable, Collection, Iterable
+from types import ModuleType
 from typing import Any
 
 # The block: `if TYPE_CHECKING:` at the module's top level and its indented (or blank) lines.
@@ -109,7 +110,31 @@ def attach(
             namespace.pop("__getattr__", None)  # another thread may have taken it out
         return value
 
-    def __dir__() -> list[str]:
-        return sorted(set(namespace) | set(names))
+    return names, __getattr__, listing(package, names)
 
-    return names, __getattr__, __dir__
+
+def listing(module: str, names: Iterable[str]) -> Callable[[], list[str]]:
+    """A public module's ``__dir__``: what a REPL or an IDE completes on ``module.``.
+
+    Its public ``names``, the public subpackages loaded so far and the dunders; never what the
+    module imports for itself (``TYPE_CHECKING``, ``Final``, ``logging``) nor its private
+    modules, which ``dir()`` of the namespace lists once they are loaded.
+    """
+    namespace = vars(sys.modules[module])
+    public = frozenset(names)
+
+    def __dir__() -> list[str]:
+        return sorted(
+            public.union(
+                name
+                for name, value in namespace.items()
+                if (name.startswith("__") and name.endswith("__"))
+                or (
+                    not name.startswith("_")
+                    and isinstance(value, ModuleType)
+                    and value.__name__ == f"{module}.{name}"
+                )
+            )
+        )
+
+    return __dir__

@@ -52,6 +52,7 @@ __all__ = [
     "own_config",
     "passes_absent",
     "restored",
+    "schemas_in",
 ]
 
 FULL_REPORT_BYTES: Final = 16_384
@@ -463,7 +464,7 @@ _CONTAINERS: Final = frozenset(
 
 def _holds_members(schema: Any) -> bool:
     """Whether ``schema`` validates an object or an array, which may fail in many places."""
-    return any(node.get("type") in _CONTAINERS for node in _schemas(schema))
+    return any(node.get("type") in _CONTAINERS for node in schemas_in(schema))
 
 
 def _refusing_field(refusal: Callable[..., Any], alias: str) -> dict[str, Any]:
@@ -552,12 +553,12 @@ def _refs(node: Any) -> dict[str, Any]:
     """Every schema in ``node`` that carries a ``ref``, by it."""
     return {
         item["ref"]: item
-        for item in _schemas(node)
+        for item in schemas_in(node)
         if isinstance(item.get("ref"), str) and item.get("type") != "definition-ref"
     }
 
 
-def _schemas(node: Any) -> Iterator[dict[str, Any]]:
+def schemas_in(node: Any) -> Iterator[dict[str, Any]]:
     """Every dict in the core schema ``node``, ``metadata`` left out (never a validator)."""
     stack = [node]
     while stack:
@@ -664,7 +665,7 @@ def own_config(schema: Any, model: type) -> CoreConfig | None:
     the model (a wrapping validator, the definitions). ``None`` if ``schema`` has no model
     schema of ``model``.
     """
-    for node in _schemas(schema):
+    for node in schemas_in(schema):
         if node.get("type") == "model" and node.get("cls") is model:
             config: CoreConfig | None = node.get("config")
             return config

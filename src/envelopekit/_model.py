@@ -7,16 +7,17 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-from pydantic import BaseModel, ConfigDict, GetJsonSchemaHandler
+from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
 if TYPE_CHECKING:
     from ._violations import Violation
 
-__all__ = ["WireModel", "attach_warnings", "attached_warnings", "model_named"]
+__all__ = ["WireModel", "attach_warnings", "attached_warnings", "model_named", "titled"]
 
 _REGISTRY: dict[str, type[WireModel]] = {}
+_UNIONS: dict[str, Any] = {}
 _WARNINGS = "_envelopekit_warnings"
 
 
@@ -59,6 +60,30 @@ class WireModel(BaseModel):
         plain_descriptions(handler.resolve_ref_schema(found))
         return found
 
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /
+    ) -> CoreSchema:
+        """The model's schema; within a message model's, the JSON branch (``envelopekit._text``)."""
+        if cls.__module__ == __name__:  # WireModel itself, built before _text can be imported
+            return handler(source)
+        from ._text import part_schema  # _text reads this module's models
+
+        return part_schema(cls, source, handler)
+
+    @classmethod
+    def __pydantic_on_complete__(cls) -> None:
+        """Refuse in Python mode what no JSON text carries, the model read alone too.
+
+        Strings that are no Unicode text, and nesting past the JSON parser's depth.
+        """
+        super().__pydantic_on_complete__()
+        if cls.__module__ != __name__:
+            from ._text import TextChecked, text_check_built
+
+            if not issubclass(cls, TextChecked):  # whose own hook does it (Matrix's models)
+                text_check_built(cls)
+
     def envelope_warnings(self) -> list[Violation]:
         """What was accepted but noted about this message, with JSON pointers (never refused).
 
@@ -82,6 +107,17 @@ class WireModel(BaseModel):
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         cls.__notes__ = cls._notes is not WireModel._notes
+        generic = cls.__pydantic_generic_metadata__
+        if generic["parameters"] or generic["origin"] is not None:
+            # A generic model's fields hold their docstrings once it is built, and its
+            # parametrisations inherit them. Reading them again for `Model[Arg]` would read the
+            # source line of the caller's frame (pydantic, Python < 3.13), which fails with
+            # tokenize.TokenError when that line is inside a bracketed statement of the user's
+            # module; a complete parametrisation's own subclasses read theirs as before.
+            cls.model_config = {
+                **cls.model_config,
+                "use_attribute_docstrings": not generic["parameters"],
+            }
         # Parametrised generics are titled "Name[Arg]"; the mapper strips the brackets.
         _REGISTRY.setdefault(cls.__name__.partition("[")[0], cls)
 
@@ -130,6 +166,18 @@ def attached_warnings(model: BaseModel) -> list[Violation]:
     return list(private.get(_WARNINGS, ())) if private else []
 
 
-def model_named(title: str) -> type[WireModel] | None:
-    """The wire model whose ``ValidationError.title`` is ``title``, if it is one of ours."""
-    return _REGISTRY.get(title.partition("[")[0])
+def model_named(title: str) -> Any:
+    """The wire model (or union of them) whose ``ValidationError.title`` is ``title``, if ours."""
+    found = _UNIONS.get(title)
+    return found if found is not None else _REGISTRY.get(title.partition("[")[0])
+
+
+def titled(title: str, union: Any) -> ConfigDict:
+    """The config of a ``TypeAdapter`` of a union of wire models, its errors titled ``title``.
+
+    Pydantic titles them with its dump of the union's core schema, which names private
+    validators; :func:`model_named` finds the union by ``title``, so ``violations(exc)`` needs
+    no ``model=``.
+    """
+    _UNIONS[title] = union
+    return ConfigDict(title=title)

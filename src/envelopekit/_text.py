@@ -7,12 +7,18 @@ dict and fail only when the message is written. The message models' core schemas
 ``json-or-python`` schemas (:func:`text_checked_schema`): JSON validation runs the model schema
 as it is, Python validation first probes its input (:func:`refuse_unreadable`), which also
 refuses nesting deeper than the parser reads.
+
+Every public model is such a model (``WireModel``, Matrix's ``WireNames``, SOM's
+``UnvalidatedPayload``), so that each refuses alone, as a ``TypeAdapter``'s type or a FastAPI
+body, what it would fail to write. Within one of them, the models it holds are read by their
+JSON branches: the outer probe read their input, and is paid once.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from contextvars import ContextVar
 from typing import Any, Final, cast
 
 import orjson
@@ -20,6 +26,7 @@ from pydantic import BaseModel, GetCoreSchemaHandler, ValidationInfo
 from pydantic_core import CoreSchema, core_schema
 
 from . import rules
+from ._failfast import fresh_validator, own_config, schemas_in
 from ._json import PARSER_MAX_DEPTH, exceeds_depth, pointer_of, segment
 from ._violations import is_unicode, pointer, rule_error
 
@@ -30,8 +37,11 @@ producer wrote it and kept it within the depth ``check`` reads (``envelopekit._b
 
 __all__ = [
     "WRITTEN",
+    "TextChecked",
     "json_branch",
+    "part_schema",
     "refuse_unreadable",
+    "text_check_built",
     "text_checked_schema",
     "too_deep_at",
 ]
@@ -45,14 +55,128 @@ def text_checked_schema(
     """A message model's core schema, for its ``__get_pydantic_core_schema__``.
 
     The model's ``ref`` moves to the ``json-or-python`` wrapper, so a nested use is still a
-    ``$ref`` in the JSON Schema.
+    ``$ref`` in the JSON Schema. Within another text-checked model's schema it is the JSON
+    branch (:func:`part_schema`).
     """
-    schema = handler(source)
     if cls.__dict__.get("__pydantic_complete__"):
-        return schema  # a use of the finished model: its own schema is already wrapped
+        return _used(source, handler)
+    schema = _own(source, handler)
+    if _WITHIN.get():
+        return schema  # built within another one, which probes its input
     if schema["type"] == "definitions":
         return {**schema, "schema": _text_checked(schema["schema"])}
     return _text_checked(schema)
+
+
+def part_schema(
+    cls: type[BaseModel],
+    source: type[BaseModel],
+    handler: GetCoreSchemaHandler,
+) -> CoreSchema:
+    """The core schema of a model read alone as well as within a message model.
+
+    Plain as pydantic builds it (its own validator is text-checked once built,
+    :func:`text_check_built`); within a text-checked model's schema, which probes the whole
+    input first, a finished one is its JSON branch: the envelope's dict door probes once, and
+    the envelope's schema (which the fast paths compile) is the one it always was.
+    """
+    if cls.__dict__.get("__pydantic_complete__"):
+        return _used(source, handler)
+    return _own(source, handler)
+
+
+def text_check_built(cls: type[BaseModel]) -> None:
+    """Make a finished model's own validator probe its input once (``__pydantic_on_complete__``).
+
+    Its schema is wrapped after pydantic inlined its parts (wrapped before, the schema would
+    hold the model's twice, both branches, and pydantic would keep each part a definition in
+    every schema that holds the model too); a message model's (:func:`text_checked_schema`) is
+    already. pydantic-core reuses a finished model's own validator for a model it holds, which
+    would probe again at each one: the validator is built anew, with the JSON branches of the
+    text-checked models it holds.
+    """
+    schema = cls.__pydantic_core_schema__
+    top = schema["schema"] if schema["type"] == "definitions" else schema
+    wrapped = schema
+    if not _is_text_checked(top):
+        wrapped = _text_checked(top)
+        if schema["type"] == "definitions":
+            wrapped = core_schema.definitions_schema(wrapped, schema["definitions"])
+    held = {
+        node["cls"]
+        for node in schemas_in(wrapped)
+        if node.get("type") == "model"
+        and node["cls"] is not cls
+        and _is_text_checked(_own_top(node["cls"]))
+    }
+    if wrapped is schema and not held:
+        return
+    cls.__pydantic_core_schema__ = wrapped  # pyright: ignore[reportAttributeAccessIssue]
+    # Its own model too: reused, the validator would hold the one it replaces.
+    cls.__pydantic_validator__ = fresh_validator(wrapped, {cls, *held}, own_config(wrapped, cls))
+
+
+def _own_top(model: type[BaseModel]) -> CoreSchema:
+    schema: Any = model.__dict__.get("__pydantic_core_schema__")
+    if not isinstance(schema, dict):
+        return core_schema.any_schema()  # not built
+    found = schema["schema"] if schema.get("type") == "definitions" else schema
+    return cast("CoreSchema", found)
+
+
+_WITHIN: ContextVar[bool] = ContextVar("envelopekit_text_checked_within", default=False)
+"""Whether a text-checked model's schema is being built: the models it holds are not probed."""
+
+
+def _own(source: type[BaseModel], handler: GetCoreSchemaHandler) -> CoreSchema:
+    # The model's own schema: the finished models it holds are their JSON branches.
+    token = _WITHIN.set(True)
+    try:
+        return handler(source)
+    finally:
+        _WITHIN.reset(token)
+
+
+def _used(source: type[BaseModel], handler: GetCoreSchemaHandler) -> CoreSchema:
+    """A use of a finished model: its own schema, or within another one its JSON branch."""
+    schema = handler(source)
+    if not _WITHIN.get():
+        return schema
+    found = handler.resolve_ref_schema(schema)
+    if not _is_text_checked(found) or "ref" not in found:
+        return schema
+    # Under the same ref: the schema being built defines it as this one.
+    return cast("CoreSchema", {**json_branch(found), "ref": found["ref"]})
+
+
+def _is_text_checked(schema: CoreSchema) -> bool:
+    """Whether ``schema`` is a :func:`_text_checked` one, or wraps one (BabelEnvelope's)."""
+    if schema["type"] != "json-or-python":
+        return False
+    python: Any = schema["python_schema"]
+    if python.get("type") == "function-before":
+        return python["function"]["function"] is refuse_unreadable
+    return _is_text_checked(schema["json_schema"])
+
+
+class TextChecked:
+    """The mixin of a model read alone as well as within a message model (before ``BaseModel``).
+
+    :func:`part_schema` and :func:`text_check_built`, where ``WireModel`` is not the base.
+    """
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /
+    ) -> CoreSchema:
+        """The model's schema; within a message model's, its JSON branch."""
+        return part_schema(cast("type[BaseModel]", cls), source, handler)
+
+    @classmethod
+    def __pydantic_on_complete__(cls) -> None:
+        """Refuse in Python mode what no JSON text carries, the model read alone too."""
+        super().__pydantic_on_complete__()  # type: ignore[misc]
+        text_check_built(cast("type[BaseModel]", cls))
 
 
 def _text_checked(schema: CoreSchema) -> CoreSchema:

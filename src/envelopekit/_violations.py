@@ -26,9 +26,10 @@ from typing_extensions import LiteralString
 
 from . import rules
 from ._compat import MISSING
+from ._errors import ProducerError
 from ._failfast import restored
 from ._formats import Format
-from ._model import WireModel, model_named
+from ._model import model_named
 from .rules import Keyword, NamedId, RaisedRule, Source
 
 __all__ = [
@@ -483,8 +484,8 @@ class _Node:
         elif isinstance(inner, type) and issubclass(inner, BaseModel):
             self.kind = _MODEL
             self.model = inner
-            if issubclass(inner, WireModel):
-                self.schema = inner.__schema_name__
+            # A wire model's, or a payload convention's read alone (Matrix's `SuccessPayload`).
+            self.schema = getattr(inner, "__schema_name__", "")
         elif origin in (list, tuple, set, frozenset, Sequence) and args:
             self.kind = _ITEMS
             self.step = args[0]
@@ -731,8 +732,15 @@ def violations(
         One violation per distinct (rule, pointer), in pydantic's order.
 
     Raises:
-        TypeError: when the error did not come from an envelopekit model.
+        TypeError: when ``exc`` is not a ``ValidationError``, or did not come from an
+            envelopekit model.
     """
+    given: object = exc  # a user's mistake the types catch, said plainly at run time too
+    if not isinstance(given, ValidationError):
+        hint = "; its .violations are the list" if isinstance(given, ProducerError) else ""
+        raise TypeError(
+            f"violations() maps a pydantic ValidationError, not {type(given).__name__}{hint}"
+        )
     root = model if model is not None else model_named(exc.title)
     if root is None or not _is_root(root):
         raise TypeError(f"{exc.title!r} is not an envelopekit wire model; pass model=")

@@ -22,6 +22,8 @@ import typing
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from . import _exports
+
 __all__ = [
     "ASSET_TYPE_CHANGED",
     "ATTEMPTS_AT_MAXIMUM",
@@ -99,6 +101,7 @@ __all__ = [
     "source_of",
     "structural",
 ]
+__dir__ = _exports.listing(__name__, __all__)
 
 Source = Literal["json", "schema", "conformance", "policy", "sequence"]
 """Where a rule comes from: the JSON text, a schema keyword, a spec's conformance text,

@@ -8,6 +8,7 @@ import threading
 from typing import Any
 
 import pytest
+import redis
 
 from envelopekit.babelqueue import (
     BabelEnvelope,
@@ -150,3 +151,15 @@ def test_a_lease_renewed_every_non_number_is_refused(every: Any) -> None:
 @pytest.mark.parametrize("every", [None, 0.001, 30, threading.TIMEOUT_MAX], ids=repr)
 def test_a_lease_renewal_period_within_bounds_is_kept(every: float | None) -> None:
     assert Lease("id", "token", every).renew_every == every
+
+
+@pytest.mark.parametrize("guard", [idempotent, async_idempotent], ids=["sync", "async"])
+@pytest.mark.parametrize(
+    "store",
+    [redis.Redis(), "redis://127.0.0.1:6379/0", InMemorySeenStore, None],
+    ids=["a-redis-client", "a-url", "the-store-class", "none"],
+)
+def test_what_is_no_seen_store_is_refused_when_the_guard_is_built(guard: Any, store: Any) -> None:
+    # Not at each message, where the Router would retry, then dead-letter, every one of them.
+    with pytest.raises(TypeError, match=r"^store must be a seen-store \(SeenStore or "):
+        guard(store, lambda env: None)

@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Iterator
 from datetime import timedelta
+from typing import Any
 
 import pytest
 import redis
@@ -433,3 +434,18 @@ def test_an_async_handler_s_claim_renewal_always_ends_with_it(redis_url: str) ->
         return ended
 
     assert asyncio.run(scenario()) == 40
+
+
+@pytest.mark.parametrize(
+    ("store", "client"),
+    [
+        (RedisSeenStore, "redis://127.0.0.1:6379/0"),
+        (AsyncRedisSeenStore, "redis://127.0.0.1:6379/0"),
+        (RedisSeenStore, None),
+    ],
+    ids=["sync-a-url", "async-a-url", "sync-none"],
+)
+def test_a_store_given_no_redis_client_says_what_it_takes(store: Any, client: Any) -> None:
+    refused = r"^client must be a redis-py client \(redis\.(asyncio\.)?Redis, such as .*from_url"
+    with pytest.raises(TypeError, match=refused):
+        store(client)

@@ -503,3 +503,23 @@ def test_the_decorator_returns_the_handler_itself() -> None:
     decision = router.route(ORDER)
     assert isinstance(decision, Handle)
     assert decision.run() == 1042
+
+
+@pytest.mark.parametrize(
+    ("keywords", "message"),
+    [
+        (
+            {"schemas": "registry.json"},
+            r"^schemas must be a SchemaProvider .*, not 'registry\.json'$",
+        ),
+        ({"schemas": PayloadSchemas}, r"^schemas must be a SchemaProvider .*, not <class "),
+        ({"cipher": "a-key"}, r"^cipher must be a Cipher .*, not 'a-key'$"),
+    ],
+    ids=["schemas-a-path", "schemas-the-class", "cipher-a-key"],
+)
+def test_a_router_refuses_what_is_no_schema_provider_or_cipher_when_built(
+    keywords: dict[str, Any], message: str
+) -> None:
+    # Not at each message, which would be retried, then dead-lettered (payload_schema.failed).
+    with pytest.raises(TypeError, match=message):
+        Router(**keywords)

@@ -720,6 +720,9 @@ class _SlowStore:
     def remember(self, message_id: str) -> None:
         self._maybe_wait("remember")
 
+    def forget(self, message_id: str) -> None:
+        self._maybe_wait("forget")
+
 
 class _SlowClaimingStore(_SlowStore):
     def claim(self, message_id: str) -> Lease:
@@ -784,6 +787,9 @@ class _UnavailableOnce:
         return False
 
     async def remember(self, message_id: str) -> None:
+        return None
+
+    async def forget(self, message_id: str) -> None:
         return None
 
 

@@ -325,3 +325,23 @@ def test_a_dead_letter_keeps_the_trace_context_it_arrived_with(kind: str, poison
     assert {k: headers[k] for k in TRACE} == TRACE
     assert "bq-replay-bypass" not in headers
     assert headers[RULES_HEADER] == ("json.invalid" if poison else "handler.failed")
+
+
+@pytest.mark.parametrize(
+    "seen",
+    ["redis://127.0.0.1:6379/0", object(), InMemorySeenStore],
+    ids=["a-url", "an-object", "the-store-class"],
+)
+def test_what_is_no_seen_store_is_refused_when_the_subscriber_is_declared(
+    seen: object,
+) -> None:
+    # Not at the first message, inside the broker's loop, where it would fail every delivery.
+    with pytest.raises(TypeError, match=r"^seen must be a seen-store \(SeenStore or "):
+        babelqueue_subscriber(RedisBroker(), "orders", Router(), seen=seen)  # type: ignore[arg-type]
+
+
+def test_a_handler_given_for_the_router_is_refused_saying_what_is_needed() -> None:
+    def charge(env: BabelEnvelope) -> None: ...
+
+    with pytest.raises(TypeError, match=r"^router must be a babelqueue Router\b.* not function$"):
+        babelqueue_subscriber(RedisBroker(), "orders", charge)  # type: ignore[arg-type]

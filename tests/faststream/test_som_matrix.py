@@ -136,6 +136,36 @@ def test_matrix_request_reply_through_faststream() -> None:
     assert len(quarantined) == 2 and all(quarantined)
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [{"ok": True}, "done", b'{"op":"$reply","correlationId":"c","payload":{"ok":true}}'],
+    ids=["a-payload", "a-string", "reply-bytes"],
+)
+def test_a_handler_that_returns_no_reply_model_answers_with_an_error_reply(answer: object) -> None:
+    # A reply expected and none given as MxResponse: the caller gets an INTERNAL error reply
+    # that says what to return, not an empty body.
+    broker = RedisBroker()
+
+    def handler(req: MxRequest[Any]) -> Any:
+        return answer
+
+    matrix_subscriber(broker, "fs", handler)
+
+    async def scenario() -> tuple[object, Any]:
+        async with TestRedisBroker(broker) as br:
+            req = MxRequest.create("fs.list", {}, expect_reply=True)
+            reply = await br.request(req.to_json(), list="fs")
+            return req.correlation_id, orjson.loads(reply.body)
+
+    correlation_id, reply = asyncio.run(scenario())
+    assert reply["correlationId"] == correlation_id
+    assert reply["payload"]["code"] == "INTERNAL"
+    assert reply["payload"]["error"] == (
+        f"the handler returned {type(answer).__name__}, not an MxResponse: "
+        "return req.reply(...) or req.fail(...)"
+    )
+
+
 def test_redis_end_to_end_quarantine_and_matrix_reply_to(redis_url: str) -> None:
     req = MxRequest.create("fs.list", {"path": "/"}, expect_reply=True)
     with redis.Redis.from_url(redis_url) as client:
@@ -218,3 +248,14 @@ def test_a_sync_handler_leaves_the_loop_to_other_subscribers(redis_url: str, kin
 
     asyncio.run(scenario())
     assert waited == [True]
+
+
+@pytest.mark.parametrize(
+    "family", [int, dict, SomEnvelope], ids=["int", "a-mapping", "the-envelope"]
+)
+def test_a_family_that_is_no_som_payload_model_is_refused_when_the_subscriber_is_declared(
+    family: type[Any],
+) -> None:
+    # It would quarantine every message as `subscriber.unexpected`.
+    with pytest.raises(TypeError, match=r"^family must be one of SOM's payload models \("):
+        som_subscriber(RedisBroker(), "som", lambda envelope, payload: None, family=family)

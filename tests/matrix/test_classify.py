@@ -115,3 +115,25 @@ def test_looks_like() -> None:
     assert ek.detect({"op": "fs.list", "payload": {}}) == "matrix"
     assert ek.detect({"ok": False, "error": "x"}) == "matrix"
     assert ek.detect({"ok": True}) is None
+
+
+@pytest.mark.parametrize(
+    ("raw", "found"),
+    [
+        (b"nope", [("json.invalid", "")]),
+        (b'{"op":"fs.list"}', [("request.required", "/payload")]),
+        (b'{"op":"$reply","payload":1}', [("response.required", "/correlationId")]),
+        (b'{"ok":false}', [("error-payload.required", "/error")]),
+    ],
+    ids=["not-json", "request", "response", "error-payload"],
+)
+def test_a_refused_document_s_error_is_titled_and_mapped_without_naming_the_model(
+    raw: bytes, found: list[tuple[str, str]]
+) -> None:
+    # The title is what `str(exc)` starts with; it was pydantic's dump of the core schema,
+    # naming private validators, and `violations(exc)` could not tell which model it was.
+    with pytest.raises(ValidationError) as refused:
+        classify(raw)
+    assert refused.value.title == "MxMessage"
+    assert str(refused.value).startswith(("1 validation error for MxMessage\n", "2 validation"))
+    assert [(v.rule, v.pointer) for v in ek.violations(refused.value)] == found

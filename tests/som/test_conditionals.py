@@ -19,7 +19,7 @@ import envelopekit as ek
 from envelopekit._failfast import FULL_REPORT_BYTES
 from envelopekit._json import json_identity
 from envelopekit._violations import raised_again
-from envelopekit.som import SomEnvelope
+from envelopekit.som import SomEnvelope, StoryContext
 from tests._calls import python_calls
 from tests.som._corpus import wrap
 from tests.som._mutations import SCHEMAS
@@ -419,7 +419,28 @@ TAGS_BEFORE: dict[str, tuple[list[Any], bool]] = {
 }
 
 
-@pytest.mark.parametrize("door", list(DOORS), ids=list(DOORS))
+def _by_payload_json(envelope: dict[str, Any]) -> set[tuple[str, str]]:
+    # The payload's own model read alone, its pointers given under the envelope's /payload.
+    with pytest.raises(ValidationError_) as refused:
+        StoryContext.model_validate_json(json.dumps(envelope["payload"]))
+    return {(v.rule, "/payload" + v.pointer) for v in ek.violations(refused.value)}
+
+
+def _by_payload_dict(envelope: dict[str, Any]) -> set[tuple[str, str]]:
+    with pytest.raises(ValidationError_) as refused:
+        StoryContext.model_validate(envelope["payload"])
+    return {(v.rule, "/payload" + v.pointer) for v in ek.violations(refused.value)}
+
+
+# Every door, and the payload model's own read alone: over 16 KiB they read as the envelope's.
+LARGE_DOORS = {
+    **DOORS,
+    "payload-model-validate-json": _by_payload_json,
+    "payload-model-validate-dict": _by_payload_dict,
+}
+
+
+@pytest.mark.parametrize("door", list(LARGE_DOORS), ids=list(LARGE_DOORS))
 @pytest.mark.parametrize("case", list(TAGS_BEFORE), ids=list(TAGS_BEFORE))
 def test_a_large_message_searches_the_tags_before_the_first_invalid_one(
     case: str, door: str
@@ -430,10 +451,20 @@ def test_a_large_message_searches_the_tags_before_the_first_invalid_one(
     # it, objects of strings, are compared by C passes.
     before, repeated = TAGS_BEFORE[case]
     envelope = _story(tags=[*before, {"scheme": 1}, *_UNREAD])
-    assert json_identity.__code__ not in python_calls(lambda: DOORS[door](envelope))
-    verdict = DOORS[door](envelope)
+    assert json_identity.__code__ not in python_calls(lambda: LARGE_DOORS[door](envelope))
+    verdict = LARGE_DOORS[door](envelope)
     assert (("story-context.uniqueItems", "/payload/tags") in verdict) is repeated
     assert ("story-context.type", f"/payload/tags/{len(before)}/scheme") in verdict
+
+
+@pytest.mark.parametrize("door", list(LARGE_DOORS), ids=list(LARGE_DOORS))
+def test_a_large_message_reads_no_repeat_after_the_first_invalid_tag(door: str) -> None:
+    # The payload's model read alone reported the repeat after it, which the envelope's doors
+    # and check never read.
+    envelope = _story(tags=[_tag(1), {"scheme": 1}, _tag(1), _tag(1), *_UNREAD])
+    verdict = LARGE_DOORS[door](envelope)
+    assert ("story-context.uniqueItems", "/payload/tags") not in verdict
+    assert ("story-context.type", "/payload/tags/1/scheme") in verdict
 
 
 # A refused member holding many errors of its own, in a large message (past FULL_REPORT_BYTES):

@@ -13,7 +13,7 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, TypeAdapter
 
 import envelopekit as ek
 from envelopekit import rules
@@ -70,6 +70,10 @@ def test_the_catalogue_holds_the_structural_ids_of_the_generated_schemas() -> No
 
 # Arguments no message of the spec can follow: refused when the strategy is built, not drawn
 # into messages `check` refuses (or into an error, or an Unsatisfiable search, while drawing).
+class _Item(BaseModel):
+    name: str
+
+
 REFUSED_ARGUMENTS: list[tuple[str, Any]] = [
     ("urn-empty", lambda: valid_messages("babelqueue", urn="")),
     ("urn-blank", lambda: valid_messages("babelqueue", urn=" \t")),
@@ -118,6 +122,10 @@ REFUSED_ARGUMENTS: list[tuple[str, Any]] = [
         "invalid-response-of-a-request",
         lambda: invalid_messages("matrix", "response.required", kind="request"),
     ),
+    # A `data` model whose values are no JSON object: `data` is one in every valid message.
+    ("data-an-array", lambda: valid_messages("babelqueue", data=TypeAdapter(list[int]))),
+    ("data-an-integer", lambda: valid_messages("babelqueue", data=TypeAdapter(int))),
+    ("data-or-null", lambda: valid_documents("babelqueue", data=TypeAdapter(_Item | None))),
 ]
 
 
@@ -138,6 +146,8 @@ def test_the_arguments_a_message_follows_are_taken() -> None:
         invalid_messages("som", "envelope.required", message_type="x.custom"),
         invalid_messages("matrix", "error-payload.enum", kind="error"),
         invalid_messages("matrix", "response.required", kind="response"),
+        valid_messages("babelqueue", data=TypeAdapter(dict[str, int])),
+        valid_messages("babelqueue", data=_Item),
     ):
         assert isinstance(strategy, st.SearchStrategy)
 

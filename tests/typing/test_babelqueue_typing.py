@@ -184,3 +184,18 @@ def _charge(env: BabelEnvelope[OrderCreated]) -> None:
 
 def _note(env: BabelEnvelope) -> None:
     assert env.data
+
+
+def test_the_subscriber_s_seen_store_is_typed() -> None:
+    import redis.asyncio
+    from faststream.redis import RedisBroker
+
+    from envelopekit.babelqueue import AsyncRedisSeenStore, InMemorySeenStore, Router
+    from envelopekit.faststream import babelqueue_subscriber
+
+    client = redis.asyncio.Redis()
+    broker, router = RedisBroker(), Router()
+    babelqueue_subscriber(broker, "a", router, seen=InMemorySeenStore())
+    babelqueue_subscriber(broker, "b", router, seen=AsyncRedisSeenStore(client, lease=30))
+    with pytest.raises(TypeError):
+        babelqueue_subscriber(broker, "c", router, seen=client)  # type: ignore[arg-type]

@@ -7,7 +7,7 @@ lines sit under `TYPE_CHECKING`, so pytest never executes them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from pydantic import BaseModel
@@ -163,3 +163,18 @@ def test_classify() -> None:
     assert_type(message, MxRequest | MxResponse | MxErrorPayload)
     assert isinstance(message, MxRequest)
     assert_type(message.to_json(), bytes)
+
+
+def test_a_matrix_subscriber_s_handler_returns_the_reply() -> None:
+    from faststream.redis import RedisBroker
+
+    from envelopekit.faststream import matrix_subscriber
+
+    async def answer(req: MxRequest[Any]) -> MxResponse[Any]:
+        return req.reply({"ok": True})
+
+    broker = RedisBroker()
+    matrix_subscriber(broker, "a", answer)
+    matrix_subscriber(broker, "b", lambda req: req.reply({"ok": True}))
+    matrix_subscriber(broker, "c", lambda req: None)
+    matrix_subscriber(broker, "d", lambda req: {"ok": True})  # type: ignore[arg-type,return-value]

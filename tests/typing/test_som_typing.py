@@ -264,3 +264,18 @@ def test_producing_keywords_can_be_forwarded_typed() -> None:
     assert env.topic == "som.story.context.desk"
     with pytest.raises(TypeError):
         _publish(originating_system=SYSTEM, topik="som.x")  # type: ignore[call-arg]
+
+
+def test_a_som_subscriber_s_family_is_a_payload_model() -> None:
+    from faststream.redis import RedisBroker
+
+    from envelopekit.faststream import som_subscriber
+
+    def on_story(envelope: SomEnvelope, story: StoryContext) -> None: ...
+
+    def on_number(envelope: SomEnvelope, number: int) -> None: ...
+
+    broker = RedisBroker()
+    som_subscriber(broker, "a", on_story, family=StoryContext)
+    with pytest.raises(TypeError):
+        som_subscriber(broker, "b", on_number, family=int)  # type: ignore[type-var]

@@ -761,9 +761,10 @@ def _refuse_non_json(
 ) -> None:
     """:func:`refuse_non_json` of each free-form part of a message validated from Python data.
 
-    ``data`` is ``None`` where its parametrised type validated it.
+    ``data`` is ``None`` where its parametrised type validated it. Typed ``Any``, it is any
+    value the door was given, the whole of it as free-form as an object's members.
     """
-    if type(data) is dict:  # not a user's model, which validated itself
+    if data is not None and not isinstance(data, BaseModel):  # a model validated itself
         refuse_non_json(data, "/data")
     for part, base in ((extra, ""), (meta_extra, "/meta"), (dead_extra, "/dead_letter")):
         if part:

@@ -28,6 +28,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar, cast, runtime_check
 
 from pydantic import BaseModel
 
+from .._arguments import implementing
 from .._errors import SeenStoreUnavailable
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "async_idempotent",
     "idempotent",
     "message_id",
+    "require_store",
 ]
 
 M = TypeVar("M")
@@ -273,6 +275,22 @@ def message_id(message: object) -> str | None:
     return _usable(found)
 
 
+def require_store(store: object, name: str) -> None:
+    """Refuse what is no seen-store where it is given, not at each message it would fail.
+
+    Raises:
+        TypeError: ``store`` (the argument ``name``) has no ``seen`` and ``remember`` methods,
+            or is a class (``InMemorySeenStore`` rather than ``InMemorySeenStore()``).
+    """
+    implementing(
+        name,
+        store,
+        ("seen", "remember"),
+        "a seen-store (SeenStore or AsyncSeenStore, such as InMemorySeenStore() or "
+        "AsyncRedisSeenStore(client))",
+    )
+
+
 def _usable(found: object) -> str | None:
     """``found`` when it can key a message (a non-empty string), else ``None``: run, unkept."""
     return found if isinstance(found, str) and found else None
@@ -291,6 +309,7 @@ class Idempotent(Generic[M]):
         *,
         key: Callable[[M], str | None] = message_id,
     ) -> None:
+        require_store(store, "store")
         self.store = store
         self.handler = handler
         self.key = key
@@ -344,6 +363,7 @@ class AsyncIdempotent(Generic[M]):
         *,
         key: Callable[[M], str | None] = message_id,
     ) -> None:
+        require_store(store, "store")
         self.store = store
         self.handler = handler
         self.key = key

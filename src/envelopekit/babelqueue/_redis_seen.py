@@ -20,6 +20,7 @@ from datetime import timedelta
 from math import isfinite
 from typing import Any, Final, Generic, Literal, TypeVar
 
+from .._arguments import implementing
 from .._extras import missing_extra
 from ._idempotency import Lease, SeenStoreUnavailable
 
@@ -97,6 +98,10 @@ def _ms(value: timedelta | float, name: str) -> int:
     if millis > _MOST_MS:
         raise ValueError(f"{name} must be at most timedelta.max, not {value!r}")
     return millis
+
+
+# What a store is given: a client, not the URL it is built from.
+_CLIENT = "a redis-py client ({0}, such as {0}.from_url(url))"
 
 
 class _Keys:
@@ -194,6 +199,7 @@ class RedisSeenStore(_Store[redis.Redis, Script]):
         ttl: timedelta | float | None = DEFAULT_TTL,
         lease: timedelta | float | None = None,
     ) -> None:
+        implementing("client", client, ("register_script",), _CLIENT.format("redis.Redis"))
         super().__init__(client, client.register_script, prefix, ttl, lease)
 
     def seen(self, message_id: str) -> bool:
@@ -280,6 +286,7 @@ class AsyncRedisSeenStore(_Store[redis.asyncio.Redis, AsyncScript]):
         ttl: timedelta | float | None = DEFAULT_TTL,
         lease: timedelta | float | None = None,
     ) -> None:
+        implementing("client", client, ("register_script",), _CLIENT.format("redis.asyncio.Redis"))
         super().__init__(client, client.register_script, prefix, ttl, lease)
 
     async def seen(self, message_id: str) -> bool:

@@ -40,7 +40,7 @@ from pydantic import ValidationError
 from typing_extensions import TypeVar
 
 from .. import rules
-from .._arguments import optional_argument
+from .._arguments import implementing, optional_argument
 from .._check import check
 from .._errors import UnknownUrnError
 from .._json import INT64_MAX
@@ -490,6 +490,20 @@ class Router:
                 f"not {unknown_urn_release_delay!r}"
             )
         self.unknown_urn: UnknownUrnStrategy = unknown_urn
+        if schemas is not None:
+            implementing(
+                "schemas",
+                schemas,
+                ("schema_for",),
+                "a SchemaProvider (schema_for(urn), such as PayloadSchemas.from_registry(path))",
+            )
+        if cipher is not None:
+            implementing(
+                "cipher",
+                cipher,
+                ("encrypt", "decrypt"),
+                "a Cipher (encrypt(bytes) -> str and decrypt(str) -> bytes)",
+            )
         self.schemas = schemas
         self.max_attempts = max_attempts
         self.dlq_suffix = dlq_suffix

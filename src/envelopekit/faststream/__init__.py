@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ._redis import BareFormat as BareFormat
     from ._redis import processing_key as processing_key
     from ._som_matrix import MatrixConsumer as MatrixConsumer
+    from ._som_matrix import MatrixHandler as MatrixHandler
     from ._som_matrix import SomConsumer as SomConsumer
     from ._som_matrix import matrix_subscriber as matrix_subscriber
     from ._som_matrix import som_subscriber as som_subscriber

@@ -37,6 +37,7 @@ from faststream.exceptions import NackMessage
 
 from .. import rules
 from ..babelqueue import (
+    AsyncSeenStore,
     DeadLetterDecision,
     Delete,
     Done,
@@ -48,6 +49,7 @@ from ..babelqueue import (
     Release,
     Retry,
     Router,
+    SeenStore,
     SeenStoreUnavailable,
     kafka,
     message_id,
@@ -55,7 +57,7 @@ from ..babelqueue import (
     replay_scope,
 )
 from ..babelqueue._bindings import redis as redis_binding
-from ..babelqueue._idempotency import async_renewing
+from ..babelqueue._idempotency import async_renewing, require_store
 from ..babelqueue._replay import REPLAY_BYPASS_HEADER
 from ..babelqueue._traceparent import TRACEPARENT, TRACESTATE
 from ._endpoint import (
@@ -86,7 +88,7 @@ class BabelQueueConsumer:
         queue: str,
         router: Router,
         *,
-        seen: object | None = None,
+        seen: SeenStore | AsyncSeenStore | None = None,
         worker_id: str | None = None,
         dead_letter_queue: str | None = None,
         **subscriber_options: Any,
@@ -94,6 +96,13 @@ class BabelQueueConsumer:
         self.broker = broker
         self.queue = queue
         self.router = router
+        if not isinstance(router, Router):
+            raise TypeError(
+                "router must be a babelqueue Router, the handlers registered on it "
+                f"(router.register(urn, handler)), not {type(router).__name__}"
+            )
+        if seen is not None:
+            require_store(seen, "seen")  # here, not in the broker's loop at each delivery
         self.seen = seen
         self.dead_letter_queue = dead_letter_queue or queue + router.dlq_suffix
         self.endpoint = Endpoint(broker, queue, worker_id, subscriber_options)
@@ -272,7 +281,7 @@ def babelqueue_subscriber(
     queue: str,
     router: Router,
     *,
-    seen: object | None = None,
+    seen: SeenStore | AsyncSeenStore | None = None,
     worker_id: str | None = None,
     dead_letter_queue: str | None = None,
     **subscriber_options: Any,

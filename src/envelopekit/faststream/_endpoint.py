@@ -76,7 +76,8 @@ async def run_handler(handler: Callable[..., object], call: Callable[[], object]
     variables copied): on the loop, a sync handler would block every other subscriber of the
     broker and the renewal of its seen-store claim for as long as it runs. Its exceptions
     propagate; what it returns is awaited when awaitable. A worker stopped meanwhile raises
-    ``CancelledError`` at once; the thread runs on to its end, its result dropped.
+    ``CancelledError`` at once; the thread runs on to its end, its result dropped, and the
+    process exits only then (anyio's threads are joined at exit).
     """
     if _is_async(handler):
         if _TELLS_CANCELLING:

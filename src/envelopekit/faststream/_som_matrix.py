@@ -14,8 +14,8 @@ request's own ``replyTo``. A handler that raises is answered with
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar, get_args
 
 from faststream import Context, Response, StreamMessage
 from pydantic import ValidationError
@@ -24,12 +24,15 @@ from .. import rules
 from .._check import check
 from .._violations import Violation, violation, violations
 from ..matrix import MxErrorCode, MxRequest, MxResponse
-from ..som import SomEnvelope
+from ..som import FamilyPayload, SomEnvelope, UnvalidatedPayload
 from ._endpoint import RULES_HEADER, Endpoint, run_handler
 
-__all__ = ["MatrixConsumer", "SomConsumer", "matrix_subscriber", "som_subscriber"]
+__all__ = ["MatrixConsumer", "MatrixHandler", "SomConsumer", "matrix_subscriber", "som_subscriber"]
 
-P = TypeVar("P")
+P = TypeVar("P", bound="FamilyPayload | UnvalidatedPayload")
+
+# What a SOM payload is read into: a subscriber's `family` is one of them, or nothing matches.
+_FAMILIES: tuple[type[Any], ...] = (*get_args(FamilyPayload), UnvalidatedPayload)
 
 DEFAULT_QUARANTINE_SUFFIX = ".quarantine"
 
@@ -86,6 +89,12 @@ class SomConsumer(_Checked):
         worker_id: str | None = None,
         **subscriber_options: Any,
     ) -> None:
+        if family is not None and family not in _FAMILIES:
+            # Here, not by quarantining every message as `subscriber.unexpected`.
+            raise TypeError(
+                "family must be one of SOM's payload models "
+                f"({', '.join(one.__name__ for one in _FAMILIES)}), not {family!r}"
+            )
         self.handler = handler
         self.family = family
         super().__init__(broker, source, quarantine, worker_id, subscriber_options)
@@ -112,6 +121,10 @@ class SomConsumer(_Checked):
         await self.endpoint.settle(message, None, b"", {})
 
 
+MatrixHandler = Callable[[Any], "MxResponse[Any] | Awaitable[MxResponse[Any] | None] | None"]
+"""A Matrix request handler: the reply (``req.reply(...)``, ``req.fail(...)``), or ``None``."""
+
+
 class MatrixConsumer(_Checked):
     """Answers Matrix requests; built by :func:`matrix_subscriber`."""
 
@@ -119,7 +132,7 @@ class MatrixConsumer(_Checked):
         self,
         broker: Any,
         source: str,
-        handler: Callable[[Any], object],
+        handler: MatrixHandler,
         *,
         request_model: type[MxRequest[Any]] = MxRequest,
         quarantine: str | None = None,
@@ -160,6 +173,15 @@ class MatrixConsumer(_Checked):
             if not isinstance(request.correlation_id, str):
                 raise
             answer = request.fail(MxErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")
+        if not (answer is None or isinstance(answer, MxResponse)) and isinstance(
+            request.correlation_id, str
+        ):
+            # Not sent as a reply (FastStream would send an empty body): the caller is told why.
+            answer = request.fail(
+                MxErrorCode.INTERNAL,
+                f"the handler returned {type(answer).__name__}, not an MxResponse: "
+                "return req.reply(...) or req.fail(...)",
+            )
         if (
             self.reply_to_field
             and isinstance(answer, MxResponse)
@@ -226,7 +248,7 @@ def som_subscriber(
 def matrix_subscriber(
     broker: Any,
     source: str,
-    handler: Callable[[Any], object],
+    handler: MatrixHandler,
     *,
     request_model: type[MxRequest[Any]] = MxRequest,
     quarantine: str | None = None,

@@ -46,7 +46,7 @@ from .._json import (
 )
 from .._model import WireModel
 from .._settings import get_settings
-from .._text import text_checked_schema
+from .._text import TextChecked, text_checked_schema
 from .._violations import Violation, as_pydantic_error, context_cap, quote, rule_error, violation
 
 __all__ = [
@@ -320,7 +320,7 @@ def unsafe_integer(value: int, at: str) -> list[Violation]:
     return []
 
 
-class WireNames(BaseModel):
+class WireNames(TextChecked, BaseModel):
     """Strict and frozen; snake_case names in Python, the camelCase aliases on the wire.
 
     The base of every Matrix model, the envelopes and the payload conventions alike. Subclasses

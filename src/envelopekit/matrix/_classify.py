@@ -13,6 +13,7 @@ from typing import Annotated, Any, Final
 
 from pydantic import Discriminator, Tag, TypeAdapter
 
+from .._model import titled
 from ._error_payload import MxErrorPayload
 from ._ops import REPLY_OP
 from ._request import MxRequest
@@ -44,9 +45,9 @@ MxMessage = Annotated[
 """Any Matrix document: a request, a response, or a bare error payload."""
 
 MESSAGE_ADAPTER: Final[TypeAdapter[MxRequest | MxResponse | MxErrorPayload]] = TypeAdapter(
-    MxMessage
+    MxMessage, config=titled("MxMessage", MxMessage)
 )
-"""Built once: parses and classifies raw bytes in a single pass."""
+"""Built once: parses and classifies raw bytes in a single pass; its errors titled ``MxMessage``."""
 
 
 def classify(raw: bytes | bytearray | str) -> MxRequest | MxResponse | MxErrorPayload:
@@ -56,6 +57,6 @@ def classify(raw: bytes | bytearray | str) -> MxRequest | MxResponse | MxErrorPa
 
     Raises:
         pydantic.ValidationError: when the document is not valid for the schema it selects;
-            ``envelopekit.violations(exc, model=MxMessage)`` maps it to rule ids.
+            ``envelopekit.violations(exc)`` maps it to rule ids.
     """
     return MESSAGE_ADAPTER.validate_json(raw, by_name=False)

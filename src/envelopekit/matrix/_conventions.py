@@ -16,7 +16,7 @@ Use them as the type argument of the envelopes, ``MxRequest[WriteFileArgs]`` and
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Generic
+from typing import Annotated, ClassVar, Generic
 
 from pydantic import ConfigDict, Field
 from typing_extensions import TypeVar
@@ -40,6 +40,8 @@ class SuccessPayload(WireNames):
     """
 
     model_config = ConfigDict(extra="allow")
+    # A response's payload: what it refuses read alone is the response schema's rule.
+    __schema_name__: ClassVar[str] = "response"
 
     ok: TrueConst
     """Always ``true`` (required: a payload without ``ok`` does not follow the convention)."""
@@ -82,6 +84,8 @@ class WriteArgs(WireNames):
     """
 
     model_config = ConfigDict(extra="forbid")
+    # A request's payload: what it refuses read alone is the request schema's rule.
+    __schema_name__: ClassVar[str] = "request"
 
     idempotency_key: IdempotencyKey | MISSING = Field(
         default=MISSING, validation_alias="idempotencyKey", serialization_alias="idempotencyKey"

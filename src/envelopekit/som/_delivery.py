@@ -11,6 +11,7 @@ from .._violations import STRING_CONST
 from ._types import (
     DateTimeStr,
     Extensions,
+    FamilyModel,
     SomModel,
     Str,
     TamsSource,
@@ -35,7 +36,7 @@ class DeliveryLocator(_Delivery):
     """The media's reference in that store (a MAM path, S3 key, CMS id ...), a string."""
 
 
-class DeliveryMediaAvailable(_Delivery):
+class DeliveryMediaAvailable(_Delivery, FamilyModel):
     """The ``delivery.media_available`` payload: media arrived in a store.
 
     It names the media by a TAMS ``source``, a ``locator``, or both; never neither.

@@ -7,7 +7,7 @@ from typing import ClassVar, Literal, TypeAlias
 from pydantic import ConfigDict, Field
 
 from .._compat import MISSING
-from ._types import DateTimeStr, Extensions, SomModel, Str, Then, UuidStr, conditional
+from ._types import DateTimeStr, Extensions, FamilyModel, SomModel, Str, Then, UuidStr, conditional
 
 __all__ = ["LinkEvent", "LinkMessageType", "Withdrawal"]
 
@@ -30,7 +30,7 @@ class Withdrawal(_Link):
     """Why the link was withdrawn, a string."""
 
 
-class LinkEvent(_Link):
+class LinkEvent(_Link, FamilyModel):
     """The ``link.committed`` / ``link.gate_changed`` / ``link.withdrawn`` payload.
 
     ``link.committed`` requires ``committed_by`` and ``committed_at``; ``withdrawn`` is required

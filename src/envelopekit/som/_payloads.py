@@ -11,11 +11,12 @@ discriminator derives the tag from the payload model instance.
 from __future__ import annotations
 
 from contextvars import ContextVar
-from typing import Annotated, Any, Final, Literal, TypeAlias
+from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias
 
 from pydantic import ConfigDict, Discriminator, RootModel, Tag
 
 from .._failfast import passes_absent
+from .._text import TextChecked
 from ._delivery import DeliveryMediaAvailable
 from ._link import LinkEvent
 from ._skill_warning import SkillWarning
@@ -36,7 +37,7 @@ __all__ = [
 ]
 
 
-class UnvalidatedPayload(RootModel[JsonObject]):
+class UnvalidatedPayload(TextChecked, RootModel[JsonObject]):
     """The payload of a `message_type` SOM 1.0 publishes no schema for.
 
     The JSON object is kept as parsed (`.root`), every member in its order, and re-emitted as
@@ -47,6 +48,8 @@ class UnvalidatedPayload(RootModel[JsonObject]):
     """
 
     model_config = ConfigDict(frozen=True)
+    # The envelope's payload: what it refuses read alone is the envelope schema's rule.
+    __schema_name__: ClassVar[str] = "envelope"
 
     def __getitem__(self, key: str) -> Any:
         return self.root[key]

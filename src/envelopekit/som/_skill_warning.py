@@ -6,12 +6,12 @@ from typing import Annotated, ClassVar, Literal
 
 from .._compat import MISSING
 from .._violations import STRING_CONST
-from ._types import Bool, Extensions, SemVer, SomModel, Str, UuidStr
+from ._types import Bool, Extensions, FamilyModel, SemVer, Str, UuidStr
 
 __all__ = ["SkillWarning"]
 
 
-class SkillWarning(SomModel):
+class SkillWarning(FamilyModel):
     """The ``skill.warning.raised`` payload: the twelve-field warning a skill raises.
 
     Its time is the envelope's ``timestamp``: ``timestamp`` and ``instance_ref`` are refused

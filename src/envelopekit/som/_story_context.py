@@ -24,6 +24,7 @@ from ._types import (
     Bool,
     DateTimeStr,
     Extensions,
+    FamilyModel,
     Integer,
     JsonArray,
     JsonObject,
@@ -862,7 +863,7 @@ def _story_context_json_schema(schema: dict[str, Any]) -> None:
     ]
 
 
-class StoryContext(_Story):
+class StoryContext(_Story, FamilyModel):
     """The ``story.context`` payload: the complete state of a story, never a delta.
 
     ``lifecycle`` is present exactly when ``story_type`` is ACTIVE. The retired names

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import ClassVar, Literal
 
 from .._compat import MISSING
-from ._types import DateTimeStr, SomModel, Str, UuidStr
+from ._types import DateTimeStr, FamilyModel, SomModel, Str, UuidStr
 
 __all__ = ["AuditActor", "AuditTarget", "SystemAudit"]
 
@@ -32,7 +32,7 @@ class AuditActor(_Audit):
     """The kind of actor, a string."""
 
 
-class SystemAudit(_Audit):
+class SystemAudit(_Audit, FamilyModel):
     """The ``system.audit`` payload: a clearance or suppression record.
 
     Unlike every other family it has no ``extensions``.

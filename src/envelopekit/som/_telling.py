@@ -10,6 +10,7 @@ from .._compat import MISSING
 from ._types import (
     DateTimeStr,
     Extensions,
+    FamilyModel,
     JsonObject,
     SomModel,
     Str,
@@ -62,7 +63,7 @@ class Transform(_Telling):
     """RFC 3339 date-time the transform was applied."""
 
 
-class TellingEvent(_Telling):
+class TellingEvent(_Telling, FamilyModel):
     """The ``telling.started`` / ``telling.ended`` / ``telling.exposed`` payload.
 
     ``telling.started`` carries ``exposure_start`` and no ``exposure_end``; ``telling.ended``

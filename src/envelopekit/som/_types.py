@@ -38,16 +38,27 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic.config import ExtraValues
 from pydantic.json_schema import JsonSchemaValue, SkipJsonSchema
 from pydantic_core import PydanticCustomError, PydanticOmit, core_schema
 from typing_extensions import Never, Self
 
 from .. import rules
 from .._compat import MISSING
-from .._failfast import NOT_GIVEN, REFUSED_MEMBERS, SAME_VALUE, passes_absent
+from .._doors import validate_large_json
+from .._failfast import (
+    FULL_REPORT_BYTES,
+    NOT_GIVEN,
+    REFUSED_MEMBERS,
+    SAME_VALUE,
+    TOO_LARGE,
+    large_validator,
+    passes_absent,
+)
 from .._formats import DateTimeStr, UriStr, UuidStr
-from .._json import finite_json
+from .._json import finite_json, plain_within, reading_context
 from .._model import WireModel
+from .._text import WRITTEN
 from .._violations import joined, rule_error, shown
 from ..rules import Keyword
 
@@ -56,6 +67,7 @@ __all__ = [
     "DateTimeStr",
     "ExtensionKey",
     "Extensions",
+    "FamilyModel",
     "Integer",
     "JsonArray",
     "JsonObject",
@@ -97,6 +109,81 @@ class SomModel(WireModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     __schema_name__: ClassVar[str] = ""
+
+
+class FamilyModel(SomModel):
+    """The model of a payload family, read alone as the envelope reads its payload.
+
+    A message over 16 KiB (its JSON, or a dict's as orjson writes it) is read by the fail-fast
+    copy of the model's schema, as ``check`` and the envelope's doors read it: one error per
+    array, and what an array's rules read stops at its first failing item.
+    """
+
+    @classmethod
+    def model_validate(
+        cls,
+        obj: Any,
+        *,
+        strict: bool | None = None,
+        extra: ExtraValues | None = None,
+        from_attributes: bool | None = None,
+        context: Any | None = None,
+        by_alias: bool | None = None,
+        by_name: bool | None = None,
+    ) -> Self:
+        """Validate a payload given as Python data; over 16 KiB as the envelope's dict door."""
+        __tracebackhide__ = True
+        if type(obj) is dict and not from_attributes and by_alias is None and by_name is None:
+            written = context.get(WRITTEN) if type(context) is dict else None
+            if plain_within(obj, written) is TOO_LARGE:
+                large: Self = large_validator(cls).validate_python(
+                    obj, strict=strict, extra=extra, context=context
+                )
+                return large
+        if by_alias is False and by_name is not True:  # pydantic's own refusal of the options
+            return super().model_validate(obj, by_alias=by_alias, by_name=by_name)
+        found: Self = cls.__pydantic_validator__.validate_python(
+            obj,
+            strict=strict,
+            extra=extra,
+            from_attributes=from_attributes,
+            context=context,
+            by_alias=by_alias,
+            by_name=by_name,
+        )
+        return found
+
+    @classmethod
+    def model_validate_json(
+        cls,
+        json_data: str | bytes | bytearray,
+        *,
+        strict: bool | None = None,
+        extra: ExtraValues | None = None,
+        context: Any | None = None,
+        by_alias: bool | None = None,
+        by_name: bool | None = None,
+    ) -> Self:
+        """Validate a payload given as JSON; over 16 KiB as the envelope's JSON door."""
+        __tracebackhide__ = True
+        if len(json_data) > FULL_REPORT_BYTES:
+            read = reading_context(json_data, context, integers=False)
+            large: Self = validate_large_json(
+                cls, json_data, strict, extra, read, by_alias, by_name
+            )
+            return large
+        if by_alias is False and by_name is not True:  # pydantic's own refusal of the options
+            return super().model_validate_json(json_data, by_alias=by_alias, by_name=by_name)
+        # The validator itself, not pydantic's method: this door costs no second Python frame.
+        found: Self = cls.__pydantic_validator__.validate_json(
+            json_data,
+            strict=strict,
+            extra=extra,
+            context=context,
+            by_alias=by_alias,
+            by_name=by_name,
+        )
+        return found
 
 
 class SomOpenModel(WireModel):

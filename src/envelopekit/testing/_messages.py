@@ -387,8 +387,9 @@ def valid_messages(
         kind: Matrix: ``"request"``, ``"response"`` (a success reply) or ``"error"`` (a reply
             whose payload is an error payload); default: all three.
         urn: BabelQueue: the ``job``; default: drawn.
-        data: BabelQueue: the ``data`` model (a pydantic model or ``TypeAdapter``, whose JSON
-            Schema drives the values) or a strategy of ``data`` values; default: any JSON.
+        data: BabelQueue: the ``data`` model (a pydantic model or ``TypeAdapter`` of JSON
+            objects, whose JSON Schema drives the values; another is a ``ValueError``) or a
+            strategy of ``data`` values; default: any JSON.
         router: BabelQueue: a ``Router``; each message takes one of its URNs and, where the
             route has a ``data`` model, data that model accepts.
 
@@ -488,7 +489,24 @@ def _accepted(document: dict[str, Any]) -> bool:
 
 def _data_values(model: Any) -> st.SearchStrategy[Any]:
     generator = _model_generator(model)
+    root: Mapping[str, Any] = generator.root
+    reference = root.get("$ref")
+    if isinstance(reference, str) and reference.startswith("#/$defs/"):
+        root = root["$defs"][reference.removeprefix("#/$defs/")]
+    if root.get("type") != "object":
+        # Every draw would be refused (`message-envelope.type` at /data); said when built.
+        raise ValueError(
+            f"data {model!r} takes values that are not JSON objects ({_json_type(root)}): a "
+            "BabelQueue message's data is an object, such as a pydantic model's"
+        )
     return generator.strategy(generator.root)
+
+
+def _json_type(schema: Mapping[str, Any]) -> str:
+    """What a JSON Schema's values are, in a few words: ``type 'array'``, ``anyOf``."""
+    if "type" in schema:
+        return f"type {schema['type']!r}"
+    return next((key for key in ("anyOf", "oneOf", "allOf", "$ref") if key in schema), "any")
 
 
 def route_model(router: Any, urn: str) -> Any:

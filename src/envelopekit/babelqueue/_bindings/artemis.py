@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final, TypedDict
 
+from ... import _exports
 from ..._violations import Violation
 from .._envelope import BabelEnvelope
 from .._replay import header_says_replay
@@ -27,6 +28,7 @@ __all__ = [
     "project",
     "reconcile",
 ]
+__dir__ = _exports.listing(__name__, __all__)
 
 JMS_TYPE_ANNOTATION: Final = "x-opt-jms-type"
 SCHEMA_VERSION_PROPERTY: Final = "bq_schema_version"

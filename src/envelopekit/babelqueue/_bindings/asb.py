@@ -18,6 +18,7 @@ import numbers
 from collections.abc import Mapping
 from typing import Any, Final, TypedDict
 
+from ... import _exports
 from ..._violations import Violation
 from .._envelope import BabelEnvelope
 from .._meta import SCHEMA_VERSION
@@ -33,6 +34,7 @@ __all__ = [
     "project",
     "reconcile",
 ]
+__dir__ = _exports.listing(__name__, __all__)
 
 SCHEMA_VERSION_PROPERTY: Final = "bq-schema-version"
 CONTENT_TYPE: Final = "application/json"

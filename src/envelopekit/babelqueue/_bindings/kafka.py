@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, TypedDict
 
+from ... import _exports
 from ..._violations import Violation
 from .._envelope import BabelEnvelope
 from .._replay import REPLAY_BYPASS_HEADER, header_says_replay
@@ -35,6 +36,7 @@ __all__ = [
     "project",
     "reconcile",
 ]
+__dir__ = _exports.listing(__name__, __all__)
 
 SCHEMA_VERSION_HEADER: Final = "bq-schema-version"
 ATTEMPTS_HEADER: Final = "bq-attempts"

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from ... import _exports
 from ..._violations import Violation
 from .._envelope import BabelEnvelope
 from .._replay import REPLAY_BYPASS_HEADER, header_says_replay
@@ -30,6 +31,7 @@ __all__ = [
     "project",
     "reconcile",
 ]
+__dir__ = _exports.listing(__name__, __all__)
 
 SCHEMA_VERSION_PROPERTY: Final = "bq-schema-version"
 

@@ -18,10 +18,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final, TypedDict
 
+from ... import _exports
 from .._envelope import BabelEnvelope
 from .._replay import REPLAY_BYPASS_HEADER, header_says_replay
 
 __all__ = ["APP_ID", "AmqpProperties", "is_replay", "project"]
+__dir__ = _exports.listing(__name__, __all__)
 
 APP_ID: Final = "babelqueue"
 CONTENT_TYPE: Final = "application/json"

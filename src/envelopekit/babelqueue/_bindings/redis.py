@@ -22,12 +22,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
+from ... import _exports
 from ..._json import dumps, loads
 from .._envelope import BabelEnvelope
 from .._replay import is_replay as _headers_say_replay
 from .._routing import received_bytes
 
 __all__ = ["FRAME_KEY", "Reserved", "element", "is_replay", "reserve"]
+__dir__ = _exports.listing(__name__, __all__)
 
 FRAME_KEY: Final = "__bq_frame"
 _FRAME_VERSION: Final = 1

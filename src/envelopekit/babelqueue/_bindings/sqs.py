@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final, Literal, TypedDict
 
+from ... import _exports
 from ..._violations import Violation
 from .._envelope import BabelEnvelope
 from .._replay import REPLAY_BYPASS_HEADER, header_says_replay
@@ -36,6 +37,7 @@ __all__ = [
     "project",
     "reconcile",
 ]
+__dir__ = _exports.listing(__name__, __all__)
 
 SCHEMA_VERSION_ATTRIBUTE: Final = "bq-schema-version"
 
