@@ -33,7 +33,7 @@ from typing import Any
 
 import orjson
 import pytest
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, JsonValue, TypeAdapter, ValidationError
 
 import envelopekit as ek
 from envelopekit import _json
@@ -828,3 +828,138 @@ def test_a_payload_model_read_alone_refuses_nesting_past_the_parsers_depth(door:
         _DICT_DOORS[door](StoryContext, story)
     at = "/extensions/com.vendor.x/deep" + "/0" * 197
     assert _pairs(ek.violations(caught.value, model=StoryContext)) == [("message.too_deep", at)]
+
+
+class _Label(str, enum.Enum):
+    A = "a"
+
+
+class _Ratio(float, enum.Enum):
+    HALF = 0.5
+
+
+def _typed(value: Any) -> Any:
+    """``value`` with the type of every value beside it (``1``, ``1.0`` and ``True`` differ)."""
+    if type(value) is dict:
+        return {key: _typed(item) for key, item in value.items()}
+    if type(value) is list:
+        return [_typed(item) for item in value]
+    return (type(value), repr(value))
+
+
+_AS_JSON_VALUE = TypeAdapter(JsonValue, config=ConfigDict(strict=True))
+
+# Matrix reads a payload of Python data written by orjson and read back first, with no Python
+# call a value: what pydantic's `JsonValue` returns for it, types and all (a member of an `int`,
+# `str` or `float` enum as its value; `-0.0` with its sign), in both of its readings (read back
+# equal, or where orjson writes null for a NaN or an infinity, by a Rust schema).
+_READ_AS_JSON_VALUE: dict[str, tuple[Any, str | None]] = {
+    "scalars": ([1, 1.0, True, None, "s", -0.0, 5e-324, 1.7976931348623157e308, 2**53 - 1], None),
+    "enum-members": ([_Status.OK, _Label.A, _Ratio.HALF, {"k": [_Status.OK]}], None),
+    "enum-member-keys": ({_Label.A: 1, "b": [_Label.A]}, None),
+    "nested": ({"a": [{"b": [[], {}, [None, False]]}], "c": {}}, None),
+    "199-levels": (json.loads("[" * 198 + "1" + "]" * 198), None),
+    "nan-beside-members": ([_Status.OK, float("nan"), _Label.A], "number.non_finite"),
+    "infinity": ({"x": [1, float("inf")]}, "number.non_finite"),
+}
+
+
+@pytest.mark.parametrize(
+    ("value", "refused"), _READ_AS_JSON_VALUE.values(), ids=_READ_AS_JSON_VALUE.keys()
+)
+def test_matrix_reads_python_data_as_pydantic_s_json_value(value: Any, refused: str | None) -> None:
+    document = {"op": "fs.list", "payload": value}
+    if refused is not None:  # read as JsonValue reads it, then refused by the number rules
+        with pytest.raises(ValidationError) as caught:
+            MxRequest.model_validate(document)
+        assert [v.rule for v in ek.violations(caught.value, model=MxRequest)] == [refused]
+        return
+    payload = MxRequest.model_validate(document).payload
+    assert _typed(payload) == _typed(_AS_JSON_VALUE.validate_python(value))
+
+
+def test_matrix_reads_a_payload_as_a_copy() -> None:
+    value = {"a": [1, {"b": [2]}]}
+    payload = MxRequest.model_validate({"op": "fs.list", "payload": value}).payload
+    value["a"][1]["b"].append(3)  # type: ignore[index]
+    assert payload == {"a": [1, {"b": [2]}]}
+
+
+@pytest.mark.parametrize(
+    ("items", "refused"),
+    [([-1] * 1_000, None), ([-1] * 1_000 + [float("inf")], "number.non_finite")],
+    ids=["small-integers", "small-integers-then-an-infinity"],
+)
+def test_matrix_reads_plain_python_data_without_a_python_call_a_value(
+    items: list[Any], refused: str | None
+) -> None:
+    """pydantic's ``JsonValue`` calls Python once a value (1 MiB of small integers: 22x
+    ``orjson.loads``); a payload of the JSON types is read in a few calls, whatever its size."""
+    document = {"op": "fs.list", "payload": {"a": items}}
+
+    def read() -> None:
+        try:
+            MxRequest.model_validate(document)
+        except ValidationError as exc:
+            assert [v.rule for v in ek.violations(exc, model=MxRequest)] == [refused]
+        else:
+            assert refused is None
+
+    read()
+    assert len(tests_calls.python_calls(read)) < 100
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda request: request.model_dump(),
+        lambda request: request.model_dump(mode="json"),
+        lambda request: request.to_json(),
+    ],
+    ids=["model_dump", "model_dump-json", "to_json"],
+)
+def test_matrix_writes_a_payload_without_a_python_call_a_value(write: Any) -> None:
+    """pydantic's ``JsonValue`` writes a value by calling Python for its tag too (a typed
+    payload, written for its numbers, cost 13.9x ``orjson.loads`` so); written by type now."""
+    items = [-1, 1.5, "s", True, None, {"k": [0]}] * 200
+    request = MxRequest.model_validate_json(
+        orjson.dumps({"op": "fs.list", "payload": {"a": items}})
+    )
+    written = write(request)
+    payload = written["payload"] if type(written) is dict else json.loads(written)["payload"]
+    assert payload == {"a": items}
+    assert len(tests_calls.python_calls(lambda: write(request))) < 100
+
+
+@pytest.mark.parametrize("door", _DICT_DOORS)
+@pytest.mark.parametrize("place", ["babelqueue-data", "babelqueue-data-nested"])
+@pytest.mark.parametrize(
+    ("value", "within"),
+    [
+        ([2**64, 1, decimal.Decimal(1)], "/2"),
+        ({"a": 2**64, "b": datetime.date(2026, 1, 1)}, "/b"),
+        ({"a": 2**64, "b": "s", 1: 2}, ""),
+        ([[2**64, None], [1.5, True, b"x"]], "/1/2"),
+        ([{"a": 2**64}, {"b": False, "c": {1}}], "/1/c"),
+    ],
+    ids=["list-of-scalars", "object-of-scalars", "key-not-a-string", "lists", "objects"],
+)
+def test_a_dict_door_refuses_beside_integers_beyond_64_bits(
+    place: str, door: str, value: Any, within: str
+) -> None:
+    """BabelQueue's ``data``, which takes them: containers of the JSON scalars alone are passed
+    over (orjson writes no such integer); what else is in one is refused where it is."""
+    model, message, at = _PLACES[place]
+    with pytest.raises(ValidationError) as caught:
+        _DICT_DOORS[door](model, message(value))
+    assert _pairs(ek.violations(caught.value, model=model)) == [("json.invalid", at + within)]
+
+
+def test_a_dict_door_passes_over_integers_beyond_64_bits_with_no_python_call_each() -> None:
+    """A list of them was walked an item at a time (50,000 in BabelQueue's ``data``: its dict
+    door 10.2x ``orjson.loads``, 5.9x the walk); a few calls now, beside the warnings'."""
+    document = _bq({"a": [2**64] * 1_000})
+    envelope = BabelEnvelope.model_validate(document)
+    assert envelope.data == {"a": [2**64] * 1_000}
+    calls = tests_calls.python_calls(lambda: BabelEnvelope.model_validate(document))
+    assert len(calls) < 1_000

@@ -1,19 +1,25 @@
-"""``_json.plain_json``: the producers' copy of Python data, refused in document order."""
+"""``_json.plain_json``: the producers' copy of Python data, refused in document order.
+
+And ``_json.plain_copy``: the copy of plain Python data pydantic's ``JsonValue`` gives.
+"""
 
 from __future__ import annotations
 
+import decimal
 import enum
 import math
+import uuid
 from collections import OrderedDict
 from collections.abc import Callable
 from types import MappingProxyType
 from typing import Any
 
+import orjson
 import pytest
-from pydantic import BaseModel, RootModel
+from pydantic import BaseModel, ConfigDict, JsonValue, RootModel, TypeAdapter, ValidationError
 
 from envelopekit import ProducerError
-from envelopekit._json import plain_json, plain_json_nesting
+from envelopekit._json import plain_copy, plain_json, plain_json_nesting
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.som import SomEnvelope
 
@@ -117,3 +123,81 @@ LEVELS: dict[str, tuple[Any, int]] = {
 @pytest.mark.parametrize(("value", "levels"), LEVELS.values(), ids=LEVELS.keys())
 def test_the_copy_reads_the_levels_it_nests(value: Any, levels: int) -> None:
     assert plain_json_nesting(value)[1] == levels
+
+
+class Ratio(float, enum.Enum):
+    HALF = 0.5
+
+
+class Colour(enum.Enum):
+    RED = "red"
+
+
+class Whole(int):
+    pass
+
+
+_JSON_VALUE = TypeAdapter(JsonValue, config=ConfigDict(strict=True))
+
+
+def _typed(value: Any) -> Any:
+    """``value`` with the type of every value beside it (``1``, ``1.0`` and ``True`` differ)."""
+    if type(value) is dict:
+        return {key: _typed(item) for key, item in value.items()}
+    if type(value) is list:
+        return [_typed(item) for item in value]
+    return (type(value), repr(value))
+
+
+def _nested(levels: int) -> list[Any]:
+    value: list[Any] = [1]
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
+# Read back equal, or (a NaN, an infinity) by the Rust schema: either way JsonValue's reading.
+_COPIED: dict[str, Any] = {
+    "json-types": [1, 1.0, True, False, None, "s", -0.0, {"a": [2**63 - 1, -(2**63)]}],
+    "enum-members": {"i": Level.ONE, "s": Tag.A, "f": Ratio.HALF, "l": [Level.ONE]},
+    "nan-beside-booleans-and-integers": [True, 1, 1.0, float("nan"), Level.ONE, Tag.A],
+    "infinity-in-an-object": {"b": False, "x": [0, float("-inf")], "s": Ratio.HALF},
+    "200-levels": _nested(200),
+}
+
+
+@pytest.mark.parametrize("value", _COPIED.values(), ids=_COPIED.keys())
+def test_plain_copy_is_what_json_value_reads(value: Any) -> None:
+    copy = plain_copy(value)
+    assert _typed(copy) == _typed(_JSON_VALUE.validate_python(value))
+    assert copy is not value
+
+
+# What orjson refuses, or reads back unequal and the Rust schema refuses: left to JsonValue.
+_LEFT: dict[str, Any] = {
+    "tuple": [1, (2, 3)],
+    "enum-member-of-no-json-type": [Colour.RED],
+    "uuid": {"u": uuid.UUID(int=7)},
+    "decimal": [decimal.Decimal(1)],
+    "subclass": [Whole(1)],
+    "beyond-64-bits": [2**64],
+    "key-not-a-string": {1: 2},
+    "key-of-a-str-enum": {Tag.A: 1},
+    "lone-surrogate": ["\udc80"],
+    "fragment-of-no-json": [orjson.Fragment(b"[1")],
+    "fragment": [orjson.Fragment(b"1")],
+    "tuple-beside-a-nan": [float("nan"), (1,)],
+    "201-levels": _nested(201),
+}
+
+
+@pytest.mark.parametrize("value", _LEFT.values(), ids=_LEFT.keys())
+def test_plain_copy_leaves_to_json_value_what_it_does_not_read_alike(value: Any) -> None:
+    assert plain_copy(value) is None
+
+
+def test_plain_copy_is_bounded_by_its_levels() -> None:
+    assert plain_copy(_nested(10), levels=10) == _nested(10)
+    assert plain_copy(_nested(11), levels=10) is None
+    with pytest.raises(ValidationError):  # 255 levels: JsonValue's own bound
+        _JSON_VALUE.validate_python(_nested(255))

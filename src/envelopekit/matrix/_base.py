@@ -15,11 +15,12 @@ from pydantic import (
     JsonValue,
     PlainValidator,
     ValidationInfo,
+    ValidatorFunctionWrapHandler,
     WithJsonSchema,
     model_validator,
 )
 from pydantic.config import ExtraValues
-from pydantic_core import CoreSchema
+from pydantic_core import CoreSchema, core_schema
 from typing_extensions import Self
 
 from .. import rules
@@ -37,6 +38,7 @@ from .._json import (
     number_refusal,
     numbers_clean,
     numbers_spared,
+    plain_copy,
     proven_context,
     scan_numbers,
     segment,
@@ -101,7 +103,42 @@ CONTEXT_READERS[_json_numbers] = _read_json_numbers
 # The copies test the function the schema names (`_json_numbers`), then call its variant.
 SAME_VALUE.add(_json_numbers)
 
-JsonData = Annotated[JsonValue, AfterValidator(_json_numbers)]
+
+def _plain_first(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    # pydantic's `JsonValue` reads Python data by calling Python for each value's tag (1 MiB
+    # of small integers: 22x orjson.loads); a container of the JSON types is read with no
+    # Python call a value into the copy it would return (`plain_copy`). Anything else is read,
+    # and refused, by it.
+    kind = type(value)
+    if kind is dict or kind is list:
+        copy = plain_copy(value)
+        if copy is not None:
+            return copy
+    return handler(value)
+
+
+class _PlainFirst:
+    """``JsonValue`` read from Python data by :func:`_plain_first` first; JSON as before."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler, /
+    ) -> CoreSchema:
+        # A definition of its own, named as JsonValue's is (the JSON Schema's `$defs/JsonValue`,
+        # a field of it untitled): JsonValue's is reached from Python data only, through it.
+        return core_schema.json_or_python_schema(
+            json_schema=core_schema.any_schema(),
+            python_schema=core_schema.no_info_wrap_validator_function(
+                _plain_first, handler(source)
+            ),
+            ref=f"{__name__}.JsonValue",
+            # Written by type in Rust: JsonValue's tagged union calls Python for each value's
+            # tag, writing (`written_field`) as reading.
+            serialization=core_schema.simple_ser_schema("any"),
+        )
+
+
+JsonData = Annotated[JsonValue, _PlainFirst, AfterValidator(_json_numbers)]
 """Any JSON value (``null`` included), with the cross-language number rules applied."""
 
 
