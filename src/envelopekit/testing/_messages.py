@@ -18,6 +18,7 @@ from .._json import dumps, reference_dumps
 from .._schema import SCHEMA_NAMES, json_schema, rule_schema
 from .._settings import get_settings
 from .._violations import is_unicode
+from ..babelqueue._data_model import require_object_data
 from ._break import Change, Fill, changes, schema_names, sites
 from ._generate import Generator, merge
 
@@ -488,25 +489,10 @@ def _accepted(document: dict[str, Any]) -> bool:
 
 
 def _data_values(model: Any) -> st.SearchStrategy[Any]:
+    # Every draw of another model would be refused (`message-envelope.type` at /data).
+    require_object_data(model)
     generator = _model_generator(model)
-    root: Mapping[str, Any] = generator.root
-    reference = root.get("$ref")
-    if isinstance(reference, str) and reference.startswith("#/$defs/"):
-        root = root["$defs"][reference.removeprefix("#/$defs/")]
-    if root.get("type") != "object":
-        # Every draw would be refused (`message-envelope.type` at /data); said when built.
-        raise ValueError(
-            f"data {model!r} takes values that are not JSON objects ({_json_type(root)}): a "
-            "BabelQueue message's data is an object, such as a pydantic model's"
-        )
     return generator.strategy(generator.root)
-
-
-def _json_type(schema: Mapping[str, Any]) -> str:
-    """What a JSON Schema's values are, in a few words: ``type 'array'``, ``anyOf``."""
-    if "type" in schema:
-        return f"type {schema['type']!r}"
-    return next((key for key in ("anyOf", "oneOf", "allOf", "$ref") if key in schema), "any")
 
 
 def route_model(router: Any, urn: str) -> Any:
