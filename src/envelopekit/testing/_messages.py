@@ -352,12 +352,24 @@ def _known(spec: str) -> None:
 
 
 def _message_type_taken(message_type: object) -> None:
-    """Refuse a ``message_type`` no SOM message carries (its schema's pattern)."""
+    """Refuse a ``message_type`` no SOM message carries (its schema's pattern), or a typo.
+
+    An unknown family is drawn as asked (``x.custom``), but not one a known type's typo would
+    be (``story.contxt``): every message would quietly hold an open payload instead.
+    """
+    from ..som._payloads import KNOWN_MESSAGE_TYPES, closest_known_type
+
     if message_type is None:
         return
     pattern = json_schema("som", "envelope")["properties"]["message_type"]["pattern"]
     if not isinstance(message_type, str) or re.fullmatch(pattern, message_type) is None:
         raise ValueError(f"message_type {message_type!r} is not lower-case and dotted ({pattern})")
+    close = None if message_type in KNOWN_MESSAGE_TYPES else closest_known_type(message_type)
+    if close is not None:
+        raise ValueError(
+            f"message_type {message_type!r} is none of SOM 1.0's: did you mean {close!r}? An "
+            "unknown family is drawn from a message_type near none of them, such as 'x.custom'"
+        )
 
 
 def _urn_taken(urn: object) -> None:
@@ -384,7 +396,9 @@ def valid_messages(
     Args:
         spec: ``"babelqueue"``, ``"som"`` or ``"matrix"``.
         message_type: SOM: one family (``"story.context"``) or an unknown one
-            (``"x.custom"``: an open payload); default: every known family and unknown ones.
+            (``"x.custom"``: an open payload; one near a known type, such as
+            ``"story.contxt"``, is taken for its typo, a ``ValueError``); default: every known
+            family and unknown ones.
         kind: Matrix: ``"request"``, ``"response"`` (a success reply) or ``"error"`` (a reply
             whose payload is an error payload); default: all three.
         urn: BabelQueue: the ``job``; default: drawn.
