@@ -62,7 +62,10 @@ class WireModel(BaseModel):
     def __get_pydantic_core_schema__(
         cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /
     ) -> CoreSchema:
-        """The model's schema; within a message model's, the JSON branch (``envelopekit._text``)."""
+        """The model's schema; held in another model, the part that reads JSON values alone.
+
+        The holder refuses once, for all it holds, what no JSON text carries.
+        """
         if cls.__module__ == __name__:  # WireModel itself, built before _text can be imported
             return handler(source)
         from ._text import part_schema  # _text reads this module's models
