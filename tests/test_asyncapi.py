@@ -630,6 +630,15 @@ def test_an_option_of_another_spec_is_refused(
     assert str(raised.value).startswith(message)
 
 
+@pytest.mark.parametrize(
+    "model", [list[int], int, Pair | None], ids=["array", "integer", "or-null"]
+)
+def test_a_data_model_of_no_json_object_is_refused(model: Any) -> None:
+    # Its messages would be documented with a `data` no valid message holds.
+    with pytest.raises(ValueError, match=r"\(for 'urn:a'\) takes values that are not JSON objects"):
+        ek.asyncapi_document("babelqueue", urns={"urn:a": model})
+
+
 def test_write_asyncapi_refuses_an_option_of_no_spec_it_writes(tmp_path: Path) -> None:
     # Given to no document, it was dropped unsaid.
     with pytest.raises(ValueError, match=r"^ops \(a matrix option\) given for som, babelqueue"):
@@ -812,6 +821,10 @@ def test_the_cli_names_every_option_of_another_spec(capsys: pytest.CaptureFixtur
             "of urn:babel:opaque:made: PydanticInvalidForJsonSchema: ",
         ),
         (["--spec", "babelqueue", "--queue", ""], "a queue name cannot be empty"),
+        (
+            ["--urn", "urn:a=builtins:int"],
+            "data int (for 'urn:a') takes values that are not JSON objects (type 'integer')",
+        ),
     ],
 )
 def test_the_cli_refuses_bad_options_with_status_2(

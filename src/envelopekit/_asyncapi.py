@@ -194,6 +194,8 @@ def _babelqueue_urns(
     router: Router | None, urns: Mapping[str, Any] | Iterable[str] | None
 ) -> dict[str, Any]:
     """URN -> its ``data`` model (``None`` when untyped), the router's first."""
+    from .babelqueue._data_model import require_object_data
+
     found: dict[str, Any] = {}
     if router is not None:
         for urn in router.urns():
@@ -205,6 +207,8 @@ def _babelqueue_urns(
                 raise ValueError(f"a URN must be a non-blank string, not {urn!r}")
             if urn in found:
                 raise ValueError(f"{urn!r} is given twice")
+            if model is not None:
+                require_object_data(model, urn)  # as a Router refuses it when registered
             found[urn] = model
     return found
 
@@ -672,8 +676,8 @@ def asyncapi_document(
         version: ``info.version``, the version of the API described.
 
     Raises:
-        ValueError: for an unknown spec, an option of another spec (named), or names that
-            collide.
+        ValueError: for an unknown spec, an option of another spec (named), names that
+            collide, or a ``data`` model whose values are not JSON objects.
     """
     _known((spec,))
     refuse_strays(
