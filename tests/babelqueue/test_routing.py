@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import orjson
 import pytest
-from pydantic import BaseModel, ConfigDict, RootModel
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 from typing_extensions import TypedDict
 
 from envelopekit import rules
@@ -336,13 +336,21 @@ class _Line(TypedDict):
     start: int
 
 
+class _Created(BaseModel):
+    kind: Literal["created"]
+
+
+class _Cancelled(BaseModel):
+    kind: Literal["cancelled"]
+
+
 # Every message's `data` is an object: a model of other values fails every one of them.
 NOT_OBJECT_MODELS: list[tuple[str, Any, str]] = [
     ("integer", int, "type 'integer'"),
     ("string", str, "type 'string'"),
     ("array", list[int], "type 'array'"),
     ("array-root-model", RootModel[list[int]], "type 'array'"),
-    ("model-or-null", OrderCreated | None, "anyOf"),
+    ("model-or-null", OrderCreated | None, "anyOf: type 'null'"),
     ("any", Any, "any"),
 ]
 
@@ -374,6 +382,9 @@ OBJECT_MODELS: list[tuple[str, Any]] = [
     ("typed-dict", _Line),
     ("dict", dict[str, int]),
     ("object-root-model", RootModel[dict[str, int]]),
+    # A union whose every branch takes objects alone, told apart by a tag or not.
+    ("models", OrderCreated | _Tree),
+    ("tagged-models", Annotated[_Created | _Cancelled, Field(discriminator="kind")]),
 ]
 
 

@@ -175,6 +175,7 @@ def test_the_arguments_a_message_follows_are_taken() -> None:
         invalid_messages("matrix", "response.required", kind="response"),
         valid_messages("babelqueue", data=TypeAdapter(dict[str, int])),
         valid_messages("babelqueue", data=_Item),
+        valid_messages("babelqueue", data=TypeAdapter(_Item | dict[str, int])),
     ):
         assert isinstance(strategy, st.SearchStrategy)
 

@@ -44,28 +44,38 @@ def require_object_data(model: Any, urn: str | None = None) -> None:
     """
     adapter = model if isinstance(model, TypeAdapter) else TypeAdapter(model)
     generated = adapter.json_schema(schema_generator=AnyWhereUnwritable)
-    root: Mapping[str, Any] = generated
-    reference = root.get("$ref")
-    if isinstance(reference, str) and reference.startswith("#/$defs/"):
-        root = generated["$defs"][reference.removeprefix("#/$defs/")]
-    if root.get("type") == "object":
+    other = _other_values(generated, generated.get("$defs", {}))
+    if other is None:
         return
     given = f" (for {urn!r})" if urn is not None else ""
     raise ValueError(
-        f"data {_named(model)}{given} takes values that are not JSON objects "
-        f"({_json_type(root)}): a BabelQueue message's data is an object, such as a pydantic "
-        "model's"
+        f"data {_named(model)}{given} takes values that are not JSON objects ({other}): a "
+        "BabelQueue message's data is an object, such as a pydantic model's"
     )
+
+
+def _other_values(schema: Mapping[str, Any], definitions: Mapping[str, Any]) -> str | None:
+    """What ``schema`` takes besides JSON objects, in a few words (``type 'array'``), if any.
+
+    A union takes objects alone when each branch does (``A | B``, discriminated or not).
+    """
+    reference = schema.get("$ref")
+    if isinstance(reference, str) and reference.startswith("#/$defs/"):
+        return _other_values(definitions[reference.removeprefix("#/$defs/")], definitions)
+    if schema.get("type") == "object":
+        return None
+    if "type" in schema:
+        return f"type {schema['type']!r}"
+    for union in ("anyOf", "oneOf"):
+        branches = schema.get(union)
+        if isinstance(branches, list) and branches:
+            others = [_other_values(branch, definitions) for branch in branches]
+            found = [other for other in others if other is not None]
+            return f"{union}: {', '.join(found)}" if found else None
+    return "any"
 
 
 def _named(model: Any) -> str:
     if isinstance(model, type):
         return model.__name__
     return repr(model)
-
-
-def _json_type(schema: Mapping[str, Any]) -> str:
-    """What a JSON Schema's values are, in a few words: ``type 'array'``, ``anyOf``."""
-    if "type" in schema:
-        return f"type {schema['type']!r}"
-    return next((key for key in ("anyOf", "oneOf", "allOf", "$ref") if key in schema), "any")
