@@ -437,9 +437,11 @@ class BabelEnvelope(WireModel, Generic[DataT]):
 
     # --- producing ---------------------------------------------------------------------------
 
-    # Unparametrised, mypy solves `DataT` from `data` (`{}` needs an annotation, `[1]` is taken)
-    # where pyright applies its default: a mapping is typed by this first variant in both,
-    # which never names `DataT`, so mypy keeps the default too.
+    # For the type checkers; what runs, and what help() shows, is the implementation below.
+    # Unparametrised, mypy solves `DataT` from `data` where pyright applies its default: a
+    # mapping is typed by the first variant, which names no `DataT`, so mypy keeps the default
+    # too. (Data that is no mapping mypy still solves it from: no annotation of `cls` tells
+    # mypy's unsolved `DataT` from a parametrised class's.)
     @overload
     @classmethod
     def create(
