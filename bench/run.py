@@ -376,6 +376,88 @@ def compare(
     return Comparison(label, ours, peer, "—", None, speedup)
 
 
+def fastapi_door(model: type[BaseModel]) -> Callable[[object], Any]:
+    """A FastAPI route's body field of ``model``: what FastAPI runs on a request's parsed body.
+
+    ``ModelField.validate``, a ``TypeAdapter`` of ``Annotated[model, Body()]`` called with
+    ``from_attributes=True`` (``fastapi/_compat``), in-process: no HTTP, no JSON parse.
+    """
+    from fastapi import FastAPI
+
+    async def echo(body: object) -> None:
+        del body
+
+    echo.__annotations__ = {"body": model, "return": None}
+    app = FastAPI()
+    app.post("/echo")(echo)
+    field = app.routes[-1].dependant.body_params[0]  # type: ignore[attr-defined]
+    validate = field.validate
+
+    def door(document: object) -> Any:
+        return validate(document, {}, loc=("body",))[0]
+
+    return door
+
+
+def faststream_door(model: object) -> Callable[[object], Any]:
+    """A FastStream subscriber's argument of ``model``: fast_depends's arguments model.
+
+    What a subscriber runs on a decoded message (``PydanticSerializer``, as FastStream builds
+    it): the model of the handler's arguments, ``model`` a field of it.
+    """
+    import inspect
+
+    from fast_depends.library.serializer import OptionItem
+    from fast_depends.pydantic import PydanticSerializer
+
+    arguments = PydanticSerializer()(
+        name="handler",
+        options=[OptionItem(field_name="body", field_type=model)],
+        response_type=inspect.Parameter.empty,
+    )
+
+    def door(document: object) -> Any:
+        return arguments({"body": document})["body"]
+
+    return door
+
+
+def door_rows(spec: str, group: dict[str, Result]) -> list[Comparison]:
+    """The FastAPI and FastStream rows of ``group``.
+
+    Its "validate" (the JSON door), "FastAPI", "FastStream" and "FastStream dict" (a `dict`
+    argument: fast_depends's own cost, about 0.75x BabelQueue's whole JSON door, which no
+    model's validator can take off). The FastStream target is of the door less that cost.
+    """
+    door, own = group["FastStream"], group["FastStream dict"]
+    net = Result(
+        f"{door.name}, less its own cost",
+        door.seconds - own.seconds,
+        max(door.fastest - own.fastest, 0.0),
+    )
+    return [
+        compare(
+            f"{spec} dict via FastAPI (the route's body field) vs model_validate_json",
+            group["FastAPI"],
+            group["validate"],
+            at_most=1.5,
+        ),
+        compare(
+            f"{spec} dict via FastStream, less fast_depends's own cost (a `dict` argument), "
+            "vs model_validate_json",
+            net,
+            group["validate"],
+            at_most=1.5,
+        ),
+        compare(
+            f"(reference) {spec} dict via FastStream (fast_depends's arguments model) vs "
+            "model_validate_json",
+            door,
+            group["validate"],
+        ),
+    ]
+
+
 def som_from_dict(raw: bytes) -> SomEnvelope:
     """The FastAPI / FastStream door: the standard library's parse, then the model."""
     return SomEnvelope.model_validate(json.loads(raw))
@@ -416,10 +498,16 @@ def micro(rounds: int, budget: float) -> list[Comparison]:
         }
     )
     parsed = json.loads(BQ_RAW)
+    bq_fastapi, bq_faststream = fastapi_door(BabelEnvelope), faststream_door(BabelEnvelope)
+    dict_faststream = faststream_door(dict)
+    assert bq_fastapi(parsed) == bq_faststream(parsed) == env
     bq_dict = group(
         {
             "model_validate": lambda: validate(parsed),
             "validate": lambda: validate_json(BQ_RAW),
+            "FastAPI": lambda: bq_fastapi(parsed),
+            "FastStream": lambda: bq_faststream(parsed),
+            "FastStream dict": lambda: dict_faststream(parsed),
         }
     )
     # The same envelope with nested data, as an order's line items are (the fixture's data is
@@ -489,6 +577,7 @@ def micro(rounds: int, budget: float) -> list[Comparison]:
             bq_dict["validate"],
             at_most=1.5,
         ),
+        *door_rows("BabelQueue", bq_dict),
         compare(
             "(reference) BabelQueue json.loads + model_validate vs model_validate_json",
             bq["dict"],
@@ -533,8 +622,20 @@ def micro(rounds: int, budget: float) -> list[Comparison]:
         assert type(floor(raw)).__name__ == "SomEnvelope"
         assert python_calls(partial(bare.validate_json, raw)) == 0, message_type
         name = "beat-6" if message_type == "story.context" else message_type
+        # The FastAPI and FastStream doors, of the one message the dict rows began with.
+        doors: dict[str, Callable[[], object]] = {}
+        if name == "beat-6":
+            som_fastapi, som_faststream = fastapi_door(SomEnvelope), faststream_door(SomEnvelope)
+            parsed_som = json.loads(raw)
+            assert som_fastapi(parsed_som) == som_faststream(parsed_som) == som_validate_json(raw)
+            doors = {
+                "FastAPI": partial(som_fastapi, parsed_som),
+                "FastStream": partial(som_faststream, parsed_som),
+                "FastStream dict": partial(dict_faststream, parsed_som),
+            }
         som = group(
             {
+                **doors,
                 "validate": partial(som_validate_json, raw),
                 "dict": partial(som_validate, json.loads(raw)),
                 "parse + dict": partial(som_from_dict, raw),
@@ -558,6 +659,7 @@ def micro(rounds: int, budget: float) -> list[Comparison]:
                 som["validate"],
                 at_most=1.5,
             ),
+            *(door_rows(f"SOM {name}", som) if doors else []),
             compare(
                 f"(reference) SOM {name} json.loads + model_validate vs model_validate_json",
                 som["parse + dict"],
@@ -600,8 +702,21 @@ def micro(rounds: int, budget: float) -> list[Comparison]:
     # Each door looked up once, as the BabelQueue and SOM rows call theirs.
     request_json, request_python = MxRequest.model_validate_json, MxRequest.model_validate
     reply_json, reply_python = MxResponse.model_validate_json, MxResponse.model_validate
+    request_fastapi, request_faststream = fastapi_door(MxRequest), faststream_door(MxRequest)
+    reply_fastapi, reply_faststream = fastapi_door(MxResponse), faststream_door(MxResponse)
+    assert (
+        request_fastapi(request_dict)
+        == request_faststream(request_dict)
+        == request_json(request_raw)
+    )
     matrix = group(
         {
+            "request FastAPI": lambda: request_fastapi(request_dict),
+            "request FastStream": lambda: request_faststream(request_dict),
+            "reply FastAPI": lambda: reply_fastapi(reply_dict),
+            "reply FastStream": lambda: reply_faststream(reply_dict),
+            "request FastStream dict": lambda: dict_faststream(request_dict),
+            "reply FastStream dict": lambda: dict_faststream(reply_dict),
             "request": lambda: request_json(request_raw),
             "request dict": lambda: request_python(request_dict),
             "request parse + dict": lambda: request_python(json.loads(request_raw)),
@@ -625,6 +740,15 @@ def micro(rounds: int, budget: float) -> list[Comparison]:
                 matrix[f"{kind} dict"],
                 matrix[kind],
                 at_most=1.5,
+            ),
+            *door_rows(
+                f"Matrix {kind}",
+                {
+                    "validate": matrix[kind],
+                    "FastAPI": matrix[f"{kind} FastAPI"],
+                    "FastStream": matrix[f"{kind} FastStream"],
+                    "FastStream dict": matrix[f"{kind} FastStream dict"],
+                },
             ),
             compare(
                 f"(reference) Matrix {kind} json.loads + model_validate vs model_validate_json",

@@ -29,6 +29,7 @@ import json
 import random
 import uuid
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import orjson
@@ -963,3 +964,188 @@ def test_a_dict_door_passes_over_integers_beyond_64_bits_with_no_python_call_eac
     assert envelope.data == {"a": [2**64] * 1_000}
     calls = tests_calls.python_calls(lambda: BabelEnvelope.model_validate(document))
     assert len(calls) < 1_000
+
+
+# --- The FastAPI and FastStream doors ------------------------------------------------------------
+#
+# Neither calls the model's `model_validate`: FastAPI validates a body with a TypeAdapter of
+# `Annotated[Model, Body()]` (`validate_python(value, from_attributes=True)`, its route's body
+# field), FastStream with a model fast_depends builds of the handler's arguments. Both build a
+# schema holding the model's, where pydantic-core runs the model's own validator for it.
+
+
+class _Order(BaseModel):
+    order_id: int
+
+
+_HELD_MODELS: dict[str, Any] = {
+    "babelqueue": BabelEnvelope,
+    "babelqueue-order": BabelEnvelope[_Order],
+    "som": SomEnvelope,
+    "matrix-request": MxRequest,
+    "matrix-response": MxResponse,
+    "matrix-error-payload": MxErrorPayload,
+}
+
+
+def _fastapi_door(model: Any) -> Any:
+    """A route's body field of ``model``: what FastAPI runs on a request's parsed body."""
+    from fastapi import FastAPI
+
+    async def echo(body: Any) -> None:
+        del body
+
+    echo.__annotations__ = {"body": model, "return": None}
+    app = FastAPI()
+    app.post("/echo")(echo)
+    field = app.routes[-1].dependant.body_params[0]  # type: ignore[attr-defined]
+
+    def validate(document: Any) -> Any:
+        value, errors = field.validate(document, {}, loc=("body",))
+        if errors:
+            raise _Refused([(e["type"], tuple(e["loc"])[1:], e["msg"]) for e in errors])
+        return value
+
+    return validate
+
+
+def _faststream_door(model: Any) -> Any:
+    """A subscriber's argument of ``model``: what fast_depends runs on a decoded message."""
+    import inspect
+
+    from fast_depends.library.serializer import OptionItem
+    from fast_depends.pydantic import PydanticSerializer
+
+    arguments = PydanticSerializer(use_fastdepends_errors=False)(
+        name="handler",
+        options=[OptionItem(field_name="body", field_type=model)],
+        response_type=inspect.Parameter.empty,
+    )
+
+    def validate(document: Any) -> Any:
+        try:
+            return arguments({"body": document})["body"]
+        except ValidationError as exc:
+            raise _Refused(_details(exc, held=True)) from None
+
+    return validate
+
+
+class _Refused(Exception):
+    """A held door's refusal: its errors' (type, location below the argument, message)."""
+
+    def __init__(self, errors: list[tuple[str, tuple[Any, ...], str]]) -> None:
+        super().__init__(errors)
+        self.errors = errors
+
+
+def _details(exc: ValidationError, *, held: bool = False) -> list[tuple[str, tuple[Any, ...], str]]:
+    return [
+        (e["type"], tuple(e["loc"])[1:] if held else tuple(e["loc"]), e["msg"])
+        for e in exc.errors(include_url=False)
+    ]
+
+
+_HELD_DOORS: dict[str, Any] = {"FastAPI": _fastapi_door, "FastStream": _faststream_door}
+_BUILT_DOORS: dict[tuple[str, str], Any] = {}
+
+
+def _held(door: str, case: str) -> Any:
+    if (door, case) not in _BUILT_DOORS:
+        _BUILT_DOORS[door, case] = _HELD_DOORS[door](_HELD_MODELS[case])
+    return _BUILT_DOORS[door, case]
+
+
+def _own_code(entered: list[Any]) -> list[Any]:
+    """The envelopekit functions among ``entered``, in order."""
+    return [code for code in entered if "/envelopekit/" in code.co_filename]
+
+
+_HELD_BODIES: dict[str, str] = {
+    "babelqueue": "babelqueue/fixtures/dead-lettered.json",
+    "som": "som/examples/story-context/hurricane-beat6-envelope.json",
+    "matrix-request": "../../examples/messages/matrix/request-write-idempotent.json",
+    "matrix-response": "../../examples/messages/matrix/response-error-not-found.json",
+}
+
+
+@pytest.mark.parametrize("door", _HELD_DOORS)
+@pytest.mark.parametrize("case", _HELD_BODIES)
+def test_a_held_door_runs_the_model_s_validator_once(case: str, door: str) -> None:
+    """What the model's own validator runs, once: the probe and its after-validators ran twice
+    (pydantic-core runs the model's validator for its model schema, which the whole schema
+    around it wrapped in the same hooks again)."""
+    model = _HELD_MODELS[case]
+    document = json.loads((DATA / _HELD_BODIES[case]).read_bytes())
+    validate = _held(door, case)
+    validate(document)  # built
+    own = _own_code(
+        tests_calls.python_calls(lambda: model.__pydantic_validator__.validate_python(document))
+    )
+    entered = _own_code(tests_calls.python_calls(lambda: validate(document)))
+    assert own.count(refuse_unreadable.__code__) == 1
+    assert entered == own
+
+
+def _held_documents() -> Iterator[tuple[str, str, Any]]:
+    """(case, label, document): the corpus's messages and their mutations, every model."""
+    picked = random.Random(SEED)
+    for label, raw in _babelqueue_documents():
+        for case in ("babelqueue", "babelqueue-order"):
+            yield case, label, raw
+    som = list(_som_documents())
+    for label, raw in picked.sample(som, 600):
+        yield "som", label, raw
+    names = {"request": "matrix-request", "response": "matrix-response"}
+    for matrix_case in MATRIX_CASES:
+        name = names.get(matrix_case["kind"], "matrix-error-payload")
+        yield name, f"case {matrix_case['id']}", raw_of(matrix_case)
+    for kind, name in names.items():
+        for index, (raw, _) in enumerate(matrix_differential.corpus(kind)):
+            if index % 5 == 0:
+                yield name, f"{kind} #{index}", raw
+
+
+def _read(validate: Any, document: Any) -> Any:
+    try:
+        found = validate(copy.deepcopy(document))
+    except _Refused as exc:
+        return ("refused", exc.errors)
+    except ValidationError as exc:
+        return ("refused", _details(exc))
+    return ("ok", found.to_json(), found.model_dump())
+
+
+@pytest.mark.parametrize("door", _HELD_DOORS)
+def test_a_held_door_reads_as_the_model_s_own_validator(door: str) -> None:
+    """The corpus and its mutations, every model: the same message, or the same errors, as
+    ``TypeAdapter(model)`` (the model's own validator, as the door calls it); the same verdict
+    as its JSON door."""
+    found: list[str] = []
+    count = 0
+    for case, label, raw in _held_documents():
+        try:
+            document = json.loads(raw)
+        except ValueError:
+            continue
+        model = _HELD_MODELS[case]
+        # FastAPI reads the body's models from attributes too: pydantic's errors say so.
+        attributes = door == "FastAPI"
+        own = _read(partial(_adapter(model).validate_python, from_attributes=attributes), document)
+        got = _read(_held(door, case), document)
+        json_door = _read(model.model_validate_json, raw)
+        if got != own or got[0] != json_door[0]:
+            found.append(f"{case} {label}: {door} {got[0]} != {own[0]} (JSON {json_door[0]})")
+        count += 1
+    assert count > 2000
+    assert found == [], f"{len(found)} disagreements:\n" + "\n".join(found[:50])
+
+
+@pytest.mark.parametrize("door", _HELD_DOORS)
+@pytest.mark.parametrize("case", _HELD_MODELS)
+def test_a_held_door_leaves_the_model_s_schema_as_it_was(case: str, door: str) -> None:
+    """pydantic inlines, in place, the definitions a schema holding the model refers to."""
+    model = _HELD_MODELS[case]
+    before = repr(model.__pydantic_core_schema__)
+    _HELD_DOORS[door](model)
+    assert repr(model.__pydantic_core_schema__) == before

@@ -114,12 +114,12 @@ CASES: list[tuple[str, Call, list[tuple[str, str]]]] = [
     ),
     (
         "create-trace-id-not-a-string",
-        lambda: BabelEnvelope.create(URN, {}, trace_id=7),  # type: ignore[arg-type]
+        lambda: BabelEnvelope.create(URN, {}, trace_id=7),  # type: ignore[call-overload]
         [("message-envelope.type", "/trace_id")],
     ),
     (
         "create-queue-not-a-string",
-        lambda: BabelEnvelope.create(URN, {}, queue=3),  # type: ignore[arg-type]
+        lambda: BabelEnvelope.create(URN, {}, queue=3),  # type: ignore[call-overload]
         [("message-envelope.type", "/meta/queue")],
     ),
     ("create-blank-urn", lambda: BabelEnvelope.create(" \t", {}), [("urn.missing", "/job")]),

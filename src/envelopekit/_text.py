@@ -16,6 +16,7 @@ JSON branches: the outer probe read their input, and is paid once.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
@@ -138,15 +139,40 @@ def _own(source: type[BaseModel], handler: GetCoreSchemaHandler) -> CoreSchema:
 
 
 def _used(source: type[BaseModel], handler: GetCoreSchemaHandler) -> CoreSchema:
-    """A use of a finished model: its own schema, or within another one its JSON branch."""
+    """A use of a finished model: its model schema alone, or within another one its JSON branch.
+
+    Outside a message model (a ``TypeAdapter`` of ``Annotated[Model, Body()]``, FastAPI's
+    body; a model holding it, FastStream's handler arguments) it is the model schema alone:
+    pydantic-core runs a complete model's own validator for it, whose top is the probe's
+    ``json-or-python`` and which therefore runs the probe and the after-validators itself.
+    The whole schema there ran them twice (BabelQueue's FastAPI door 1.7x its
+    ``TypeAdapter``).
+    """
     schema = handler(source)
-    if not _WITHIN.get():
-        return schema
     found = handler.resolve_ref_schema(schema)
     if not _is_text_checked(found) or "ref" not in found:
         return schema
+    if not _WITHIN.get():
+        model = _model_of(found, source)
+        own = source.__dict__.get("__pydantic_core_schema__")
+        if model is None or not isinstance(own, dict) or _own_top(source) is not found:
+            return schema  # not the class's own validator's schema: it runs as it is
+        # A copy: pydantic inlines the definitions it refers to in place.
+        return cast("CoreSchema", {**copy.deepcopy(model), "ref": found["ref"]})
     # Under the same ref: the schema being built defines it as this one.
     return cast("CoreSchema", {**json_branch(found), "ref": found["ref"]})
+
+
+def _model_of(schema: CoreSchema, cls: type[BaseModel]) -> CoreSchema | None:
+    """The ``model`` schema of ``cls`` under ``schema``'s JSON branches and validators."""
+    node: Any = schema
+    while node.get("type") in _AROUND:
+        node = node["json_schema" if node["type"] == "json-or-python" else "schema"]
+    return cast("CoreSchema", node) if node.get("type") == "model" and node["cls"] is cls else None
+
+
+_AROUND: Final = frozenset({"json-or-python", "function-after", "function-before", "function-wrap"})
+"""The schemas a message model's own wraps its model schema in."""
 
 
 def _is_text_checked(schema: CoreSchema) -> bool:

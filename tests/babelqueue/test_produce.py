@@ -226,7 +226,7 @@ def test_a_mutated_extra_never_emits_a_canonical_or_forbidden_key() -> None:
 
 def test_create_refuses_a_trace_id_that_is_not_a_string() -> None:
     with pytest.raises(ProducerError):
-        BabelEnvelope.create("urn:babel:a:b", {"n": 1}, trace_id=123)  # type: ignore[arg-type]
+        BabelEnvelope.create("urn:babel:a:b", {"n": 1}, trace_id=123)  # type: ignore[call-overload]
 
 
 class _Sku(BaseModel):

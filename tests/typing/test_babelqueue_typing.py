@@ -8,6 +8,7 @@ statement here is real code.
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -24,8 +25,7 @@ class OrderCreated(BaseModel):
 
 
 def test_create_and_field_access_are_typed() -> None:
-    # The payload type is the parameter's (mypy also infers it from an unparametrised call's
-    # data; pyright takes the default, `dict[str, Any]`, there).
+    # The payload type is the parameter's (unparametrised, the default's: see below).
     env = BabelEnvelope[dict[str, int]].create("urn:babel:orders:created", {"order_id": 1})
     assert_type(env, BabelEnvelope[dict[str, int]])
     assert_type(env.job, str)
@@ -80,15 +80,50 @@ def test_wrong_fields_are_type_errors() -> None:
     assert meta.model_extra == {"colour": "red"}
     with pytest.raises(ValidationError):
         OrderCreated(order_id="one")  # type: ignore[arg-type]
-    # A mapping is validated into the model at run time, but the typed API wants the model.
-    env = BabelEnvelope[OrderCreated].create(
-        "urn:babel:orders:created",
-        {"order_id": 1},  # type: ignore[arg-type]
-    )
-    assert env.data == OrderCreated(order_id=1)
+    # Neither a mapping nor the model: what the typed envelope's `data` cannot be.
+    with pytest.raises(ek.ProducerError):
+        BabelEnvelope[OrderCreated].create("urn:babel:a:b", [1])  # type: ignore[call-overload]
+    with pytest.raises(ek.ProducerError):
+        BabelEnvelope[dict[str, int]].create("urn:babel:a:b", 42)  # type: ignore[call-overload]
+    with pytest.raises(ek.ProducerError):
+        BabelEnvelope.create("urn:babel:a:b", {}, queue=3)  # type: ignore[call-overload]
     plain = BabelEnvelope.create("urn:babel:a:b", {"n": 1})
     with pytest.raises(ek.ProducerError):
         plain.dead_lettered("later")  # type: ignore[arg-type]
+
+
+class Orders(BabelEnvelope):
+    """A service's own envelope class: `create` returns it."""
+
+
+@pytest.mark.parametrize("data", [{}, {"order_id": 1, "note": "gift"}], ids=["empty", "mixed"])
+def test_create_unparametrised_is_typed_by_the_default(data: dict[str, Any]) -> None:
+    # No annotation in either checker: mypy once solved `DataT` from `data` (`{}` needed an
+    # annotation, `{"order_id": 1}` was a `BabelEnvelope[dict[str, int]]`).
+    empty = BabelEnvelope.create("urn:babel:orders:created", {})
+    assert_type(empty, BabelEnvelope[dict[str, Any]])
+    mixed = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 1, "note": "gift"})
+    assert_type(mixed, BabelEnvelope[dict[str, Any]])
+    assert_type(mixed.data["order_id"], Any)
+    given = BabelEnvelope.create("urn:babel:orders:created", data)
+    assert_type(given, BabelEnvelope[dict[str, Any]])
+    assert given.data == data
+    assert_type(given.retried(), BabelEnvelope[dict[str, Any]])
+    assert_type(given.redriven(), BabelEnvelope[dict[str, Any]])
+    assert_type(given.dead_lettered("failed"), BabelEnvelope[dict[str, Any]])
+    assert_type(given.child("urn:babel:orders:shipped", data), BabelEnvelope[dict[str, Any]])
+    assert_type(Orders.create("urn:babel:orders:created", data), Orders)
+
+
+def test_create_takes_any_mapping() -> None:
+    # A mapping is copied, or validated into a parametrised envelope's type, as at run time
+    # (pyright took only a dict, and neither checker a mapping for a model).
+    frozen = BabelEnvelope.create("urn:babel:orders:created", MappingProxyType({"order_id": 1}))
+    assert_type(frozen, BabelEnvelope[dict[str, Any]])
+    assert frozen.data == {"order_id": 1}
+    typed = BabelEnvelope[OrderCreated].create("urn:babel:orders:created", {"order_id": 1})
+    assert_type(typed, BabelEnvelope[OrderCreated])
+    assert typed.data == OrderCreated(order_id=1)
 
 
 class _Cipher:

@@ -144,6 +144,35 @@ def test_create_keywords() -> None:
         MxRequest.create("fs.list", object())  # type: ignore[call-overload]
 
 
+class ListRequest(MxRequest[ExpandDirArgs]):
+    """A service's own request class: `create` returns it."""
+
+
+@pytest.mark.parametrize(
+    "payload", [{"path": "/"}, ExpandDirArgs(path="/")], ids=["json-data", "model"]
+)
+def test_create_on_a_parametrised_class_is_typed_by_it(
+    payload: dict[str, Any] | ExpandDirArgs,
+) -> None:
+    # JSON data given to `MxRequest[Model]` is validated into the model, as the result's type
+    # says (it was `MxRequest[JsonData]` for both checkers).
+    typed = MxRequest[ExpandDirArgs].create("ExpandDir", {"path": "/"})
+    assert_type(typed, MxRequest[ExpandDirArgs])
+    assert_type(typed.payload.path, str)
+    assert typed.payload == ExpandDirArgs(path="/")
+    counts = MxRequest[dict[str, int]].create("fs.count", {"files": 1})
+    assert_type(counts, MxRequest[dict[str, int]])
+    assert counts.payload == {"files": 1}
+    own = ListRequest.create("ExpandDir", {"path": "/"})
+    assert_type(own, ListRequest)
+    assert type(own) is ListRequest
+    either = MxRequest[ExpandDirArgs].create("ExpandDir", payload)
+    assert_type(either, MxRequest[ExpandDirArgs])
+    assert either.payload == ExpandDirArgs(path="/")
+    if TYPE_CHECKING:
+        MxRequest[ExpandDirArgs].create("ExpandDir", object())  # type: ignore[call-overload]
+
+
 def _ask(**options: Unpack[ProducingKeywords]) -> MxRequest[JsonData]:
     return MxRequest.create("fs.list", {"path": "/"}, **options)
 

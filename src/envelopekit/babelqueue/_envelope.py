@@ -6,7 +6,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import replace
 from functools import cache, partial
-from typing import Annotated, Any, ClassVar, Final, Generic, cast, get_args
+from typing import Annotated, Any, ClassVar, Final, Generic, cast, get_args, overload
 
 from orjson import Fragment
 from pydantic import (
@@ -79,6 +79,7 @@ logger = logging.getLogger("envelopekit.babelqueue")
 
 DataT = TypeVar("DataT", default=dict[str, Any])
 """The type of ``data``: a JSON object by default, or the user's own model."""
+_Created = TypeVar("_Created", bound="BabelEnvelope[Any]")
 
 _REASONS = frozenset(get_args(DeadLetterReason))
 # `data` types whose values are JSON itself (what `create` copies, what JSON parses to).
@@ -436,8 +437,35 @@ class BabelEnvelope(WireModel, Generic[DataT]):
 
     # --- producing ---------------------------------------------------------------------------
 
+    # For the type checkers; what runs, and what help() shows, is the implementation below.
+    # Unparametrised, mypy solves `DataT` from `data` where pyright applies its default: a
+    # mapping is typed by the first variant, which names no `DataT`, so mypy keeps the default
+    # too. (Data that is no mapping mypy still solves it from: no annotation of `cls` tells
+    # mypy's unsolved `DataT` from a parametrised class's.)
+    @overload
     @classmethod
     def create(
+        cls: type[_Created],
+        urn: str,
+        data: Mapping[str, Any],
+        *,
+        queue: str | None = None,
+        trace_id: str | None = None,
+        settings: Settings | None = None,
+    ) -> _Created: ...
+    @overload
+    @classmethod
+    def create(
+        cls,
+        urn: str,
+        data: DataT,
+        *,
+        queue: str | None = None,
+        trace_id: str | None = None,
+        settings: Settings | None = None,
+    ) -> Self: ...
+    @classmethod  # type: ignore[misc]  # (help() shows the signature as it was: `data: DataT`)
+    def create(  # pyright: ignore[reportInconsistentOverload]
         cls,
         urn: str,
         data: DataT,
@@ -450,8 +478,9 @@ class BabelEnvelope(WireModel, Generic[DataT]):
 
         Args:
             urn: the message URN; surrounding ASCII whitespace is stripped.
-            data: the payload: a mapping of JSON values (copied) or, for
-                ``BabelEnvelope[Model]``, a ``Model`` instance.
+            data: the payload: a mapping of JSON values (copied; validated into the type of
+                a parametrised envelope) or, for ``BabelEnvelope[Model]``, a ``Model``
+                instance.
             queue: the logical queue; ``settings.babelqueue_queue`` when not given.
             trace_id: an inbound trace id to continue; a fresh v4 UUID when absent or blank.
             settings: defaults; the environment's when not given.

@@ -48,6 +48,8 @@ ArgsT = TypeVar("ArgsT", default=JsonData)
 # Model payloads keep their class in the type; JSON data is typed as the runtime holds it,
 # `JsonData` (an unparametrised envelope), so `create("$join", {})` needs no annotation.
 ModelT = TypeVar("ModelT", bound=BaseModel)
+# JSON data given to a parametrised class is validated into its type: the class is the result.
+_Request = TypeVar("_Request", bound="MxRequest[Any]")
 
 NonEmptyStr = Annotated[str, Field(min_length=1)]
 
@@ -206,8 +208,8 @@ class MxRequest(MxModel, Generic[ArgsT]):
     @overload
     @classmethod
     def create(
-        cls, op: str, payload: JsonData, **keywords: Unpack[ProducingKeywords]
-    ) -> MxRequest[JsonData]: ...
+        cls: type[_Request], op: str, payload: JsonData, **keywords: Unpack[ProducingKeywords]
+    ) -> _Request: ...
     @classmethod
     def create(
         cls,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import (
+    TYPE_CHECKING,
     Annotated,
     Any,
     ClassVar,
@@ -212,7 +213,8 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
 
     ``SomEnvelope[StoryContext]`` is the envelope typed by its payload: what :meth:`create`
     returns for a story, and a parser that also refuses a message whose ``message_type`` does
-    not select that family (``payload.family_unexpected``).
+    not select that family (``payload.family_unexpected``). ``SomEnvelope[Any]`` is
+    ``SomEnvelope`` itself: every family, each payload its model.
 
     Validation context (``model_validate_json(raw, context={...})``):
 
@@ -228,6 +230,16 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
     model_config = ConfigDict(json_schema_extra=envelope_json_schema)
     __schema_name__: ClassVar[str] = "envelope"
     __false_schema__: ClassVar[frozenset[str]] = frozenset({"source", "signature"})
+
+    if not TYPE_CHECKING:
+
+        def __class_getitem__(cls, item: Any) -> Any:
+            # "Any payload" is every family, as unparametrised: as a payload type `Any` would
+            # leave the payload unvalidated (and on Python 3.10, where `Any` is no class, reach
+            # the agreement check as a dict).
+            if item is Any and cls is SomEnvelope:
+                return cls
+            return super().__class_getitem__(item)
 
     som_version: SomVersion
     (
