@@ -337,9 +337,8 @@ def test_every_public_model_in_one_document_as_fastapi_writes_them(
 ) -> None:
     # FastAPI writes its OpenAPI components so: an app with response models alone referred to
     # definitions the document did not hold.
-    models = list(
-        dict.fromkeys(model for model, _ in CORPUS.values())
-    )  # SomEnvelope[Any] is SomEnvelope
+    # Each model once (`SomEnvelope[Any]` is `SomEnvelope`).
+    models = list(dict.fromkeys(model for model, _ in CORPUS.values()))
     keys, document = models_json_schema([(model, mode) for model in models for mode in modes])
     definitions = document["$defs"]
     assert len(keys) == len(models) * len(modes)
