@@ -170,6 +170,11 @@ def test_a_limit_of_no_limit_reads_as_any_limit(tmp_path: Path, limit: str, jobs
         ("MAX_MESSAGE_BYTES", "abc", "Input should be a valid integer"),
         ("DUPLICATE_KEYS", "REFUSE", "Input should be 'allow', 'warn' or 'refuse'"),
         ("MAX_DEPTH", "0", "Input should be greater than or equal to 1"),
+        # Bytes that are not UTF-8 (a lone surrogate to Python): no message could carry them.
+        *(
+            (variable, "desk-\udcff", "Input should be a valid string, unable to parse raw data")
+            for variable in ("SOM_SYSTEM_TYPE", "MATRIX_FROM")
+        ),
     ],
 )
 @pytest.mark.parametrize("command", ["validate", "redrive"])

@@ -10,15 +10,20 @@ from __future__ import annotations
 import ast
 import doctest
 import importlib
+import inspect
 import pkgutil
+import pydoc
 import re
 import textwrap
 import types
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 import envelopekit
+from tests.test_public_api import _public_modules
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "src" / "envelopekit"
@@ -86,3 +91,88 @@ def test_the_architecture_page_links_resolve() -> None:
     assert len(links) >= 15
     for link in links:
         assert (page.parent / link).resolve().exists(), link
+
+
+# --- what help() shows names public things only --------------------------------------------------
+
+# A private module, named in full or alone (`envelopekit._violations.rule_error`,
+# `_failfast.restored`): what a user cannot import, nor find in the documentation.
+_PRIVATE_MODULES = sorted(
+    {
+        info.name.rpartition(".")[2]
+        for info in pkgutil.walk_packages(envelopekit.__path__, "envelopekit.")
+        if re.fullmatch(r"_[a-z]\w*", info.name.rpartition(".")[2])
+    },
+    key=len,
+    reverse=True,
+)
+PRIVATE_PATH = re.compile(
+    rf"(?<![\w.])(?:envelopekit(?:\.[a-z]\w*)*\.)?(?:{'|'.join(_PRIVATE_MODULES)})(?![\w(])"
+)
+
+
+def _ours(value: object) -> bool:
+    return str(getattr(value, "__module__", None) or "").startswith("envelopekit")
+
+
+def _docstrings(value: object) -> Iterator[tuple[str, str | None]]:
+    """What ``help(value)`` shows of envelopekit's words: its docstring, its methods', fields'."""
+    yield "", getattr(value, "__doc__", None) if callable(value) else None
+    if not inspect.isclass(value):
+        return
+    for cls in value.__mro__:
+        if not _ours(cls):
+            continue
+        for name, member in vars(cls).items():
+            function = (
+                member.__func__ if isinstance(member, (classmethod, staticmethod)) else member
+            )
+            if pydoc.visiblename(name, obj=value) and (
+                inspect.isfunction(function) or isinstance(function, property)
+            ):
+                yield f".{name}", function.__doc__
+    if issubclass(value, BaseModel):  # field docstrings: JSON Schema's and OpenAPI's words too
+        for name, field in value.model_fields.items():
+            yield f".{name}", field.description
+
+
+def _public_names() -> list[tuple[str, object]]:
+    found: list[tuple[str, object]] = []
+    for name in _public_modules():
+        module = importlib.import_module(name)
+        found.append((name, module))
+        for public in module.__all__:
+            value = getattr(module, public)
+            if not isinstance(value, types.ModuleType):
+                found.append((f"{name}.{public}", value))
+    return found
+
+
+PUBLIC_NAMES = _public_names()
+
+
+def test_the_docstrings_of_the_public_names_are_read() -> None:
+    read = [
+        doc
+        for name, value in PUBLIC_NAMES
+        for _, doc in (
+            [("", value.__doc__)] if isinstance(value, types.ModuleType) else _docstrings(value)
+        )
+        if doc
+    ]
+    assert len(read) > 800
+    assert PRIVATE_PATH.search("(``envelopekit._violations.rule_error``)")
+    assert PRIVATE_PATH.search("(``_failfast.restored``)")
+    assert not PRIVATE_PATH.search("a model's ``_notes()``, ``__schema_name__``, ``_actors``")
+
+
+@pytest.mark.parametrize(("name", "value"), PUBLIC_NAMES, ids=[name for name, _ in PUBLIC_NAMES])
+def test_a_public_docstring_names_no_private_module(name: str, value: object) -> None:
+    # help() is a user's documentation: a private module is nothing they can import or look up.
+    docs = [("", value.__doc__)] if isinstance(value, types.ModuleType) else _docstrings(value)
+    named = [
+        f"{name}{where}: {found.group()}"
+        for where, doc in docs
+        for found in PRIVATE_PATH.finditer(doc or "")
+    ]
+    assert named == []

@@ -44,6 +44,7 @@ __all__ = [
     "ASYNCAPI_SPECS",
     "ASYNCAPI_VERSION",
     "asyncapi_document",
+    "refuse_strays",
     "render",
     "write_asyncapi",
 ]
@@ -193,6 +194,8 @@ def _babelqueue_urns(
     router: Router | None, urns: Mapping[str, Any] | Iterable[str] | None
 ) -> dict[str, Any]:
     """URN -> its ``data`` model (``None`` when untyped), the router's first."""
+    from .babelqueue._data_model import require_object_data
+
     found: dict[str, Any] = {}
     if router is not None:
         for urn in router.urns():
@@ -204,6 +207,8 @@ def _babelqueue_urns(
                 raise ValueError(f"a URN must be a non-blank string, not {urn!r}")
             if urn in found:
                 raise ValueError(f"{urn!r} is given twice")
+            if model is not None:
+                require_object_data(model, urn)  # as a Router refuses it when registered
             found[urn] = model
     return found
 
@@ -671,18 +676,13 @@ def asyncapi_document(
         version: ``info.version``, the version of the API described.
 
     Raises:
-        ValueError: for an unknown spec, an option of another spec, or names that collide.
+        ValueError: for an unknown spec, an option of another spec (named), names that
+            collide, or a ``data`` model whose values are not JSON objects.
     """
-    if spec not in ASYNCAPI_SPECS:
-        raise ValueError(f"unknown spec {spec!r}; expected one of {', '.join(ASYNCAPI_SPECS)}")
-    given = {
-        "babelqueue": router is not None or urns is not None or bool(queues),
-        "som": topics is not None,
-        "matrix": ops is not None,
-    }
-    others = [name for name, used in given.items() if used and name != spec]
-    if others:
-        raise ValueError(f"options of {', '.join(others)} given for a {spec} document")
+    _known((spec,))
+    refuse_strays(
+        (spec,), {"router": router, "urns": urns, "queues": queues, "topics": topics, "ops": ops}
+    )
     for name, value in (("queues", queues), ("urns", urns), ("ops", ops)):
         if isinstance(value, str):
             raise TypeError(f"{name} is a collection of names, not one string")
@@ -709,7 +709,10 @@ def write_asyncapi(
     ``options`` are :func:`asyncapi_document`'s, each given to the spec it belongs to.
     """
     written: list[Path] = []
-    chosen = list(specs) if specs is not None else list(ASYNCAPI_SPECS)
+    chosen = tuple(specs) if specs is not None else ASYNCAPI_SPECS
+    _known(chosen)
+    # An option of a spec not written would be dropped unsaid (`--spec som --op x --out DIR`).
+    refuse_strays(chosen, options)
     documents = {spec: asyncapi_document(spec, **_options_for(spec, options)) for spec in chosen}
     directory.mkdir(parents=True, exist_ok=True)
     for spec, document in documents.items():
@@ -727,8 +730,48 @@ _OPTIONS: Final[dict[str, frozenset[str]]] = {
 _SHARED: Final = frozenset({"title", "version"})
 
 
-def _options_for(spec: str, options: Mapping[str, Any]) -> dict[str, Any]:
+def _known(specs: Iterable[str]) -> None:
+    for spec in specs:
+        if spec not in ASYNCAPI_SPECS:
+            raise ValueError(f"unknown spec {spec!r}; expected one of {', '.join(ASYNCAPI_SPECS)}")
+
+
+def _spec_of(option: str) -> str:
+    return next(spec for spec, names in _OPTIONS.items() if option in names)
+
+
+def refuse_strays(
+    specs: tuple[str, ...], options: Mapping[str, Any], spelt: Mapping[str, str] | None = None
+) -> None:
+    """Refuse an option given (not ``None``; ``queues`` not empty) that none of ``specs`` takes.
+
+    Args:
+        specs: the specs whose documents are made.
+        options: :func:`asyncapi_document`'s keyword arguments.
+        spelt: how the caller spells each option (``{"ops": "--op"}``), named in the error.
+
+    Raises:
+        ValueError: naming each stray option and its spec: ``ops (a matrix option) given for
+            a som document``.
+        TypeError: for a name that is no option.
+    """
     unknown = set(options) - _SHARED - set().union(*_OPTIONS.values())
     if unknown:
         raise TypeError(f"unknown options: {', '.join(sorted(unknown))}")
+    given = (
+        name
+        for name, value in options.items()
+        if name not in _SHARED and (bool(value) if name == "queues" else value is not None)
+    )
+    strays = [name for name in given if _spec_of(name) not in specs]
+    if not strays:
+        return
+    said = ", ".join(
+        f"{(spelt or {}).get(name, name)} (a {_spec_of(name)} option)" for name in strays
+    )
+    documents = f"a {specs[0]} document" if len(specs) == 1 else f"{', '.join(specs)} documents"
+    raise ValueError(f"{said} given for {documents}")
+
+
+def _options_for(spec: str, options: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in options.items() if k in _OPTIONS[spec] or k in _SHARED}

@@ -103,6 +103,16 @@ def _writable(option: str, urn: str, model: Any) -> None:
         ) from exc
 
 
+# The flag that gives each of `asyncapi_document`'s options.
+_FLAGS: Final[dict[str, str]] = {
+    "router": "--router",
+    "urns": "--urn",
+    "queues": "--queue",
+    "topics": "--topic",
+    "ops": "--op",
+}
+
+
 def _options(args: argparse.Namespace) -> dict[str, Any]:
     options: dict[str, Any] = {"title": args.title, "version": args.api_version}
     if args.router is not None:
@@ -147,10 +157,14 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 def run(args: argparse.Namespace, stdout: IO[bytes], stderr: IO[str]) -> int:
     """Run ``asyncapi`` with parsed ``args``; returns the exit status."""
     # Loaded here: `validate` never pays for the generator.
-    from ._asyncapi import asyncapi_document, render, write_asyncapi
+    from ._asyncapi import asyncapi_document, refuse_strays, render, write_asyncapi
 
     options = _options(args)
     specs = SPECS if args.spec == "all" else (args.spec,)
+    try:
+        refuse_strays(specs, options, _FLAGS)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
     if args.out is None:
         if len(specs) != 1:
             raise UsageError("--spec all writes three documents: give --out DIR")

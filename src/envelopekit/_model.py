@@ -36,14 +36,12 @@ class WireModel(BaseModel):
     """
 
     # Field docstrings become the descriptions of the generated JSON Schema; every dump
-    # (`model_dump()`, `model_dump_json()`, FastAPI's responses) writes the wire names.
-    # One JSON Schema for both directions (what validation accepts is what a dump writes), so
-    # FastAPI's OpenAPI has one component per model, not an `-Input` and an `-Output`.
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        serialize_by_alias=True,
-        json_schema_mode_override="validation",
-    )
+    # (`model_dump()`, `model_dump_json()`, FastAPI's responses) writes the wire names. The
+    # serialization schema is pydantic's own, what a dump writes: the same as the validation
+    # schema but for what is read and never written (BabelQueue's `urn`), so FastAPI's OpenAPI
+    # splits only those models into `-Input` and `-Output`. (`json_schema_mode_override`,
+    # which forced one schema, made pydantic refer to definitions it never wrote: KeyError.)
+    model_config = ConfigDict(use_attribute_docstrings=True, serialize_by_alias=True)
 
     __schema_name__: ClassVar[str] = ""
     __false_schema__: ClassVar[frozenset[str]] = frozenset()
@@ -64,7 +62,10 @@ class WireModel(BaseModel):
     def __get_pydantic_core_schema__(
         cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /
     ) -> CoreSchema:
-        """The model's schema; within a message model's, the JSON branch (``envelopekit._text``)."""
+        """The model's schema; held in another model, the part that reads JSON values alone.
+
+        The holder refuses once, for all it holds, what no JSON text carries.
+        """
         if cls.__module__ == __name__:  # WireModel itself, built before _text can be imported
             return handler(source)
         from ._text import part_schema  # _text reads this module's models

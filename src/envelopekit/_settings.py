@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Literal
+from typing import Annotated, Literal, TypeAlias
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ._arguments import optional_argument
 
 __all__ = ["Settings", "get_settings", "given_settings"]
+
+# A variable holding bytes that are not UTF-8 reaches Python as a lone surrogate
+# (surrogateescape), which no JSON text can carry. A length bound, even 0, makes pydantic-core
+# read the string as Unicode and refuse it (`string_unicode`); a bare `str` passes it through.
+_Text: TypeAlias = Annotated[str, StringConstraints(min_length=0)]
 
 
 class Settings(BaseSettings):
@@ -26,19 +31,19 @@ class Settings(BaseSettings):
         env_prefix="ENVELOPEKIT_", frozen=True, extra="ignore", env_ignore_empty=True
     )
 
-    babelqueue_queue: str = Field(default="default", min_length=1)
+    babelqueue_queue: Annotated[_Text, StringConstraints(min_length=1)] = "default"
     """The logical queue BabelQueue messages are produced onto when none is given."""
 
-    som_system_id: str | None = None
+    som_system_id: _Text | None = None
     """`originating_system.system_id` of SOM messages produced here."""
-    som_system_type: str = "custom"
+    som_system_type: _Text = "custom"
     """`originating_system.system_type` of SOM messages produced here."""
-    som_system_name: str | None = None
+    som_system_name: _Text | None = None
     """`originating_system.system_name` of SOM messages produced here, if any."""
     som_version_mode: Literal["strict", "tolerant"] = "strict"
     """`strict` accepts only som_version 1.0.0, as the official tools; `tolerant` any 1.x."""
 
-    matrix_from: str | None = None
+    matrix_from: _Text | None = None
     """The `from` actor written on Matrix requests produced here."""
 
     max_message_bytes: int = Field(default=1_048_576, ge=1)

@@ -723,10 +723,10 @@ def violations(
         limit: at most this many violations; past it, one ``violations.truncated`` says how
             many of pydantic's errors were left out, and those are never mapped.
         partial: the error came from a validation that stopped each array (and each map that
-            checks its keys) at its first failing item; when one may have, ``violations.truncated``
-            says the rest went unchecked.
-            Its errors on a required field's ``Absent`` are read as pydantic's ``missing``
-            (``_failfast.restored``).
+            checks its keys) at its first failing item, as ``check`` reads a message over
+            16 KiB; when one may have, ``violations.truncated`` says the rest went unchecked.
+            A required member such a validation found absent is reported as missing, as a
+            full validation reports it.
 
     Returns:
         One violation per distinct (rule, pointer), in pydantic's order.

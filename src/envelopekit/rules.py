@@ -9,11 +9,10 @@ One taxonomy serves the three specs, modelled on the SOM Managed Bus:
 * **Named ids** cover what no schema keyword says (:data:`NAMED`): each constant below is one,
   with the ``source`` a violation of it reports and a one-line meaning.
 
-Custom validators state the rule they refuse where they raise it, through one typed helper
-(``envelopekit._violations.rule_error``): a :data:`Keyword` (the schema name is added from the
-model that failed) or a :data:`NamedId`, both ``Literal`` types that mypy and basedpyright check
-at every raise site, so a misspelled rule is a type error; nothing else reaches a
-:class:`~envelopekit.Violation`.
+envelopekit's own validators state the rule they refuse where they raise it: a :data:`Keyword`
+(the schema name is added from the model that failed) or a :data:`NamedId`, both ``Literal``
+types that mypy and basedpyright check at every raise site, so a misspelled rule is a type
+error; nothing else reaches a :class:`~envelopekit.Violation`.
 """
 
 from __future__ import annotations

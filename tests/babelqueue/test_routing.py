@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from typing import Annotated, Any, Literal
 
 import orjson
 import pytest
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, RootModel
+from typing_extensions import TypedDict
 
 from envelopekit import rules
 from envelopekit.babelqueue import (
@@ -62,10 +64,10 @@ def test_data_model_is_the_registered_model() -> None:
     router = Router()
     router.register(URN, lambda env: None, OrderCreated)
     router.register("urn:babel:audit:ping", lambda env: None)
-    router.register("urn:babel:audit:list", lambda env: None, list[int])
+    router.register("urn:babel:audit:counts", lambda env: None, dict[str, int])
     assert router.data_model(URN) is OrderCreated
     assert router.data_model("urn:babel:audit:ping") is None
-    assert router.data_model("urn:babel:audit:list") == list[int]
+    assert router.data_model("urn:babel:audit:counts") == dict[str, int]
     assert router.data_model("urn:babel:nobody:listens") is None
 
 
@@ -309,6 +311,90 @@ def test_registration_errors() -> None:
     with pytest.raises(ValueError, match="max_attempts"):
         Router(max_attempts=0)
     assert router.urns() == [URN] and router.handles(URN)
+
+
+class _Tree(BaseModel):
+    children: list[_Tree] = []
+
+
+class _Opaque:
+    """A type pydantic takes as it is, and can write no JSON Schema of."""
+
+
+class _Holding(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    order_id: int
+    handle: _Opaque | None = None
+
+
+@dataclasses.dataclass
+class _Point:
+    x: int
+
+
+class _Line(TypedDict):
+    start: int
+
+
+class _Created(BaseModel):
+    kind: Literal["created"]
+
+
+class _Cancelled(BaseModel):
+    kind: Literal["cancelled"]
+
+
+# Every message's `data` is an object: a model of other values fails every one of them.
+NOT_OBJECT_MODELS: list[tuple[str, Any, str]] = [
+    ("integer", int, "type 'integer'"),
+    ("string", str, "type 'string'"),
+    ("array", list[int], "type 'array'"),
+    ("array-root-model", RootModel[list[int]], "type 'array'"),
+    ("model-or-null", OrderCreated | None, "anyOf: type 'null'"),
+    ("any", Any, "any"),
+]
+
+
+@pytest.mark.parametrize(
+    ("model", "said"),
+    [case[1:] for case in NOT_OBJECT_MODELS],
+    ids=[case[0] for case in NOT_OBJECT_MODELS],
+)
+@pytest.mark.parametrize("how", ["register", "on"])
+def test_a_model_of_no_json_object_is_refused_when_registered(
+    model: Any, said: str, how: str
+) -> None:
+    router = Router()
+    with pytest.raises(ValueError, match="takes values that are not JSON objects") as raised:
+        if how == "register":
+            router.register(URN, lambda env: None, model)
+        else:
+            router.on(URN, model)(lambda env: None)
+    assert f"(for {URN!r})" in str(raised.value) and f"({said})" in str(raised.value)
+    assert not router.handles(URN)
+
+
+OBJECT_MODELS: list[tuple[str, Any]] = [
+    ("model", OrderCreated),
+    ("recursive-model", _Tree),
+    ("model-holding-an-arbitrary-type", _Holding),
+    ("dataclass", _Point),
+    ("typed-dict", _Line),
+    ("dict", dict[str, int]),
+    ("object-root-model", RootModel[dict[str, int]]),
+    # A union whose every branch takes objects alone, told apart by a tag or not.
+    ("models", OrderCreated | _Tree),
+    ("tagged-models", Annotated[_Created | _Cancelled, Field(discriminator="kind")]),
+]
+
+
+@pytest.mark.parametrize(
+    "model", [case[1] for case in OBJECT_MODELS], ids=[case[0] for case in OBJECT_MODELS]
+)
+def test_a_model_of_json_objects_is_registered(model: Any) -> None:
+    router = Router()
+    router.register(URN, lambda env: None, model)
+    assert router.data_model(URN) == model
 
 
 def test_a_registered_urn_is_stripped_as_create_strips_it() -> None:

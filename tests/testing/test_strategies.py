@@ -137,17 +137,45 @@ def test_arguments_no_message_follows_are_refused_at_once(build: Any) -> None:
         build()
 
 
+# A typo of a known type matches SOM's pattern: taken, it drew unknown families all along.
+TYPOS: list[tuple[str, str]] = [
+    ("story.contxt", "story.context"),
+    ("link.commited", "link.committed"),
+    ("system.audits", "system.audit"),
+    ("skill.warning.raise", "skill.warning.raised"),
+]
+
+
+@pytest.mark.parametrize(("typo", "meant"), TYPOS, ids=[typo for typo, _ in TYPOS])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda typo: valid_messages("som", message_type=typo),
+        lambda typo: valid_documents("som", message_type=typo),
+        lambda typo: invalid_messages("som", "envelope.required", message_type=typo),
+    ],
+    ids=["valid_messages", "valid_documents", "invalid_messages"],
+)
+def test_a_typo_of_a_known_message_type_is_refused_at_once(
+    build: Any, typo: str, meant: str
+) -> None:
+    with pytest.raises(ValueError, match=f"did you mean '{meant}'"):
+        build(typo)
+
+
 def test_the_arguments_a_message_follows_are_taken() -> None:
     # The counterparts of the refusals above build strategies.
     for strategy in (
         valid_messages("babelqueue", urn="urn:babel:orders:created"),
         valid_messages("som", message_type="x.custom_family"),
+        valid_messages("som", message_type="asset.ingested"),
         invalid_messages("som", "story-context.enum", message_type="story.context"),
         invalid_messages("som", "envelope.required", message_type="x.custom"),
         invalid_messages("matrix", "error-payload.enum", kind="error"),
         invalid_messages("matrix", "response.required", kind="response"),
         valid_messages("babelqueue", data=TypeAdapter(dict[str, int])),
         valid_messages("babelqueue", data=_Item),
+        valid_messages("babelqueue", data=TypeAdapter(_Item | dict[str, int])),
     ):
         assert isinstance(strategy, st.SearchStrategy)
 

@@ -250,7 +250,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         every array stopping at its first failing item, so a refusal reports at most one
         error per array and its cost stays bounded; the verdict is the same. The errors for
         members it lacks are pydantic's ``missing``, each holding the object it is missing
-        from, built once for all of them (``envelopekit._doors``).
+        from, built once for all of them.
         """
         if (
             strict is None

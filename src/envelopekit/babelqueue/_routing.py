@@ -46,6 +46,7 @@ from .._errors import UnknownUrnError
 from .._json import INT64_MAX
 from .._settings import Settings, get_settings
 from .._violations import Violation, printable, violation, violations
+from ._data_model import require_object_data
 from ._dead_letter import ERROR_TEXT_CHARS, DeadLetterReason, cut_text
 from ._envelope import BabelEnvelope, error_text
 from ._idempotency import SeenStoreUnavailable
@@ -536,7 +537,9 @@ class Router:
         carries this URN only.
 
         Raises:
-            ValueError: when ``urn`` is blank or already registered, or ``model`` declares
+            ValueError: when ``urn`` is blank or already registered; when ``model`` takes
+                values that are not JSON objects (``list[int]``, ``Model | None``: every
+                message's ``data`` is an object, so every one would fail); when it declares
                 sensitive fields and the router has no ``cipher`` (their ciphertext would
                 otherwise be validated as if it were the cleartext), or declares them in a
                 recursive model (whose marks no payload schema can carry).
@@ -552,6 +555,8 @@ class Router:
         urn = routed_urn(urn)
         if urn in self._routes:
             raise ValueError(f"{urn!r} already has a handler")
+        if model is not None:
+            require_object_data(model, urn)
         parse = BabelEnvelope[model] if model is not None else None  # type: ignore[valid-type]
         self._routes[urn] = _Route(handler, parse, self._sensitive_schema(urn, model))
         return Route(self, urn, model)

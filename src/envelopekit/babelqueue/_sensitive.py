@@ -21,13 +21,14 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, TypeVar, overload, runtime_checkable
 
 from pydantic import BaseModel, GetJsonSchemaHandler, TypeAdapter, ValidationError
-from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, from_json
 
 from .. import rules
 from .._errors import DecryptError
 from .._json import refuse_non_finite
 from .._violations import pointer, violation, violations
+from ._data_model import AnyWhereUnwritable
 from ._envelope import BabelEnvelope
 
 __all__ = [
@@ -147,16 +148,6 @@ def _inline(node: Any, definitions: Mapping[str, Any], seen: tuple[str, ...]) ->
     return out
 
 
-class _AnyWhereUnwritable(GenerateJsonSchema):
-    """A JSON Schema writer that reads a field it cannot write (an arbitrary type) as any value.
-
-    Only for finding marks: a model may hold such a field beside its sensitive ones.
-    """
-
-    def handle_invalid_for_json_schema(self, schema: Any, error_info: str) -> JsonSchemaValue:
-        return {}
-
-
 def sensitive_schema(data_type: Any) -> dict[str, Any] | None:
     """The :func:`payload_schema` of a ``data`` type that marks sensitive fields, else ``None``.
 
@@ -169,7 +160,7 @@ def sensitive_schema(data_type: Any) -> dict[str, Any] | None:
         TypeError: for a recursive type that marks fields: no inline schema can carry its marks,
             so they can be neither found on a path nor opened.
     """
-    generated = TypeAdapter(data_type).json_schema(schema_generator=_AnyWhereUnwritable)
+    generated = TypeAdapter(data_type).json_schema(schema_generator=AnyWhereUnwritable)
     definitions = generated.pop("$defs", {})
     if not _marks_anything((generated, definitions)):
         return None

@@ -444,8 +444,8 @@ class MxModel(WireModel, WireNames):
         ``ek.check`` reads it: the model's schema with every array stopping at its first
         failing item, so a refusal reports at most one error per array and its cost stays
         bounded; the verdict is the same. The errors for members it lacks are pydantic's
-        ``missing``, each holding the object it is missing from, built once for all of them
-        (``envelopekit._doors``). Smaller messages report every error.
+        ``missing``, each holding the object it is missing from, built once for all of them.
+        Smaller messages report every error.
         """
         __tracebackhide__ = True
         if by_alias is False and by_name is not True:

@@ -423,7 +423,7 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
         failing item (no fast path), so a refusal reports at most one error per array and its
         cost stays bounded (``assets = [{}] * 79000``: 237,000 errors before); the verdict is
         the same. The errors for members it lacks are pydantic's ``missing``, each holding the
-        object it is missing from, built once for all of them (``envelopekit._doors``).
+        object it is missing from, built once for all of them.
         """
         if (
             strict is None

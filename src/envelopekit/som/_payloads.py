@@ -10,6 +10,7 @@ discriminator derives the tag from the payload model instance.
 
 from __future__ import annotations
 
+import difflib
 from contextvars import ContextVar
 from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias
 
@@ -33,6 +34,7 @@ __all__ = [
     "KnownMessageType",
     "SomPayload",
     "UnvalidatedPayload",
+    "closest_known_type",
     "message_type_of",
 ]
 
@@ -94,6 +96,13 @@ PAYLOAD_MODELS: Final[dict[str, type[FamilyPayload]]] = {
 
 KNOWN_MESSAGE_TYPES: Final = frozenset(PAYLOAD_MODELS)
 """The ``message_type`` values whose payload is validated."""
+
+
+def closest_known_type(message_type: str) -> str | None:
+    """The known ``message_type`` an unknown one is likely a typo of (``story.contxt``), if any."""
+    close = difflib.get_close_matches(message_type, PAYLOAD_MODELS, n=1)
+    return close[0] if close else None
+
 
 FAMILY_BY_MESSAGE_TYPE: Final[dict[str, str]] = {
     message_type: model.__schema_name__ for message_type, model in PAYLOAD_MODELS.items()

@@ -8,7 +8,6 @@ validated as a consumer will see it; whatever would make it invalid is a
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping
 from datetime import datetime
@@ -26,7 +25,13 @@ from .._settings import Settings, given_settings
 from .._violations import Violation, violation
 from ._delivery import DeliveryMediaAvailable
 from ._link import LinkEvent
-from ._payloads import PAYLOAD_MODELS, FamilyPayload, UnvalidatedPayload, message_type_of
+from ._payloads import (
+    PAYLOAD_MODELS,
+    FamilyPayload,
+    UnvalidatedPayload,
+    closest_known_type,
+    message_type_of,
+)
 from ._telling import TellingEvent
 from ._version import SOM_VERSION
 
@@ -127,8 +132,8 @@ def _inferred_message_type(payload: object) -> str:
 
 
 def _unknown_message_type(message_type: str) -> Violation:
-    close = difflib.get_close_matches(message_type, PAYLOAD_MODELS, n=1)
-    hint = f"did you mean '{close[0]}'? " if close else ""
+    close = closest_known_type(message_type)
+    hint = f"did you mean '{close}'? " if close else ""
     return violation(
         rules.MESSAGE_TYPE_UNKNOWN,
         "/message_type",

@@ -18,6 +18,7 @@ from .._json import dumps, reference_dumps
 from .._schema import SCHEMA_NAMES, json_schema, rule_schema
 from .._settings import get_settings
 from .._violations import is_unicode
+from ..babelqueue._data_model import require_object_data
 from ._break import Change, Fill, changes, schema_names, sites
 from ._generate import Generator, merge
 
@@ -351,12 +352,24 @@ def _known(spec: str) -> None:
 
 
 def _message_type_taken(message_type: object) -> None:
-    """Refuse a ``message_type`` no SOM message carries (its schema's pattern)."""
+    """Refuse a ``message_type`` no SOM message carries (its schema's pattern), or a typo.
+
+    An unknown family is drawn as asked (``x.custom``), but not one a known type's typo would
+    be (``story.contxt``): every message would quietly hold an open payload instead.
+    """
+    from ..som._payloads import KNOWN_MESSAGE_TYPES, closest_known_type
+
     if message_type is None:
         return
     pattern = json_schema("som", "envelope")["properties"]["message_type"]["pattern"]
     if not isinstance(message_type, str) or re.fullmatch(pattern, message_type) is None:
         raise ValueError(f"message_type {message_type!r} is not lower-case and dotted ({pattern})")
+    close = None if message_type in KNOWN_MESSAGE_TYPES else closest_known_type(message_type)
+    if close is not None:
+        raise ValueError(
+            f"message_type {message_type!r} is none of SOM 1.0's: did you mean {close!r}? An "
+            "unknown family is drawn from a message_type near none of them, such as 'x.custom'"
+        )
 
 
 def _urn_taken(urn: object) -> None:
@@ -383,7 +396,9 @@ def valid_messages(
     Args:
         spec: ``"babelqueue"``, ``"som"`` or ``"matrix"``.
         message_type: SOM: one family (``"story.context"``) or an unknown one
-            (``"x.custom"``: an open payload); default: every known family and unknown ones.
+            (``"x.custom"``: an open payload; one near a known type, such as
+            ``"story.contxt"``, is taken for its typo, a ``ValueError``); default: every known
+            family and unknown ones.
         kind: Matrix: ``"request"``, ``"response"`` (a success reply) or ``"error"`` (a reply
             whose payload is an error payload); default: all three.
         urn: BabelQueue: the ``job``; default: drawn.
@@ -488,25 +503,10 @@ def _accepted(document: dict[str, Any]) -> bool:
 
 
 def _data_values(model: Any) -> st.SearchStrategy[Any]:
+    # Every draw of another model would be refused (`message-envelope.type` at /data).
+    require_object_data(model)
     generator = _model_generator(model)
-    root: Mapping[str, Any] = generator.root
-    reference = root.get("$ref")
-    if isinstance(reference, str) and reference.startswith("#/$defs/"):
-        root = root["$defs"][reference.removeprefix("#/$defs/")]
-    if root.get("type") != "object":
-        # Every draw would be refused (`message-envelope.type` at /data); said when built.
-        raise ValueError(
-            f"data {model!r} takes values that are not JSON objects ({_json_type(root)}): a "
-            "BabelQueue message's data is an object, such as a pydantic model's"
-        )
     return generator.strategy(generator.root)
-
-
-def _json_type(schema: Mapping[str, Any]) -> str:
-    """What a JSON Schema's values are, in a few words: ``type 'array'``, ``anyOf``."""
-    if "type" in schema:
-        return f"type {schema['type']!r}"
-    return next((key for key in ("anyOf", "oneOf", "allOf", "$ref") if key in schema), "any")
 
 
 def route_model(router: Any, urn: str) -> Any:
