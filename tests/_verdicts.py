@@ -1,4 +1,4 @@
-"""Verdicts compared whole, and a spec's reading with one of its own paths set aside."""
+"""Verdicts and values compared whole, and a spec's reading with one of its own paths set aside."""
 
 from __future__ import annotations
 
@@ -55,3 +55,12 @@ def without(
         return spec.validate(raw, settings)
     finally:
         setattr(spec, own, kept)
+
+
+def typed(value: Any) -> Any:
+    """``value`` with the type of every value beside it (``1``, ``1.0`` and ``True`` differ)."""
+    if type(value) is dict:
+        return {key: typed(item) for key, item in value.items()}
+    if type(value) is list:
+        return [typed(item) for item in value]
+    return (type(value), repr(value))

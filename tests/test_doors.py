@@ -43,6 +43,7 @@ from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse
 from envelopekit.som import SomEnvelope, StoryContext
 from tests import _calls as tests_calls
+from tests._verdicts import typed
 from tests.babelqueue.conformance._manifest import ROOT as BQ_DATA
 from tests.conftest import DATA
 from tests.matrix import test_differential as matrix_differential
@@ -839,15 +840,6 @@ class _Ratio(float, enum.Enum):
     HALF = 0.5
 
 
-def _typed(value: Any) -> Any:
-    """``value`` with the type of every value beside it (``1``, ``1.0`` and ``True`` differ)."""
-    if type(value) is dict:
-        return {key: _typed(item) for key, item in value.items()}
-    if type(value) is list:
-        return [_typed(item) for item in value]
-    return (type(value), repr(value))
-
-
 _AS_JSON_VALUE = TypeAdapter(JsonValue, config=ConfigDict(strict=True))
 
 # Matrix reads a payload of Python data written by orjson and read back first, with no Python
@@ -876,7 +868,7 @@ def test_matrix_reads_python_data_as_pydantic_s_json_value(value: Any, refused: 
         assert [v.rule for v in ek.violations(caught.value, model=MxRequest)] == [refused]
         return
     payload = MxRequest.model_validate(document).payload
-    assert _typed(payload) == _typed(_AS_JSON_VALUE.validate_python(value))
+    assert typed(payload) == typed(_AS_JSON_VALUE.validate_python(value))
 
 
 def test_matrix_reads_a_payload_as_a_copy() -> None:

@@ -22,6 +22,7 @@ from envelopekit import ProducerError
 from envelopekit._json import plain_copy, plain_json, plain_json_nesting
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.som import SomEnvelope
+from tests._verdicts import typed
 
 SYSTEM = {"system_id": "ncs-nyc-01", "system_type": "ncs"}
 
@@ -140,15 +141,6 @@ class Whole(int):
 _JSON_VALUE = TypeAdapter(JsonValue, config=ConfigDict(strict=True))
 
 
-def _typed(value: Any) -> Any:
-    """``value`` with the type of every value beside it (``1``, ``1.0`` and ``True`` differ)."""
-    if type(value) is dict:
-        return {key: _typed(item) for key, item in value.items()}
-    if type(value) is list:
-        return [_typed(item) for item in value]
-    return (type(value), repr(value))
-
-
 def _nested(levels: int) -> list[Any]:
     value: list[Any] = [1]
     for _ in range(levels - 1):
@@ -169,7 +161,7 @@ _COPIED: dict[str, Any] = {
 @pytest.mark.parametrize("value", _COPIED.values(), ids=_COPIED.keys())
 def test_plain_copy_is_what_json_value_reads(value: Any) -> None:
     copy = plain_copy(value)
-    assert _typed(copy) == _typed(_JSON_VALUE.validate_python(value))
+    assert typed(copy) == typed(_JSON_VALUE.validate_python(value))
     assert copy is not value
 
 
