@@ -442,12 +442,7 @@ def plain_copy(container: dict[str, Any] | list[Any], levels: int = PARSER_MAX_D
             # orjson's own limit the bound, as `written_plain` bounds it (a short text's
             # length bounds it, a text of few brackets their count: no second writing).
             wrap = ORJSON_MAX_DEPTH - levels
-            slot = _CHAINS.slot
-            slot[0] = container
-            try:
-                text = memoryview(orjson.dumps(_CHAINS.chain[wrap - 1], option=PLAIN_DATA))
-            finally:
-                slot[0] = None
+            text = memoryview(_written_within(container, levels, PLAIN_DATA))
             text = text[wrap:-wrap]  # the wrapping arrays' brackets, one byte each
         copy = orjson.loads(text)
     except (orjson.JSONEncodeError, RecursionError, orjson.JSONDecodeError):
@@ -1131,13 +1126,7 @@ def written_plain(
         if levels >= ORJSON_MAX_DEPTH:
             text = orjson.dumps(container, option=option)
         else:
-            chains = _CHAINS
-            slot = chains.slot
-            slot[0] = container
-            try:
-                text = orjson.dumps(chains.chain[ORJSON_MAX_DEPTH - levels - 1], option=option)
-            finally:
-                slot[0] = None
+            text = _written_within(container, levels, option)
     except orjson.JSONEncodeError:  # beyond 53 bits, a key not a string, too deep, not JSON
         return None
     if text.find(b"null") != -1 or (
@@ -1169,6 +1158,24 @@ class _Chains(threading.local):
 
 
 _CHAINS: Final = _Chains()
+
+
+def _written_within(container: Any, levels: int, option: int | None) -> bytes:
+    """The text orjson writes of ``container`` within :class:`_Chains`' wrapping arrays.
+
+    ``ORJSON_MAX_DEPTH - levels`` of them, one byte of brackets each side per array.
+
+    Raises:
+        orjson.JSONEncodeError: where ``container`` nests more than ``levels`` levels (itself
+            one), or orjson refuses it otherwise.
+    """
+    chains = _CHAINS
+    slot = chains.slot
+    slot[0] = container
+    try:
+        return orjson.dumps(chains.chain[ORJSON_MAX_DEPTH - levels - 1], option=option)
+    finally:
+        slot[0] = None
 
 
 def _notable_items(
