@@ -1076,7 +1076,15 @@ def test_a_held_door_runs_the_model_s_validator_once(case: str, door: str) -> No
     )
     entered = _own_code(tests_calls.python_calls(lambda: validate(document)))
     assert own.count(refuse_unreadable.__code__) == 1
-    assert entered == own
+    if model is BabelEnvelope:
+        # Held, the envelope takes the fast path first, as `model_validate` does.
+        fast = _own_code(tests_calls.python_calls(lambda: model.model_validate(document)))
+        assert entered[0].co_name == "_held_door"
+        assert fast[0].co_name == "model_validate"
+        assert entered[1:] == fast[1:]
+        assert refuse_unreadable.__code__ not in entered
+    else:
+        assert entered == own
 
 
 def _held_documents() -> Iterator[tuple[str, str, Any]]:
@@ -1141,3 +1149,72 @@ def test_a_held_door_leaves_the_model_s_schema_as_it_was(case: str, door: str) -
     before = repr(model.__pydantic_core_schema__)
     _HELD_DOORS[door](model)
     assert repr(model.__pydantic_core_schema__) == before
+
+
+_RUN_OPTIONS: dict[str, dict[str, Any]] = {
+    "none": {},
+    "strict": {"strict": True},
+    "lax": {"strict": False},
+    "extra allow": {"extra": "allow"},
+    "extra ignore": {"extra": "ignore"},
+    "extra forbid": {"extra": "forbid"},
+    "by alias": {"by_alias": True},
+    "by name": {"by_name": True},
+    "by name only": {"by_alias": False, "by_name": True},
+    "from attributes": {"from_attributes": True},
+    "context": {"context": {"max_violations": 1}},
+}
+
+
+def _envelope_read(validate: Any, document: Any) -> Any:
+    """``validate``'s verdict on ``document``, and all of an accepted envelope's state."""
+    try:
+        found = validate(copy.deepcopy(document))
+    except ValidationError as exc:
+        return ("refused", _details(exc))
+    except _Refused as exc:
+        return ("refused", exc.errors)
+    meta = found.meta
+    return (
+        "ok",
+        found.to_json(),
+        found.model_dump(),
+        found.model_fields_set,
+        found.__pydantic_extra__,
+        meta.__pydantic_extra__,
+        meta.model_fields_set,
+        [(v.rule, v.pointer, v.message) for v in found.envelope_warnings()],
+    )
+
+
+@pytest.mark.parametrize("options", _RUN_OPTIONS.values(), ids=_RUN_OPTIONS)
+def test_a_held_envelope_reads_as_model_validate_under_every_option(
+    options: dict[str, Any],
+) -> None:
+    """``BabelEnvelope`` held by another schema (here a list's item, as FastAPI's body and
+    FastStream's arguments hold it) takes the fast path ``model_validate`` takes, which sees
+    the call's options where the held one sees none: under every run-time option, the same
+    envelope (its fields set, extras, warnings) or the same errors, on the corpus and its
+    mutations."""
+    adapter: TypeAdapter[list[BabelEnvelope[Any]]] = TypeAdapter(list[BabelEnvelope])
+
+    def held(document: Any) -> Any:
+        try:
+            return adapter.validate_python([document], **options)[0]
+        except ValidationError as exc:
+            raise _Refused(_details(exc, held=True)) from None
+
+    found: list[str] = []
+    count = 0
+    for label, raw in _babelqueue_documents():
+        try:
+            document = json.loads(raw)
+        except ValueError:
+            continue
+        own = _envelope_read(partial(BabelEnvelope.model_validate, **options), document)
+        got = _envelope_read(held, document)
+        if got != own:
+            found.append(f"{label}: {got} != {own}")
+        count += 1
+    assert count > 500
+    assert found == [], f"{len(found)} disagreements:\n" + "\n".join(found[:20])

@@ -52,15 +52,21 @@ def text_checked_schema(
     cls: type[BaseModel],
     source: type[BaseModel],
     handler: GetCoreSchemaHandler,
+    held: core_schema.WithInfoWrapValidatorFunction | None = None,
 ) -> CoreSchema:
     """A message model's core schema, for its ``__get_pydantic_core_schema__``.
 
     The model's ``ref`` moves to the ``json-or-python`` wrapper, so a nested use is still a
     ``$ref`` in the JSON Schema. Within another text-checked model's schema it is the JSON
     branch (:func:`part_schema`).
+
+    ``held``: a wrap validator that a finished model held by another schema (a FastAPI body,
+    FastStream's arguments) runs around its own validator on Python data, where the call is
+    strict (the model's config; a run-time ``strict=False`` runs the model alone). It must
+    decide as the model does under any other run-time option: it sees none of them.
     """
     if cls.__dict__.get("__pydantic_complete__"):
-        return _used(source, handler)
+        return _used(source, handler, held)
     schema = _own(source, handler)
     if _WITHIN.get():
         return schema  # built within another one, which probes its input
@@ -138,7 +144,11 @@ def _own(source: type[BaseModel], handler: GetCoreSchemaHandler) -> CoreSchema:
         _WITHIN.reset(token)
 
 
-def _used(source: type[BaseModel], handler: GetCoreSchemaHandler) -> CoreSchema:
+def _used(
+    source: type[BaseModel],
+    handler: GetCoreSchemaHandler,
+    held: core_schema.WithInfoWrapValidatorFunction | None = None,
+) -> CoreSchema:
     """A use of a finished model: its model schema alone, or within another one its JSON branch.
 
     Outside a message model (a ``TypeAdapter`` of ``Annotated[Model, Body()]``, FastAPI's
@@ -157,8 +167,17 @@ def _used(source: type[BaseModel], handler: GetCoreSchemaHandler) -> CoreSchema:
         own = source.__dict__.get("__pydantic_core_schema__")
         if model is None or not isinstance(own, dict) or _own_top(source) is not found:
             return schema  # not the class's own validator's schema: it runs as it is
-        # A copy: pydantic inlines the definitions it refers to in place.
-        return cast("CoreSchema", {**copy.deepcopy(model), "ref": found["ref"]})
+        if held is None:
+            # A copy: pydantic inlines the definitions it refers to in place.
+            return cast("CoreSchema", {**copy.deepcopy(model), "ref": found["ref"]})
+        strict = core_schema.with_info_wrap_validator_function(held, copy.deepcopy(model))
+        return core_schema.json_or_python_schema(
+            json_schema=copy.deepcopy(model),
+            python_schema=core_schema.lax_or_strict_schema(
+                lax_schema=copy.deepcopy(model), strict_schema=strict, strict=True
+            ),
+            ref=found["ref"],
+        )
     # Under the same ref: the schema being built defines it as this one.
     return cast("CoreSchema", {**json_branch(found), "ref": found["ref"]})
 
