@@ -37,7 +37,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, JsonValue, TypeAdapter, ValidationError
 
 import envelopekit as ek
-from envelopekit import _json
+from envelopekit import _failfast, _json, _text
 from envelopekit._text import refuse_unreadable
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse
@@ -1075,14 +1075,15 @@ def test_a_held_door_runs_the_model_s_validator_once(case: str, door: str) -> No
         tests_calls.python_calls(lambda: model.__pydantic_validator__.validate_python(document))
     )
     entered = _own_code(tests_calls.python_calls(lambda: validate(document)))
-    assert own.count(refuse_unreadable.__code__) == 1
+    # The class validator's probe is its gate (`_text.gated`), run once.
+    assert own.count(_text._read.__code__) == 1
     if model is BabelEnvelope:
         # Held, the envelope takes the fast path first, as `model_validate` does.
         fast = _own_code(tests_calls.python_calls(lambda: model.model_validate(document)))
         assert entered[0].co_name == "_held_door"
         assert fast[0].co_name == "model_validate"
         assert entered[1:] == fast[1:]
-        assert refuse_unreadable.__code__ not in entered
+        assert _text._read.__code__ not in entered
     else:
         assert entered == own
 
@@ -1218,3 +1219,135 @@ def test_a_held_envelope_reads_as_model_validate_under_every_option(
         count += 1
     assert count > 500
     assert found == [], f"{len(found)} disagreements:\n" + "\n".join(found[:20])
+
+
+# --- Large Python data through the class's own validator ----------------------------------------
+#
+# Every door but the model's own methods runs the class's validator: a TypeAdapter of the class or
+# of a list of them, FastAPI's body, FastStream's arguments. Over FULL_REPORT_BYTES it reads plain
+# JSON data as `model_validate` does (the fail-fast copy: one error per array), where the call sets
+# no run-time option that could change the verdict; its whole reading reported every item (1 MiB
+# of SOM assets `[{}, ...]` through FastAPI: 287x `orjson.loads`).
+
+
+def _story(**payload: Any) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads((DATA / _HELD_BODIES["som"]).read_bytes())
+    document["payload"].update(payload)
+    return document
+
+
+def _babelqueue_numbers(*last: float) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(
+        BabelEnvelope.create("urn:x:y", {"k": list(range(5_000))}).to_json()
+    )
+    document["data"]["k"] += last
+    return document
+
+
+def _matrix_request(**members: Any) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(MxRequest.create("fs.list", {}).to_json())
+    document.update(members)
+    return document
+
+
+_LARGE: dict[str, tuple[Any, Any]] = {
+    "som assets of empty objects": (SomEnvelope, _story(assets=[{}] * 8_000)),
+    "som an invalid tag, then objects": (
+        SomEnvelope,
+        _story(tags=[{"scheme": 1}, *({"a": i} for i in range(3_000))]),
+    ),
+    "som extensions not namespaced": (
+        SomEnvelope,
+        _story(extensions={f"k{i}": 0 for i in range(3_000)}),
+    ),
+    "som valid, a large extension": (
+        SomEnvelope,
+        _story(extensions={"com.x.y": list(range(5_000))}),
+    ),
+    "story.context alone, assets of empty objects": (
+        StoryContext,
+        _story(assets=[{}] * 8_000)["payload"],
+    ),
+    "babelqueue valid": (BabelEnvelope, _babelqueue_numbers()),
+    "babelqueue a NaN last": (BabelEnvelope, _babelqueue_numbers(float("nan"))),
+    "matrix request valid": (MxRequest, _matrix_request(payload={"k": list(range(5_000))})),
+    "matrix request, a wrong op": (
+        MxRequest,
+        _matrix_request(op=1, payload={"k": list(range(5_000))}),
+    ),
+}
+
+
+def _class_doors(model: Any) -> dict[str, Any]:
+    """Each door that runs ``model``'s class validator on Python data, raising ``_Refused``."""
+    adapter = TypeAdapter(model)
+    listed = TypeAdapter(list[model])
+
+    def alone(document: Any) -> Any:
+        try:
+            return adapter.validate_python(document)
+        except ValidationError as exc:
+            raise _Refused(_details(exc)) from None
+
+    def in_a_list(document: Any) -> Any:
+        try:
+            return listed.validate_python([document])[0]
+        except ValidationError as exc:
+            raise _Refused(_details(exc, held=True)) from None
+
+    return {
+        "TypeAdapter": alone,
+        "list": in_a_list,
+        "FastAPI": _fastapi_door(model),
+        "FastStream": _faststream_door(model),
+    }
+
+
+def _large_read(validate: Any, document: Any) -> Any:
+    try:
+        found = validate(copy.deepcopy(document))
+    except _Refused as exc:
+        return ("refused", exc.errors)
+    except ValidationError as exc:
+        return ("refused", _details(exc))
+    return ("ok", found.to_json() if hasattr(found, "to_json") else found.model_dump_json())
+
+
+@pytest.mark.parametrize("case", _LARGE)
+def test_a_large_dict_reads_through_the_class_validator_as_model_validate_reads_it(
+    case: str,
+) -> None:
+    """Over the bound, every door that runs the class's validator: the envelope
+    ``model_validate`` builds, or its errors (one per array), through each."""
+    model, document = _LARGE[case]
+    assert len(orjson.dumps(document)) > _failfast.FULL_REPORT_BYTES
+    own = _large_read(model.model_validate, document)
+    if own[0] == "refused":
+        assert len(own[1]) <= 3, own[1][:5]
+    for door, validate in _class_doors(model).items():
+        assert _large_read(validate, document) == own, door
+
+
+@pytest.mark.parametrize("options", _RUN_OPTIONS.values(), ids=_RUN_OPTIONS)
+@pytest.mark.parametrize("case", ["som assets of empty objects", "babelqueue valid"])
+def test_a_large_dict_under_run_time_options_is_read_whole_where_they_could_change_it(
+    case: str, options: dict[str, Any]
+) -> None:
+    """A validator function does not see the call's options. Where they could change the
+    verdict (``strict``, ``extra``, ``by_name``, ``by_alias=False``), the class validator reads
+    the whole message as without the bound, else as ``model_validate`` does."""
+    model, document = _LARGE[case]
+    schema = model.__pydantic_core_schema__
+    whole = _failfast.fresh_validator(schema, {model}, _failfast.own_config(schema, model))
+    at_defaults = set(options) <= {"by_alias", "from_attributes", "context"} and (
+        options.get("by_alias", True)
+    )
+    reference = (
+        partial(model.model_validate, **options)
+        if at_defaults
+        else partial(whole.validate_python, **options)
+    )
+    got = _large_read(partial(TypeAdapter(model).validate_python, **options), document)
+    assert got == _large_read(reference, document)
+    if got[0] == "refused":
+        assert (len(got[1]) <= 3) is at_defaults
