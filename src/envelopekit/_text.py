@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import json
+import threading
 from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
 from functools import partial
@@ -31,7 +32,7 @@ from pydantic import (
     ValidationInfo,
     ValidatorFunctionWrapHandler,
 )
-from pydantic_core import CoreSchema, SchemaValidator, core_schema
+from pydantic_core import CoreSchema, PydanticUseDefault, SchemaValidator, core_schema
 
 from . import rules
 from ._failfast import FULL_REPORT_BYTES, fresh_validator, large_validator, own_config, schemas_in
@@ -146,7 +147,8 @@ def gated(schema: CoreSchema, cls: type[BaseModel]) -> CoreSchema:
     kind = node["type"]
     if kind == "function-before" and node["function"]["function"] is refuse_unreadable:
         gate = core_schema.with_info_wrap_validator_function(partial(_read, cls), _STATE_PROBE)
-        return core_schema.chain_schema([gate, node["schema"]])
+        chain = core_schema.chain_schema([gate, node["schema"]])
+        return core_schema.with_default_schema(chain, default_factory=_large_read)
     if kind == "definitions" or kind in _AROUND:
         keys = ("json_schema", "python_schema") if kind == "json-or-python" else ("schema",)
         return cast("CoreSchema", {**node, **{key: gated(node[key], cls) for key in keys}})
@@ -327,12 +329,30 @@ def _read(
         and type(value) is dict
         and handler is not None
         and _at_defaults(handler)
-        and (written is not None or plain_text(value) is not None)
     ):
-        # Bounded as `model_validate` bounds the same message: one error per array. Its
-        # envelope goes on to the model, which returns an instance as it is.
-        return large_validator(model).validate_python(value, context=context)
+        plain = written if written is not None else plain_text(value)
+        if plain is not None:
+            # Bounded as `model_validate` bounds the same message: one error per array,
+            # told the plain text (not written again). Its envelope is the validation's
+            # (`_large_read`): the after-validators, given the instance, would read it again.
+            told = {**context, WRITTEN: plain} if type(context) is dict else {WRITTEN: plain}
+            _LARGE_READ.found = large_validator(model).validate_python(value, context=told)
+            raise PydanticUseDefault
     return value
+
+
+class _LargeRead(threading.local):
+    found: object = None
+
+
+_LARGE_READ: Final = _LargeRead()
+"""The envelope the gate read last in this thread, for :func:`_large_read` to return."""
+
+
+def _large_read() -> object:
+    # The gate's `PydanticUseDefault`: what it read stands for the whole validation.
+    found, _LARGE_READ.found = _LARGE_READ.found, None
+    return found
 
 
 def _state_probe() -> tuple[CoreSchema, dict[str, Any]]:
