@@ -282,7 +282,8 @@ the same key (:func:`_refusing_field`): pydantic-core adds its error after the m
 at the member, and keeps the lines as it gave them. The member is read by the variant after
 its own schema, so that its errors never cross Python either (a wrap validator's errors are
 made a Python ``ValidationError`` and read back: 22,772 of them cost a large reading a
-quarter of its time). Filled by the modules that define them."""
+quarter of its time); its schema then reads its default too (a ``MISSING``, which every such
+member's takes). Filled by the modules that define them."""
 
 NOT_GIVEN: Final = object()
 """The default of a refusal's field (:data:`REFUSED_MEMBERS`): the message lacks the member."""
