@@ -902,6 +902,72 @@ def test_matrix_reads_plain_python_data_without_a_python_call_a_value(
     assert len(tests_calls.python_calls(read)) < 100
 
 
+class _Plain(enum.Enum):
+    A = 1
+
+
+# Python data orjson writes unequal to it, each with what the dict door raised before it was
+# read for the number rules' refusal first: that refusal where the rest is of the JSON types,
+# else JsonValue's error (its place below the payload), however the two are ordered.
+_READ_BACK_UNEQUAL: dict[str, tuple[Any, tuple[str, tuple[str | int, ...], str | None]]] = {
+    "infinity-last": ([-1] * 5_000 + [float("inf")], ("number.non_finite", (), "/5000")),
+    "nan-first": ([float("nan"), 1, "s"], ("number.non_finite", (), "/0")),
+    "beyond-int64-before-a-nan": ([2**63, float("nan")], ("number.out_of_range", (), "/0")),
+    "beyond-int64-after-a-nan": (
+        {"x": float("nan"), "y": 2**64 - 1},
+        ("number.non_finite", (), "/x"),
+    ),
+    "nan-in-an-enum-member": ([_Ratio.HALF, float("-inf")], ("number.non_finite", (), "/1")),
+    "escaped-key": ({"a/b~": [float("nan")]}, ("number.non_finite", (), "/a~1b~0/0")),
+    "tuple-after-a-nan": ([float("nan"), (1,)], ("invalid-json-value", ("list", 1), None)),
+    "tuple-before-a-nan": ([(1,), float("nan")], ("invalid-json-value", ("list", 0), None)),
+    "uuid-beside-a-nan": (
+        {"n": float("nan"), "u": uuid.UUID(int=1)},
+        ("invalid-json-value", ("dict", "u"), None),
+    ),
+    "enum-member-of-no-json-type": (
+        [_Plain.A, float("inf")],
+        ("invalid-json-value", ("list", 0), None),
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("value", "raised"), _READ_BACK_UNEQUAL.values(), ids=_READ_BACK_UNEQUAL.keys()
+)
+def test_matrix_refuses_a_non_finite_number_in_python_data_as_before(
+    value: Any, raised: tuple[str, tuple[str | int, ...], str | None]
+) -> None:
+    kind, below, pointer = raised
+    with pytest.raises(ValidationError) as caught:
+        MxRequest.model_validate({"op": "fs.list", "payload": value})
+    [error] = caught.value.errors(include_url=False)
+    assert (error["type"], error["loc"], error.get("ctx")) == (
+        kind,
+        ("payload", *below),
+        None if pointer is None else {"pointer": pointer},
+    )
+    # The refusal's input is the payload, JsonValue's the value it refused.
+    assert error["input"] is (value if not below else value[below[-1]])
+
+
+def test_matrix_reads_a_payload_s_numbers_once_to_refuse_a_non_finite_one() -> None:
+    """orjson writes a NaN or an infinity ``null``: such a payload was copied by a Rust schema,
+    then walked twice by the number rules (1 MiB of small integers then an infinity: 12.3x
+    ``orjson.loads``); its refusal is now found in it by one walk, before any copy."""
+    items = [-1] * 20_000 + [float("inf")]
+    document = {"op": "fs.list", "payload": {"a": items}}
+
+    def read() -> None:
+        with pytest.raises(ValidationError):
+            MxRequest.model_validate(document)
+
+    read()
+    chunks = -(-len(items) // 4_096)  # `_json._CHUNK`: a C pass reads a chunk of integers
+    readings = tests_calls.python_calls(read).count(_json._plain_integers.__code__)
+    assert 0 < readings <= chunks
+
+
 @pytest.mark.parametrize(
     "write",
     [

@@ -515,20 +515,13 @@ def conditional(
                 refuse_absent(info)
         return value
 
-    def _conditional_read(
-        cls: type[Any], value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
-    ) -> Any:
-        # `_conditional` in the large reading, where a refused member is refused by a field of
-        # its own after the member's (`_failfast.REFUSED_MEMBERS`): the member's own errors
-        # pass as pydantic-core gave them, never copied to be joined to the refusal.
-        if value is MISSING:
-            return _conditional_after(cls, value, info)  # (a call more: large messages only)
-        return handler(value)
-
     # pydantic makes a classmethod of either, by its first parameter's name (`cls`).
     if rule.refusable:
         CONDITIONALS[_conditional] = rule
-        REFUSED_MEMBERS[_conditional] = (_conditional_read, refusal_of)
+        # The large reading refuses a refused member by a field of its own after the member's
+        # (`_failfast.REFUSED_MEMBERS`), and reads the member with the after-validator: its own
+        # errors pass as pydantic-core gave them, never through Python.
+        REFUSED_MEMBERS[_conditional] = (_conditional_after, refusal_of)
         return field_validator(*rule.members, mode="wrap")(_conditional)
     CONDITIONALS[_conditional_after] = rule
     return field_validator(*rule.members)(_conditional_after)
