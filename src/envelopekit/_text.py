@@ -346,14 +346,24 @@ def too_deep_at(document: object, limit: int) -> str | None:
 
 
 def _lone_surrogate_at(document: object) -> str | None:
-    """The pointer of the first string or key that is not Unicode text, if there is one."""
+    """The pointer of the first string or key that is not Unicode text, if there is one.
+
+    Each container is read once: one held twice holds the same strings, and one that holds
+    itself (a cycle, which :func:`too_deep_at` then refuses as nesting past the limit) would
+    be read without end.
+    """
     stack: list[tuple[object, str]] = [(document, "")]
+    read: set[int] = set()
     while stack:
         value, at = stack.pop()
         if isinstance(value, str):
             if not is_unicode(value):
                 return at
-        elif isinstance(value, BaseModel):
+            continue
+        if id(value) in read:
+            continue
+        read.add(id(value))
+        if isinstance(value, BaseModel):
             members = {**value.__dict__, **(value.__pydantic_extra__ or {})}
             stack.extend((item, at + pointer(name)) for name, item in members.items())
         elif isinstance(value, Mapping):
