@@ -45,20 +45,17 @@ from typing_extensions import Never, Self
 
 from .. import rules
 from .._compat import MISSING
-from .._doors import validate_large_json
+from .._doors import validate_large_json, validate_large_python
 from .._failfast import (
     FULL_REPORT_BYTES,
     NOT_GIVEN,
     REFUSED_MEMBERS,
     SAME_VALUE,
-    TOO_LARGE,
-    large_validator,
     passes_absent,
 )
 from .._formats import DateTimeStr, UriStr, UuidStr
-from .._json import finite_json, plain_within, reading_context
+from .._json import finite_json, reading_context
 from .._model import WireModel
-from .._text import WRITTEN
 from .._violations import joined, rule_error, shown
 from ..rules import Keyword
 
@@ -133,13 +130,11 @@ class FamilyModel(SomModel):
     ) -> Self:
         """Validate a payload given as Python data; over 16 KiB as the envelope's dict door."""
         __tracebackhide__ = True
-        if type(obj) is dict and not from_attributes and by_alias is None and by_name is None:
-            written = context.get(WRITTEN) if type(context) is dict else None
-            if plain_within(obj, written) is TOO_LARGE:
-                large: Self = large_validator(cls).validate_python(
-                    obj, strict=strict, extra=extra, context=context
-                )
-                return large
+        large: Self | None = validate_large_python(
+            cls, obj, strict, extra, from_attributes, context, by_alias, by_name
+        )
+        if large is not None:
+            return large
         if by_alias is False and by_name is not True:  # pydantic's own refusal of the options
             return super().model_validate(obj, by_alias=by_alias, by_name=by_name)
         found: Self = cls.__pydantic_validator__.validate_python(
