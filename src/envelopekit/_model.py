@@ -85,6 +85,34 @@ class WireModel(BaseModel):
             if not issubclass(cls, TextChecked):  # whose own hook does it (Matrix's models)
                 text_check_built(cls)
 
+    @classmethod
+    def model_rebuild(
+        cls,
+        *,
+        force: bool = False,
+        raise_errors: bool = True,
+        _parent_namespace_depth: int = 2,
+        _types_namespace: Any = None,
+    ) -> bool | None:
+        """Rebuild the model as pydantic does; one finished before still probes its input.
+
+        pydantic runs no ``__pydantic_on_complete__`` for a model rebuilt with ``force=True``.
+        """
+        complete = cls.__pydantic_complete__
+        rebuilt = super().model_rebuild(
+            force=force,
+            raise_errors=raise_errors,
+            _parent_namespace_depth=_parent_namespace_depth + 1,  # this frame, above the caller
+            _types_namespace=_types_namespace,
+        )
+        if cls.__module__ == __name__:
+            return rebuilt
+        from ._text import TextChecked, text_checked_again
+
+        if issubclass(cls, TextChecked):  # whose own model_rebuild does it (Matrix's models)
+            return rebuilt
+        return text_checked_again(cls, rebuilt, was_complete=complete)
+
     def envelope_warnings(self) -> list[Violation]:
         """What was accepted but noted about this message, with JSON pointers (never refused).
 

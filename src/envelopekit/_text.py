@@ -43,6 +43,7 @@ __all__ = [
     "part_schema",
     "refuse_unreadable",
     "text_check_built",
+    "text_checked_again",
     "text_checked_schema",
     "too_deep_at",
 ]
@@ -115,6 +116,20 @@ def text_check_built(cls: type[BaseModel]) -> None:
     cls.__pydantic_core_schema__ = wrapped  # pyright: ignore[reportAttributeAccessIssue]
     # Its own model too: reused, the validator would hold the one it replaces.
     cls.__pydantic_validator__ = fresh_validator(wrapped, {cls, *held}, own_config(wrapped, cls))
+
+
+def text_checked_again(
+    cls: type[BaseModel], rebuilt: bool | None, *, was_complete: bool
+) -> bool | None:
+    """``rebuilt`` (``cls.model_rebuild``'s result), once a model finished before probes again.
+
+    pydantic runs no ``__pydantic_on_complete__`` for a model rebuilt with ``force=True``: its
+    new validator would take what no JSON text carries (a lone surrogate, then raised by its
+    dump), as :func:`text_check_built` made the first one refuse.
+    """
+    if rebuilt and was_complete:
+        text_check_built(cls)
+    return rebuilt
 
 
 def _own_top(model: type[BaseModel]) -> CoreSchema:
@@ -203,6 +218,26 @@ class TextChecked:
         """Refuse in Python mode what no JSON text carries, the model read alone too."""
         super().__pydantic_on_complete__()  # type: ignore[misc]
         text_check_built(cast("type[BaseModel]", cls))
+
+    @classmethod
+    def model_rebuild(
+        cls,
+        *,
+        force: bool = False,
+        raise_errors: bool = True,
+        _parent_namespace_depth: int = 2,
+        _types_namespace: Any = None,
+    ) -> bool | None:
+        """Rebuild the model as pydantic does; one finished before still probes its input."""
+        model = cast("type[BaseModel]", cls)
+        complete = model.__pydantic_complete__
+        rebuilt = super().model_rebuild(  # type: ignore[misc]
+            force=force,
+            raise_errors=raise_errors,
+            _parent_namespace_depth=_parent_namespace_depth + 1,  # this frame, above the caller
+            _types_namespace=_types_namespace,
+        )
+        return text_checked_again(model, cast("bool | None", rebuilt), was_complete=complete)
 
 
 def _text_checked(schema: CoreSchema) -> CoreSchema:
