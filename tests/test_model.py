@@ -295,6 +295,28 @@ def test_a_generic_model_is_parametrised_on_any_line_of_a_user_s_module(
     assert int(described) > 0 and set(kept.values()) == {"True"}, kept
 
 
+def _documented(base: Any) -> type[BaseModel]:
+    class Documented(base):  # type: ignore[misc]
+        note: str = ""
+        """A note of the user's own."""
+
+    return Documented
+
+
+@pytest.mark.parametrize(
+    "base",
+    [BabelEnvelope, SomEnvelope, MxRequest, MxResponse],
+    ids=["babelqueue", "som", "matrix-request", "matrix-response"],
+)
+def test_a_user_s_subclass_of_a_generic_model_reads_its_own_field_docstrings(base: Any) -> None:
+    """A subclass still generic (``class Mine(SomEnvelope)``) read none: the generic model's
+    config, which stops its parametrisations reading the caller's source, was inherited."""
+    documented = _documented(base)
+    assert documented.model_fields["note"].description == "A note of the user's own."
+    schema = documented.model_json_schema()
+    assert schema["properties"]["note"]["description"] == "A note of the user's own."
+
+
 # --- the JSON Schema of every public model, in both modes -----------------------------------
 
 _MODES: tuple[JsonSchemaMode, ...] = ("validation", "serialization")
