@@ -244,6 +244,15 @@ def validate_loaded(model: Any, document: object) -> int:
     return 0
 
 
+def validate_held(model: Any, document: object) -> int:
+    """The class's own validator of ``document``: the errors it raised (0: valid)."""
+    try:
+        model.__pydantic_validator__.validate_python(document)
+    except ValidationError as exc:
+        return exc.error_count()
+    return 0
+
+
 def door_model(raw: bytes, spec: str | None) -> Any:
     """The model a service validating at its boundary would use for ``raw`` of ``spec``."""
     if spec == "som":
@@ -801,13 +810,16 @@ def doors(rounds: int, clock: Callable[[], float], only: str | None) -> list[str
     """The door table: each class through every door a service calls, against its floor.
 
     ``model_validate_json`` of the message model and of its typed variant (the payload, or
-    BabelQueue's ``data``, typed: :class:`Loose`; SOM's as ``StoryContext``), and
-    ``model_validate`` of what ``json.loads`` made of the same bytes (the parse not timed).
+    BabelQueue's ``data``, typed: :class:`Loose`; SOM's as ``StoryContext``), ``model_validate``
+    of what ``json.loads`` made of the same bytes (the parse not timed), and the class's own
+    validator of the same (what a ``TypeAdapter`` of the class, FastAPI's body and FastStream's
+    arguments run).
     """
     lines = [
         "| input (at the limit) | bytes | orjson.loads | model_validate_json (errors) | ratio "
-        "| typed door (errors) | ratio | model_validate of json.loads (errors) | ratio |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| typed door (errors) | ratio | model_validate of json.loads (errors) | ratio "
+        "| class validator of json.loads (errors) | ratio |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     over: list[str] = []
     for case in cases():
@@ -825,16 +837,18 @@ def doors(rounds: int, clock: Callable[[], float], only: str | None) -> list[str
             document = None
         else:
             calls.append(partial(validate_loaded, door_model(case.raw, spec), document))
+            calls.append(partial(validate_held, door_model(case.raw, spec), document))
         errors = [cast("int", call()) for call in calls[1:]]
         floor, *found = timed(calls, rounds, clock)
         cells = []
-        for name, seconds, raised in zip(("door", "typed", "loaded"), found, errors, strict=False):
+        names = ("door", "typed", "loaded", "class")
+        for name, seconds, raised in zip(names, found, errors, strict=False):
             ratio = seconds / floor
             if case.at_limit and ratio > TIME_TARGET:
                 over.append(f"{case.name} ({name} {ratio:.1f}x)")
             cells.append(f"{seconds * 1e3:.2f} ms ({raised:,}) | {ratio:.1f}x")
         if document is None:
-            cells.append("json.loads refuses the bytes | -")
+            cells.append("json.loads refuses the bytes | - | - | -")
         lines.append(
             f"| {case.name} | {len(case.raw):,} | {floor * 1e3:.2f} ms | "
             + " | ".join(cells)

@@ -37,7 +37,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, JsonValue, TypeAdapter, ValidationError
 
 import envelopekit as ek
-from envelopekit import _json
+from envelopekit import _failfast, _json, _text
 from envelopekit._text import refuse_unreadable
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse
@@ -954,6 +954,72 @@ def test_matrix_reads_plain_python_data_without_a_python_call_a_value(
     assert len(tests_calls.python_calls(read)) < 100
 
 
+class _Plain(enum.Enum):
+    A = 1
+
+
+# Python data orjson writes unequal to it, each with what the dict door raised before it was
+# read for the number rules' refusal first: that refusal where the rest is of the JSON types,
+# else JsonValue's error (its place below the payload), however the two are ordered.
+_READ_BACK_UNEQUAL: dict[str, tuple[Any, tuple[str, tuple[str | int, ...], str | None]]] = {
+    "infinity-last": ([-1] * 5_000 + [float("inf")], ("number.non_finite", (), "/5000")),
+    "nan-first": ([float("nan"), 1, "s"], ("number.non_finite", (), "/0")),
+    "beyond-int64-before-a-nan": ([2**63, float("nan")], ("number.out_of_range", (), "/0")),
+    "beyond-int64-after-a-nan": (
+        {"x": float("nan"), "y": 2**64 - 1},
+        ("number.non_finite", (), "/x"),
+    ),
+    "nan-in-an-enum-member": ([_Ratio.HALF, float("-inf")], ("number.non_finite", (), "/1")),
+    "escaped-key": ({"a/b~": [float("nan")]}, ("number.non_finite", (), "/a~1b~0/0")),
+    "tuple-after-a-nan": ([float("nan"), (1,)], ("invalid-json-value", ("list", 1), None)),
+    "tuple-before-a-nan": ([(1,), float("nan")], ("invalid-json-value", ("list", 0), None)),
+    "uuid-beside-a-nan": (
+        {"n": float("nan"), "u": uuid.UUID(int=1)},
+        ("invalid-json-value", ("dict", "u"), None),
+    ),
+    "enum-member-of-no-json-type": (
+        [_Plain.A, float("inf")],
+        ("invalid-json-value", ("list", 0), None),
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("value", "raised"), _READ_BACK_UNEQUAL.values(), ids=_READ_BACK_UNEQUAL.keys()
+)
+def test_matrix_refuses_a_non_finite_number_in_python_data_as_before(
+    value: Any, raised: tuple[str, tuple[str | int, ...], str | None]
+) -> None:
+    kind, below, pointer = raised
+    with pytest.raises(ValidationError) as caught:
+        MxRequest.model_validate({"op": "fs.list", "payload": value})
+    [error] = caught.value.errors(include_url=False)
+    assert (error["type"], error["loc"], error.get("ctx")) == (
+        kind,
+        ("payload", *below),
+        None if pointer is None else {"pointer": pointer},
+    )
+    # The refusal's input is the payload, JsonValue's the value it refused.
+    assert error["input"] is (value if not below else value[below[-1]])
+
+
+def test_matrix_reads_a_payload_s_numbers_once_to_refuse_a_non_finite_one() -> None:
+    """orjson writes a NaN or an infinity ``null``: such a payload was copied by a Rust schema,
+    then walked twice by the number rules (1 MiB of small integers then an infinity: 12.3x
+    ``orjson.loads``); its refusal is now found in it by one walk, before any copy."""
+    items = [-1] * 20_000 + [float("inf")]
+    document = {"op": "fs.list", "payload": {"a": items}}
+
+    def read() -> None:
+        with pytest.raises(ValidationError):
+            MxRequest.model_validate(document)
+
+    read()
+    chunks = -(-len(items) // 4_096)  # `_json._CHUNK`: a C pass reads a chunk of integers
+    readings = tests_calls.python_calls(read).count(_json._plain_integers.__code__)
+    assert 0 < readings <= chunks
+
+
 @pytest.mark.parametrize(
     "write",
     [
@@ -1127,8 +1193,17 @@ def test_a_held_door_runs_the_model_s_validator_once(case: str, door: str) -> No
         tests_calls.python_calls(lambda: model.__pydantic_validator__.validate_python(document))
     )
     entered = _own_code(tests_calls.python_calls(lambda: validate(document)))
-    assert own.count(refuse_unreadable.__code__) == 1
-    assert entered == own
+    # The class validator's probe is its gate (`_text.gated`), run once.
+    assert own.count(_text._read.__code__) == 1
+    if model is BabelEnvelope:
+        # Held, the envelope takes the fast path first, as `model_validate` does.
+        fast = _own_code(tests_calls.python_calls(lambda: model.model_validate(document)))
+        assert entered[0].co_name == "_held_door"
+        assert fast[0].co_name == "model_validate"
+        assert entered[1:] == fast[1:]
+        assert _text._read.__code__ not in entered
+    else:
+        assert entered == own
 
 
 def _held_documents() -> Iterator[tuple[str, str, Any]]:
@@ -1193,3 +1268,219 @@ def test_a_held_door_leaves_the_model_s_schema_as_it_was(case: str, door: str) -
     before = repr(model.__pydantic_core_schema__)
     _HELD_DOORS[door](model)
     assert repr(model.__pydantic_core_schema__) == before
+
+
+_RUN_OPTIONS: dict[str, dict[str, Any]] = {
+    "none": {},
+    "strict": {"strict": True},
+    "lax": {"strict": False},
+    "extra allow": {"extra": "allow"},
+    "extra ignore": {"extra": "ignore"},
+    "extra forbid": {"extra": "forbid"},
+    "by alias": {"by_alias": True},
+    "by name": {"by_name": True},
+    "by name only": {"by_alias": False, "by_name": True},
+    "from attributes": {"from_attributes": True},
+    "context": {"context": {"max_violations": 1}},
+}
+
+
+def _envelope_read(validate: Any, document: Any) -> Any:
+    """``validate``'s verdict on ``document``, and all of an accepted envelope's state."""
+    try:
+        found = validate(copy.deepcopy(document))
+    except ValidationError as exc:
+        return ("refused", _details(exc))
+    except _Refused as exc:
+        return ("refused", exc.errors)
+    meta = found.meta
+    return (
+        "ok",
+        found.to_json(),
+        found.model_dump(),
+        found.model_fields_set,
+        found.__pydantic_extra__,
+        meta.__pydantic_extra__,
+        meta.model_fields_set,
+        [(v.rule, v.pointer, v.message) for v in found.envelope_warnings()],
+    )
+
+
+@pytest.mark.parametrize("options", _RUN_OPTIONS.values(), ids=_RUN_OPTIONS)
+def test_a_held_envelope_reads_as_model_validate_under_every_option(
+    options: dict[str, Any],
+) -> None:
+    """``BabelEnvelope`` held by another schema (here a list's item, as FastAPI's body and
+    FastStream's arguments hold it) takes the fast path ``model_validate`` takes, which sees
+    the call's options where the held one sees none: under every run-time option, the same
+    envelope (its fields set, extras, warnings) or the same errors, on the corpus and its
+    mutations."""
+    adapter: TypeAdapter[list[BabelEnvelope[Any]]] = TypeAdapter(list[BabelEnvelope])
+
+    def held(document: Any) -> Any:
+        try:
+            return adapter.validate_python([document], **options)[0]
+        except ValidationError as exc:
+            raise _Refused(_details(exc, held=True)) from None
+
+    found: list[str] = []
+    count = 0
+    for label, raw in _babelqueue_documents():
+        try:
+            document = json.loads(raw)
+        except ValueError:
+            continue
+        own = _envelope_read(partial(BabelEnvelope.model_validate, **options), document)
+        got = _envelope_read(held, document)
+        if got != own:
+            found.append(f"{label}: {got} != {own}")
+        count += 1
+    assert count > 500
+    assert found == [], f"{len(found)} disagreements:\n" + "\n".join(found[:20])
+
+
+# --- Large Python data through the class's own validator ----------------------------------------
+#
+# Every door but the model's own methods runs the class's validator: a TypeAdapter of the class or
+# of a list of them, FastAPI's body, FastStream's arguments. Over FULL_REPORT_BYTES it reads plain
+# JSON data as `model_validate` does (the fail-fast copy: one error per array), where the call sets
+# no run-time option that could change the verdict; its whole reading reported every item (1 MiB
+# of SOM assets `[{}, ...]` through FastAPI: 287x `orjson.loads`).
+
+
+def _story(**payload: Any) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads((DATA / _HELD_BODIES["som"]).read_bytes())
+    document["payload"].update(payload)
+    return document
+
+
+def _babelqueue_numbers(*last: float) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(
+        BabelEnvelope.create("urn:x:y", {"k": list(range(5_000))}).to_json()
+    )
+    document["data"]["k"] += last
+    return document
+
+
+def _matrix_request(**members: Any) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(MxRequest.create("fs.list", {}).to_json())
+    document.update(members)
+    return document
+
+
+_LARGE: dict[str, tuple[Any, Any]] = {
+    "som assets of empty objects": (SomEnvelope, _story(assets=[{}] * 8_000)),
+    "som an invalid tag, then objects": (
+        SomEnvelope,
+        _story(tags=[{"scheme": 1}, *({"a": i} for i in range(3_000))]),
+    ),
+    "som extensions not namespaced": (
+        SomEnvelope,
+        _story(extensions={f"k{i}": 0 for i in range(3_000)}),
+    ),
+    "som valid, a large extension": (
+        SomEnvelope,
+        _story(extensions={"com.x.y": list(range(5_000))}),
+    ),
+    "story.context alone, assets of empty objects": (
+        StoryContext,
+        _story(assets=[{}] * 8_000)["payload"],
+    ),
+    "babelqueue valid": (BabelEnvelope, _babelqueue_numbers()),
+    "babelqueue a NaN last": (BabelEnvelope, _babelqueue_numbers(float("nan"))),
+    "matrix request valid": (MxRequest, _matrix_request(payload={"k": list(range(5_000))})),
+    "matrix request, a wrong op": (
+        MxRequest,
+        _matrix_request(op=1, payload={"k": list(range(5_000))}),
+    ),
+}
+
+
+def _class_doors(model: Any) -> dict[str, Any]:
+    """Each door that runs ``model``'s class validator on Python data, raising ``_Refused``."""
+    adapter = TypeAdapter(model)
+    listed = TypeAdapter(list[model])
+
+    def alone(document: Any) -> Any:
+        try:
+            return adapter.validate_python(document)
+        except ValidationError as exc:
+            raise _Refused(_details(exc)) from None
+
+    def in_a_list(document: Any) -> Any:
+        try:
+            return listed.validate_python([document])[0]
+        except ValidationError as exc:
+            raise _Refused(_details(exc, held=True)) from None
+
+    return {
+        "TypeAdapter": alone,
+        "list": in_a_list,
+        "FastAPI": _fastapi_door(model),
+        "FastStream": _faststream_door(model),
+    }
+
+
+def _large_read(validate: Any, document: Any) -> Any:
+    try:
+        found = validate(copy.deepcopy(document))
+    except _Refused as exc:
+        return ("refused", exc.errors)
+    except ValidationError as exc:
+        return ("refused", _details(exc))
+    return ("ok", found.to_json() if hasattr(found, "to_json") else found.model_dump_json())
+
+
+@pytest.mark.parametrize("case", _LARGE)
+def test_a_large_dict_reads_through_the_class_validator_as_model_validate_reads_it(
+    case: str,
+) -> None:
+    """Over the bound, every door that runs the class's validator: the envelope
+    ``model_validate`` builds, or its errors (one per array), through each."""
+    model, document = _LARGE[case]
+    assert len(orjson.dumps(document)) > _failfast.FULL_REPORT_BYTES
+    own = _large_read(model.model_validate, document)
+    if own[0] == "refused":
+        assert len(own[1]) <= 3, own[1][:5]
+    for door, validate in _class_doors(model).items():
+        assert _large_read(validate, document) == own, door
+
+
+@pytest.mark.parametrize("options", _RUN_OPTIONS.values(), ids=_RUN_OPTIONS)
+@pytest.mark.parametrize("case", ["som assets of empty objects", "babelqueue valid"])
+def test_a_large_dict_under_run_time_options_is_read_whole_where_they_could_change_it(
+    case: str, options: dict[str, Any]
+) -> None:
+    """A validator function does not see the call's options. Where they could change the
+    verdict (``strict``, ``extra``, ``by_name``, ``by_alias=False``), the class validator reads
+    the whole message as without the bound, else as ``model_validate`` does."""
+    model, document = _LARGE[case]
+    schema = model.__pydantic_core_schema__
+    whole = _failfast.fresh_validator(schema, {model}, _failfast.own_config(schema, model))
+    at_defaults = set(options) <= {"by_alias", "from_attributes", "context"} and (
+        options.get("by_alias", True)
+    )
+    reference = (
+        partial(model.model_validate, **options)
+        if at_defaults
+        else partial(whole.validate_python, **options)
+    )
+    got = _large_read(partial(TypeAdapter(model).validate_python, **options), document)
+    assert got == _large_read(reference, document)
+    if got[0] == "refused":
+        assert (len(got[1]) <= 3) is at_defaults
+
+
+@pytest.mark.parametrize("case", ["babelqueue valid", "som valid, a large extension"])
+def test_a_large_dict_s_envelope_is_not_read_again_by_the_after_validators(case: str) -> None:
+    """The class validator's reading of a large message is its fail-fast copy's, whose
+    envelope stands for the validation: given to the model, the instance would be read again by
+    its after-validators (BabelQueue's dict door 5.8x -> 11.5x ``orjson.loads`` on 1 MiB)."""
+    model, document = _LARGE[case]
+    validate = TypeAdapter(model).validate_python
+    validate(document)
+    entered = _own_code(tests_calls.python_calls(lambda: validate(document)))
+    names = [code.co_name for code in entered]
+    hooks = [name for name in names if name in {"_consume", "_payload_agrees"}]
+    assert len(hooks) == len(set(hooks)), names
+    assert hooks, names

@@ -17,12 +17,10 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails, InitErrorDetails, from_json
 
 from ._collector import CollectorPaused
-from ._failfast import TOO_LARGE, Absent, large_validator, missed, restored
-from ._json import plain_within
-from ._text import WRITTEN
+from ._failfast import Absent, large_validator, missed, restored
 from ._violations import member_path, raised_again
 
-__all__ = ["reported", "validate_large_json", "validate_large_python"]
+__all__ = ["reported", "validate_large_json"]
 
 RESTORED_MOST: Final = 1_000
 """Over this many errors, a door reads a message lacking members as pydantic-core does."""
@@ -73,36 +71,6 @@ def validate_large_json(
                 # costs one build of the object around each missing member instead.
                 return large_validator(model).validate_json(json_data, **options)
             raise reported(exc, model, json_data) from None
-
-
-def validate_large_python(
-    model: type[BaseModel],
-    obj: Any,
-    strict: bool | None = None,
-    extra: Any = None,
-    from_attributes: bool | None = None,
-    context: Any | None = None,
-    by_alias: bool | None = None,
-    by_name: bool | None = None,
-) -> Any:
-    """``model``'s fail-fast reading of a dict over the bound, as its JSON door reads the text.
-
-    The arguments are ``model_validate``'s, in its order. A dict of plain JSON data whose text
-    (as orjson writes it, or the producer's :data:`~envelopekit._text.WRITTEN`) is over
-    ``FULL_REPORT_BYTES`` is read by the copy ``check`` reads with: one error per array.
-
-    Returns:
-        The model, or ``None`` where ``obj`` is no such dict: the model's own validator reads it.
-
-    Raises:
-        pydantic.ValidationError: as the fail-fast copy of the model's own schema raises it.
-    """
-    if type(obj) is not dict or from_attributes or by_alias is not None or by_name is not None:
-        return None
-    written = context.get(WRITTEN) if type(context) is dict else None
-    if plain_within(obj, written) is not TOO_LARGE:
-        return None
-    return large_validator(model).validate_python(obj, strict=strict, extra=extra, context=context)
 
 
 def reported(

@@ -270,15 +270,20 @@ REFUSED_MEMBERS: Final[
     dict[Callable[..., Any], tuple[Callable[..., Any], Callable[[str], Callable[..., Any] | None]]]
 ] = {}
 """Field wrap validators that refuse a present member together with its own errors (a schema's
-``not: {required: [member]}``), each to its variant that lets the member's errors through and
-a function giving, for a field's name, the refusal's validator (``None``: never refused).
+``not: {required: [member]}``), each to its variant for the rest of what it checks, an
+after-validator (with the validation info), and a function giving, for a field's name, the
+refusal's validator (``None``: never refused).
 
 The wrap validator raises the refusal joined to the errors it caught, which only a copy of
 every one of them can raise (``_violations.joined``): 22,772 unknown keys in a refused member
 cost ``model_validate_json`` 46x ``orjson.loads``, the join most of it. In the copies of
 :func:`fail_fast_schema` the refusal is a field of its own after the member's, which reads
 the same key (:func:`_refusing_field`): pydantic-core adds its error after the member's own,
-at the member, and keeps the lines as it gave them. Filled by the modules that define them."""
+at the member, and keeps the lines as it gave them. The member is read by the variant after
+its own schema, so that its errors never cross Python either (a wrap validator's errors are
+made a Python ``ValidationError`` and read back: 22,772 of them cost a large reading a
+quarter of its time); its schema then reads its default too (a ``MISSING``, which every such
+member's takes). Filled by the modules that define them."""
 
 NOT_GIVEN: Final = object()
 """The default of a refusal's field (:data:`REFUSED_MEMBERS`): the message lacks the member."""
@@ -449,8 +454,12 @@ def _with_refusals(fields: dict[str, Any]) -> dict[str, Any]:
         # Bound to the model's class, as pydantic binds the validator (a classmethod).
         owner = getattr(function, "__self__", None)
         bound = variant if owner is None else variant.__get__(owner)
-        wrap = {**wrap, "function": {**wrap["function"], "function": bound}}
-        found[name] = {**field, "schema": {**outer, "schema": wrap} if outer else wrap}
+        after = {
+            **wrap,
+            "type": "function-after",
+            "function": {**wrap["function"], "function": bound},
+        }
+        found[name] = {**field, "schema": {**outer, "schema": after} if outer else after}
         refusal = refusal_of(name)
         if refusal is not None:
             found[f"{name}\x00refused"] = _refusing_field(refusal, alias)

@@ -434,7 +434,12 @@ def plain_text(value: Any) -> bytes | None:
         return None
 
 
-def plain_copy(container: dict[str, Any] | list[Any], levels: int = PARSER_MAX_DEPTH) -> Any:
+def plain_copy(
+    container: dict[str, Any] | list[Any],
+    levels: int = PARSER_MAX_DEPTH,
+    *,
+    refuse_numbers: bool = False,
+) -> Any:
     """A copy of ``container`` of the exact JSON types, or ``None``, read with no Python call.
 
     What pydantic's ``JsonValue`` returns for it (a copy of each list and dict), where orjson
@@ -445,6 +450,13 @@ def plain_copy(container: dict[str, Any] | list[Any], levels: int = PARSER_MAX_D
     values) by :data:`_EXACT_JSON`, which refuses what ``JsonValue`` refuses and reads an
     ``int`` or ``str`` enum's member as its value, as it does. ``None`` where either
     refuses: the caller's ``JsonValue`` reads it, and reports why.
+
+    With ``refuse_numbers`` (the caller refuses the copy's :func:`number_refusal`), a container
+    read back unequal is first scanned for that refusal, which is raised, with no copy made,
+    where :data:`_EXACT_JSON` takes the container (``JsonValue``'s refusal comes first).
+
+    Raises:
+        PydanticCustomError: with ``refuse_numbers``, the first number the rules refuse.
     """
     try:
         written = orjson.dumps(container, option=PLAIN_DATA)
@@ -462,6 +474,16 @@ def plain_copy(container: dict[str, Any] | list[Any], levels: int = PARSER_MAX_D
         return None
     if copy == container:
         return copy
+    del copy  # no longer held while the container is read again
+    if refuse_numbers:
+        # Unequal: a NaN or an infinity (written null), or a value JsonValue refuses (a tuple, a
+        # UUID, an enum member of no JSON type). A message holding the first is refused: the
+        # refusal is found in the container (a few C passes), not in a copy made to refuse.
+        refusal = number_refusal(container, "", unproven=True)
+        if refusal is not None:
+            if _EXACT_JSON.isinstance_python(container):
+                raise as_pydantic_error(refusal)
+            return None
     try:
         return _EXACT_JSON.validate_python(container)
     except ValidationError:
@@ -473,19 +495,30 @@ def _exact_json() -> SchemaValidator:
 
     Given only what orjson writes, each takes what ``JsonValue``'s tag for it names: ``int``
     takes no ``bool`` (``float`` would take an ``int``), ``str`` no UUID, ``list`` no tuple.
+    The scalars are choices of each container's item union, and only the containers a
+    definition: a reference a value cost a third of the reading (1 MiB of small integers).
     """
     ref = "envelopekit.ExactJson"
-    value = core_schema.definition_reference_schema(ref)
-    choices: list[core_schema.CoreSchema | tuple[core_schema.CoreSchema, str]] = [
-        core_schema.int_schema(strict=True),
-        core_schema.str_schema(strict=True),
-        core_schema.float_schema(strict=True),
-        core_schema.bool_schema(strict=True),
-        core_schema.none_schema(),
-        core_schema.list_schema(value, strict=True, fail_fast=True),
-        core_schema.dict_schema(core_schema.str_schema(strict=True), value, strict=True),
-    ]
-    union = core_schema.union_schema(choices, mode="left_to_right", ref=ref)
+    containers = core_schema.definition_reference_schema(ref)
+    value = core_schema.union_schema(
+        [
+            core_schema.int_schema(strict=True),
+            core_schema.str_schema(strict=True),
+            core_schema.float_schema(strict=True),
+            core_schema.bool_schema(strict=True),
+            core_schema.none_schema(),
+            containers,
+        ],
+        mode="left_to_right",
+    )
+    union = core_schema.union_schema(
+        [
+            core_schema.list_schema(value, strict=True, fail_fast=True),
+            core_schema.dict_schema(core_schema.str_schema(strict=True), value, strict=True),
+        ],
+        mode="left_to_right",
+        ref=ref,
+    )
     return SchemaValidator(core_schema.definitions_schema(value, [union]))
 
 

@@ -18,17 +18,25 @@ from __future__ import annotations
 
 import copy
 import json
+import threading
 from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
+from functools import partial
 from typing import Any, Final, cast
 
 import orjson
-from pydantic import BaseModel, GetCoreSchemaHandler, ValidationInfo
-from pydantic_core import CoreSchema, core_schema
+from pydantic import (
+    BaseModel,
+    GetCoreSchemaHandler,
+    ValidationError,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+)
+from pydantic_core import CoreSchema, PydanticUseDefault, SchemaValidator, core_schema
 
 from . import rules
-from ._failfast import fresh_validator, own_config, schemas_in
-from ._json import PARSER_MAX_DEPTH, exceeds_depth, pointer_of, segment
+from ._failfast import FULL_REPORT_BYTES, fresh_validator, large_validator, own_config, schemas_in
+from ._json import PARSER_MAX_DEPTH, exceeds_depth, plain_text, pointer_of, segment
 from ._violations import is_unicode, pointer, rule_error
 
 WRITTEN: Final = "envelopekit:written"
@@ -53,15 +61,21 @@ def text_checked_schema(
     cls: type[BaseModel],
     source: type[BaseModel],
     handler: GetCoreSchemaHandler,
+    held: core_schema.WithInfoWrapValidatorFunction | None = None,
 ) -> CoreSchema:
     """A message model's core schema, for its ``__get_pydantic_core_schema__``.
 
     The model's ``ref`` moves to the ``json-or-python`` wrapper, so a nested use is still a
     ``$ref`` in the JSON Schema. Within another text-checked model's schema it is the JSON
     branch (:func:`part_schema`).
+
+    ``held``: a wrap validator that a finished model held by another schema (a FastAPI body,
+    FastStream's arguments) runs around its own validator on Python data, where the call is
+    strict (the model's config; a run-time ``strict=False`` runs the model alone). It must
+    decide as the model does under any other run-time option: it sees none of them.
     """
     if cls.__dict__.get("__pydantic_complete__"):
-        return _used(source, handler)
+        return _used(source, handler, held)
     schema = _own(source, handler)
     if _WITHIN.get():
         return schema  # built within another one, which probes its input
@@ -111,11 +125,35 @@ def text_check_built(cls: type[BaseModel]) -> None:
         and node["cls"] is not cls
         and _is_text_checked(_own_top(node["cls"]))
     }
-    if wrapped is schema and not held:
-        return
     cls.__pydantic_core_schema__ = wrapped  # pyright: ignore[reportAttributeAccessIssue]
     # Its own model too: reused, the validator would hold the one it replaces.
-    cls.__pydantic_validator__ = fresh_validator(wrapped, {cls, *held}, own_config(wrapped, cls))
+    cls.__pydantic_validator__ = fresh_validator(
+        gated(wrapped, cls), {cls, *held}, own_config(wrapped, cls)
+    )
+
+
+def gated(schema: CoreSchema, cls: type[BaseModel]) -> CoreSchema:
+    """``schema`` (text-checked) as the model's own validator runs it: its probe a gate too.
+
+    The class's validator is what every door but the model's own methods runs: a
+    ``TypeAdapter`` of the class, FastAPI's body, FastStream's arguments, a model holding it.
+    Over ``FULL_REPORT_BYTES`` of plain JSON data, where the call sets no run-time option that
+    could change the verdict (:func:`_at_defaults`), the gate reads the message as
+    ``model_validate`` does, with the fail-fast copy of the schema (one error per array): the
+    whole reading's errors were unbounded (1 MiB of SOM assets ``[{}, ...]``: 287x
+    ``orjson.loads``). The schema itself, which the fast paths and fail-fast copies compile,
+    keeps the plain probe.
+    """
+    node: Any = schema
+    kind = node["type"]
+    if kind == "function-before" and node["function"]["function"] is refuse_unreadable:
+        gate = core_schema.with_info_wrap_validator_function(partial(_read, cls), _STATE_PROBE)
+        chain = core_schema.chain_schema([gate, node["schema"]])
+        return core_schema.with_default_schema(chain, default_factory=_large_read)
+    if kind == "definitions" or kind in _AROUND:
+        keys = ("json_schema", "python_schema") if kind == "json-or-python" else ("schema",)
+        return cast("CoreSchema", {**node, **{key: gated(node[key], cls) for key in keys}})
+    return schema
 
 
 def text_checked_again(
@@ -153,7 +191,11 @@ def _own(source: type[BaseModel], handler: GetCoreSchemaHandler) -> CoreSchema:
         _WITHIN.reset(token)
 
 
-def _used(source: type[BaseModel], handler: GetCoreSchemaHandler) -> CoreSchema:
+def _used(
+    source: type[BaseModel],
+    handler: GetCoreSchemaHandler,
+    held: core_schema.WithInfoWrapValidatorFunction | None = None,
+) -> CoreSchema:
     """A use of a finished model: its model schema alone, or within another one its JSON branch.
 
     Outside a message model (a ``TypeAdapter`` of ``Annotated[Model, Body()]``, FastAPI's
@@ -172,8 +214,17 @@ def _used(source: type[BaseModel], handler: GetCoreSchemaHandler) -> CoreSchema:
         own = source.__dict__.get("__pydantic_core_schema__")
         if model is None or not isinstance(own, dict) or _own_top(source) is not found:
             return schema  # not the class's own validator's schema: it runs as it is
-        # A copy: pydantic inlines the definitions it refers to in place.
-        return cast("CoreSchema", {**copy.deepcopy(model), "ref": found["ref"]})
+        if held is None:
+            # A copy: pydantic inlines the definitions it refers to in place.
+            return cast("CoreSchema", {**copy.deepcopy(model), "ref": found["ref"]})
+        strict = core_schema.with_info_wrap_validator_function(held, copy.deepcopy(model))
+        return core_schema.json_or_python_schema(
+            json_schema=copy.deepcopy(model),
+            python_schema=core_schema.lax_or_strict_schema(
+                lax_schema=copy.deepcopy(model), strict_schema=strict, strict=True
+            ),
+            ref=found["ref"],
+        )
     # Under the same ref: the schema being built defines it as this one.
     return cast("CoreSchema", {**json_branch(found), "ref": found["ref"]})
 
@@ -279,23 +330,124 @@ def refuse_unreadable(value: object, info: ValidationInfo) -> object:
             document, as JSON validation gives for the same message; ``message.too_deep`` at
             the pointer of the first array or object past the limit.
     """
+    return _read(None, value, None, info)
+
+
+def _read(
+    model: type[BaseModel] | None,
+    value: object,
+    handler: ValidatorFunctionWrapHandler | None,
+    info: ValidationInfo,
+) -> object:
+    """:func:`refuse_unreadable`; with a ``model``, its own validator's gate (:func:`gated`)."""
     if isinstance(value, BaseModel):
         return value  # an instance, not input: the model decides whether it revalidates it
     context = info.context
-    if type(context) is dict and context.get(WRITTEN) is not None:
-        return value  # its producer wrote it, within the bounds: no second probe
-    try:
-        text = orjson.dumps(value, default=_members)
-    except orjson.JSONEncodeError:
-        written = _written_by_json(value)
-        if written is None:
-            _refuse_lone_surrogate(value)
+    written = context.get(WRITTEN) if type(context) is dict else None
+    if written is not None:
+        text = written  # its producer wrote it, within the bounds: no second probe
+    else:
+        try:
+            text = orjson.dumps(value, default=_members)
+        except orjson.JSONEncodeError:
+            found = _written_by_json(value)
+            if found is None:
+                _refuse_lone_surrogate(value)
+                _refuse_too_deep(value)
+                return value
+            text = found
+        if len(text) > 2 * PARSER_MAX_DEPTH and exceeds_depth(text, PARSER_MAX_DEPTH):
             _refuse_too_deep(value)
-            return value
-        text = written
-    if len(text) > 2 * PARSER_MAX_DEPTH and exceeds_depth(text, PARSER_MAX_DEPTH):
-        _refuse_too_deep(value)
+    if (
+        model is not None
+        and len(text) > FULL_REPORT_BYTES
+        and type(value) is dict
+        and handler is not None
+        and _at_defaults(handler)
+    ):
+        plain = written if written is not None else plain_text(value)
+        if plain is not None:
+            # Bounded as `model_validate` bounds the same message: one error per array,
+            # told the plain text (not written again). Its envelope is the validation's
+            # (`_large_read`): the after-validators, given the instance, would read it again.
+            told = {**context, WRITTEN: plain} if type(context) is dict else {WRITTEN: plain}
+            _LARGE_READ.found = large_validator(model).validate_python(value, context=told)
+            raise PydanticUseDefault
     return value
+
+
+class _LargeRead(threading.local):
+    found: object = None
+
+
+_LARGE_READ: Final = _LargeRead()
+"""The envelope the gate read last in this thread, for :func:`_large_read` to return."""
+
+
+def _large_read() -> object:
+    # The gate's `PydanticUseDefault`: what it read stands for the whole validation.
+    found, _LARGE_READ.found = _LARGE_READ.found, None
+    return found
+
+
+def _state_probe() -> tuple[CoreSchema, dict[str, Any]]:
+    """A schema whose reading of :data:`_PROBE_INPUT` shows the call's run-time options.
+
+    Each member reads under one option: ``strict`` (either way), ``extra`` (any of its values,
+    over a typed dict's own), ``by_name`` (a member found by its name where its alias is
+    absent) and ``by_alias=False``. A member's refusal reads as ``"refused"``, so the reading
+    is one value, never an error.
+    """
+
+    def member(schema: CoreSchema, alias: str | None = None) -> core_schema.TypedDictField:
+        kept = core_schema.with_default_schema(schema, default="refused", on_error="default")
+        return core_schema.typed_dict_field(kept, validation_alias=alias)
+
+    def named(name: str, alias: str) -> CoreSchema:
+        field = core_schema.typed_dict_field(
+            core_schema.int_schema(strict=True), required=False, validation_alias=alias
+        )
+        return core_schema.typed_dict_schema({name: field}, extra_behavior="ignore")
+
+    schema = core_schema.typed_dict_schema(
+        {
+            "strict": member(core_schema.int_schema(strict=True)),
+            "lax": member(core_schema.int_schema(strict=False)),
+            "allow": member(core_schema.typed_dict_schema({}, extra_behavior="allow")),
+            "forbid": member(core_schema.typed_dict_schema({}, extra_behavior="forbid")),
+            "ignore": member(core_schema.typed_dict_schema({}, extra_behavior="ignore")),
+            "alias": member(named("a", "A")),
+            "name": member(named("b", "B")),
+        },
+        extra_behavior="ignore",
+    )
+    given = {
+        "strict": "1",
+        "lax": "1",
+        "allow": {"x": 1},
+        "forbid": {"x": 1},
+        "ignore": {"x": 1},
+        "alias": {"A": 1},
+        "name": {"b": 1},
+    }
+    return schema, given
+
+
+_STATE_PROBE, _PROBE_INPUT = _state_probe()
+_AT_DEFAULTS: Final = SchemaValidator(_STATE_PROBE).validate_python(_PROBE_INPUT)
+"""The probe's reading with no run-time option."""
+
+
+def _at_defaults(handler: ValidatorFunctionWrapHandler) -> bool:
+    """Whether ``handler``'s validation runs with no run-time option that could change a verdict.
+
+    ``strict``, ``extra``, ``by_name``, ``by_alias=False``: what a validator function cannot
+    see, shown by the probe's reading under the same call, against its default reading.
+    """
+    try:
+        return bool(handler(_PROBE_INPUT) == _AT_DEFAULTS)
+    except (ValidationError, ValueError):  # pydantic-core told to find fields by neither name
+        return False  # nor alias: the whole reading says so, as without the gate
 
 
 def _written_by_json(value: object) -> bytes | None:

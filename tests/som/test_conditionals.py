@@ -20,6 +20,7 @@ from envelopekit._failfast import FULL_REPORT_BYTES
 from envelopekit._json import json_identity
 from envelopekit._violations import raised_again
 from envelopekit.som import SomEnvelope, StoryContext
+from envelopekit.som._types import conditional
 from tests._calls import python_calls
 from tests.som._corpus import wrap
 from tests.som._mutations import SCHEMAS
@@ -511,6 +512,31 @@ def test_a_large_refused_member_is_reported_with_its_errors_never_copied(
     assert refused[0].errors() == own.value.errors()
     assert refused[0].errors()[-1]["type"] == "not"
     assert refused[0].error_count() == 2_000 + 1 + ("link_id" in members)
+
+
+@pytest.mark.parametrize("door", list(_LARGE_DOORS), ids=list(_LARGE_DOORS))
+@pytest.mark.parametrize("case", list(_REFUSED_WITH_ERRORS), ids=list(_REFUSED_WITH_ERRORS))
+def test_a_large_refused_member_s_errors_pass_no_python_validator(case: str, door: str) -> None:
+    # A wrap validator's errors cross Python: pydantic-core makes a `ValidationError` of them
+    # and reads it back (22,772 unknown keys in `withdrawn`: a quarter of the large reading).
+    # The large reading reads the member with the conditional's after-validator, which its
+    # failure never calls: of the conditionals' functions, only the other members' run.
+    message_type, members = _REFUSED_WITH_ERRORS[case]
+    envelope = _link(message_type, withdrawn={f"k{i}": i for i in range(2_000)}, **members)
+    conditionals = conditional.__code__.co_filename
+
+    def validate() -> None:
+        with pytest.raises(ValidationError_):
+            _LARGE_DOORS[door](envelope)
+
+    entered = [
+        code.co_name
+        for code in python_calls(validate)
+        if code.co_filename == conditionals and code.co_name.startswith("_conditional")
+    ]
+    # committed_by's and committed_at's (their conditional's, an after-validator), in each
+    # reading (the JSON door reads a message lacking members among 1,000 errors twice).
+    assert set(entered) == {"_conditional_after"}
 
 
 @pytest.mark.parametrize("case", list(_REFUSED_WITH_ERRORS), ids=list(_REFUSED_WITH_ERRORS))

@@ -165,7 +165,11 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         pydantic's strict Python mode takes a dataclass only as an instance, a date-time only
         as a ``datetime``.
         """
-        schema = text_checked_schema(cls, source, handler)
+        # Held in another schema (a FastAPI body, FastStream's arguments), the common message
+        # of Python data takes the fast path as `model_validate` does; the class is not yet
+        # bound while its own schema is built, which is no held use.
+        held = _held_door if cls is globals().get("BabelEnvelope") else None
+        schema = text_checked_schema(cls, source, handler, held)
         if not _typed_data(cls) or _model_data(cls):
             return schema  # a model's own config decides how it reads Python data
         return core_schema.json_or_python_schema(
@@ -205,20 +209,12 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             and by_alias is None
             and by_name is None
         ):
-            # A producer's text of the dict, which the fast path need not write again.
-            written = context.get(WRITTEN) if type(context) is dict else None
-            found: Self | TooLarge | None = FAST_PATH.validate_python(
-                cast("dict[str, Any]", obj), written
-            )
+            found: Self | TooLarge | None = _fast_python(cast("dict[str, Any]", obj), context)
             if found is TOO_LARGE:
                 # Bounded as model_validate_json bounds the same message: one error per array.
                 large: Self = large_validator(cls).validate_python(obj, context=context)
                 return large
-            # What the fast path leaves to its caller: the numbers of Python data, and its
-            # depth (orjson writes 254 levels, the parser reads 200; `data` is the second).
-            if isinstance(found, BabelEnvelope) and not needs_scan(
-                found.__dict__["data"], levels=_DATA_LEVELS
-            ):
+            if isinstance(found, BabelEnvelope):
                 return found
         return super().model_validate(
             obj,
@@ -310,6 +306,12 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         dead_letter = fields["dead_letter"]
         # Unknown keys of the dead_letter block (only on a dead-letter queue) follow the rules too.
         dead_extra = None if dead_letter is MISSING else dead_letter.__pydantic_extra__
+        if (
+            extra is None
+            or meta_extra is None
+            or (dead_letter is not MISSING and dead_extra is None)
+        ):
+            _keep_extras(self, meta, dead_letter)
         data = fields["data"]
         # A parametrised `data` type (not a model, which is dumped below) validated it: a
         # `dict[str, Item]` holds models, a dataclass is one; its numbers are read as its own
@@ -770,6 +772,38 @@ FAST_PATH: Final = FastPath(
 _parse: JsonParse = first_parse(FAST_PATH, globals(), "_parse")
 
 
+def _fast_python(obj: dict[str, Any], context: object) -> Any:
+    """The fast path's envelope of ``obj`` (Python data), ``None``, or ``TOO_LARGE``.
+
+    What the fast path leaves to its caller is checked here: the numbers of Python data, and
+    their depth (orjson writes 254 levels, the parser reads 200; ``data`` is the second).
+    """
+    # A producer's text of the dict, which the fast path need not write again.
+    written = context.get(WRITTEN) if type(context) is dict else None
+    found = FAST_PATH.validate_python(obj, written)
+    if isinstance(found, BabelEnvelope) and needs_scan(found.__dict__["data"], levels=_DATA_LEVELS):
+        return None
+    return found
+
+
+def _held_door(
+    value: object, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
+) -> object:
+    """``BabelEnvelope`` held in another schema, validating Python data in strict mode.
+
+    The class's own validator runs no fast path (a validator function does not see the call's
+    options, which ``model_validate`` checks): held, the envelope takes it first, as
+    ``model_validate`` does, where the call's options cannot change the verdict (see
+    ``text_checked_schema``). A message it does not take, or over ``FULL_REPORT_BYTES``, is
+    the class's own validator's.
+    """
+    if type(value) is dict:
+        found = _fast_python(cast("dict[str, Any]", value), info.context)
+        if isinstance(found, BabelEnvelope):
+            return found
+    return handler(value)
+
+
 _DATA_LEVELS: Final = PARSER_MAX_DEPTH - 1
 """The levels ``data`` may nest, itself included: the message is the first of the parser's."""
 
@@ -799,6 +833,19 @@ def _refuse_non_json(
     for part, base in ((extra, ""), (meta_extra, "/meta"), (dead_extra, "/dead_letter")):
         if part:
             refuse_non_json(part, base)
+
+
+def _keep_extras(*models: BaseModel | MISSING) -> None:
+    """Give each model (the envelope, its ``meta``, its ``dead_letter``) a mapping of extras.
+
+    A run-time ``extra="ignore"`` or ``"forbid"`` leaves pydantic's ``None``; the fast path,
+    which sees no run-time option where the envelope is held (a FastAPI body, FastStream's
+    arguments), builds the config's empty mapping: every door builds the same envelope.
+    """
+    for model in models:
+        if isinstance(model, BaseModel) and model.__pydantic_extra__ is None:
+            # The frozen model is still under construction here.
+            object.__setattr__(model, "__pydantic_extra__", {})
 
 
 def _drop_forbidden(

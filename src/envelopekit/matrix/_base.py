@@ -108,10 +108,11 @@ def _plain_first(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
     # pydantic's `JsonValue` reads Python data by calling Python for each value's tag (1 MiB
     # of small integers: 22x orjson.loads); a container of the JSON types is read with no
     # Python call a value into the copy it would return (`plain_copy`). Anything else is read,
-    # and refused, by it.
+    # and refused, by it. One holding a number `_json_numbers` refuses (a NaN, an infinity) is
+    # refused as it would refuse the copy, without one made and walked twice for it.
     kind = type(value)
     if kind is dict or kind is list:
-        copy = plain_copy(value)
+        copy = plain_copy(value, refuse_numbers=True)
         if copy is not None:
             return copy
     return handler(value)

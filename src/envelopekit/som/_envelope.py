@@ -45,7 +45,7 @@ from typing_extensions import Self, TypeVar, Unpack
 
 from .. import rules
 from .._compat import MISSING
-from .._doors import validate_large_json, validate_large_python
+from .._doors import validate_large_json
 from .._errors import ProducerError
 from .._failfast import (
     FULL_REPORT_BYTES,
@@ -395,13 +395,6 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
                 return large
             if found is not None:
                 return found  # type: ignore[return-value]
-        elif cls is not SomEnvelope:
-            # A typed envelope or a subclass, which the fast path does not read: bounded alike.
-            bounded: Self | None = validate_large_python(
-                cls, obj, strict, extra, from_attributes, context, by_alias, by_name
-            )
-            if bounded is not None:
-                return bounded
         return super().model_validate(
             obj,
             strict=strict,

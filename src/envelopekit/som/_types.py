@@ -45,17 +45,20 @@ from typing_extensions import Never, Self
 
 from .. import rules
 from .._compat import MISSING
-from .._doors import validate_large_json, validate_large_python
+from .._doors import validate_large_json
 from .._failfast import (
     FULL_REPORT_BYTES,
     NOT_GIVEN,
     REFUSED_MEMBERS,
     SAME_VALUE,
+    TOO_LARGE,
+    large_validator,
     passes_absent,
 )
 from .._formats import DateTimeStr, UriStr, UuidStr
-from .._json import finite_json, reading_context
+from .._json import finite_json, plain_within, reading_context
 from .._model import WireModel
+from .._text import WRITTEN
 from .._violations import joined, rule_error, shown
 from ..rules import Keyword
 
@@ -130,11 +133,13 @@ class FamilyModel(SomModel):
     ) -> Self:
         """Validate a payload given as Python data; over 16 KiB as the envelope's dict door."""
         __tracebackhide__ = True
-        large: Self | None = validate_large_python(
-            cls, obj, strict, extra, from_attributes, context, by_alias, by_name
-        )
-        if large is not None:
-            return large
+        if type(obj) is dict and not from_attributes and by_alias is None and by_name is None:
+            written = context.get(WRITTEN) if type(context) is dict else None
+            if plain_within(obj, written) is TOO_LARGE:
+                large: Self = large_validator(cls).validate_python(
+                    obj, strict=strict, extra=extra, context=context
+                )
+                return large
         if by_alias is False and by_name is not True:  # pydantic's own refusal of the options
             return super().model_validate(obj, by_alias=by_alias, by_name=by_name)
         found: Self = cls.__pydantic_validator__.validate_python(
@@ -510,20 +515,13 @@ def conditional(
                 refuse_absent(info)
         return value
 
-    def _conditional_read(
-        cls: type[Any], value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
-    ) -> Any:
-        # `_conditional` in the large reading, where a refused member is refused by a field of
-        # its own after the member's (`_failfast.REFUSED_MEMBERS`): the member's own errors
-        # pass as pydantic-core gave them, never copied to be joined to the refusal.
-        if value is MISSING:
-            return _conditional_after(cls, value, info)  # (a call more: large messages only)
-        return handler(value)
-
     # pydantic makes a classmethod of either, by its first parameter's name (`cls`).
     if rule.refusable:
         CONDITIONALS[_conditional] = rule
-        REFUSED_MEMBERS[_conditional] = (_conditional_read, refusal_of)
+        # The large reading refuses a refused member by a field of its own after the member's
+        # (`_failfast.REFUSED_MEMBERS`), and reads the member with the after-validator: its own
+        # errors pass as pydantic-core gave them, never through Python.
+        REFUSED_MEMBERS[_conditional] = (_conditional_after, refusal_of)
         return field_validator(*rule.members, mode="wrap")(_conditional)
     CONDITIONALS[_conditional_after] = rule
     return field_validator(*rule.members)(_conditional_after)
