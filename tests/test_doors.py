@@ -623,6 +623,58 @@ def test_matrix_s_producer_refuses_deep_data_without_recursing() -> None:
         MxRequest.create("fs.list", {"x": _nest(100_000)})
 
 
+def _cycle(shape: str) -> list[Any]:
+    """A list that holds itself: once (nesting without end), or twice (a fan-out of 2^n)."""
+    loop: list[Any] = []
+    loop.extend([loop] * (1 if shape == "chain" else 2))
+    return loop
+
+
+# A cycle is nesting without end: refused as nesting past the limit, where the first array
+# past it is. Each door hung, walking it without end (the probe for lone surrogates, the
+# producers' copy).
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("door", _DICT_DOORS)
+@pytest.mark.parametrize("spec", _SPECS)
+@pytest.mark.parametrize("shape", ["chain", "fan-out"])
+def test_a_dict_door_refuses_a_cycle_as_nesting_past_the_limit(
+    spec: str, door: str, shape: str
+) -> None:
+    model, message, at = _SPECS[spec]
+    _, where = _deep("chain", 0)
+    with pytest.raises(ValidationError) as caught:
+        _DICT_DOORS[door](model, message({"x": _cycle(shape)}))
+    expected = where if _FREE_DEPTH[spec] == 2 else where[: where.rindex("/0")]
+    assert _pairs(ek.violations(caught.value, model=model)) == [("message.too_deep", at + expected)]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("door", _DICT_DOORS)
+@pytest.mark.parametrize("shape", ["chain", "fan-out"])
+def test_a_payload_model_read_alone_refuses_a_cycle(door: str, shape: str) -> None:
+    story = json.loads((DATA / "som/examples/story-context/tags.json").read_bytes())
+    story["extensions"] = {"com.vendor.x": {"deep": _cycle(shape)}}
+    with pytest.raises(ValidationError) as caught:
+        _DICT_DOORS[door](StoryContext, story)
+    at = "/extensions/com.vendor.x/deep" + "/0" * 197
+    assert _pairs(ek.violations(caught.value, model=StoryContext)) == [("message.too_deep", at)]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("producer", [*_PRODUCERS, "matrix create"])
+@pytest.mark.parametrize("shape", ["chain", "fan-out"])
+def test_a_producer_refuses_a_cycle_as_nesting_past_the_limit(producer: str, shape: str) -> None:
+    deep = ek.Settings(max_depth=1_000, matrix_from="agent:a")
+    with pytest.raises(ek.ProducerError) as caught:
+        if producer == "matrix create":
+            MxRequest.create("fs.list", {"x": _cycle(shape)}, settings=deep)
+        else:
+            spec, via, _ = _PRODUCERS[producer]
+            _produce(spec, via, {"x": _cycle(shape)}, deep)
+    at = "/payload" if producer == "matrix create" else _PRODUCERS[producer][2]
+    assert _pairs(caught.value.violations) == [("message.too_deep", at + "/x" + "/0" * 198)]
+
+
 def test_the_depth_limits_are_the_parsers_and_orjsons() -> None:
     """``_json.PARSER_MAX_DEPTH`` is what pydantic-core's parser reads, and
     ``ORJSON_MAX_DEPTH`` what orjson writes, which the depth bounds build on."""

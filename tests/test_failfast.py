@@ -33,7 +33,7 @@ from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.babelqueue import _envelope as babelqueue_envelope
 from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse
 from envelopekit.matrix._classify import MESSAGE_ADAPTER, MxMessage
-from envelopekit.som import SomEnvelope
+from envelopekit.som import SomEnvelope, StoryContext
 
 DATA = Path(__file__).resolve().parent / "data"
 STORY = DATA / "som" / "examples" / "story-context" / "hurricane-beat6-envelope.json"
@@ -189,16 +189,26 @@ def test_the_large_validator_is_built_once_per_model() -> None:
     assert large_validator(BabelEnvelope) is not large_validator(SomEnvelope)
 
 
-def test_the_dict_door_of_a_large_som_message_is_bounded_alike() -> None:
-    """``model_validate`` of a dict of plain JSON data over the bound reads as the JSON door."""
+class _UsersSomEnvelope(SomEnvelope):
+    """A user's subclass of the envelope."""
+
+
+@pytest.mark.parametrize(
+    "model",
+    [SomEnvelope, SomEnvelope[StoryContext], _UsersSomEnvelope],
+    ids=["SomEnvelope", "typed", "subclass"],
+)
+def test_the_dict_door_of_a_large_som_message_is_bounded_alike(model: Any) -> None:
+    """``model_validate`` of a dict of plain JSON data over the bound reads as the JSON door.
+
+    The typed envelope's and a subclass's reported every error (237,000 for these assets).
+    """
     raw = som_story_with_assets(b"{}", 240_000)
-    by_json = errors_of(SomEnvelope, raw)
+    by_json = errors_of(model, raw)
     with pytest.raises(ValidationError) as caught:
-        SomEnvelope.model_validate(json.loads(raw))
+        model.model_validate(json.loads(raw))
     assert caught.value.error_count() == by_json.error_count() <= 3
-    assert ek.violations(caught.value, model=SomEnvelope) == ek.violations(
-        by_json, model=SomEnvelope
-    )
+    assert ek.violations(caught.value, model=model) == ek.violations(by_json, model=model)
 
 
 def test_the_dict_door_of_a_large_babelqueue_message_is_read_as_json_reads_it() -> None:

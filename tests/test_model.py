@@ -24,8 +24,8 @@ from envelopekit._model import WireModel, attach_warnings
 from envelopekit._text import _lone_surrogate_at, json_branch, refuse_unreadable, too_deep_at
 from envelopekit._violations import violation
 from envelopekit.babelqueue import BabelEnvelope
-from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse, WriteArgs
-from envelopekit.som import SomEnvelope
+from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse, SuccessPayload, WriteArgs
+from envelopekit.som import SomEnvelope, StoryContext, UnvalidatedPayload
 from tests._calls import python_calls
 from tests.conftest import DATA
 from tests.test_doors_values import CORPUS, _public_models
@@ -216,6 +216,43 @@ def test_json_validation_runs_the_model_schema_itself() -> None:
         assert schema["python_schema"]["function"]["function"] is refuse_unreadable
 
 
+# A user's subclass of a model read alone (a payload family, an unvalidated payload, a Matrix
+# payload convention), each with a string no JSON text holds where a string is valid. (A message
+# model's schema holds its probe itself, rebuilt or not.)
+class _Story(StoryContext):
+    """A user's payload family."""
+
+
+class _Unvalidated(UnvalidatedPayload):
+    """A user's unknown payload."""
+
+
+class _Reply(SuccessPayload):
+    """A user's reply payload."""
+
+
+_STORY = json.loads((DATA / "som/examples/story-context/tags.json").read_bytes())
+_REBUILT: dict[str, tuple[type[BaseModel], dict[str, Any]]] = {
+    "payload-family": (_Story, {**_STORY, "headline": "x\ud800"}),
+    "unvalidated-payload": (_Unvalidated, {"note": "x\ud800"}),
+    "payload-convention": (_Reply, {"ok": True, "note": "x\ud800"}),
+}
+
+
+@pytest.mark.parametrize("case", _REBUILT)
+def test_a_model_rebuilt_still_refuses_what_no_json_text_holds(case: str) -> None:
+    """``model_rebuild(force=True)`` rebuilt a model read alone without its probe (pydantic
+    runs no on-complete hook again): a lone surrogate was taken, and its dump then raised."""
+    model, document = _REBUILT[case]
+    assert model.model_rebuild(force=True)
+    for read in (model.model_validate, TypeAdapter(model).validate_python):
+        with pytest.raises(ValidationError) as caught:
+            read(document)
+        assert [(v.rule, v.pointer) for v in ek.violations(caught.value, model=model)] == [
+            ("json.invalid", "")
+        ]
+
+
 # Each generic wire model, parametrised in a user's module on a line of its own inside a
 # bracketed statement (a list, a decorator's `response_model=`): what Python < 3.13 reads of
 # that module to find field docstrings must not be read for a parametrisation.
@@ -256,6 +293,28 @@ def test_a_generic_model_is_parametrised_on_any_line_of_a_user_s_module(
     described, *lines = done.stdout.splitlines()
     kept = dict(line.split() for line in lines)
     assert int(described) > 0 and set(kept.values()) == {"True"}, kept
+
+
+def _documented(base: Any) -> type[BaseModel]:
+    class Documented(base):  # type: ignore[misc]
+        note: str = ""
+        """A note of the user's own."""
+
+    return Documented
+
+
+@pytest.mark.parametrize(
+    "base",
+    [BabelEnvelope, SomEnvelope, MxRequest, MxResponse],
+    ids=["babelqueue", "som", "matrix-request", "matrix-response"],
+)
+def test_a_user_s_subclass_of_a_generic_model_reads_its_own_field_docstrings(base: Any) -> None:
+    """A subclass still generic (``class Mine(SomEnvelope)``) read none: the generic model's
+    config, which stops its parametrisations reading the caller's source, was inherited."""
+    documented = _documented(base)
+    assert documented.model_fields["note"].description == "A note of the user's own."
+    schema = documented.model_json_schema()
+    assert schema["properties"]["note"]["description"] == "A note of the user's own."
 
 
 # --- the JSON Schema of every public model, in both modes -----------------------------------

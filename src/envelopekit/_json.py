@@ -291,6 +291,7 @@ def plain_json_nesting(value: Any, at: str = "") -> tuple[Any, int]:
     """
     root: list[Any] = [None]
     deepest = 0
+    copied_deep: set[int] | None = None
     # (the value, the container its copy goes into, its key there, the node of that container)
     stack: list[tuple[Any, Any, Any, _CopyNode | None]] = [(value, root, 0, None)]
     while stack:
@@ -316,6 +317,17 @@ def plain_json_nesting(value: Any, at: str = "") -> tuple[Any, int]:
         node: _CopyNode = (1, None, None) if parent is None else (parent[0] + 1, parent, slot)
         if node[0] > deepest:
             deepest = node[0]
+            if deepest > PARSER_MAX_DEPTH and copied_deep is None:
+                copied_deep = set()
+        if copied_deep is not None:
+            # Past the parser's depth, the message is refused whatever it holds, at a container
+            # copied before this one (the first past the limit, in document order): each is
+            # copied once from then on, so that one holding itself (a cycle) is not copied
+            # without end, nor one held twice copied again.
+            if id(item) in copied_deep:
+                into[slot] = {} if kind is dict else []
+                continue
+            copied_deep.add(id(item))
         if kind is dict:
             members: dict[str, Any] = {}
             into[slot] = members

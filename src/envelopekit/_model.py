@@ -21,7 +21,49 @@ _UNIONS: dict[str, Any] = {}
 _WARNINGS = "_envelopekit_warnings"
 
 
-class WireModel(BaseModel):
+if TYPE_CHECKING:
+    # The type checkers read the models as pydantic's (its metaclass is a dataclass_transform).
+    from pydantic._internal._model_construction import ModelMetaclass as _WireModelMeta
+else:
+
+    class _WireModelMeta(type(BaseModel)):
+        """pydantic's metaclass; a parametrisation (``Model[Arg]``) reads no field docstrings.
+
+        Its fields hold the generic model's. Read again, pydantic (Python < 3.13) would read
+        the source line of the caller's frame, which fails with ``tokenize.TokenError`` when
+        that line is inside a bracketed statement of the user's module. Given as the class's
+        own config, the setting is the parametrisation's alone: the generic model and a user's
+        subclass of it (``class Mine(SomEnvelope)``) read theirs.
+        """
+
+        def __new__(
+            mcs,
+            cls_name: str,
+            bases: tuple[type[Any], ...],
+            namespace: dict[str, Any],
+            __pydantic_generic_metadata__: Any = None,
+            __pydantic_reset_parent_namespace__: bool = True,
+            _create_model_module: str | None = None,
+            **kwargs: Any,
+        ) -> type:
+            if (
+                __pydantic_generic_metadata__ is not None
+                and __pydantic_generic_metadata__["origin"]
+            ):
+                kwargs["use_attribute_docstrings"] = False
+            return super().__new__(
+                mcs,
+                cls_name,
+                bases,
+                namespace,
+                __pydantic_generic_metadata__,
+                __pydantic_reset_parent_namespace__,
+                _create_model_module,
+                **kwargs,
+            )
+
+
+class WireModel(BaseModel, metaclass=_WireModelMeta):
     """A model that stands for (part of) one schema of a spec.
 
     The class variables let the violation mapper derive rule ids instead of listing them:
@@ -85,6 +127,34 @@ class WireModel(BaseModel):
             if not issubclass(cls, TextChecked):  # whose own hook does it (Matrix's models)
                 text_check_built(cls)
 
+    @classmethod
+    def model_rebuild(
+        cls,
+        *,
+        force: bool = False,
+        raise_errors: bool = True,
+        _parent_namespace_depth: int = 2,
+        _types_namespace: Any = None,
+    ) -> bool | None:
+        """Rebuild the model as pydantic does; one finished before still probes its input.
+
+        pydantic runs no ``__pydantic_on_complete__`` for a model rebuilt with ``force=True``.
+        """
+        complete = cls.__pydantic_complete__
+        rebuilt = super().model_rebuild(
+            force=force,
+            raise_errors=raise_errors,
+            _parent_namespace_depth=_parent_namespace_depth + 1,  # this frame, above the caller
+            _types_namespace=_types_namespace,
+        )
+        if cls.__module__ == __name__:
+            return rebuilt
+        from ._text import TextChecked, text_checked_again
+
+        if issubclass(cls, TextChecked):  # whose own model_rebuild does it (Matrix's models)
+            return rebuilt
+        return text_checked_again(cls, rebuilt, was_complete=complete)
+
     def envelope_warnings(self) -> list[Violation]:
         """What was accepted but noted about this message, with JSON pointers (never refused).
 
@@ -108,16 +178,14 @@ class WireModel(BaseModel):
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         cls.__notes__ = cls._notes is not WireModel._notes
-        generic = cls.__pydantic_generic_metadata__
-        if generic["parameters"] or generic["origin"] is not None:
-            # A generic model's fields hold their docstrings once it is built, and its
-            # parametrisations inherit them. Reading them again for `Model[Arg]` would read the
-            # source line of the caller's frame (pydantic, Python < 3.13), which fails with
-            # tokenize.TokenError when that line is inside a bracketed statement of the user's
-            # module; a complete parametrisation's own subclasses read theirs as before.
+        origin = cls.__pydantic_generic_metadata__["origin"]
+        if origin is not None:
+            # Built without reading docstrings (_WireModelMeta); its subclasses read theirs.
             cls.model_config = {
                 **cls.model_config,
-                "use_attribute_docstrings": not generic["parameters"],
+                "use_attribute_docstrings": origin.model_config.get(
+                    "use_attribute_docstrings", False
+                ),
             }
         # Parametrised generics are titled "Name[Arg]"; the mapper strips the brackets.
         _REGISTRY.setdefault(cls.__name__.partition("[")[0], cls)

@@ -51,6 +51,7 @@ __all__ = [
     "part_schema",
     "refuse_unreadable",
     "text_check_built",
+    "text_checked_again",
     "text_checked_schema",
     "too_deep_at",
 ]
@@ -155,6 +156,20 @@ def gated(schema: CoreSchema, cls: type[BaseModel]) -> CoreSchema:
     return schema
 
 
+def text_checked_again(
+    cls: type[BaseModel], rebuilt: bool | None, *, was_complete: bool
+) -> bool | None:
+    """``rebuilt`` (``cls.model_rebuild``'s result), once a model finished before probes again.
+
+    pydantic runs no ``__pydantic_on_complete__`` for a model rebuilt with ``force=True``: its
+    new validator would take what no JSON text carries (a lone surrogate, then raised by its
+    dump), as :func:`text_check_built` made the first one refuse.
+    """
+    if rebuilt and was_complete:
+        text_check_built(cls)
+    return rebuilt
+
+
 def _own_top(model: type[BaseModel]) -> CoreSchema:
     schema: Any = model.__dict__.get("__pydantic_core_schema__")
     if not isinstance(schema, dict):
@@ -254,6 +269,26 @@ class TextChecked:
         """Refuse in Python mode what no JSON text carries, the model read alone too."""
         super().__pydantic_on_complete__()  # type: ignore[misc]
         text_check_built(cast("type[BaseModel]", cls))
+
+    @classmethod
+    def model_rebuild(
+        cls,
+        *,
+        force: bool = False,
+        raise_errors: bool = True,
+        _parent_namespace_depth: int = 2,
+        _types_namespace: Any = None,
+    ) -> bool | None:
+        """Rebuild the model as pydantic does; one finished before still probes its input."""
+        model = cast("type[BaseModel]", cls)
+        complete = model.__pydantic_complete__
+        rebuilt = super().model_rebuild(  # type: ignore[misc]
+            force=force,
+            raise_errors=raise_errors,
+            _parent_namespace_depth=_parent_namespace_depth + 1,  # this frame, above the caller
+            _types_namespace=_types_namespace,
+        )
+        return text_checked_again(model, cast("bool | None", rebuilt), was_complete=complete)
 
 
 def _text_checked(schema: CoreSchema) -> CoreSchema:
@@ -498,14 +533,24 @@ def too_deep_at(document: object, limit: int) -> str | None:
 
 
 def _lone_surrogate_at(document: object) -> str | None:
-    """The pointer of the first string or key that is not Unicode text, if there is one."""
+    """The pointer of the first string or key that is not Unicode text, if there is one.
+
+    Each container is read once: one held twice holds the same strings, and one that holds
+    itself (a cycle, which :func:`too_deep_at` then refuses as nesting past the limit) would
+    be read without end.
+    """
     stack: list[tuple[object, str]] = [(document, "")]
+    read: set[int] = set()
     while stack:
         value, at = stack.pop()
         if isinstance(value, str):
             if not is_unicode(value):
                 return at
-        elif isinstance(value, BaseModel):
+            continue
+        if id(value) in read:
+            continue
+        read.add(id(value))
+        if isinstance(value, BaseModel):
             members = {**value.__dict__, **(value.__pydantic_extra__ or {})}
             stack.extend((item, at + pointer(name)) for name, item in members.items())
         elif isinstance(value, Mapping):

@@ -11,6 +11,7 @@ from uuid import UUID
 
 import orjson
 import pytest
+import typing_extensions
 from pydantic import ValidationError
 
 import envelopekit as ek
@@ -472,16 +473,32 @@ def test_follow_up_takes_explicit_keywords() -> None:
     assert (moved.correlation_id, moved.causation_id) == (other, story.message_id)
 
 
-def test_an_envelope_of_any_payload_is_the_plain_envelope() -> None:
+class _UsersEnvelope(SomEnvelope):
+    """A user's subclass, still generic in its payload."""
+
+
+@pytest.mark.parametrize("any_", [Any, typing_extensions.Any], ids=["typing", "typing_extensions"])
+@pytest.mark.parametrize("envelope", [SomEnvelope, _UsersEnvelope], ids=["SomEnvelope", "subclass"])
+def test_an_envelope_of_any_payload_is_the_plain_envelope(envelope: Any, any_: Any) -> None:
     # It refused every message ("this envelope takes Any"), and on Python 3.10, where `Any` is
-    # no class, took the payload as a dict and failed with AttributeError.
-    assert SomEnvelope[Any] is SomEnvelope
+    # no class, took the payload as a dict and failed with AttributeError; a subclass's and
+    # typing_extensions' `Any` (its own class on 3.10) did so after SomEnvelope's was fixed.
+    assert envelope[any_] is envelope
     story = SomEnvelope.create(payload=StoryContext.model_validate(STORY), settings=SETTINGS)
     unknown = SomEnvelope.create("asset.ingested", {"a": 1}, settings=SETTINGS, allow_unknown=True)
     for sent in (story, unknown):
         raw = sent.to_json()
-        assert SomEnvelope[Any].model_validate_json(raw) == sent
-        assert SomEnvelope[Any].model_validate(json.loads(raw)) == sent
+        for read in (
+            envelope[any_].model_validate_json(raw),
+            envelope[any_].model_validate(json.loads(raw)),
+        ):
+            assert type(read.payload) is type(sent.payload)
+            assert read.to_json() == raw
+    with pytest.raises(ValidationError) as refused:
+        envelope[any_].model_validate({**json.loads(story.to_json()), "payload": {"a": 1}})
+    assert ("story-context.required", "/payload/story_id") in {
+        (v.rule, v.pointer) for v in ek.violations(refused.value, model=envelope)
+    }
 
 
 def test_a_typed_envelope_refuses_another_family() -> None:

@@ -24,6 +24,7 @@ from typing import (
 )
 from uuid import UUID
 
+import typing_extensions
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -236,8 +237,10 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
         def __class_getitem__(cls, item: Any) -> Any:
             # "Any payload" is every family, as unparametrised: as a payload type `Any` would
             # leave the payload unvalidated (and on Python 3.10, where `Any` is no class, reach
-            # the agreement check as a dict).
-            if item is Any and cls is SomEnvelope:
+            # the agreement check as a dict). So for a user's subclass still generic in its
+            # payload, and for typing_extensions' `Any` (a class of its own on Python 3.10).
+            generic = cls.__pydantic_generic_metadata__["parameters"] == (PayloadT,)
+            if generic and (item is Any or item is typing_extensions.Any):
                 return cls
             return super().__class_getitem__(item)
 

@@ -98,9 +98,16 @@ KNOWN_MESSAGE_TYPES: Final = frozenset(PAYLOAD_MODELS)
 """The ``message_type`` values whose payload is validated."""
 
 
-def closest_known_type(message_type: str) -> str | None:
-    """The known ``message_type`` an unknown one is likely a typo of (``story.contxt``), if any."""
-    close = difflib.get_close_matches(message_type, PAYLOAD_MODELS, n=1)
+def closest_known_type(message_type: str, cutoff: float = 0.6) -> str | None:
+    """The known ``message_type`` an unknown one is likely a typo of (``story.contxt``), if any.
+
+    Args:
+        message_type: the unknown type.
+        cutoff: how alike the two must be (``difflib``'s ratio, 0 to 1): the default finds a
+            hint for an error; a typo of a character or two is above 0.9, where a family of
+            one's own that shares a word with a known one (``telling.paused``) is not.
+    """
+    close = difflib.get_close_matches(message_type, PAYLOAD_MODELS, n=1, cutoff=cutoff)
     return close[0] if close else None
 
 

@@ -364,10 +364,11 @@ def _message_type_taken(message_type: object) -> None:
     pattern = json_schema("som", "envelope")["properties"]["message_type"]["pattern"]
     if not isinstance(message_type, str) or re.fullmatch(pattern, message_type) is None:
         raise ValueError(f"message_type {message_type!r} is not lower-case and dotted ({pattern})")
-    close = None if message_type in KNOWN_MESSAGE_TYPES else closest_known_type(message_type)
-    if close is not None:
+    # A typo, not a family of one's own near a known one (`telling.paused`), which SOM takes.
+    typo = None if message_type in KNOWN_MESSAGE_TYPES else closest_known_type(message_type, 0.9)
+    if typo is not None:
         raise ValueError(
-            f"message_type {message_type!r} is none of SOM 1.0's: did you mean {close!r}? An "
+            f"message_type {message_type!r} is none of SOM 1.0's: did you mean {typo!r}? An "
             "unknown family is drawn from a message_type near none of them, such as 'x.custom'"
         )
 
@@ -396,9 +397,9 @@ def valid_messages(
     Args:
         spec: ``"babelqueue"``, ``"som"`` or ``"matrix"``.
         message_type: SOM: one family (``"story.context"``) or an unknown one
-            (``"x.custom"``: an open payload; one near a known type, such as
-            ``"story.contxt"``, is taken for its typo, a ``ValueError``); default: every known
-            family and unknown ones.
+            (``"x.custom"``, ``"telling.paused"``: an open payload; one a character or two
+            off a known type, such as ``"story.contxt"``, is taken for its typo, a
+            ``ValueError``); default: every known family and unknown ones.
         kind: Matrix: ``"request"``, ``"response"`` (a success reply) or ``"error"`` (a reply
             whose payload is an error payload); default: all three.
         urn: BabelQueue: the ``job``; default: drawn.
