@@ -9,10 +9,12 @@ import math
 import re
 import time
 import uuid
+from functools import partial
 from typing import Any
 
 import orjson
 import pytest
+import typing_extensions
 from pydantic import BaseModel, ValidationError
 
 import envelopekit as ek
@@ -286,3 +288,33 @@ def test_typed_data_is_produced_only_as_check_accepts_it(
         return
     assert refused == []
     assert ek.check(made.to_json(), spec="babelqueue").ok
+
+
+class _UsersEnvelope(BabelEnvelope):
+    """A user's subclass, still generic in its data."""
+
+
+@pytest.mark.parametrize("any_", [Any, typing_extensions.Any], ids=["typing", "typing_extensions"])
+@pytest.mark.parametrize(
+    "envelope", [BabelEnvelope, _UsersEnvelope], ids=["BabelEnvelope", "subclass"]
+)
+def test_an_envelope_of_any_data_is_the_plain_envelope(envelope: Any, any_: Any) -> None:
+    # As a data type `Any` took any JSON value: `create` wrote `"data": [1]`, which `check`
+    # (and every official SDK) refuses, and both doors read it back.
+    assert envelope[any_] is envelope
+    with pytest.raises(ProducerError) as refused:
+        envelope[any_].create("urn:a:b", [1])
+    assert [(v.rule, v.pointer) for v in refused.value.violations] == [
+        ("message-envelope.type", "/data")
+    ]
+    raw = BabelEnvelope.create("urn:a:b", {"k": 1}).to_json().replace(b'{"k":1}', b"[1]")
+    assert not ek.check(raw).ok
+    for read in (
+        partial(envelope[any_].model_validate_json, raw),
+        partial(envelope[any_].model_validate, orjson.loads(raw)),
+    ):
+        with pytest.raises(ValidationError) as caught:
+            read()
+        assert [(v.rule, v.pointer) for v in ek.violations(caught.value, model=envelope)] == [
+            ("message-envelope.type", "/data")
+        ]

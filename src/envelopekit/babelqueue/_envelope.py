@@ -6,8 +6,9 @@ import logging
 from collections.abc import Mapping
 from dataclasses import replace
 from functools import cache, partial
-from typing import Annotated, Any, ClassVar, Final, Generic, cast, get_args, overload
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Generic, cast, get_args, overload
 
+import typing_extensions
 from orjson import Fragment
 from pydantic import (
     BaseModel,
@@ -137,6 +138,17 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         },
     )
     __schema_name__: ClassVar[str] = "message-envelope"
+
+    if not TYPE_CHECKING:
+
+        def __class_getitem__(cls, item: Any) -> Any:
+            # "Any data" is any JSON object, as unparametrised: as a data type `Any` took any
+            # JSON value (`[1]`), and `create` wrote messages `check` and the other SDKs refuse.
+            # So for a user's subclass still generic in its data, and typing_extensions' `Any`.
+            generic = cls.__pydantic_generic_metadata__["parameters"] == (DataT,)
+            if generic and (item is Any or item is typing_extensions.Any):
+                return cls
+            return super().__class_getitem__(item)
 
     job: StrictStr = ""
     """The message URN, its language-agnostic identity (from ``urn`` when ``job`` is absent)."""
