@@ -416,6 +416,42 @@ def _chained(after: dict[str, Any]) -> dict[str, Any]:
     return chain
 
 
+def stops_early(schema: CoreSchema) -> bool:
+    """Whether the fail-fast copy of ``schema`` could report less on plain JSON data.
+
+    It holds an array whose items may refuse a JSON value, or a map that checks its keys
+    (:func:`_checks_keys`). Free-form items (``Any``, pydantic's ``JsonValue``) refuse none: a
+    model holding only those reads a large message as its schema does.
+    """
+    for node in schemas_in(schema):
+        kind = node.get("type")
+        if not isinstance(kind, str):
+            continue  # a member named "type" (a model's field), no schema's kind
+        if kind in _ARRAYS:
+            items = node.get("items_schema")
+            if kind == "tuple":
+                # Only a tuple of any length is an array of items; one of fixed positions
+                # reports one error a position at most.
+                variadic = node.get("variadic_item_index")
+                items = None if variadic is None else node["items_schema"][variadic]
+                if variadic is None:
+                    continue
+            if items is None or items.get("type") == "any":
+                continue
+            if items.get("type") == "definition-ref" and items["schema_ref"].startswith(
+                _JSON_VALUE_REF
+            ):
+                continue
+            return True
+        if kind == "dict" and _checks_keys(node):
+            return True
+    return False
+
+
+_JSON_VALUE_REF: Final = "pydantic.types.JsonValue:"
+"""How pydantic names its ``JsonValue`` schema's definition (the id of the type after it)."""
+
+
 def _checks_keys(schema: dict[str, Any]) -> bool:
     """Whether a dict schema checks its keys and nothing else (SOM's ``extensions``).
 

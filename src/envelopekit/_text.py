@@ -35,7 +35,14 @@ from pydantic import (
 from pydantic_core import CoreSchema, PydanticUseDefault, SchemaValidator, core_schema
 
 from . import rules
-from ._failfast import FULL_REPORT_BYTES, fresh_validator, large_validator, own_config, schemas_in
+from ._failfast import (
+    FULL_REPORT_BYTES,
+    fresh_validator,
+    large_validator,
+    own_config,
+    schemas_in,
+    stops_early,
+)
 from ._json import PARSER_MAX_DEPTH, exceeds_depth, plain_text, pointer_of, segment
 from ._violations import is_unicode, pointer, rule_error
 
@@ -125,10 +132,15 @@ def text_check_built(cls: type[BaseModel]) -> None:
         and node["cls"] is not cls
         and _is_text_checked(_own_top(node["cls"]))
     }
+    gate = stops_early(wrapped)
+    if wrapped is schema and not held and not gate:
+        return
     cls.__pydantic_core_schema__ = wrapped  # pyright: ignore[reportAttributeAccessIssue]
-    # Its own model too: reused, the validator would hold the one it replaces.
+    # Its own model too: reused, the validator would hold the one it replaces. Gated where a
+    # large message's fail-fast reading could report less (else the gate would cost the dict
+    # doors a wrap validator, and never read anything otherwise).
     cls.__pydantic_validator__ = fresh_validator(
-        gated(wrapped, cls), {cls, *held}, own_config(wrapped, cls)
+        gated(wrapped, cls) if gate else wrapped, {cls, *held}, own_config(wrapped, cls)
     )
 
 
@@ -147,7 +159,7 @@ def gated(schema: CoreSchema, cls: type[BaseModel]) -> CoreSchema:
     node: Any = schema
     kind = node["type"]
     if kind == "function-before" and node["function"]["function"] is refuse_unreadable:
-        gate = core_schema.with_info_wrap_validator_function(partial(_read, cls), _STATE_PROBE)
+        gate = core_schema.with_info_wrap_validator_function(partial(_gate, cls), _STATE_PROBE)
         chain = core_schema.chain_schema([gate, node["schema"]])
         return core_schema.with_default_schema(chain, default_factory=_large_read)
     if kind == "definitions" or kind in _AROUND:
@@ -311,7 +323,12 @@ def json_branch(schema: CoreSchema) -> CoreSchema:
     return schema
 
 
-def refuse_unreadable(value: object, info: ValidationInfo) -> object:
+def refuse_unreadable(
+    value: object,
+    info: ValidationInfo,
+    model: type[BaseModel] | None = None,
+    handler: ValidatorFunctionWrapHandler | None = None,
+) -> object:
     """``value`` (the input of Python validation), refused where no JSON text could carry it.
 
     A string or key that is no Unicode text, or nesting deeper than the JSON parser reads. One
@@ -329,18 +346,12 @@ def refuse_unreadable(value: object, info: ValidationInfo) -> object:
         PydanticCustomError: ``json.invalid`` for a lone surrogate, a verdict on the whole
             document, as JSON validation gives for the same message; ``message.too_deep`` at
             the pointer of the first array or object past the limit.
+
+    With a ``model`` and the ``handler`` of its gate (:func:`_gate`), a message over
+    ``FULL_REPORT_BYTES`` is read as the model's ``model_validate`` reads it.
     """
-    return _read(None, value, None, info)
-
-
-def _read(
-    model: type[BaseModel] | None,
-    value: object,
-    handler: ValidatorFunctionWrapHandler | None,
-    info: ValidationInfo,
-) -> object:
-    """:func:`refuse_unreadable`; with a ``model``, its own validator's gate (:func:`gated`)."""
-    if isinstance(value, BaseModel):
+    # (The type test first: `isinstance` of a model's ABC costs a dict's input 60 ns.)
+    if type(value) is not dict and isinstance(value, BaseModel):
         return value  # an instance, not input: the model decides whether it revalidates it
     context = info.context
     written = context.get(WRITTEN) if type(context) is dict else None
@@ -374,6 +385,16 @@ def _read(
             _LARGE_READ.found = large_validator(model).validate_python(value, context=told)
             raise PydanticUseDefault
     return value
+
+
+def _gate(
+    model: type[BaseModel],
+    value: object,
+    handler: ValidatorFunctionWrapHandler,
+    info: ValidationInfo,
+) -> object:
+    """The probe of ``model``'s own validator (:func:`gated`): the probe read's handler."""
+    return refuse_unreadable(value, info, model, handler)
 
 
 class _LargeRead(threading.local):
