@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 import pytest
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, ValidationError
 
 import envelopekit as ek
 from envelopekit import _doors as doors
@@ -28,6 +28,7 @@ from envelopekit._failfast import (
     large_validator,
     own_config,
     restored,
+    stops_early,
 )
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.babelqueue import _envelope as babelqueue_envelope
@@ -536,3 +537,43 @@ def test_check_s_copies_give_an_after_validator_s_error_the_value_it_was_given()
     assert error["input"].data == {"a": [-1] * 6_000 + [float("inf")]}
     assert {**error, "input": None} == {**expected, "input": None}
     assert checks is not large_validator(BabelEnvelope, absent=True)
+
+
+class _Part(BaseModel):
+    n: int
+
+
+@pytest.mark.parametrize(
+    ("annotation", "stops"),
+    [
+        (list[_Part], True),
+        (tuple[_Part, ...], True),
+        (set[int], True),
+        (list[str], True),
+        (tuple[_Part, int], False),
+        (list[Any], False),
+        (list, False),
+        (list[JsonValue], False),
+        (dict[str, Any], False),
+        (dict[str, _Part], False),
+        (JsonValue, False),
+    ],
+    ids=str,
+)
+def test_a_schema_stops_early_where_its_fail_fast_copy_could_report_less(
+    annotation: Any, stops: bool
+) -> None:
+    """Only such a model's own validator reads a large message with the fail-fast copy (its
+    gate costs every Python validation a wrap validator)."""
+    assert stops_early(TypeAdapter(annotation).core_schema) is stops
+
+
+@pytest.mark.parametrize(
+    ("model", "stops"),
+    [(SomEnvelope, True), (MxRequest, False), (MxResponse, False), (BabelEnvelope, False)],
+    ids=lambda value: getattr(value, "__name__", str(value)),
+)
+def test_the_envelopes_own_validators_are_gated_where_they_could_report_less(
+    model: type[BaseModel], stops: bool
+) -> None:
+    assert stops_early(model.__pydantic_core_schema__) is stops
