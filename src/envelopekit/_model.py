@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+import typing
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+import typing_extensions
 from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
@@ -14,7 +16,14 @@ from pydantic_core import CoreSchema
 if TYPE_CHECKING:
     from ._violations import Violation
 
-__all__ = ["WireModel", "attach_warnings", "attached_warnings", "model_named", "titled"]
+__all__ = [
+    "WireModel",
+    "any_is_unparametrised",
+    "attach_warnings",
+    "attached_warnings",
+    "model_named",
+    "titled",
+]
 
 _REGISTRY: dict[str, type[WireModel]] = {}
 _UNIONS: dict[str, Any] = {}
@@ -192,6 +201,18 @@ class WireModel(BaseModel, metaclass=_WireModelMeta):
 
 
 _ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
+
+
+def any_is_unparametrised(cls: type[BaseModel], item: object, parameter: object) -> bool:
+    """Whether ``cls[item]`` is ``cls`` itself: ``item`` is ``Any``, ``cls`` still generic.
+
+    A generic envelope's ``Any`` is its unparametrised reading (every SOM family, any JSON
+    object as BabelQueue ``data``): as a type, ``Any`` would take what the spec refuses. A
+    user's subclass still generic in ``parameter`` alike, and typing_extensions' ``Any`` (a
+    class of its own on Python 3.10).
+    """
+    generic = cls.__pydantic_generic_metadata__["parameters"] == (parameter,)
+    return generic and (item is typing.Any or item is typing_extensions.Any)
 
 
 def plain_text(text: str) -> str:

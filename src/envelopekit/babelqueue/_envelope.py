@@ -8,7 +8,6 @@ from dataclasses import replace
 from functools import cache, partial
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Generic, cast, get_args, overload
 
-import typing_extensions
 from orjson import Fragment
 from pydantic import (
     BaseModel,
@@ -56,7 +55,7 @@ from .._json import (
     scan_numbers,
     written_field,
 )
-from .._model import WireModel, attach_warnings, attached_warnings
+from .._model import WireModel, any_is_unparametrised, attach_warnings, attached_warnings
 from .._settings import Settings, get_settings, given_settings
 from .._text import WRITTEN, text_checked_schema
 from .._violations import (
@@ -142,11 +141,9 @@ class BabelEnvelope(WireModel, Generic[DataT]):
     if not TYPE_CHECKING:
 
         def __class_getitem__(cls, item: Any) -> Any:
-            # "Any data" is any JSON object, as unparametrised: as a data type `Any` took any
-            # JSON value (`[1]`), and `create` wrote messages `check` and the other SDKs refuse.
-            # So for a user's subclass still generic in its data, and typing_extensions' `Any`.
-            generic = cls.__pydantic_generic_metadata__["parameters"] == (DataT,)
-            if generic and (item is Any or item is typing_extensions.Any):
+            # As a data type `Any` took any JSON value (`[1]`): `create` wrote messages `check`
+            # and the other SDKs refuse.
+            if any_is_unparametrised(cls, item, DataT):
                 return cls
             return super().__class_getitem__(item)
 

@@ -24,7 +24,6 @@ from typing import (
 )
 from uuid import UUID
 
-import typing_extensions
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -57,6 +56,7 @@ from .._failfast import (
     passes_absent,
 )
 from .._json import dumps, reading_context
+from .._model import any_is_unparametrised
 from .._schema import shipping
 from .._settings import Settings
 from .._text import WRITTEN, text_checked_schema
@@ -235,12 +235,9 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
     if not TYPE_CHECKING:
 
         def __class_getitem__(cls, item: Any) -> Any:
-            # "Any payload" is every family, as unparametrised: as a payload type `Any` would
-            # leave the payload unvalidated (and on Python 3.10, where `Any` is no class, reach
-            # the agreement check as a dict). So for a user's subclass still generic in its
-            # payload, and for typing_extensions' `Any` (a class of its own on Python 3.10).
-            generic = cls.__pydantic_generic_metadata__["parameters"] == (PayloadT,)
-            if generic and (item is Any or item is typing_extensions.Any):
+            # As a payload type `Any` would leave the payload unvalidated (and on Python 3.10,
+            # where `Any` is no class, reach the agreement check as a dict).
+            if any_is_unparametrised(cls, item, PayloadT):
                 return cls
             return super().__class_getitem__(item)
 
