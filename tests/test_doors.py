@@ -34,7 +34,16 @@ from typing import Any
 
 import orjson
 import pytest
-from pydantic import BaseModel, ConfigDict, JsonValue, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    JsonValue,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
+from pydantic_core import PydanticUseDefault, SchemaError
+from typing_extensions import Self
 
 import envelopekit as ek
 from envelopekit import _failfast, _json
@@ -1476,3 +1485,23 @@ def test_a_large_dict_s_envelope_is_not_read_again_by_the_after_validators(case:
     hooks = [name for name in names if name in {"_consume", "_payload_agrees"}]
     assert len(hooks) == len(set(hooks)), names
     assert hooks, names
+
+
+class _UsesDefault(StoryContext):
+    @model_validator(mode="after")
+    def _no_default(self) -> Self:
+        raise PydanticUseDefault
+
+
+@pytest.mark.parametrize("door", ["model_validate", "TypeAdapter"])
+def test_a_model_validator_s_use_default_is_pydantic_s_error_through_the_gate(door: str) -> None:
+    """The gate's `PydanticUseDefault` is its own: a model validator's, where no default is,
+    is pydantic's `SchemaError` (the gate's default returned `None` for the model)."""
+    payload = _story()["payload"]
+    validate = (
+        _UsesDefault.model_validate
+        if door == "model_validate"
+        else TypeAdapter(_UsesDefault).validate_python
+    )
+    with pytest.raises(SchemaError, match="Uncaught `PydanticUseDefault`"):
+        validate(payload)

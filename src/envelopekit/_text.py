@@ -32,7 +32,13 @@ from pydantic import (
     ValidationInfo,
     ValidatorFunctionWrapHandler,
 )
-from pydantic_core import CoreSchema, PydanticUseDefault, SchemaValidator, core_schema
+from pydantic_core import (
+    CoreSchema,
+    PydanticUseDefault,
+    SchemaError,
+    SchemaValidator,
+    core_schema,
+)
 
 from . import rules
 from ._failfast import (
@@ -408,7 +414,17 @@ _LARGE_READ: Final = _LargeRead()
 def _large_read() -> object:
     # The gate's `PydanticUseDefault`: what it read stands for the whole validation.
     found, _LARGE_READ.found = _LARGE_READ.found, None
+    if found is None:
+        # Not the gate's: a validator of the model raised it, where no default is; as pydantic
+        # reports it without the gate.
+        raise SchemaError(_UNCAUGHT_USE_DEFAULT)
     return found
+
+
+_UNCAUGHT_USE_DEFAULT: Final = (
+    "Uncaught `PydanticUseDefault` exception: the error was raised in a field validator and no "
+    "default value is available for that field."
+)
 
 
 def _state_probe() -> tuple[CoreSchema, dict[str, Any]]:
