@@ -1484,3 +1484,39 @@ def test_a_large_dict_s_envelope_is_not_read_again_by_the_after_validators(case:
     hooks = [name for name in names if name in {"_consume", "_payload_agrees"}]
     assert len(hooks) == len(set(hooks)), names
     assert hooks, names
+
+
+def _kwargs_story() -> dict[str, Any]:
+    """The README's story.context as keywords, with 1,000 tags: over the bound as JSON."""
+    return {
+        "story_id": "hurricane-2026-0911",
+        "slug": "HURRICANE-LANDFALL",
+        "headline": "Hurricane makes Cat 4 landfall",
+        "story_type": "PLANNED",
+        "sequence_number": 1,
+        "updated_at": "2026-09-11T13:00:00Z",
+        "tags": [{"scheme": "newsroom", "value": f"tag-{i}"} for i in range(1_000)],
+    }
+
+
+_CONSTRUCTED: dict[str, tuple[Any, Any]] = {
+    "StoryContext, 1,000 tags": (StoryContext, _kwargs_story()),
+    "SomEnvelope, a large extension": _LARGE["som valid, a large extension"],
+    "SomEnvelope[StoryContext], a large extension": (
+        SomEnvelope[StoryContext],
+        _LARGE["som valid, a large extension"][1],
+    ),
+}
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("case", _CONSTRUCTED)
+def test_a_model_constructed_from_large_keywords_is_that_message(case: str) -> None:
+    """``Model(**members)`` (pydantic's ``__init__``, the class validator given the instance to
+    fill) over the bound: the instance holds the message. The gate's reading returned another
+    instance: pydantic warned and left this one empty (``AttributeError`` on every field)."""
+    model, members = _CONSTRUCTED[case]
+    assert len(orjson.dumps(members)) > _failfast.FULL_REPORT_BYTES
+    built = model(**copy.deepcopy(members))
+    assert built.model_dump() == model.model_validate(copy.deepcopy(members)).model_dump()
+    assert built.model_fields_set == set(members)

@@ -411,12 +411,18 @@ def _large_read() -> object:
     return found
 
 
+class _Instance:
+    """The class of the probe's ``init`` member: an instance of it is read as it is."""
+
+
 def _state_probe() -> tuple[CoreSchema, dict[str, Any]]:
     """A schema whose reading of :data:`_PROBE_INPUT` shows the call's run-time options.
 
     Each member reads under one option: ``strict`` (either way), ``extra`` (any of its values,
     over a typed dict's own), ``by_name`` (a member found by its name where its alias is
-    absent) and ``by_alias=False``. A member's refusal reads as ``"refused"``, so the reading
+    absent), ``by_alias=False``, and ``self_instance`` (a model's ``__init__``, whose instance
+    the validation fills: pydantic-core reads the member's input into it, which an instance
+    refuses before anything is set). A member's refusal reads as ``"refused"``, so the reading
     is one value, never an error.
     """
 
@@ -430,6 +436,10 @@ def _state_probe() -> tuple[CoreSchema, dict[str, Any]]:
         )
         return core_schema.typed_dict_schema({name: field}, extra_behavior="ignore")
 
+    # Required: read into the instance to fill, an `_Instance` refuses whatever the options.
+    instance_fields = core_schema.model_fields_schema(
+        {"absent": core_schema.model_field(core_schema.int_schema())}
+    )
     schema = core_schema.typed_dict_schema(
         {
             "strict": member(core_schema.int_schema(strict=True)),
@@ -439,6 +449,7 @@ def _state_probe() -> tuple[CoreSchema, dict[str, Any]]:
             "ignore": member(core_schema.typed_dict_schema({}, extra_behavior="ignore")),
             "alias": member(named("a", "A")),
             "name": member(named("b", "B")),
+            "init": member(core_schema.model_schema(_Instance, instance_fields)),
         },
         extra_behavior="ignore",
     )
@@ -450,6 +461,7 @@ def _state_probe() -> tuple[CoreSchema, dict[str, Any]]:
         "ignore": {"x": 1},
         "alias": {"A": 1},
         "name": {"b": 1},
+        "init": _Instance(),
     }
     return schema, given
 
@@ -462,8 +474,9 @@ _AT_DEFAULTS: Final = SchemaValidator(_STATE_PROBE).validate_python(_PROBE_INPUT
 def _at_defaults(handler: ValidatorFunctionWrapHandler) -> bool:
     """Whether ``handler``'s validation runs with no run-time option that could change a verdict.
 
-    ``strict``, ``extra``, ``by_name``, ``by_alias=False``: what a validator function cannot
-    see, shown by the probe's reading under the same call, against its default reading.
+    ``strict``, ``extra``, ``by_name``, ``by_alias=False``, or an instance to fill (``__init__``,
+    which the reading's own instance would leave empty): what a validator function cannot see,
+    shown by the probe's reading under the same call, against its default reading.
     """
     try:
         return bool(handler(_PROBE_INPUT) == _AT_DEFAULTS)
