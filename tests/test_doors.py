@@ -34,7 +34,15 @@ from typing import Any
 
 import orjson
 import pytest
-from pydantic import BaseModel, ConfigDict, JsonValue, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    JsonValue,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 import envelopekit as ek
 from envelopekit import _failfast, _json
@@ -1520,3 +1528,40 @@ def test_a_model_constructed_from_large_keywords_is_that_message(case: str) -> N
     built = model(**copy.deepcopy(members))
     assert built.model_dump() == model.model_validate(copy.deepcopy(members)).model_dump()
     assert built.model_fields_set == set(members)
+
+
+class _Tenant:
+    """A user's context of no dict type."""
+
+
+@pytest.mark.parametrize("given", ["none", "dict", "object"])
+@pytest.mark.parametrize("door", ["model_validate", "TypeAdapter", "list"])
+@pytest.mark.parametrize("size", ["small", "large"])
+def test_a_user_validator_is_given_the_call_s_context_itself(
+    size: str, door: str, given: str
+) -> None:
+    """A user's validator reads the context the call was given, the very object (pydantic
+    passes it as is: a validator may note into it), small or large. The gate's large reading
+    gave it a copy with a key of its own: ``None`` became a dict, a dict a copy (a note into
+    it was lost), an object a dict."""
+    seen: list[Any] = []
+
+    class Noting(SomEnvelope):
+        @field_validator("message_id")
+        @classmethod
+        def _note(cls, value: str, info: ValidationInfo) -> str:
+            seen.append(info.context)
+            return value
+
+    document = _LARGE["som valid, a large extension"][1] if size == "large" else _story()
+    context = {"none": None, "dict": {"tenant": "a"}, "object": _Tenant()}[given]
+    validate: Any = {
+        "model_validate": Noting.model_validate,
+        "TypeAdapter": TypeAdapter(Noting).validate_python,
+        "list": lambda value, context: TypeAdapter(list[Noting]).validate_python(
+            [value], context=context
+        )[0],
+    }[door]
+    validate(copy.deepcopy(document), context=context)
+    assert len(seen) == 1
+    assert seen[0] is context

@@ -37,6 +37,7 @@ from pydantic_core import CoreSchema, PydanticUseDefault, SchemaValidator, core_
 from . import rules
 from ._failfast import (
     FULL_REPORT_BYTES,
+    PROBES,
     fresh_validator,
     large_validator,
     own_config,
@@ -375,16 +376,19 @@ def refuse_unreadable(
         and type(value) is dict
         and handler is not None
         and _at_defaults(handler)
+        and (written is not None or plain_text(value) is not None)
     ):
-        plain = written if written is not None else plain_text(value)
-        if plain is not None:
-            # Bounded as `model_validate` bounds the same message: one error per array,
-            # told the plain text (not written again). Its envelope is the validation's
-            # (`_large_read`): the after-validators, given the instance, would read it again.
-            told = {**context, WRITTEN: plain} if type(context) is dict else {WRITTEN: plain}
-            _LARGE_READ.found = large_validator(model).validate_python(value, context=told)
-            raise PydanticUseDefault
+        # Bounded as `model_validate` bounds the same message: one error per array, read with
+        # no probe (this one ran) and the call's own context (a user's validator reads it, and
+        # may note into it). Its envelope is the validation's (`_large_read`): the
+        # after-validators, given the instance, would read it again.
+        reader = large_validator(model, probed=True)
+        _LARGE_READ.found = reader.validate_python(value, context=context)
+        raise PydanticUseDefault
     return value
+
+
+PROBES.add(refuse_unreadable)
 
 
 def _gate(
