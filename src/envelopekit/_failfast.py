@@ -727,7 +727,7 @@ def _unprobed(node: Any) -> Any:
         return node["schema"]
     if kind == "json-or-python":
         return {**node, "python_schema": _unprobed(node["python_schema"])}
-    if kind == "definitions" or kind.startswith("function-"):
+    if kind in {"definitions", "function-after", "function-before", "function-wrap"}:
         return {**node, "schema": _unprobed(node["schema"])}
     return node
 
