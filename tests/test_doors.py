@@ -40,6 +40,8 @@ from pydantic import (
     JsonValue,
     TypeAdapter,
     ValidationError,
+    ValidationInfo,
+    field_validator,
     model_validator,
 )
 from pydantic_core import PydanticUseDefault, SchemaError
@@ -1472,32 +1474,26 @@ def test_a_large_dict_under_run_time_options_is_read_whole_where_they_could_chan
         assert (len(got[1]) <= 3) is at_defaults
 
 
-@pytest.mark.parametrize("case", ["babelqueue valid", "som valid, a large extension"])
-def test_a_large_dict_s_envelope_is_not_read_again_by_the_after_validators(case: str) -> None:
-    """The class validator's reading of a large message is its fail-fast copy's, whose
-    envelope stands for the validation: given to the model, the instance would be read again by
-    its after-validators (BabelQueue's dict door 5.8x -> 11.5x ``orjson.loads`` on 1 MiB)."""
-    model, document = _LARGE[case]
-    validate = TypeAdapter(model).validate_python
-    validate(document)
-    entered = _own_code(tests_calls.python_calls(lambda: validate(document)))
-    names = [code.co_name for code in entered]
-    hooks = [name for name in names if name in {"_consume", "_payload_agrees"}]
-    assert len(hooks) == len(set(hooks)), names
-    assert hooks, names
-
-
 class _UsesDefault(StoryContext):
     @model_validator(mode="after")
     def _no_default(self) -> Self:
         raise PydanticUseDefault
 
 
-@pytest.mark.parametrize("door", ["model_validate", "TypeAdapter"])
-def test_a_model_validator_s_use_default_is_pydantic_s_error_through_the_gate(door: str) -> None:
-    """The gate's `PydanticUseDefault` is its own: a model validator's, where no default is,
-    is pydantic's `SchemaError` (the gate's default returned `None` for the model)."""
+class _HoldsUsesDefault(BaseModel):
+    story: _UsesDefault | None = None
+
+
+@pytest.mark.parametrize("door", ["model_validate", "TypeAdapter", "held with a default"])
+def test_a_model_validator_s_use_default_reads_as_pydantic_s_through_the_gate(door: str) -> None:
+    """A gated model's own validators run as pydantic runs them: a model validator's
+    `PydanticUseDefault` is pydantic's `SchemaError` where no default is, and the default of
+    the field that holds the model where one is (a `with_default` around the gate's reading
+    took it, and gave `None` for the model; a wrap around the model stops it too)."""
     payload = _story()["payload"]
+    if door == "held with a default":
+        assert _HoldsUsesDefault.model_validate({"story": payload}).story is None
+        return
     validate = (
         _UsesDefault.model_validate
         if door == "model_validate"
@@ -1505,3 +1501,83 @@ def test_a_model_validator_s_use_default_is_pydantic_s_error_through_the_gate(do
     )
     with pytest.raises(SchemaError, match="Uncaught `PydanticUseDefault`"):
         validate(payload)
+
+
+@pytest.mark.parametrize("model", [SomEnvelope, StoryContext], ids=lambda model: model.__name__)
+def test_none_is_refused_by_a_gated_model(model: Any) -> None:
+    with pytest.raises(ValidationError) as caught:
+        TypeAdapter(model).validate_python(None)
+    assert caught.value.errors()[0]["type"] == "model_type"
+
+
+def _kwargs_story() -> dict[str, Any]:
+    """The README's story.context as keywords, with 1,000 tags: over the bound as JSON."""
+    return {
+        "story_id": "hurricane-2026-0911",
+        "slug": "HURRICANE-LANDFALL",
+        "headline": "Hurricane makes Cat 4 landfall",
+        "story_type": "PLANNED",
+        "sequence_number": 1,
+        "updated_at": "2026-09-11T13:00:00Z",
+        "tags": [{"scheme": "newsroom", "value": f"tag-{i}"} for i in range(1_000)],
+    }
+
+
+_CONSTRUCTED: dict[str, tuple[Any, Any]] = {
+    "StoryContext, 1,000 tags": (StoryContext, _kwargs_story()),
+    "SomEnvelope, a large extension": _LARGE["som valid, a large extension"],
+    "SomEnvelope[StoryContext], a large extension": (
+        SomEnvelope[StoryContext],
+        _LARGE["som valid, a large extension"][1],
+    ),
+}
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("case", _CONSTRUCTED)
+def test_a_model_constructed_from_large_keywords_is_that_message(case: str) -> None:
+    """``Model(**members)`` (pydantic's ``__init__``, the class validator given the instance to
+    fill) over the bound: the instance holds the message. The gate's reading returned another
+    instance: pydantic warned and left this one empty (``AttributeError`` on every field)."""
+    model, members = _CONSTRUCTED[case]
+    assert len(orjson.dumps(members)) > _failfast.FULL_REPORT_BYTES
+    built = model(**copy.deepcopy(members))
+    assert built.model_dump() == model.model_validate(copy.deepcopy(members)).model_dump()
+    assert built.model_fields_set == set(members)
+
+
+class _Tenant:
+    """A user's context of no dict type."""
+
+
+@pytest.mark.parametrize("given", ["none", "dict", "object"])
+@pytest.mark.parametrize("door", ["model_validate", "TypeAdapter", "list"])
+@pytest.mark.parametrize("size", ["small", "large"])
+def test_a_user_validator_is_given_the_call_s_context_itself(
+    size: str, door: str, given: str
+) -> None:
+    """A user's validator reads the context the call was given, the very object (pydantic
+    passes it as is: a validator may note into it), small or large. The gate's large reading
+    gave it a copy with a key of its own: ``None`` became a dict, a dict a copy (a note into
+    it was lost), an object a dict."""
+    seen: list[Any] = []
+
+    class Noting(SomEnvelope):
+        @field_validator("message_id")
+        @classmethod
+        def _note(cls, value: str, info: ValidationInfo) -> str:
+            seen.append(info.context)
+            return value
+
+    document = _LARGE["som valid, a large extension"][1] if size == "large" else _story()
+    context = {"none": None, "dict": {"tenant": "a"}, "object": _Tenant()}[given]
+    validate: Any = {
+        "model_validate": Noting.model_validate,
+        "TypeAdapter": TypeAdapter(Noting).validate_python,
+        "list": lambda value, context: TypeAdapter(list[Noting]).validate_python(
+            [value], context=context
+        )[0],
+    }[door]
+    validate(copy.deepcopy(document), context=context)
+    assert len(seen) == 1
+    assert seen[0] is context

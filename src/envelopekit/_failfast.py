@@ -58,7 +58,7 @@ __all__ = [
 FULL_REPORT_BYTES: Final = 16_384
 """Messages up to this size are validated with every error reported."""
 
-_LARGE: dict[tuple[type, bool, bool, bool], SchemaValidator] = {}
+_LARGE: dict[tuple[type, bool, bool, bool, bool], SchemaValidator] = {}
 
 
 class TooLarge:
@@ -284,6 +284,12 @@ its own schema, so that its errors never cross Python either (a wrap validator's
 made a Python ``ValidationError`` and read back: 22,772 of them cost a large reading a
 quarter of its time); its schema then reads its default too (a ``MISSING``, which every such
 member's takes). Filled by the modules that define them."""
+
+PROBES: Final[set[Callable[..., Any]]] = set()
+"""The before-validators that probe a model's Python input at the top of its own schema.
+
+A caller that ran the probe on the very value reads it with the copy without it
+(:func:`large_validator`'s ``probed``). Filled by the module that defines them."""
 
 NOT_GIVEN: Final = object()
 """The default of a refusal's field (:data:`REFUSED_MEMBERS`): the message lacks the member."""
@@ -680,7 +686,12 @@ def fresh_validator(
 
 
 def large_validator(
-    model: type[BaseModel], *, absent: bool = False, inputs: bool = True, by_alias: bool = True
+    model: type[BaseModel],
+    *,
+    absent: bool = False,
+    inputs: bool = True,
+    by_alias: bool = True,
+    probed: bool = False,
 ) -> SchemaValidator:
     """The fail-fast copy of ``model``'s own schema: how a message over the bound is read.
 
@@ -690,16 +701,35 @@ def large_validator(
     for the same bytes. Without ``inputs``, ``check``'s own: its after-validators' errors hold
     the value they were given (:func:`fail_fast_schema`). Without ``by_alias``, for a
     validation that finds fields by their names only (``by_alias=False``): no refused member
-    is refused by a field of its own, which is found by the member's alias.
+    is refused by a field of its own, which is found by the member's alias. With ``probed``,
+    for a caller that ran the model's Python probe (:data:`PROBES`) on the value it reads: the
+    copy has none, which would write the message again, or be told its text in the context.
     """
-    found = _LARGE.get((model, absent, inputs, by_alias))
+    key = (model, absent, inputs, by_alias, probed)
+    found = _LARGE.get(key)
     if found is None:
         # A race builds it twice; either copy is the same validator.
         schema = model.__pydantic_core_schema__
-        found = _LARGE[model, absent, inputs, by_alias] = fail_fast_validator(
-            schema, own_config(schema, model), absent=absent, inputs=inputs, refusals=by_alias
+        found = _LARGE[key] = fail_fast_validator(
+            _unprobed(schema) if probed else schema,
+            own_config(schema, model),
+            absent=absent,
+            inputs=inputs,
+            refusals=by_alias,
         )
     return found
+
+
+def _unprobed(node: Any) -> Any:
+    """``node`` (a model's own schema) without its Python probe (:data:`PROBES`)."""
+    kind = node["type"]
+    if kind == "function-before" and node["function"]["function"] in PROBES:
+        return node["schema"]
+    if kind == "json-or-python":
+        return {**node, "python_schema": _unprobed(node["python_schema"])}
+    if kind in {"definitions", "function-after", "function-before", "function-wrap"}:
+        return {**node, "schema": _unprobed(node["schema"])}
+    return node
 
 
 def own_config(schema: Any, model: type) -> CoreConfig | None:

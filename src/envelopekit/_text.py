@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import copy
 import json
-import threading
 from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
 from functools import partial
@@ -34,8 +33,6 @@ from pydantic import (
 )
 from pydantic_core import (
     CoreSchema,
-    PydanticUseDefault,
-    SchemaError,
     SchemaValidator,
     core_schema,
 )
@@ -43,6 +40,7 @@ from pydantic_core import (
 from . import rules
 from ._failfast import (
     FULL_REPORT_BYTES,
+    PROBES,
     fresh_validator,
     large_validator,
     own_config,
@@ -166,8 +164,11 @@ def gated(schema: CoreSchema, cls: type[BaseModel]) -> CoreSchema:
     kind = node["type"]
     if kind == "function-before" and node["function"]["function"] is refuse_unreadable:
         gate = core_schema.with_info_wrap_validator_function(partial(_gate, cls), _STATE_PROBE)
-        chain = core_schema.chain_schema([gate, node["schema"]])
-        return core_schema.with_default_schema(chain, default_factory=_large_read)
+        # What the gate read goes on to the model, which returns an instance as it is (its
+        # after-validators read it again: a wrap or a default around the model to spare them
+        # would stop a `PydanticUseDefault` of the model's own validators on its way to the
+        # default of the field holding the model).
+        return core_schema.chain_schema([gate, node["schema"]])
     if kind == "definitions" or kind in _AROUND:
         keys = ("json_schema", "python_schema") if kind == "json-or-python" else ("schema",)
         return cast("CoreSchema", {**node, **{key: gated(node[key], cls) for key in keys}})
@@ -381,16 +382,16 @@ def refuse_unreadable(
         and type(value) is dict
         and handler is not None
         and _at_defaults(handler)
+        and (written is not None or plain_text(value) is not None)
     ):
-        plain = written if written is not None else plain_text(value)
-        if plain is not None:
-            # Bounded as `model_validate` bounds the same message: one error per array,
-            # told the plain text (not written again). Its envelope is the validation's
-            # (`_large_read`): the after-validators, given the instance, would read it again.
-            told = {**context, WRITTEN: plain} if type(context) is dict else {WRITTEN: plain}
-            _LARGE_READ.found = large_validator(model).validate_python(value, context=told)
-            raise PydanticUseDefault
+        # Bounded as `model_validate` bounds the same message: one error per array, read with
+        # no probe (this one ran) and the call's own context (a user's validator reads it, and
+        # may note into it).
+        return large_validator(model, probed=True).validate_python(value, context=context)
     return value
+
+
+PROBES.add(refuse_unreadable)
 
 
 def _gate(
@@ -403,28 +404,8 @@ def _gate(
     return refuse_unreadable(value, info, model, handler)
 
 
-class _LargeRead(threading.local):
-    found: object = None
-
-
-_LARGE_READ: Final = _LargeRead()
-"""The envelope the gate read last in this thread, for :func:`_large_read` to return."""
-
-
-def _large_read() -> object:
-    # The gate's `PydanticUseDefault`: what it read stands for the whole validation.
-    found, _LARGE_READ.found = _LARGE_READ.found, None
-    if found is None:
-        # Not the gate's: a validator of the model raised it, where no default is; as pydantic
-        # reports it without the gate.
-        raise SchemaError(_UNCAUGHT_USE_DEFAULT)
-    return found
-
-
-_UNCAUGHT_USE_DEFAULT: Final = (
-    "Uncaught `PydanticUseDefault` exception: the error was raised in a field validator and no "
-    "default value is available for that field."
-)
+class _Instance:
+    """The class of the probe's ``init`` member: an instance of it is read as it is."""
 
 
 def _state_probe() -> tuple[CoreSchema, dict[str, Any]]:
@@ -432,7 +413,9 @@ def _state_probe() -> tuple[CoreSchema, dict[str, Any]]:
 
     Each member reads under one option: ``strict`` (either way), ``extra`` (any of its values,
     over a typed dict's own), ``by_name`` (a member found by its name where its alias is
-    absent) and ``by_alias=False``. A member's refusal reads as ``"refused"``, so the reading
+    absent), ``by_alias=False``, and ``self_instance`` (a model's ``__init__``, whose instance
+    the validation fills: pydantic-core reads the member's input into it, which an instance
+    refuses before anything is set). A member's refusal reads as ``"refused"``, so the reading
     is one value, never an error.
     """
 
@@ -446,6 +429,10 @@ def _state_probe() -> tuple[CoreSchema, dict[str, Any]]:
         )
         return core_schema.typed_dict_schema({name: field}, extra_behavior="ignore")
 
+    # Required: read into the instance to fill, an `_Instance` refuses whatever the options.
+    instance_fields = core_schema.model_fields_schema(
+        {"absent": core_schema.model_field(core_schema.int_schema())}
+    )
     schema = core_schema.typed_dict_schema(
         {
             "strict": member(core_schema.int_schema(strict=True)),
@@ -455,6 +442,7 @@ def _state_probe() -> tuple[CoreSchema, dict[str, Any]]:
             "ignore": member(core_schema.typed_dict_schema({}, extra_behavior="ignore")),
             "alias": member(named("a", "A")),
             "name": member(named("b", "B")),
+            "init": member(core_schema.model_schema(_Instance, instance_fields)),
         },
         extra_behavior="ignore",
     )
@@ -466,6 +454,7 @@ def _state_probe() -> tuple[CoreSchema, dict[str, Any]]:
         "ignore": {"x": 1},
         "alias": {"A": 1},
         "name": {"b": 1},
+        "init": _Instance(),
     }
     return schema, given
 
@@ -478,8 +467,9 @@ _AT_DEFAULTS: Final = SchemaValidator(_STATE_PROBE).validate_python(_PROBE_INPUT
 def _at_defaults(handler: ValidatorFunctionWrapHandler) -> bool:
     """Whether ``handler``'s validation runs with no run-time option that could change a verdict.
 
-    ``strict``, ``extra``, ``by_name``, ``by_alias=False``: what a validator function cannot
-    see, shown by the probe's reading under the same call, against its default reading.
+    ``strict``, ``extra``, ``by_name``, ``by_alias=False``, or an instance to fill (``__init__``,
+    which the reading's own instance would leave empty): what a validator function cannot see,
+    shown by the probe's reading under the same call, against its default reading.
     """
     try:
         return bool(handler(_PROBE_INPUT) == _AT_DEFAULTS)
