@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ._violations import Violation
 
 __all__ = [
+    "ProbedOnRebuild",
     "WireModel",
     "any_is_unparametrised",
     "attach_warnings",
@@ -72,7 +73,40 @@ else:
             )
 
 
-class WireModel(BaseModel, metaclass=_WireModelMeta):
+class ProbedOnRebuild:
+    """The mixin (before ``BaseModel``) of a model whose own validator probes its Python input.
+
+    pydantic runs no ``__pydantic_on_complete__`` for a model rebuilt with ``force=True``,
+    where the probe is made (``text_check_built``): its new validator would take what no JSON
+    text carries. ``WireModel`` and ``TextChecked`` both hold it, once in any model's MRO.
+    """
+
+    @classmethod
+    def model_rebuild(
+        cls,
+        *,
+        force: bool = False,
+        raise_errors: bool = True,
+        _parent_namespace_depth: int = 2,
+        _types_namespace: Any = None,
+    ) -> bool | None:
+        """Rebuild the model as pydantic does; one finished before still probes its input."""
+        model = cast("type[BaseModel]", cls)
+        complete = model.__pydantic_complete__
+        rebuilt = super().model_rebuild(  # type: ignore[misc]
+            force=force,
+            raise_errors=raise_errors,
+            _parent_namespace_depth=_parent_namespace_depth + 1,  # this frame, above the caller
+            _types_namespace=_types_namespace,
+        )
+        if model.__module__ == __name__:  # WireModel itself, built before _text can be imported
+            return cast("bool | None", rebuilt)
+        from ._text import text_checked_again
+
+        return text_checked_again(model, cast("bool | None", rebuilt), was_complete=complete)
+
+
+class WireModel(ProbedOnRebuild, BaseModel, metaclass=_WireModelMeta):
     """A model that stands for (part of) one schema of a spec.
 
     The class variables let the violation mapper derive rule ids instead of listing them:
@@ -135,34 +169,6 @@ class WireModel(BaseModel, metaclass=_WireModelMeta):
 
             if not issubclass(cls, TextChecked):  # whose own hook does it (Matrix's models)
                 text_check_built(cls)
-
-    @classmethod
-    def model_rebuild(
-        cls,
-        *,
-        force: bool = False,
-        raise_errors: bool = True,
-        _parent_namespace_depth: int = 2,
-        _types_namespace: Any = None,
-    ) -> bool | None:
-        """Rebuild the model as pydantic does; one finished before still probes its input.
-
-        pydantic runs no ``__pydantic_on_complete__`` for a model rebuilt with ``force=True``.
-        """
-        complete = cls.__pydantic_complete__
-        rebuilt = super().model_rebuild(
-            force=force,
-            raise_errors=raise_errors,
-            _parent_namespace_depth=_parent_namespace_depth + 1,  # this frame, above the caller
-            _types_namespace=_types_namespace,
-        )
-        if cls.__module__ == __name__:
-            return rebuilt
-        from ._text import TextChecked, text_checked_again
-
-        if issubclass(cls, TextChecked):  # whose own model_rebuild does it (Matrix's models)
-            return rebuilt
-        return text_checked_again(cls, rebuilt, was_complete=complete)
 
     def envelope_warnings(self) -> list[Violation]:
         """What was accepted but noted about this message, with JSON pointers (never refused).

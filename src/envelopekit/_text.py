@@ -48,6 +48,7 @@ from ._failfast import (
     stops_early,
 )
 from ._json import PARSER_MAX_DEPTH, exceeds_depth, plain_text, pointer_of, segment
+from ._model import ProbedOnRebuild
 from ._violations import is_unicode, pointer, rule_error
 
 WRITTEN: Final = "envelopekit:written"
@@ -270,10 +271,11 @@ def _is_text_checked(schema: CoreSchema) -> bool:
     return _is_text_checked(schema["json_schema"])
 
 
-class TextChecked:
+class TextChecked(ProbedOnRebuild):
     """The mixin of a model read alone as well as within a message model (before ``BaseModel``).
 
-    :func:`part_schema` and :func:`text_check_built`, where ``WireModel`` is not the base.
+    :func:`part_schema` and :func:`text_check_built` (again on a rebuild), where ``WireModel``
+    is not the base.
     """
 
     @classmethod
@@ -288,26 +290,6 @@ class TextChecked:
         """Refuse in Python mode what no JSON text carries, the model read alone too."""
         super().__pydantic_on_complete__()  # type: ignore[misc]
         text_check_built(cast("type[BaseModel]", cls))
-
-    @classmethod
-    def model_rebuild(
-        cls,
-        *,
-        force: bool = False,
-        raise_errors: bool = True,
-        _parent_namespace_depth: int = 2,
-        _types_namespace: Any = None,
-    ) -> bool | None:
-        """Rebuild the model as pydantic does; one finished before still probes its input."""
-        model = cast("type[BaseModel]", cls)
-        complete = model.__pydantic_complete__
-        rebuilt = super().model_rebuild(  # type: ignore[misc]
-            force=force,
-            raise_errors=raise_errors,
-            _parent_namespace_depth=_parent_namespace_depth + 1,  # this frame, above the caller
-            _types_namespace=_types_namespace,
-        )
-        return text_checked_again(model, cast("bool | None", rebuilt), was_complete=complete)
 
 
 def _text_checked(schema: CoreSchema) -> CoreSchema:
