@@ -27,6 +27,7 @@ from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import MxErrorPayload, MxRequest, MxResponse
 from envelopekit.som import KNOWN_MESSAGE_TYPES, PAYLOAD_MODELS, SomEnvelope, StoryContext
 from tests.babelqueue.conformance._manifest import ROOT as BQ_DATA
+from tests.conftest import DATA
 from tests.matrix.test_cases import CASES as MATRIX_CASES
 from tests.matrix.test_cases import raw_of
 from tests.som import test_differential as som_diff
@@ -364,3 +365,25 @@ def test_a_payload_model_body_with_a_lone_surrogate_is_a_422_not_a_500(name: str
     response = client.post("/part", content=body, headers=JSON)
     assert response.status_code == 422, response.text
     assert response.json() == ["json.invalid"]
+
+
+@pytest.mark.parametrize("model", [SomEnvelope, StoryContext], ids=lambda model: model.__name__)
+def test_a_large_hostile_body_is_refused_with_one_error_per_array(model: Any) -> None:
+    """FastAPI's own 422 (its default handler), for a body over 16 KiB of 8,000 empty assets:
+    the class validator FastAPI runs reads it as ``model_validate`` does, one error per array
+    (it reported three per asset, 24,000, which FastAPI then rebuilt one by one)."""
+    app = FastAPI()
+    app.post("/story")(_route(model))
+    story = json.loads(
+        (DATA / "som" / "examples" / "story-context" / "hurricane-beat6-envelope.json").read_bytes()
+    )
+    story["payload"]["assets"] = [{}] * 8_000
+    body = _encode(story if model is SomEnvelope else story["payload"])
+    assert len(body) > 16_384
+    response = TestClient(app).post("/story", content=body, headers=JSON)
+    assert response.status_code == 422
+    errors = response.json()["detail"]
+    assert 1 <= len(errors) <= 3, len(errors)
+    assert {tuple(error["loc"][:-1]) for error in errors} == {
+        ("body", *(("payload", "story.context") if model is SomEnvelope else ()), "assets", 0)
+    }
