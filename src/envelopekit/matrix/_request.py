@@ -277,7 +277,7 @@ class MxRequest(MxModel, Generic[ArgsT]):
                 ``parent_span_id`` without ``trace_id``; and, with ``violations``
                 naming each rule and pointer, for ``correlation_id`` or ``reply_to`` without
                 ``expect_reply`` (``reply.unpaired``, which the lint reports of such a request),
-                naming each rule and pointer, for a non-W3C trace id
+                for a non-W3C trace id
                 (``trace_context.format``), a payload that is not JSON data (NaN, Infinity,
                 an integer beyond signed 64-bit, a non-JSON value) or an invalid field; a message
                 larger or nesting deeper than ``check`` with ``settings`` reads
