@@ -74,8 +74,13 @@ def test_system_ops() -> None:
 def test_request_reply_lints() -> None:
     req = MxRequest.create("fs.list", {}, expect_reply=True)
     assert req.envelope_warnings() == []
-    tell = MxRequest.create("fs.log", {}, correlation_id="c")
+    # Read, not written: `create` refuses a tell with a correlation id (test_reply.py).
+    tell = MxRequest.model_validate_json('{"op":"fs.log","payload":{},"correlationId":"c"}')
     assert [w.rule for w in tell.envelope_warnings()] == [rules.REPLY_UNPAIRED]
+    asked = MxRequest.model_validate_json('{"op":"fs.log","payload":{},"replyTo":"$replies.c"}')
+    assert [(w.rule, w.pointer) for w in asked.envelope_warnings()] == [
+        (rules.REPLY_UNPAIRED, "/replyTo")
+    ]
     odd = MxRequest.create("fs.log", {}, expect_reply=True, reply_to="inbox/7")
     assert [(w.rule, w.pointer) for w in odd.envelope_warnings()] == [
         (rules.REPLY_TO_CONVENTION, "/replyTo")

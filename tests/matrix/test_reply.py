@@ -122,6 +122,43 @@ def test_create_refuses_bad_values_with_their_rules() -> None:
     assert [v.pointer for v in caught.value.violations] == ["/correlationId"]
 
 
+@pytest.mark.parametrize(
+    "given",
+    [
+        {},
+        {"expect_reply": True},
+        {"expect_reply": True, "correlation_id": "c-1"},
+        {"expect_reply": True, "correlation_id": "c-1", "reply_to": "$replies.c-1"},
+    ],
+    ids=["tell", "ask", "ask-with-cid", "ask-with-both"],
+)
+def test_create_writes_no_reply_pair_its_own_lint_warns_of(given: dict[str, Any]) -> None:
+    req = MxRequest.create("fs.log", {}, **given)
+    assert req.envelope_warnings() == []
+    assert ek.check(req.to_json(), spec="matrix").warnings == []
+
+
+@pytest.mark.parametrize(
+    ("given", "pointers"),
+    [
+        ({"correlation_id": "c-1"}, ["/correlationId"]),
+        ({"reply_to": "$replies.c-1"}, ["/replyTo"]),
+        ({"correlation_id": "c-1", "reply_to": "$replies.c-1"}, ["/correlationId", "/replyTo"]),
+    ],
+    ids=["cid", "reply-to", "both"],
+)
+def test_create_refuses_half_a_reply_pair_with_its_rule(
+    given: dict[str, Any], pointers: list[str]
+) -> None:
+    """A tell given a correlation id was written, then warned of by its own ``reply.unpaired``
+    (matrix.md §14.8: a lint reports ``correlationId`` without ``replyTo``)."""
+    with pytest.raises(ProducerError) as caught:
+        MxRequest.create("fs.log", {}, **given)
+    assert [(v.rule, v.pointer) for v in caught.value.violations] == [
+        (ek.rules.REPLY_UNPAIRED, at) for at in pointers
+    ]
+
+
 def test_typed_payload() -> None:
     req = MxRequest.create("ExpandDir", ExpandDirArgs(path="/home"), expect_reply=True)
     assert type(req) is MxRequest[ExpandDirArgs]

@@ -9,10 +9,11 @@ its own to a typed ``data``: a model's float field took ``NaN`` and ``1e400`` an
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Generic
 
 import pytest
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from typing_extensions import TypeVar
 
 from envelopekit import ProducerError, check, violations
 from envelopekit._json import needs_scan, written_plain
@@ -152,3 +153,78 @@ def test_a_large_typed_payload_whose_proof_failed_is_scanned_without_a_walk_firs
     assert needs_scan.__code__ not in entered
     assert written_plain.__code__ not in entered
     assert [(v.rule, v.pointer) for v in violations(refused[0])] == [(rule, "/payload/a/10000")]
+
+
+# --- a free payload: `MxRequest[Any]`, a user's subclass generic in its own TypeVar ------------
+
+X = TypeVar("X")
+
+
+class Unbound(MxRequest[X], Generic[X]):
+    """A user's request still generic in a TypeVar of its own (no bound, no default)."""
+
+
+class UnboundReply(MxResponse[X], Generic[X]):
+    """A user's response still generic in a TypeVar of its own."""
+
+
+FREE = {
+    "request-subclass": Unbound,
+    "response-subclass": UnboundReply,
+    "request-any": MxRequest[Any],
+    "response-any": MxResponse[Any],
+}
+NOT_JSON = {
+    "object": ({"x": object()}, "/payload/x"),
+    "int-key": ({1: 2}, "/payload"),
+    "set": ({1, 2}, "/payload"),
+    "bytes": (b"x", "/payload"),
+    "nested-set": ({"a": [{1}]}, "/payload/a/0"),
+}
+
+
+def _members(model: type[Any], payload: object) -> dict[str, Any]:
+    if issubclass(model, MxResponse):
+        return {"op": "$reply", "correlation_id": "c-1", "payload": payload}
+    return {"op": "fs.list", "payload": payload}
+
+
+@pytest.mark.parametrize("door", ["keywords", "dict", "type-adapter"])
+@pytest.mark.parametrize("model", FREE.values(), ids=list(FREE))
+@pytest.mark.parametrize(("payload", "pointer"), NOT_JSON.values(), ids=list(NOT_JSON))
+def test_a_free_payload_refuses_what_no_json_text_holds(
+    payload: object, pointer: str, model: type[Any], door: str
+) -> None:
+    """Typed ``Any``, it held an object (``to_json()`` raised PydanticSerializationError), a
+    set, bytes, an integer key (written as others, silently), which the unparametrised class
+    refuses."""
+    members = _members(model, payload)
+    wire = {("correlationId" if k == "correlation_id" else k): v for k, v in members.items()}
+    with pytest.raises(ValidationError) as refused:
+        if door == "keywords":
+            model(**members)
+        elif door == "dict":
+            model.model_validate(wire)
+        else:
+            TypeAdapter(model).validate_python(wire)
+    assert [(v.rule, v.pointer) for v in violations(refused.value)] == [("json.invalid", pointer)]
+
+
+@pytest.mark.parametrize("model", [Unbound, MxRequest[Any]], ids=["subclass", "any"])
+def test_a_free_payload_is_refused_by_its_producer(model: type[MxRequest[Any]]) -> None:
+    with pytest.raises(ProducerError) as refused:
+        model.create("fs.list", {"when": {"x": object()}})  # type: ignore[dict-item]
+    assert [(v.rule, v.pointer) for v in refused.value.violations] == [
+        ("json.invalid", "/payload/when/x")
+    ]
+
+
+@pytest.mark.parametrize("model", FREE.values(), ids=list(FREE))
+def test_a_free_payload_takes_json_data_and_a_model(model: type[Any]) -> None:
+    for payload in ({"n": [1, 2.5, None, "s", True]}, 3, None, Numbers(n=2**60)):
+        read = model(**_members(model, payload))
+        again = type(read).model_validate_json(read.to_json())
+        assert again.to_json() == read.to_json()
+    assert [(w.rule, w.pointer) for w in read.envelope_warnings()] == [
+        ("number.unsafe_integer", "/payload/n")
+    ]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import typing
 import weakref
 from functools import partial
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, cast
 
+import typing_extensions
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -40,6 +42,7 @@ from .._json import (
     numbers_spared,
     plain_copy,
     proven_context,
+    refuse_non_json,
     scan_numbers,
     segment,
     written_field,
@@ -356,17 +359,37 @@ class WireNames(TextChecked, BaseModel):
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
 
+def _payload_arg(cls: type[BaseModel]) -> object:
+    """The type ``cls`` gives its payload (:data:`JsonData` unparametrised)."""
+    for base in cls.__mro__:  # a subclass of `MxRequest[Model]` types it as its base does
+        args = base.__dict__.get("__pydantic_generic_metadata__", {}).get("args")
+        if args:
+            return args[0]
+    return JsonData
+
+
+def _free_payload(cls: type[BaseModel]) -> bool:
+    """Whether ``cls`` types its payload as ``Any``, which takes any Python object.
+
+    ``MxRequest[Any]``, or a user's subclass still generic in a TypeVar of its own with no
+    default, bound or constraints (pydantic reads such a TypeVar as ``Any``).
+    """
+    arg = _payload_arg(cls)
+    if isinstance(arg, typing.TypeVar):
+        has_default = getattr(arg, "has_default", None)  # (none on typing's before 3.13)
+        if has_default is None or not has_default():
+            return not arg.__constraints__ and arg.__bound__ is None
+        arg = cast("Any", arg).__default__  # (typing's TypeVar declares none before 3.13)
+    return arg is typing.Any or arg is typing_extensions.Any
+
+
 def _typed_payload(cls: type[BaseModel]) -> bool:
     """Whether ``cls`` types its payload as anything but :data:`JsonData`.
 
     Such a payload (a model, ``Any``, a ``dict[str, Item]``) is read by its own type, which
     applies none of the JSON payload's number rules: its numbers are read as it writes them.
     """
-    for base in cls.__mro__:  # a subclass of `MxRequest[Model]` types it as its base does
-        args = base.__dict__.get("__pydantic_generic_metadata__", {}).get("args")
-        if args:
-            return args[0] is not JsonData
-    return False
+    return _payload_arg(cls) is not JsonData
 
 
 def payload_data(model: MxModel) -> Any:
@@ -382,6 +405,8 @@ class MxModel(WireModel, WireNames):
     __schema_name__: ClassVar[str] = ""
     __typed_payload__: ClassVar[bool] = False
     """Whether the class types its payload as anything but JSON data (:func:`_typed_payload`)."""
+    __free_payload__: ClassVar[bool] = False
+    """Whether the class types its payload as ``Any`` (:func:`_free_payload`)."""
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -389,6 +414,7 @@ class MxModel(WireModel, WireNames):
         super().__pydantic_init_subclass__(**kwargs)
         # Read once per class, not per message: a validation reads it as a class attribute.
         cls.__typed_payload__ = _typed_payload(cls)
+        cls.__free_payload__ = _free_payload(cls)
 
     @model_validator(mode="after")
     def _context_cap(self, info: ValidationInfo) -> Self:
@@ -407,6 +433,16 @@ class MxModel(WireModel, WireNames):
             if room is not None or clean is not None:
                 remember_reading(self, room, clean, kept_warnings(context))
         if self.__typed_payload__:
+            payload = self.__dict__["payload"]
+            if (
+                self.__free_payload__
+                and info.mode == "python"
+                and not isinstance(payload, BaseModel)
+            ):
+                # `Any` takes any object: one no JSON text holds (a set, bytes, an integer key)
+                # was written as another value, or not at all (`to_json()` raised), where the
+                # unparametrised class refuses it. A model is its own writing (`create`'s).
+                refuse_non_json(payload, "/payload")
             # The JSON payload's number rules, which a typed payload's own type does not
             # apply (a float field takes NaN and 1e400, an int field 2^63), as BabelQueue
             # applies its rules to a typed `data`.

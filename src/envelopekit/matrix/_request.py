@@ -125,6 +125,27 @@ def _produced(
         raise _refused(exc, model, payload) from exc
 
 
+def _unpaired(correlation_id: object, reply_to: object) -> ProducerError:
+    """The refusal of half a reply pair on a request that expects no reply.
+
+    A tell carrying ``correlationId`` (or ``replyTo``) alone is what the request/reply lint
+    reports (matrix.md §14.8 settles §9 S-3's open question so): the SDK does not write what it
+    warns of.
+    """
+    given = (
+        ("correlation_id", "/correlationId", correlation_id),
+        ("reply_to", "/replyTo", reply_to),
+    )
+    found = [
+        violation(
+            rules.REPLY_UNPAIRED, at, f"{name} given but expect_reply is False: no reply is asked"
+        )
+        for name, at, value in given
+        if value is not None
+    ]
+    return ProducerError("; ".join(one.message for one in found), found)
+
+
 def _for_payload(generic: type[Any], payload: object) -> type[Any]:
     # An unparametrised envelope's payload is JSON data, which a model instance is not; the
     # envelope parametrised by the payload's own class validates (and dumps) it as that model.
@@ -240,8 +261,10 @@ class MxRequest(MxModel, Generic[ArgsT]):
                 as given and noted by :meth:`envelope_warnings` (``iface.convention``), as an
                 op off convention is.
             expect_reply: mint ``correlationId`` and ``replyTo`` for a request/reply call.
-            correlation_id: the correlation id to use (also allowed on a fire-and-forget tell).
-            reply_to: the reply address to use instead of ``$replies.<cid>``.
+            correlation_id: the correlation id to use instead of a fresh one (with
+                ``expect_reply`` only).
+            reply_to: the reply address to use instead of ``$replies.<cid>`` (with
+                ``expect_reply`` only).
             clock: a Lamport clock to tick for the ``lamport`` stamp.
             lamport: an explicit stamp instead of ``clock``.
             from_: the sender's mount path; ``settings.matrix_from`` when not given.
@@ -250,10 +273,11 @@ class MxRequest(MxModel, Generic[ArgsT]):
             settings: the settings to read defaults from; the environment's when not given.
 
         Raises:
-            ProducerError: for the op ``"$reply"`` or ``""``, ``reply_to`` without
-                ``expect_reply``, both ``clock`` and ``lamport``, ``parent_span_id`` without
-                ``trace_id``; and, with ``violations``
-                naming each rule and pointer, for a non-W3C trace id
+            ProducerError: for the op ``"$reply"`` or ``""``, both ``clock`` and ``lamport``,
+                ``parent_span_id`` without ``trace_id``; and, with ``violations``
+                naming each rule and pointer, for ``correlation_id`` or ``reply_to`` without
+                ``expect_reply`` (``reply.unpaired``, which the lint reports of such a request),
+                for a non-W3C trace id
                 (``trace_context.format``), a payload that is not JSON data (NaN, Infinity,
                 an integer beyond signed 64-bit, a non-JSON value) or an invalid field; a message
                 larger or nesting deeper than ``check`` with ``settings`` reads
@@ -266,8 +290,8 @@ class MxRequest(MxModel, Generic[ArgsT]):
             raise ProducerError("'$reply' is the response op; answer with req.reply()/req.fail()")
         if op == "":  # (an op that is no string is refused with its rule, as the schema's)
             raise ProducerError("op must not be empty")
-        if reply_to is not None and not expect_reply:
-            raise ProducerError("reply_to given but expect_reply is False")
+        if not expect_reply and (correlation_id is not None or reply_to is not None):
+            raise _unpaired(correlation_id, reply_to)
         clock = optional_argument("clock", clock, LamportClock)
         if clock is not None and lamport is not None:
             raise ProducerError("give either clock or lamport, not both")
