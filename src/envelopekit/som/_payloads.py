@@ -11,8 +11,9 @@ discriminator derives the tag from the payload model instance.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from contextvars import ContextVar
-from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias
+from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias, Union
 
 from pydantic import ConfigDict, Discriminator, RootModel, Tag
 
@@ -30,11 +31,13 @@ __all__ = [
     "FAMILY_BY_MESSAGE_TYPE",
     "KNOWN_MESSAGE_TYPES",
     "PAYLOAD_MODELS",
+    "UNVALIDATED",
     "FamilyPayload",
     "KnownMessageType",
     "SomPayload",
     "UnvalidatedPayload",
     "closest_known_type",
+    "dispatched",
     "message_type_of",
 ]
 
@@ -171,6 +174,16 @@ SomPayload: TypeAlias = Annotated[
 ]
 """An envelope's payload: the family model its ``message_type`` selects, or
 :class:`UnvalidatedPayload` for a ``message_type`` with no SOM 1.0 schema."""
+
+
+def dispatched(choices: Mapping[str, Any]) -> Any:
+    """A payload type chosen as :data:`SomPayload` chooses: ``message_type`` -> its type.
+
+    Its tags are ``message_type`` values and ``"unvalidated"`` for the others; the envelope
+    refuses another ``message_type`` before the payload is read (``payload.family_unexpected``).
+    """
+    members = tuple(Annotated[kind, Tag(tag)] for tag, kind in choices.items())
+    return Annotated[Union[members], Discriminator(_payload_tag)]  # noqa: UP007
 
 
 def validating_as(message_type: str) -> Any:
