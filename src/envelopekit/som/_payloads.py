@@ -128,6 +128,8 @@ _SINGLE_TYPE: Final[dict[type, str]] = {
     SkillWarning: "skill.warning.raised",
 }
 
+_FAMILY_MODELS: Final = (*dict.fromkeys(PAYLOAD_MODELS.values()),)
+
 # The envelope's message_type while its payload is being validated; None otherwise.
 _validating: ContextVar[str | None] = ContextVar("envelopekit_som_message_type", default=None)
 
@@ -153,7 +155,12 @@ def _payload_tag(value: Any) -> str:
     if kind is TellingEvent or kind is LinkEvent:
         tag: str = value.message_type
         return tag
-    return _SINGLE_TYPE.get(kind, UNVALIDATED)  # pyright: ignore[reportUnknownArgumentType]
+    found = _SINGLE_TYPE.get(kind)  # pyright: ignore[reportUnknownArgumentType]
+    if found is not None or kind is UnvalidatedPayload:
+        return found or UNVALIDATED
+    # A user's subclass of a family model travels as its family (else pydantic warns that it
+    # expected an UnvalidatedPayload, and writes it member by member).
+    return message_type_of(value) if isinstance(value, _FAMILY_MODELS) else UNVALIDATED
 
 
 SomPayload: TypeAlias = Annotated[
