@@ -189,3 +189,20 @@ def test_a_payload_of_a_subclass_of_a_family_model_is_written_as_its_family(mode
         warnings.simplefilter("error")
         assert read.to_json() == SENT["story"]
         assert read.model_dump_json().encode() == SENT["story"]
+
+
+@pytest.mark.parametrize(
+    "model",
+    [SomEnvelope[StoryContext], _Generic[StoryContext], _Generic[StoryContext | TellingEvent]],
+    ids=["typed", "generic-subclass", "union"],
+)
+def test_violations_find_a_parametrised_envelope_by_its_error_s_title(model: Any) -> None:
+    # `ek.violations(exc)` read the title "SomEnvelope[StoryContext]" as SomEnvelope's (its
+    # generic origin's): `envelope.type` for a story's bad headline, `envelope.invalid` for a
+    # generic subclass's.
+    bad = {**json.loads(SENT["story"]), "payload": {**STORY, "headline": 5}}
+    with pytest.raises(ValidationError) as refused:
+        model.model_validate(bad)
+    assert [(v.rule, v.pointer) for v in ek.violations(refused.value)] == [
+        ("story-context.type", "/payload/headline")
+    ]
