@@ -202,7 +202,9 @@ class WireModel(ProbedOnRebuild, BaseModel, metaclass=_WireModelMeta):
                     "use_attribute_docstrings", False
                 ),
             }
-        # Parametrised generics are titled "Name[Arg]"; the mapper strips the brackets.
+        # Parametrised generics are titled "Name[Arg]": the mapper finds the parametrisation
+        # (its payload typed `Arg`), else (one built elsewhere, a title of its own) the generic.
+        _REGISTRY.setdefault(cls.__name__, cls)
         _REGISTRY.setdefault(cls.__name__.partition("[")[0], cls)
 
 
@@ -264,7 +266,7 @@ def attached_warnings(model: BaseModel) -> list[Violation]:
 
 def model_named(title: str) -> Any:
     """The wire model (or union of them) whose ``ValidationError.title`` is ``title``, if ours."""
-    found = _UNIONS.get(title)
+    found = _UNIONS.get(title) or _REGISTRY.get(title)
     return found if found is not None else _REGISTRY.get(title.partition("[")[0])
 
 

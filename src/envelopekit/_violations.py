@@ -12,15 +12,15 @@ import inspect
 import sys
 import types
 import typing
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Final, Generic, Literal, TypeVar, Union
 
 import typing_extensions
-from pydantic import BaseModel, Discriminator, ValidationError
+from pydantic import BaseModel, Discriminator, GetCoreSchemaHandler, ValidationError
 from pydantic.fields import FieldInfo
-from pydantic_core import ErrorDetails, InitErrorDetails, PydanticCustomError
+from pydantic_core import CoreSchema, ErrorDetails, InitErrorDetails, PydanticCustomError
 from pydantic_core.core_schema import ErrorType
 from typing_extensions import LiteralString
 
@@ -34,6 +34,7 @@ from .rules import Keyword, NamedId, RaisedRule, Source
 
 __all__ = [
     "STRING_CONST",
+    "ReadAs",
     "TypedConst",
     "Verdict",
     "Violation",
@@ -379,12 +380,17 @@ def _label(member: Any) -> str:
 def _field_type(info: FieldInfo) -> Any:
     """A field's type as pydantic validates it: its annotation with the field's metadata."""
     annotation: Any = info.annotation
+    metadata: tuple[Any, ...] = ()
+    for item in info.metadata:
+        if isinstance(item, ReadAs):
+            annotation = item.reading(annotation)
+        else:
+            metadata += (item,)
     if isinstance(annotation, TypeVar):
         # An unparametrised generic field (`SomEnvelope.payload`): validated as the type
         # variable's default.
         default = getattr(annotation, "__default__", None)
         annotation = None if default is typing_extensions.NoDefault else default
-    metadata = tuple(info.metadata)
     if info.discriminator is not None:
         metadata += (info.discriminator,)
     if metadata:
@@ -425,6 +431,22 @@ class TypedConst:
 
 STRING_CONST: Final = TypedConst()
 """The :class:`TypedConst` marker: ``Annotated[Literal["x"], STRING_CONST]``."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReadAs:
+    """Field metadata: the field's type is validated as ``reading(type)``.
+
+    The violation mapper walks an error's path through that type too (its union's tags).
+    """
+
+    reading: Callable[[Any], Any]
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        """The schema of the type ``source`` is read as."""
+        return handler(self.reading(source))
 
 
 _LEAF, _UNION, _MODEL, _ITEMS, _MAPPING = range(5)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
-from typing import Any
+from typing import Any, Optional, Union
 
 import orjson
 import pydantic
@@ -24,7 +25,8 @@ from envelopekit.faststream import (
     som_subscriber,
 )
 from envelopekit.matrix import MxErrorCode, MxRequest, MxResponse
-from envelopekit.som import SomEnvelope, StoryContext
+from envelopekit.som import SomEnvelope, StoryContext, TellingEvent
+from tests.som._corpus import DATA
 
 STORY = (
     b'{"som_version":"1.0.0","message_id":"01920000-0000-7000-8000-000000000001",'
@@ -259,3 +261,83 @@ def test_a_family_that_is_no_som_payload_model_is_refused_when_the_subscriber_is
     # It would quarantine every message as `subscriber.unexpected`.
     with pytest.raises(TypeError, match=r"^family must be one of SOM's payload models \("):
         som_subscriber(RedisBroker(), "som", lambda envelope, payload: None, family=family)
+
+
+TELLING = orjson.dumps(
+    {
+        **orjson.loads(STORY),
+        "message_type": "telling.started",
+        "topic": "som.telling.started",
+        "payload": {
+            "message_type": "telling.started",
+            "telling_id": "0190a000-0000-7000-8000-00000000aaa2",
+            "link_id": "0190a000-0000-7000-8000-00000000aaa1",
+            "exposure_start": "2026-06-12T18:00:00Z",
+        },
+    }
+)
+# The valid message of a family neither subscriber below takes.
+AUDIT = orjson.dumps(
+    {
+        **orjson.loads(STORY),
+        "message_type": "system.audit",
+        "topic": "som.system.audit",
+        "payload": orjson.loads((DATA / "examples/system-audit/suppressed.json").read_bytes()),
+    }
+)
+
+
+@pytest.mark.parametrize(
+    "family",
+    [StoryContext | TellingEvent, Union[StoryContext, TellingEvent], (StoryContext, TellingEvent)],  # noqa: UP007
+    ids=["union", "typing-union", "tuple"],
+)
+def test_som_of_several_families_takes_each_and_quarantines_the_others(family: Any) -> None:
+    # A union raised TypeError when the subscriber was declared; a tuple did too.
+    broker = RabbitBroker()
+    seen: list[tuple[str, type]] = []
+    som_subscriber(
+        broker,
+        "som",
+        lambda env, payload: seen.append((env.message_type, type(payload))),
+        family=family,
+    )
+    quarantined: list[tuple[bytes, str]] = []
+
+    @broker.subscriber("som.quarantine")
+    async def capture(message: StreamMessage[Any] = Context("message")) -> None:  # noqa: B008
+        quarantined.append((bytes(message.body), message.headers[RULES_HEADER]))
+
+    async def scenario() -> None:
+        async with TestRabbitBroker(broker) as br:
+            for body in (STORY, TELLING, AUDIT):
+                await br.publish(body, queue="som")
+
+    asyncio.run(scenario())
+    assert seen == [("story.context", StoryContext), ("telling.started", TellingEvent)]
+    assert quarantined == [(AUDIT, "subscriber.unexpected")]
+
+
+@pytest.mark.parametrize(
+    ("family", "named"),
+    [
+        (StoryContext | int, "int"),
+        (Optional[StoryContext], "NoneType"),  # noqa: UP045
+        ((StoryContext, dict), "dict"),
+    ],
+    ids=["union", "optional", "tuple"],
+)
+def test_a_family_of_several_names_the_member_that_is_no_payload_model(
+    family: Any, named: str
+) -> None:
+    with pytest.raises(
+        TypeError,
+        match=rf"^family must be one of SOM's payload models \(.*\), or a union or tuple of "
+        rf"them, not {re.escape(named)} \(in ",
+    ):
+        som_subscriber(RedisBroker(), "som", lambda envelope, payload: None, family=family)
+
+
+def test_a_family_of_no_member_is_refused() -> None:
+    with pytest.raises(TypeError, match=r"^family must name at least one of SOM's payload mod"):
+        som_subscriber(RedisBroker(), "som", lambda envelope, payload: None, family=())

@@ -279,3 +279,21 @@ def test_a_som_subscriber_s_family_is_a_payload_model() -> None:
     som_subscriber(broker, "a", on_story, family=StoryContext)
     with pytest.raises(TypeError):
         som_subscriber(broker, "b", on_number, family=int)  # type: ignore[type-var]
+
+
+def test_a_som_subscriber_of_several_families_types_the_payload_as_either() -> None:
+    from faststream.redis import RedisBroker
+
+    from envelopekit.faststream import som_subscriber
+
+    def on_either(envelope: SomEnvelope, event: TellingEvent | LinkEvent) -> None: ...
+
+    def on_story(envelope: SomEnvelope, story: StoryContext) -> None: ...
+
+    def on_any(envelope: SomEnvelope, payload: Any) -> None: ...
+
+    broker = RedisBroker()
+    som_subscriber(broker, "a", on_either, family=(TellingEvent, LinkEvent))
+    som_subscriber(broker, "b", on_either, family=(TellingEvent, LinkEvent, SystemAudit))  # type: ignore[arg-type]
+    som_subscriber(broker, "c", on_story, family=(StoryContext, TellingEvent))  # type: ignore[arg-type]
+    som_subscriber(broker, "d", on_any, family=TellingEvent | LinkEvent)

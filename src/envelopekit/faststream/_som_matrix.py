@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar, get_args
+from types import UnionType
+from typing import Any, TypeVar, get_args, overload
 
 from faststream import Context, Response, StreamMessage
 from pydantic import ValidationError
@@ -30,6 +31,8 @@ from ._endpoint import RULES_HEADER, Endpoint, run_handler
 __all__ = ["MatrixConsumer", "MatrixHandler", "SomConsumer", "matrix_subscriber", "som_subscriber"]
 
 P = TypeVar("P", bound="FamilyPayload | UnvalidatedPayload")
+Q = TypeVar("Q", bound="FamilyPayload | UnvalidatedPayload")
+R = TypeVar("R", bound="FamilyPayload | UnvalidatedPayload")
 
 # What a SOM payload is read into: a subscriber's `family` is one of them, or nothing matches.
 _FAMILIES: tuple[type[Any], ...] = (*get_args(FamilyPayload), UnvalidatedPayload)
@@ -76,7 +79,7 @@ class _Checked:
 
 
 class SomConsumer(_Checked):
-    """Consumes SOM messages, optionally of one family; built by :func:`som_subscriber`."""
+    """Consumes SOM messages, optionally of some families; built by :func:`som_subscriber`."""
 
     def __init__(
         self,
@@ -84,17 +87,13 @@ class SomConsumer(_Checked):
         source: str,
         handler: Callable[[SomEnvelope, Any], object],
         *,
-        family: type[Any] | None = None,
+        family: Any = None,
         quarantine: str | None = None,
         worker_id: str | None = None,
         **subscriber_options: Any,
     ) -> None:
-        if family is not None and family not in _FAMILIES:
-            # Here, not by quarantining every message as `subscriber.unexpected`.
-            raise TypeError(
-                "family must be one of SOM's payload models "
-                f"({', '.join(one.__name__ for one in _FAMILIES)}), not {family!r}"
-            )
+        # Here, not by quarantining every message as `subscriber.unexpected`.
+        self._takes = None if family is None else _families(family)
         self.handler = handler
         self.family = family
         super().__init__(broker, source, quarantine, worker_id, subscriber_options)
@@ -108,17 +107,42 @@ class SomConsumer(_Checked):
             await self._quarantine(message, body, verdict.violations)
             return
         payload = envelope.payload
-        if self.family is not None and not isinstance(payload, self.family):
+        if self._takes is not None and not isinstance(payload, self._takes):
+            takes = " or ".join(one.__name__ for one in self._takes)
             found = violation(
                 rules.SUBSCRIBER_UNEXPECTED,
                 "/message_type",
-                f"{envelope.message_type!r} is not the family this subscriber takes "
-                f"({self.family.__name__}).",
+                f"{envelope.message_type!r} is not a family this subscriber takes ({takes}).",
             )
             await self._quarantine(message, body, [found])
             return
         await run_handler(self.handler, functools.partial(self.handler, envelope, payload))
         await self.endpoint.settle(message, None, b"", {})
+
+
+def _families(family: Any) -> tuple[type[Any], ...]:
+    """The payload models ``family`` names: one, or a union (``A | B``) or tuple of them.
+
+    Raises:
+        TypeError: for a member that is no SOM payload model (named), or for none at all.
+    """
+    members: tuple[Any, ...] = family if isinstance(family, tuple) else get_args(family)
+    found: list[type[Any]] = []
+    for member in members if isinstance(family, tuple) else members or (family,):
+        if isinstance(member, tuple) or get_args(member):
+            found += _families(member)  # nested, as isinstance reads it
+        elif member in _FAMILIES:
+            found.append(member)
+        else:
+            within = "" if member is family else f" (in {family!r})"
+            raise TypeError(
+                "family must be one of SOM's payload models "
+                f"({', '.join(one.__name__ for one in _FAMILIES)}), or a union or tuple of "
+                f"them, not {getattr(member, '__name__', repr(member))}{within}"
+            )
+    if not found:
+        raise TypeError(f"family must name at least one of SOM's payload models, not {family!r}")
+    return tuple(dict.fromkeys(found))
 
 
 MatrixHandler = Callable[[Any], "MxResponse[Any] | Awaitable[MxResponse[Any] | None] | None"]
@@ -197,12 +221,68 @@ class MatrixConsumer(_Checked):
         return None
 
 
+@overload
 def som_subscriber(
     broker: Any,
     source: str,
     handler: Callable[[SomEnvelope, P], object],
     *,
     family: type[P] | None = None,
+    quarantine: str | None = None,
+    worker_id: str | None = None,
+    **subscriber_options: Any,
+) -> SomConsumer: ...
+@overload
+def som_subscriber(
+    broker: Any,
+    source: str,
+    handler: Callable[[SomEnvelope, P | Q], object],
+    *,
+    family: tuple[type[P], type[Q]],
+    quarantine: str | None = None,
+    worker_id: str | None = None,
+    **subscriber_options: Any,
+) -> SomConsumer: ...
+@overload
+def som_subscriber(
+    broker: Any,
+    source: str,
+    handler: Callable[[SomEnvelope, P | Q | R], object],
+    *,
+    family: tuple[type[P], type[Q], type[R]],
+    quarantine: str | None = None,
+    worker_id: str | None = None,
+    **subscriber_options: Any,
+) -> SomConsumer: ...
+@overload
+def som_subscriber(
+    broker: Any,
+    source: str,
+    handler: Callable[[SomEnvelope, P], object],
+    *,
+    # After the two above, which mypy solves (it joins the members of this one), pyright this.
+    family: tuple[type[P], ...],
+    quarantine: str | None = None,
+    worker_id: str | None = None,
+    **subscriber_options: Any,
+) -> SomConsumer: ...
+@overload
+def som_subscriber(
+    broker: Any,
+    source: str,
+    handler: Callable[[SomEnvelope, Any], object],
+    *,
+    family: UnionType,
+    quarantine: str | None = None,
+    worker_id: str | None = None,
+    **subscriber_options: Any,
+) -> SomConsumer: ...
+def som_subscriber(
+    broker: Any,
+    source: str,
+    handler: Callable[[SomEnvelope, Any], object],
+    *,
+    family: Any = None,
     quarantine: str | None = None,
     worker_id: str | None = None,
     **subscriber_options: Any,
@@ -226,13 +306,19 @@ def som_subscriber(
         source: the list, queue or topic to consume.
         handler: sync (run in a worker thread, as FastStream runs its own) or async; its
             exceptions follow the broker's own policy.
-        family: the payload model this subscriber takes (``StoryContext`` ...); any other
-            family is quarantined as ``subscriber.unexpected``. ``None``: every family.
+        family: the payload model this subscriber takes (``StoryContext`` ...), or several:
+            a tuple (``(TellingEvent, LinkEvent)``), for which the type checkers type the
+            handler's payload as either (mypy: of two or three), or a union (``TellingEvent |
+            LinkEvent``), for which they type it ``Any`` (a union is no class to them). Any
+            other family is quarantined as ``subscriber.unexpected``. ``None``: every family.
         quarantine: where refused messages go; ``<source>.quarantine`` by default.
         worker_id: Redis only: names this worker's processing list, which no other running
             worker may share; ``None``: an id unique to this worker (as
             :func:`~envelopekit.faststream.babelqueue_subscriber`).
         subscriber_options: passed to ``broker.subscriber``.
+
+    Raises:
+        TypeError: for a ``family`` that names anything but SOM's payload models (named).
     """
     return SomConsumer(
         broker,

@@ -79,7 +79,7 @@ from ._skill_warning import SkillWarning
 from ._story_context import StoryContext
 from ._system_audit import SystemAudit
 from ._telling import TellingEvent, TellingMessageType
-from ._typed import expect_family, unparametrised
+from ._typed import READ_BY_MESSAGE_TYPE, expect_family, unparametrised
 from ._types import (
     MESSAGE_TYPE_PATTERN,
     TOPIC_PATTERN,
@@ -215,7 +215,11 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
     ``SomEnvelope[StoryContext]`` is the envelope typed by its payload: what :meth:`create`
     returns for a story, and a parser that also refuses a message whose ``message_type`` does
     not select that family (``payload.family_unexpected``). ``SomEnvelope[Any]`` is
-    ``SomEnvelope`` itself: every family, each payload its model.
+    ``SomEnvelope`` itself: every family, each payload its model. A union of families is read
+    by ``message_type`` too, never by the payload's shape; a subclass takes what its payload
+    type names, and one still generic in a type variable of its own (``class
+    Mine(SomEnvelope[X], Generic[X])``) what its default, constraints or bound name, or with
+    none of them every family.
 
     Validation context (``model_validate_json(raw, context={...})``):
 
@@ -237,7 +241,8 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
         def __class_getitem__(cls, item: Any) -> Any:
             # As a payload type `Any` would leave the payload unvalidated (and on Python 3.10,
             # where `Any` is no class, reach the agreement check as a dict).
-            if any_is_unparametrised(cls, item, PayloadT):
+            # The payload's own type variable: PayloadT, or a user's subclass's own.
+            if any_is_unparametrised(cls, item, cls.__pydantic_fields__["payload"].annotation):
                 return cls
             return super().__class_getitem__(item)
 
@@ -272,7 +277,7 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
     """On snapshot-style messages such as story.context"""
     actors: JsonObject | MISSING = Field(default=MISSING, alias="_actors")
     """Key-value map of short-key actor lookups"""
-    payload: PayloadT
+    payload: Annotated[PayloadT, READ_BY_MESSAGE_TYPE]
     """The message's content: a JSON object, validated by the schema ``message_type`` selects."""
     extensions: Extensions | MISSING = MISSING
     """Vendor fields, reverse-domain namespaced (com.{vendor}.*); consumers ignore-if-unknown"""

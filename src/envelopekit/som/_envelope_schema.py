@@ -16,8 +16,8 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
 from .._schema import ref_to
-from ._payloads import PAYLOAD_MODELS, UnvalidatedPayload
-from ._typed import expected_of
+from ._payloads import PAYLOAD_MODELS, UNVALIDATED
+from ._typed import expected_of, payload_choices
 from ._version import SOM_VERSION
 
 __all__ = ["as_tagged_union", "envelope_json_schema"]
@@ -50,10 +50,13 @@ def envelope_json_schema(schema: dict[str, Any], cls: type[Any]) -> None:
         return
     branches = payload.pop("oneOf")
     payload["type"] = "object"
+    choices = payload_choices(cls) or {}
     dispatch: list[dict[str, Any]] = []
-    for message_type, model in PAYLOAD_MODELS.items():
-        family = ref_to(model, branches)
-        if "message_type" in model.model_fields:
+    for message_type in PAYLOAD_MODELS:
+        if message_type not in choices:
+            continue  # a typed envelope's message_type enum leaves it out
+        family = _ref_to(choices[message_type], branches)
+        if "message_type" in PAYLOAD_MODELS[message_type].model_fields:
             family["properties"] = {"message_type": {"const": message_type}}
         dispatch.append(
             {
@@ -61,13 +64,21 @@ def envelope_json_schema(schema: dict[str, Any], cls: type[Any]) -> None:
                 "then": {"properties": {"payload": family}},
             }
         )
-    dispatch.append(
-        {
-            "if": _message_type_is({"not": {"enum": sorted(PAYLOAD_MODELS)}}),
-            "then": {"properties": {"payload": ref_to(UnvalidatedPayload, branches)}},
-        }
-    )
+    if UNVALIDATED in choices:
+        dispatch.append(
+            {
+                "if": _message_type_is({"not": {"enum": sorted(PAYLOAD_MODELS)}}),
+                "then": {"properties": {"payload": _ref_to(choices[UNVALIDATED], branches)}},
+            }
+        )
     schema["allOf"] = dispatch
+    _typed_envelope_json_schema(properties, cls)
+
+
+def _ref_to(kinds: list[type], branches: list[dict[str, Any]]) -> dict[str, Any]:
+    """The reference to the one of ``kinds``, or an ``anyOf`` of theirs."""
+    refs = [ref_to(kind, branches) for kind in kinds]
+    return refs[0] if len(refs) == 1 else {"anyOf": refs}
 
 
 def _typed_envelope_json_schema(properties: dict[str, Any], cls: type[Any]) -> None:

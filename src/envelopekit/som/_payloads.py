@@ -11,8 +11,9 @@ discriminator derives the tag from the payload model instance.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from contextvars import ContextVar
-from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias
+from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias, Union
 
 from pydantic import ConfigDict, Discriminator, RootModel, Tag
 
@@ -30,11 +31,13 @@ __all__ = [
     "FAMILY_BY_MESSAGE_TYPE",
     "KNOWN_MESSAGE_TYPES",
     "PAYLOAD_MODELS",
+    "UNVALIDATED",
     "FamilyPayload",
     "KnownMessageType",
     "SomPayload",
     "UnvalidatedPayload",
     "closest_known_type",
+    "dispatched",
     "message_type_of",
 ]
 
@@ -125,6 +128,8 @@ _SINGLE_TYPE: Final[dict[type, str]] = {
     SkillWarning: "skill.warning.raised",
 }
 
+_FAMILY_MODELS: Final = (*dict.fromkeys(PAYLOAD_MODELS.values()),)
+
 # The envelope's message_type while its payload is being validated; None otherwise.
 _validating: ContextVar[str | None] = ContextVar("envelopekit_som_message_type", default=None)
 
@@ -150,7 +155,12 @@ def _payload_tag(value: Any) -> str:
     if kind is TellingEvent or kind is LinkEvent:
         tag: str = value.message_type
         return tag
-    return _SINGLE_TYPE.get(kind, UNVALIDATED)  # pyright: ignore[reportUnknownArgumentType]
+    found = _SINGLE_TYPE.get(kind)  # pyright: ignore[reportUnknownArgumentType]
+    if found is not None or kind is UnvalidatedPayload:
+        return found or UNVALIDATED
+    # A user's subclass of a family model travels as its family (else pydantic warns that it
+    # expected an UnvalidatedPayload, and writes it member by member).
+    return message_type_of(value) if isinstance(value, _FAMILY_MODELS) else UNVALIDATED
 
 
 SomPayload: TypeAlias = Annotated[
@@ -171,6 +181,16 @@ SomPayload: TypeAlias = Annotated[
 ]
 """An envelope's payload: the family model its ``message_type`` selects, or
 :class:`UnvalidatedPayload` for a ``message_type`` with no SOM 1.0 schema."""
+
+
+def dispatched(choices: Mapping[str, Any]) -> Any:
+    """A payload type chosen as :data:`SomPayload` chooses: ``message_type`` -> its type.
+
+    Its tags are ``message_type`` values and ``"unvalidated"`` for the others; the envelope
+    refuses another ``message_type`` before the payload is read (``payload.family_unexpected``).
+    """
+    members = tuple(Annotated[kind, Tag(tag)] for tag, kind in choices.items())
+    return Annotated[Union[members], Discriminator(_payload_tag)]  # noqa: UP007
 
 
 def validating_as(message_type: str) -> Any:
