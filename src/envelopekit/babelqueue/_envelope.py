@@ -22,7 +22,7 @@ from pydantic import (
 )
 from pydantic import model_validator as _model_validator
 from pydantic.config import ExtraValues
-from pydantic_core import CoreSchema, core_schema
+from pydantic_core import CoreSchema, SchemaValidator, core_schema
 from typing_extensions import Self, TypeVar
 
 from .. import rules
@@ -37,6 +37,8 @@ from .._failfast import (
     TooLarge,
     first_parse,
     large_validator,
+    own_config,
+    schemas_in,
 )
 from .._formats import UuidStr
 from .._ids import now_ms, uuid4
@@ -57,7 +59,7 @@ from .._json import (
 )
 from .._model import WireModel, any_is_unparametrised, attach_warnings, attached_warnings
 from .._settings import Settings, get_settings, given_settings
-from .._text import WRITTEN, text_checked_schema
+from .._text import WRITTEN, call_kind, probed, text_checked_schema
 from .._violations import (
     Violation,
     as_pydantic_error,
@@ -181,10 +183,18 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         schema = text_checked_schema(cls, source, handler, held)
         if not _typed_data(cls) or _model_data(cls):
             return schema  # a model's own config decides how it reads Python data
+        # The probe shows an `__init__` (whose instance the text's own would leave empty) and
+        # run-time options; what it read goes on past the model, or in an `__init__` to the
+        # model, which reads its fields from their text.
         return core_schema.json_or_python_schema(
             json_schema=schema,
-            python_schema=core_schema.with_info_wrap_validator_function(
-                partial(_read_as_text, cls), schema
+            python_schema=core_schema.chain_schema(
+                [
+                    probed(partial(_read_as_text, cls)),
+                    core_schema.no_info_wrap_validator_function(
+                        _take_read, _reading_fields(schema, cls)
+                    ),
+                ]
             ),
         )
 
@@ -738,20 +748,115 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         return self.model_copy(update={"dead_letter": block})
 
 
+class _Read:
+    """The envelope a dict's JSON text was read into, on its way out of the model's step."""
+
+    __slots__ = ("envelope",)
+
+    def __init__(self, envelope: BabelEnvelope[Any]) -> None:
+        self.envelope = envelope
+
+
+class _ReadAsText(dict[str, Any]):
+    """A dict given to ``__init__``, whose fields the model reads from its JSON text."""
+
+    __slots__ = ()
+
+
 def _read_as_text(
     cls: type[BabelEnvelope[Any]],
     value: Any,
     handler: ValidatorFunctionWrapHandler,
     info: ValidationInfo,
 ) -> Any:
-    """``value`` validated as its JSON text is, where it is JSON data; else as it is."""
+    """``value`` validated as its JSON text is, where it is JSON data; else as it is.
+
+    ``handler`` reads the probe (:func:`~envelopekit._text.call_kind`): under run-time options
+    (``strict``, ``extra``, ``by_name``, ``by_alias=False``), which the text's reading would
+    not see, the value is read as Python data, as pydantic reads it. In ``__init__``, which
+    fills its own instance, the model reads it, its fields from their text
+    (:func:`_fields_read`).
+    """
     if type(value) is not dict:
-        return handler(value)
+        return value
     text = plain_text(value)
     if text is None:
-        return handler(value)  # Python data no JSON text holds: validated, and refused, as such
+        return value  # Python data no JSON text holds: validated, and refused, as such
+    kind = call_kind(handler)
+    if kind == "options":
+        return value
+    if kind == "init":
+        return _ReadAsText(value)
     # Its errors are this validation's, at their own locations.
-    return cls.__pydantic_validator__.validate_json(text, context=info.context)
+    return _Read(cls.__pydantic_validator__.validate_json(text, context=info.context))
+
+
+def _take_read(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """The envelope :func:`_read_as_text` read, else ``value`` read by the model."""
+    if type(value) is _Read:
+        return value.envelope
+    return handler(value)
+
+
+def _fields_read(
+    cls: type[BabelEnvelope[Any]],
+    value: Any,
+    handler: ValidatorFunctionWrapHandler,
+    info: ValidationInfo,
+) -> Any:
+    """The model's fields of ``value``: from its JSON text where ``__init__`` was given it.
+
+    The model's own validators (a user's ``before``, ``wrap`` and ``after`` ones) run as they
+    do on any dict, once; a ``before`` one may have changed it, so its text is written here.
+    """
+    if type(value) is _ReadAsText:
+        text = plain_text(dict(value))  # orjson writes no subclass as plain data
+        if text is not None:
+            return _fields_validator(cls).validate_json(text, context=info.context)
+    return handler(value)
+
+
+@cache
+def _fields_validator(cls: type[BabelEnvelope[Any]]) -> SchemaValidator:
+    """A validator of ``cls``'s fields alone (:func:`_fields_read`), from its finished schema."""
+    schema: Any = cls.__pydantic_core_schema__
+    for node in schemas_in(schema):
+        function = node["function"]["function"] if node.get("type") == "function-wrap" else None
+        if isinstance(function, partial) and function.func is _fields_read:
+            fields: CoreSchema = node["schema"]
+            break
+    else:  # pragma: no cover - every typed envelope's schema holds it
+        raise LookupError(cls)
+    if schema["type"] == "definitions":
+        fields = core_schema.definitions_schema(fields, schema["definitions"])
+    return SchemaValidator(fields, own_config(schema, cls))
+
+
+def _reading_fields(schema: CoreSchema, cls: type[BabelEnvelope[Any]]) -> CoreSchema:
+    """``schema`` with ``cls``'s model fields read through :func:`_fields_read`.
+
+    Only the class's own schema, which ``__init__`` runs; a use of a finished class is its own
+    validator, which pydantic-core reuses.
+    """
+    if cls.__dict__.get("__pydantic_complete__"):
+        return schema
+
+    def reading(node: Any) -> Any:
+        if isinstance(node, list):
+            items: list[Any] = node
+            return [reading(item) for item in items]
+        if not isinstance(node, dict):
+            return node
+        found = cast("dict[str, Any]", node)  # a schema, or a mapping of them (a model's fields)
+        kind = found.get("type")
+        if kind == "model-fields":  # only a model of `cls` is read within
+            fields = cast("CoreSchema", found)
+            return core_schema.with_info_wrap_validator_function(partial(_fields_read, cls), fields)
+        if kind == "model" and found["cls"] is not cls:
+            return found
+        return {key: item if key == "metadata" else reading(item) for key, item in found.items()}
+
+    return cast("CoreSchema", reading(schema))
 
 
 def _typed_text(envelope: BabelEnvelope[Any]) -> bytes:
