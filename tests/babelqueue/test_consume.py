@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import orjson
 import pytest
@@ -450,6 +450,44 @@ def test_typed_dict_door_keeps_run_time_options(
         except ValidationError as exc:
             verdicts.append([(v.rule, v.pointer) for v in ek.violations(exc)])
     assert verdicts == [refused or orjson.dumps(members)] * 2
+
+
+_X = TypeVar("_X")
+
+
+class _Mine(BabelEnvelope[_X], Generic[_X]):
+    """A user's envelope still generic in its own type variable."""
+
+
+@pytest.mark.parametrize(
+    ("model", "like"),
+    [(_Mine, BabelEnvelope), (_Mine[Any], BabelEnvelope), (_Mine[Order], BabelEnvelope[Order])],
+    ids=["unparametrised", "any", "model"],
+)
+@pytest.mark.parametrize("data", [[1], "x", {"order_id": 1}, {"order_id": "1"}])
+def test_generic_subclass_reads_data_as_the_envelope_does(
+    model: type[BabelEnvelope[Any]], like: type[BabelEnvelope[Any]], data: object
+) -> None:
+    # Its own type variable, unbound, was `Any` to pydantic: any JSON value was `data`.
+    raw = orjson.dumps(message(data=data))
+    verdicts: list[object] = []
+    for read in (
+        model.model_validate_json,
+        like.model_validate_json,
+        lambda raw: model.model_validate(orjson.loads(raw)),
+        lambda raw: model(**orjson.loads(raw)),
+    ):
+        try:
+            verdicts.append(read(raw).to_json())
+        except ValidationError as exc:
+            verdicts.append([(v.rule, v.pointer) for v in ek.violations(exc)])
+    assert verdicts == [verdicts[1]] * 4
+
+
+def test_generic_subclass_unparametrised_is_itself() -> None:
+    assert _Mine[Any] is _Mine
+    assert _Mine.model_json_schema()["properties"]["data"]["type"] == "object"
+    assert _Mine[Order].model_fields["data"].annotation is Order
 
 
 class _Counted(BabelEnvelope[dict[str, list[int]]]):

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import typing
 from collections.abc import Mapping
+from copy import copy
 from dataclasses import replace
 from functools import cache, partial
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Generic, cast, get_args, overload
@@ -22,6 +24,7 @@ from pydantic import (
 )
 from pydantic import model_validator as _model_validator
 from pydantic.config import ExtraValues
+from pydantic.fields import FieldInfo
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
 from typing_extensions import Self, TypeVar
 
@@ -91,7 +94,24 @@ _JSON_DATA_TYPES: Final[frozenset[object]] = frozenset((DataT, dict[str, Any], A
 @cache
 def _typed_data(cls: type[BabelEnvelope[Any]]) -> bool:
     """Whether ``cls`` types ``data`` as anything but a JSON object of JSON values."""
-    return cls.model_fields["data"].annotation not in _JSON_DATA_TYPES
+    annotation = cls.model_fields["data"].annotation
+    return annotation not in _JSON_DATA_TYPES and not _unbound(annotation)
+
+
+def _unbound(annotation: object) -> bool:
+    """Whether ``annotation`` is a type variable pydantic reads as ``Any``.
+
+    No default, bound or constraints: the ``data`` of a user's subclass still generic in its
+    own (``class Mine(BabelEnvelope[X], Generic[X])``), which is read as ``DataT``'s default.
+    """
+    if not isinstance(annotation, typing.TypeVar):
+        return False
+    has_default = getattr(annotation, "has_default", None)
+    return not (
+        (has_default is not None and has_default())
+        or annotation.__bound__ is not None
+        or annotation.__constraints__
+    )
 
 
 def _model_data(cls: type[BabelEnvelope[Any]]) -> bool:
@@ -144,8 +164,9 @@ class BabelEnvelope(WireModel, Generic[DataT]):
 
         def __class_getitem__(cls, item: Any) -> Any:
             # As a data type `Any` took any JSON value (`[1]`): `create` wrote messages `check`
-            # and the other SDKs refuse.
-            if any_is_unparametrised(cls, item, DataT):
+            # and the other SDKs refuse. A user's subclass generic in its own type variable
+            # types `data` with that one.
+            if any_is_unparametrised(cls, item, cls.__pydantic_fields__["data"].annotation):
                 return cls
             return super().__class_getitem__(item)
 
@@ -180,7 +201,19 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         # of Python data takes the fast path as `model_validate` does; the class is not yet
         # bound while its own schema is built, which is no held use.
         held = _held_door if cls is globals().get("BabelEnvelope") else None
-        schema = text_checked_schema(cls, source, handler, held)
+        fields: dict[str, FieldInfo] | None = cls.__dict__.get("__pydantic_fields__")
+        if fields is None or not _unbound(fields["data"].annotation):
+            schema = text_checked_schema(cls, source, handler, held)
+        else:
+            # Read as `DataT`'s default while the schema is built; the field keeps its type
+            # variable, which a parametrisation (`Mine[Item]`) replaces.
+            read = copy(fields["data"])
+            read.annotation = dict[str, Any]
+            cls.__pydantic_fields__ = {**fields, "data": read}
+            try:
+                schema = text_checked_schema(cls, source, handler, held)
+            finally:
+                cls.__pydantic_fields__ = fields
         if not _typed_data(cls) or _model_data(cls):
             return schema  # a model's own config decides how it reads Python data
         # The probe shows an `__init__` (whose instance the text's own would leave empty) and
