@@ -114,6 +114,17 @@ def _unbound(annotation: object) -> bool:
     )
 
 
+@cache
+def _own_fields(cls: type[BabelEnvelope[Any]]) -> frozenset[str]:
+    """The fields a user's subclass declares beyond the envelope's, which dumps write."""
+    envelope = BabelEnvelope.model_fields
+    return frozenset(
+        name
+        for name, field in cls.model_fields.items()
+        if name not in envelope and not field.exclude
+    )
+
+
 def _model_data(cls: type[BabelEnvelope[Any]]) -> bool:
     """Whether ``cls`` types ``data`` as a pydantic model."""
     annotation = cls.model_fields["data"].annotation
@@ -453,7 +464,10 @@ class BabelEnvelope(WireModel, Generic[DataT]):
     # --- consuming ---------------------------------------------------------------------------
 
     def to_wire(self) -> dict[str, Any]:
-        """The message as a JSON-ready dict: canonical keys in spec order, then unknown keys."""
+        """The message as a JSON-ready dict: canonical keys in spec order, then unknown keys.
+
+        A subclass's own fields are written before the unknown keys.
+        """
         fields = self.__dict__  # plain reads: this runs once per message sent
         data = fields["data"]
         if isinstance(data, BaseModel):
@@ -475,6 +489,16 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         dead_letter = fields["dead_letter"]
         if dead_letter is not MISSING:
             out["dead_letter"] = dead_letter.to_wire()
+        if type(self) is not BabelEnvelope:
+            own = _own_fields(type(self))
+            if own:
+                # A user's subclass's own fields, as its serializer writes them: on the wire
+                # after the spec's keys, as unknown keys are.
+                out.update(
+                    self.__pydantic_serializer__.to_python(
+                        self, mode="json", by_alias=True, include=set(own)
+                    )
+                )
         extra = self.__pydantic_extra__
         if extra:
             # Decoding never puts these among the extras; a caller mutating them might.
@@ -484,8 +508,9 @@ class BabelEnvelope(WireModel, Generic[DataT]):
     def to_json(self) -> bytes:
         """Compact UTF-8 JSON, byte-identical to the Python reference encoder.
 
-        ``job, trace_id, data, meta, attempts[, dead_letter]``, then preserved unknown keys in
-        their original order. Never emits ``urn`` or a forbidden key.
+        ``job, trace_id, data, meta, attempts[, dead_letter]``, then a subclass's own fields,
+        then preserved unknown keys in their original order. Never emits ``urn`` or a
+        forbidden key.
         """
         return dumps(self.to_wire())
 
