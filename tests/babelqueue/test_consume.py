@@ -531,3 +531,25 @@ def test_typed_subclass_validators_run_once_through_every_door() -> None:
         read.append((door().to_json(), list(_CALLS)))
     expected = orjson.dumps({**members, "data": {"x": [2]}})
     assert read == [(expected, ["before", "field", "after"])] * 4
+
+
+def test_typed_dict_door_reads_a_large_message_as_the_json_door() -> None:
+    # Over 16 KiB the JSON door stops each array at its first failing item; the dict doors
+    # (model_validate, a TypeAdapter, FastAPI's body) reported every item of it.
+    model = BabelEnvelope[dict[str, list[int]]]
+    raw = orjson.dumps(message(data={"x": ["s"] * 5_000, "y": [1, "t"]}))
+    found: list[object] = []
+    adapter = TypeAdapter(model)
+    reads: list[Callable[[], object]] = [
+        lambda: model.model_validate_json(raw),
+        lambda: model.model_validate(orjson.loads(raw)),
+        lambda: adapter.validate_python(orjson.loads(raw)),
+    ]
+    for read in reads:
+        with pytest.raises(ValidationError) as refused:
+            read()
+        found.append([(v.rule, v.pointer) for v in ek.violations(refused.value)])
+    assert (
+        found
+        == [[("message-envelope.type", "/data/x/0"), ("message-envelope.type", "/data/y/1")]] * 3
+    )

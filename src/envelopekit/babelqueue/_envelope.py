@@ -845,7 +845,11 @@ def _read_as_text(
         return value
     if kind == "init":
         return _ReadAsText(value)
-    # Its errors are this validation's, at their own locations.
+    # Its errors are this validation's, at their own locations; over `FULL_REPORT_BYTES`, one
+    # an array at most, as `model_validate_json` reads the same bytes (with the call's own
+    # context: a user's validator reads it, and may note into it).
+    if len(text) > FULL_REPORT_BYTES:
+        return _Read(validate_large_json(cls, text, context=info.context))
     return _Read(cls.__pydantic_validator__.validate_json(text, context=info.context))
 
 
