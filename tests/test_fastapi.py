@@ -9,10 +9,11 @@ the open unknown-family branch) that judges as the shipped ``if``/``then`` schem
 """
 
 # No `from __future__ import annotations`: the handlers' annotations are read at runtime.
+import datetime
 import json
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import jsonschema_rs
 import pytest
@@ -21,6 +22,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.testclient import TestClient
 from pydantic import BaseModel, ValidationError
+from typing_extensions import TypedDict
 
 import envelopekit as ek
 from envelopekit.babelqueue import BabelEnvelope
@@ -45,9 +47,23 @@ class OrderCreated(BaseModel):
     sku: str = "none"
 
 
+class DatedOrder(TypedDict):
+    order_id: int
+    at: datetime.datetime
+
+
+_Data = TypeVar("_Data")
+
+
+class UsersEnvelope(BabelEnvelope[_Data], Generic[_Data]):
+    """A user's envelope generic in a type variable of its own."""
+
+
 MODELS: dict[str, Any] = {
     "babelqueue": BabelEnvelope,
     "babelqueue-order": BabelEnvelope[OrderCreated],
+    "babelqueue-dated": BabelEnvelope[DatedOrder],  # a date-time strict Python mode refuses
+    "babelqueue-generic": UsersEnvelope,
     "som": SomEnvelope,
     "matrix-request": MxRequest,
     "matrix-response": MxResponse,
@@ -100,6 +116,12 @@ def _messages() -> Iterator[tuple[str, str, bytes]]:
         "wrong data",
         order.to_json().replace(b'"order_id":7', b'"order_id":"x"'),
     )
+    dated = BabelEnvelope.create("urn:a:b", {"order_id": 7, "at": "2026-01-01T00:00:00Z"})
+    yield "babelqueue-dated", "created", dated.to_json()
+    yield "babelqueue-dated", "not a date", dated.to_json().replace(b'"2026-01-01T', b'"x')
+    yield "babelqueue-generic", "created", dated.to_json()
+    array = _encode({**json.loads(dated.to_json()), "data": [1]})
+    yield "babelqueue-generic", "data an array", array
     for path in positive_files():
         yield "som", path.name, _encode(positive_envelope(path))
     for path in negative_files():
@@ -215,7 +237,12 @@ REST_MARKUP = re.compile(r"``|:[a-z]+:`")
 def test_one_component_per_model_but_where_a_dump_writes_less() -> None:
     # BabelQueue's envelope reads `urn`, the inbound alias of `job`, and never writes it.
     split = sorted(name for name in COMPONENTS if name.endswith(("-Input", "-Output")))
-    envelopes = ("BabelEnvelope", "BabelEnvelope_OrderCreated_")
+    envelopes = (
+        "BabelEnvelope",
+        "BabelEnvelope_DatedOrder_",
+        "BabelEnvelope_OrderCreated_",
+        "UsersEnvelope",
+    )
     assert split == [f"{name}-{mode}" for name in envelopes for mode in ("Input", "Output")]
     for name in envelopes:
         read, written = COMPONENTS[f"{name}-Input"], COMPONENTS[f"{name}-Output"]

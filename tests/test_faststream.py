@@ -7,6 +7,7 @@ arrive as the model ``model_validate_json`` reads from the wire bytes.
 
 # No `from __future__ import annotations`: the handlers' annotations are read at runtime.
 import asyncio
+import datetime
 import json
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 from faststream.kafka import KafkaBroker, TestKafkaBroker
 from faststream.redis import RedisBroker, TestRedisBroker
 from pydantic import BaseModel
+from typing_extensions import TypedDict
 
 from envelopekit.babelqueue import BabelEnvelope
 from envelopekit.matrix import MxErrorCode, MxErrorPayload, MxRequest, MxResponse
@@ -22,6 +24,17 @@ from envelopekit.som import OriginatingSystem, SomEnvelope, StoryContext
 
 class OrderCreated(BaseModel):
     order_id: int
+
+
+class DatedOrder(TypedDict):
+    order_id: int
+    at: datetime.datetime
+
+
+class TenantsEnvelope(BabelEnvelope[DatedOrder]):
+    """A user's envelope with a field of its own."""
+
+    tenant: str = "none"
 
 
 def _messages() -> dict[str, tuple[Any, BaseModel]]:
@@ -45,6 +58,15 @@ def _messages() -> dict[str, tuple[Any, BaseModel]]:
             BabelEnvelope[OrderCreated].create(
                 "urn:babel:orders:created", OrderCreated(order_id=2)
             ),
+        ),
+        # A date-time, which pydantic's strict Python mode takes only as a `datetime`.
+        "babelqueue-dated": (
+            BabelEnvelope[DatedOrder],
+            BabelEnvelope[DatedOrder].model_validate_json(_dated),
+        ),
+        "babelqueue-subclass": (
+            TenantsEnvelope,
+            TenantsEnvelope.model_validate({**json.loads(_dated), "tenant": "t"}),
         ),
         "som": (SomEnvelope, SomEnvelope.create("story.context", story, originating_system=system)),
         "matrix-request": (MxRequest, request),
@@ -75,6 +97,8 @@ def _messages() -> dict[str, tuple[Any, BaseModel]]:
 
 
 _objects: list[Any] = [{"a": -1, "b": "x"}] * 2_000
+# `create` takes a mapping of JSON values only: the date-time is read from the wire.
+_dated = BabelEnvelope.create("urn:a:b", {"order_id": 3, "at": "2026-01-01T00:00:00Z"}).to_json()
 _rows: list[Any] = [{"sku": f"s{i}", "qty": i, "tags": ["a", "b"]} for i in range(40)]
 
 

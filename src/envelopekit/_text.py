@@ -21,7 +21,7 @@ import json
 from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
 from functools import partial
-from typing import Any, Final, cast
+from typing import Any, Final, Literal, cast
 
 import orjson
 from pydantic import (
@@ -58,9 +58,12 @@ producer wrote it and kept it within the depth ``check`` reads (``envelopekit._b
 
 __all__ = [
     "WRITTEN",
+    "CallKind",
     "TextChecked",
+    "call_kind",
     "json_branch",
     "part_schema",
+    "probed",
     "refuse_unreadable",
     "text_check_built",
     "text_checked_again",
@@ -164,7 +167,7 @@ def gated(schema: CoreSchema, cls: type[BaseModel]) -> CoreSchema:
     node: Any = schema
     kind = node["type"]
     if kind == "function-before" and node["function"]["function"] is refuse_unreadable:
-        gate = core_schema.with_info_wrap_validator_function(partial(_gate, cls), _STATE_PROBE)
+        gate = probed(partial(_gate, cls))
         # What the gate read goes on to the model, which returns an instance as it is (its
         # after-validators read it again: a wrap or a default around the model to spare them
         # would stop a `PydanticUseDefault` of the model's own validators on its way to the
@@ -444,19 +447,48 @@ def _state_probe() -> tuple[CoreSchema, dict[str, Any]]:
 _STATE_PROBE, _PROBE_INPUT = _state_probe()
 _AT_DEFAULTS: Final = SchemaValidator(_STATE_PROBE).validate_python(_PROBE_INPUT)
 """The probe's reading with no run-time option."""
+_AT_INIT: Final = SchemaValidator(_STATE_PROBE).validate_python(
+    _PROBE_INPUT, self_instance=_Instance()
+)
+"""The probe's reading in a model's ``__init__``: its ``init`` member refused, nothing else."""
+
+CallKind = Literal["defaults", "init", "options"]
+"""How a validation runs: with no run-time option, in a model's ``__init__``, or with options."""
+
+
+def probed(function: core_schema.WithInfoWrapValidatorFunction) -> CoreSchema:
+    """A wrap validator of ``function`` whose handler reads the probe (see :func:`call_kind`).
+
+    ``function`` returns the value the validation goes on with (a ``chain`` step).
+    """
+    return core_schema.with_info_wrap_validator_function(function, _STATE_PROBE)
+
+
+def call_kind(handler: ValidatorFunctionWrapHandler) -> CallKind:
+    """How the validation of ``handler`` (a :func:`probed` one's) runs.
+
+    ``"options"`` where ``strict``, ``extra``, ``by_name`` or ``by_alias=False`` could change a
+    verdict; ``"init"`` where it fills an instance (a model's ``__init__``, which the
+    validation's own result would leave empty): what a validator function cannot see, shown by
+    the probe's reading under the same call, against its readings at the defaults and in
+    ``__init__``.
+    """
+    try:
+        reading = handler(_PROBE_INPUT)
+    except (ValidationError, ValueError):  # pydantic-core told to find fields by neither name
+        return "options"  # nor alias: the whole reading says so
+    if reading == _AT_DEFAULTS:
+        return "defaults"
+    return "init" if reading == _AT_INIT else "options"
 
 
 def _at_defaults(handler: ValidatorFunctionWrapHandler) -> bool:
     """Whether ``handler``'s validation runs with no run-time option that could change a verdict.
 
     ``strict``, ``extra``, ``by_name``, ``by_alias=False``, or an instance to fill (``__init__``,
-    which the reading's own instance would leave empty): what a validator function cannot see,
-    shown by the probe's reading under the same call, against its default reading.
+    which the reading's own instance would leave empty) (:func:`call_kind`).
     """
-    try:
-        return bool(handler(_PROBE_INPUT) == _AT_DEFAULTS)
-    except (ValidationError, ValueError):  # pydantic-core told to find fields by neither name
-        return False  # nor alias: the whole reading says so, as without the gate
+    return call_kind(handler) == "defaults"
 
 
 def _written_by_json(value: object) -> bytes | None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
 import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError, field_validator, model_validator
 from typing_extensions import TypedDict
 
 import envelopekit as ek
@@ -368,10 +369,20 @@ _LINE = {"x": 1.5, "item": {"sku": "y"}, "when": "2026-01-01T00:00:00Z"}
         (_Line, _LINE, []),
         (_Dated, {"n": 1, "when": "2026-01-01T00:00:00Z"}, []),
         (dict[str, _Sku], {"a": {"sku": "x"}}, []),
+        (dict[str, list[int]], {"x": [1]}, []),
         (_Line, {**_LINE, "x": "1.5"}, [("message-envelope.type", "/data/x")]),
         (_Dated, {"n": 1, "when": "yesterday"}, [("message-envelope.type", "/data/when")]),
+        (dict[str, list[int]], {"x": ["1"]}, [("message-envelope.type", "/data/x/0")]),
     ],
-    ids=["dataclass", "typeddict", "dict-of-models", "dataclass-refused", "typeddict-refused"],
+    ids=[
+        "dataclass",
+        "typeddict",
+        "dict-of-models",
+        "dict-of-lists",
+        "dataclass-refused",
+        "typeddict-refused",
+        "dict-of-lists-refused",
+    ],
 )
 def test_typed_data_reads_alike_through_every_door(
     data_type: Any, data: dict[str, Any], refused: list[tuple[str, str]]
@@ -386,9 +397,159 @@ def test_typed_data_reads_alike_through_every_door(
         model.model_validate_json,
         lambda raw: model.model_validate(orjson.loads(raw)),
         lambda raw: adapter.validate_python(orjson.loads(raw)),
+        lambda raw: model(**orjson.loads(raw)),
     ):
         try:
             verdicts.append(read(raw).to_json())
         except ValidationError as exc:
             verdicts.append([(v.rule, v.pointer) for v in ek.violations(exc)])
-    assert verdicts == [refused or raw] * 3
+    assert verdicts == [refused or raw] * 4
+
+
+@pytest.mark.filterwarnings("error")  # pydantic warns of an __init__ left with another instance
+def test_typed_init_builds_the_envelope_the_text_reads() -> None:
+    # An `__init__` fills its own instance: the envelope its text is read into is copied in,
+    # with what that reading noted (the forbidden key it dropped, the alias it resolved).
+    members = message(job=DELETE, urn="urn:babel:orders:created", data={"x": [2**53]})
+    members["timestamp"] = 1749132727  # forbidden: dropped with a warning
+    model = BabelEnvelope[dict[str, list[int]]]
+    built = model(**orjson.loads(orjson.dumps(members)))
+    read = model.model_validate_json(orjson.dumps(members))
+    assert built.to_json() == read.to_json()
+    assert built.job == "urn:babel:orders:created"
+    assert built.model_fields_set == read.model_fields_set
+    assert built.envelope_warnings() == read.envelope_warnings()
+    assert {w.rule for w in built.envelope_warnings()} == {
+        rules.FORBIDDEN_KEY,
+        rules.NUMBER_UNSAFE_INTEGER,
+    }
+
+
+@pytest.mark.parametrize(
+    ("options", "refused"),
+    [
+        ({"extra": "forbid"}, [("message-envelope.additionalProperties", "/note")]),
+        ({"strict": False}, []),
+    ],
+    ids=["extra-forbid", "lax"],
+)
+def test_typed_dict_door_keeps_run_time_options(
+    options: dict[str, Any], refused: list[tuple[str, str]]
+) -> None:
+    # The text's reading would not see them: the dict is read as Python data, under them.
+    members = {**message(data={"x": [1]}), "note": 1}
+    model = BabelEnvelope[dict[str, list[int]]]
+    verdicts: list[object] = []
+    reads: list[Callable[[], BabelEnvelope[dict[str, list[int]]]]] = [
+        lambda: model.model_validate(members, **options),
+        lambda: model.model_validate_json(orjson.dumps(members), **options),
+    ]
+    for read in reads:
+        try:
+            verdicts.append(read().to_json())
+        except ValidationError as exc:
+            verdicts.append([(v.rule, v.pointer) for v in ek.violations(exc)])
+    assert verdicts == [refused or orjson.dumps(members)] * 2
+
+
+_X = TypeVar("_X")
+
+
+class _Mine(BabelEnvelope[_X], Generic[_X]):
+    """A user's envelope still generic in its own type variable."""
+
+
+@pytest.mark.parametrize(
+    ("model", "like"),
+    [(_Mine, BabelEnvelope), (_Mine[Any], BabelEnvelope), (_Mine[Order], BabelEnvelope[Order])],
+    ids=["unparametrised", "any", "model"],
+)
+@pytest.mark.parametrize("data", [[1], "x", {"order_id": 1}, {"order_id": "1"}])
+def test_generic_subclass_reads_data_as_the_envelope_does(
+    model: type[BabelEnvelope[Any]], like: type[BabelEnvelope[Any]], data: object
+) -> None:
+    # Its own type variable, unbound, was `Any` to pydantic: any JSON value was `data`.
+    raw = orjson.dumps(message(data=data))
+    verdicts: list[object] = []
+    for read in (
+        model.model_validate_json,
+        like.model_validate_json,
+        lambda raw: model.model_validate(orjson.loads(raw)),
+        lambda raw: model(**orjson.loads(raw)),
+    ):
+        try:
+            verdicts.append(read(raw).to_json())
+        except ValidationError as exc:
+            verdicts.append([(v.rule, v.pointer) for v in ek.violations(exc)])
+    assert verdicts == [verdicts[1]] * 4
+
+
+def test_generic_subclass_unparametrised_is_itself() -> None:
+    assert _Mine[Any] is _Mine
+    assert _Mine.model_json_schema()["properties"]["data"]["type"] == "object"
+    assert _Mine[Order].model_fields["data"].annotation is Order
+
+
+class _Counted(BabelEnvelope[dict[str, list[int]]]):
+    """A user's envelope whose validators change what they read, and count their calls."""
+
+    @field_validator("data")
+    @classmethod
+    def _bumped(cls, data: dict[str, list[int]]) -> dict[str, list[int]]:
+        _CALLS.append("field")
+        return {key: [n + 1 for n in numbers] for key, numbers in data.items()}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _before(cls, value: Any) -> Any:
+        _CALLS.append("before")
+        return value
+
+    @model_validator(mode="after")
+    def _after(self) -> _Counted:
+        _CALLS.append("after")
+        return self
+
+
+_CALLS: list[str] = []
+
+
+@pytest.mark.filterwarnings("error")
+def test_typed_subclass_validators_run_once_through_every_door() -> None:
+    members = message(data={"x": [1]})
+    raw = orjson.dumps(members)
+    adapter = TypeAdapter(_Counted)
+    read: list[tuple[bytes, list[str]]] = []
+    doors: list[Callable[[], _Counted]] = [
+        lambda: _Counted.model_validate_json(raw),
+        lambda: _Counted.model_validate(orjson.loads(raw)),
+        lambda: adapter.validate_python(orjson.loads(raw)),
+        lambda: _Counted(**orjson.loads(raw)),
+    ]
+    for door in doors:
+        _CALLS.clear()
+        read.append((door().to_json(), list(_CALLS)))
+    expected = orjson.dumps({**members, "data": {"x": [2]}})
+    assert read == [(expected, ["before", "field", "after"])] * 4
+
+
+def test_typed_dict_door_reads_a_large_message_as_the_json_door() -> None:
+    # Over 16 KiB the JSON door stops each array at its first failing item; the dict doors
+    # (model_validate, a TypeAdapter, FastAPI's body) reported every item of it.
+    model = BabelEnvelope[dict[str, list[int]]]
+    raw = orjson.dumps(message(data={"x": ["s"] * 5_000, "y": [1, "t"]}))
+    found: list[object] = []
+    adapter = TypeAdapter(model)
+    reads: list[Callable[[], object]] = [
+        lambda: model.model_validate_json(raw),
+        lambda: model.model_validate(orjson.loads(raw)),
+        lambda: adapter.validate_python(orjson.loads(raw)),
+    ]
+    for read in reads:
+        with pytest.raises(ValidationError) as refused:
+            read()
+        found.append([(v.rule, v.pointer) for v in ek.violations(refused.value)])
+    assert (
+        found
+        == [[("message-envelope.type", "/data/x/0"), ("message-envelope.type", "/data/y/1")]] * 3
+    )

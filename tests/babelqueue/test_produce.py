@@ -10,7 +10,7 @@ import re
 import time
 import uuid
 from functools import partial
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import orjson
 import pytest
@@ -294,9 +294,18 @@ class _UsersEnvelope(BabelEnvelope):
     """A user's subclass, still generic in its data."""
 
 
+_Data = TypeVar("_Data")
+
+
+class _UsersGenericEnvelope(BabelEnvelope[_Data], Generic[_Data]):
+    """A user's subclass generic in a type variable of its own, which no default binds."""
+
+
 @pytest.mark.parametrize("any_", [Any, typing_extensions.Any], ids=["typing", "typing_extensions"])
 @pytest.mark.parametrize(
-    "envelope", [BabelEnvelope, _UsersEnvelope], ids=["BabelEnvelope", "subclass"]
+    "envelope",
+    [BabelEnvelope, _UsersEnvelope, _UsersGenericEnvelope],
+    ids=["BabelEnvelope", "subclass", "generic subclass"],
 )
 def test_an_envelope_of_any_data_is_the_plain_envelope(envelope: Any, any_: Any) -> None:
     # As a data type `Any` took any JSON value: `create` wrote `"data": [1]`, which `check`

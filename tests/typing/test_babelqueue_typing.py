@@ -7,9 +7,10 @@ statement here is real code.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import pytest
 from pydantic import BaseModel, ValidationError
@@ -113,6 +114,28 @@ def test_create_unparametrised_is_typed_by_the_default(data: dict[str, Any]) -> 
     assert_type(given.dead_lettered("failed"), BabelEnvelope[dict[str, Any]])
     assert_type(given.child("urn:babel:orders:shipped", data), BabelEnvelope[dict[str, Any]])
     assert_type(Orders.create("urn:babel:orders:created", data), Orders)
+
+
+_Data = TypeVar("_Data")
+
+
+class Jobs(BabelEnvelope[_Data], Generic[_Data]):
+    """A service's own envelope class, still generic in a data type of its own."""
+
+
+def test_a_generic_subclass_is_typed_by_its_parameter() -> None:
+    typed = Jobs[OrderCreated].create("urn:babel:orders:created", {"order_id": 1})
+    assert_type(typed, Jobs[OrderCreated])
+    assert_type(typed.data, OrderCreated)
+    read = Jobs[OrderCreated].model_validate_json(typed.to_json())
+    assert_type(read, Jobs[OrderCreated])
+    assert read.data == OrderCreated(order_id=1)
+    members: dict[str, Any] = json.loads(typed.to_json())
+    built = Jobs[dict[str, int]](**members)
+    assert_type(built, Jobs[dict[str, int]])
+    assert built.data == {"order_id": 1}
+    with pytest.raises(ek.ProducerError):
+        Jobs[OrderCreated].create("urn:babel:a:b", [1])  # type: ignore[call-overload]
 
 
 def test_create_takes_any_mapping() -> None:

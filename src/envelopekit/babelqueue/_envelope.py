@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import typing
 from collections.abc import Mapping
+from copy import copy
 from dataclasses import replace
 from functools import cache, partial
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Generic, cast, get_args, overload
@@ -22,7 +24,8 @@ from pydantic import (
 )
 from pydantic import model_validator as _model_validator
 from pydantic.config import ExtraValues
-from pydantic_core import CoreSchema, core_schema
+from pydantic.fields import FieldInfo
+from pydantic_core import CoreSchema, SchemaValidator, core_schema
 from typing_extensions import Self, TypeVar
 
 from .. import rules
@@ -37,6 +40,8 @@ from .._failfast import (
     TooLarge,
     first_parse,
     large_validator,
+    own_config,
+    schemas_in,
 )
 from .._formats import UuidStr
 from .._ids import now_ms, uuid4
@@ -57,7 +62,7 @@ from .._json import (
 )
 from .._model import WireModel, any_is_unparametrised, attach_warnings, attached_warnings
 from .._settings import Settings, get_settings, given_settings
-from .._text import WRITTEN, text_checked_schema
+from .._text import WRITTEN, call_kind, probed, text_checked_schema
 from .._violations import (
     Violation,
     as_pydantic_error,
@@ -89,7 +94,35 @@ _JSON_DATA_TYPES: Final[frozenset[object]] = frozenset((DataT, dict[str, Any], A
 @cache
 def _typed_data(cls: type[BabelEnvelope[Any]]) -> bool:
     """Whether ``cls`` types ``data`` as anything but a JSON object of JSON values."""
-    return cls.model_fields["data"].annotation not in _JSON_DATA_TYPES
+    annotation = cls.model_fields["data"].annotation
+    return annotation not in _JSON_DATA_TYPES and not _unbound(annotation)
+
+
+def _unbound(annotation: object) -> bool:
+    """Whether ``annotation`` is a type variable pydantic reads as ``Any``.
+
+    No default, bound or constraints: the ``data`` of a user's subclass still generic in its
+    own (``class Mine(BabelEnvelope[X], Generic[X])``), which is read as ``DataT``'s default.
+    """
+    if not isinstance(annotation, typing.TypeVar):
+        return False
+    has_default = getattr(annotation, "has_default", None)
+    return not (
+        (has_default is not None and has_default())
+        or annotation.__bound__ is not None
+        or annotation.__constraints__
+    )
+
+
+@cache
+def _own_fields(cls: type[BabelEnvelope[Any]]) -> frozenset[str]:
+    """The fields a user's subclass declares beyond the envelope's, which dumps write."""
+    envelope = BabelEnvelope.model_fields
+    return frozenset(
+        name
+        for name, field in cls.model_fields.items()
+        if name not in envelope and not field.exclude
+    )
 
 
 def _model_data(cls: type[BabelEnvelope[Any]]) -> bool:
@@ -142,8 +175,9 @@ class BabelEnvelope(WireModel, Generic[DataT]):
 
         def __class_getitem__(cls, item: Any) -> Any:
             # As a data type `Any` took any JSON value (`[1]`): `create` wrote messages `check`
-            # and the other SDKs refuse.
-            if any_is_unparametrised(cls, item, DataT):
+            # and the other SDKs refuse. A user's subclass generic in its own type variable
+            # types `data` with that one.
+            if any_is_unparametrised(cls, item, cls.__pydantic_fields__["data"].annotation):
                 return cls
             return super().__class_getitem__(item)
 
@@ -178,13 +212,33 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         # of Python data takes the fast path as `model_validate` does; the class is not yet
         # bound while its own schema is built, which is no held use.
         held = _held_door if cls is globals().get("BabelEnvelope") else None
-        schema = text_checked_schema(cls, source, handler, held)
+        fields: dict[str, FieldInfo] | None = cls.__dict__.get("__pydantic_fields__")
+        if fields is None or not _unbound(fields["data"].annotation):
+            schema = text_checked_schema(cls, source, handler, held)
+        else:
+            # Read as `DataT`'s default while the schema is built; the field keeps its type
+            # variable, which a parametrisation (`Mine[Item]`) replaces.
+            read = copy(fields["data"])
+            read.annotation = dict[str, Any]
+            cls.__pydantic_fields__ = {**fields, "data": read}
+            try:
+                schema = text_checked_schema(cls, source, handler, held)
+            finally:
+                cls.__pydantic_fields__ = fields
         if not _typed_data(cls) or _model_data(cls):
             return schema  # a model's own config decides how it reads Python data
+        # The probe shows an `__init__` (whose instance the text's own would leave empty) and
+        # run-time options; what it read goes on past the model, or in an `__init__` to the
+        # model, which reads its fields from their text.
         return core_schema.json_or_python_schema(
             json_schema=schema,
-            python_schema=core_schema.with_info_wrap_validator_function(
-                partial(_read_as_text, cls), schema
+            python_schema=core_schema.chain_schema(
+                [
+                    probed(partial(_read_as_text, cls)),
+                    core_schema.no_info_wrap_validator_function(
+                        _take_read, _reading_fields(schema, cls)
+                    ),
+                ]
             ),
         )
 
@@ -410,7 +464,10 @@ class BabelEnvelope(WireModel, Generic[DataT]):
     # --- consuming ---------------------------------------------------------------------------
 
     def to_wire(self) -> dict[str, Any]:
-        """The message as a JSON-ready dict: canonical keys in spec order, then unknown keys."""
+        """The message as a JSON-ready dict: canonical keys in spec order, then unknown keys.
+
+        A subclass's own fields are written before the unknown keys.
+        """
         fields = self.__dict__  # plain reads: this runs once per message sent
         data = fields["data"]
         if isinstance(data, BaseModel):
@@ -432,6 +489,16 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         dead_letter = fields["dead_letter"]
         if dead_letter is not MISSING:
             out["dead_letter"] = dead_letter.to_wire()
+        if type(self) is not BabelEnvelope:
+            own = _own_fields(type(self))
+            if own:
+                # A user's subclass's own fields, as its serializer writes them: on the wire
+                # after the spec's keys, as unknown keys are.
+                out.update(
+                    self.__pydantic_serializer__.to_python(
+                        self, mode="json", by_alias=True, include=set(own)
+                    )
+                )
         extra = self.__pydantic_extra__
         if extra:
             # Decoding never puts these among the extras; a caller mutating them might.
@@ -441,8 +508,9 @@ class BabelEnvelope(WireModel, Generic[DataT]):
     def to_json(self) -> bytes:
         """Compact UTF-8 JSON, byte-identical to the Python reference encoder.
 
-        ``job, trace_id, data, meta, attempts[, dead_letter]``, then preserved unknown keys in
-        their original order. Never emits ``urn`` or a forbidden key.
+        ``job, trace_id, data, meta, attempts[, dead_letter]``, then a subclass's own fields,
+        then preserved unknown keys in their original order. Never emits ``urn`` or a
+        forbidden key.
         """
         return dumps(self.to_wire())
 
@@ -738,20 +806,119 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         return self.model_copy(update={"dead_letter": block})
 
 
+class _Read:
+    """The envelope a dict's JSON text was read into, on its way out of the model's step."""
+
+    __slots__ = ("envelope",)
+
+    def __init__(self, envelope: BabelEnvelope[Any]) -> None:
+        self.envelope = envelope
+
+
+class _ReadAsText(dict[str, Any]):
+    """A dict given to ``__init__``, whose fields the model reads from its JSON text."""
+
+    __slots__ = ()
+
+
 def _read_as_text(
     cls: type[BabelEnvelope[Any]],
     value: Any,
     handler: ValidatorFunctionWrapHandler,
     info: ValidationInfo,
 ) -> Any:
-    """``value`` validated as its JSON text is, where it is JSON data; else as it is."""
+    """``value`` validated as its JSON text is, where it is JSON data; else as it is.
+
+    ``handler`` reads the probe (:func:`~envelopekit._text.call_kind`): under run-time options
+    (``strict``, ``extra``, ``by_name``, ``by_alias=False``), which the text's reading would
+    not see, the value is read as Python data, as pydantic reads it. In ``__init__``, which
+    fills its own instance, the model reads it, its fields from their text
+    (:func:`_fields_read`).
+    """
     if type(value) is not dict:
-        return handler(value)
+        return value
     text = plain_text(value)
     if text is None:
-        return handler(value)  # Python data no JSON text holds: validated, and refused, as such
-    # Its errors are this validation's, at their own locations.
-    return cls.__pydantic_validator__.validate_json(text, context=info.context)
+        return value  # Python data no JSON text holds: validated, and refused, as such
+    kind = call_kind(handler)
+    if kind == "options":
+        return value
+    if kind == "init":
+        return _ReadAsText(value)
+    # Its errors are this validation's, at their own locations; over `FULL_REPORT_BYTES`, one
+    # an array at most, as `model_validate_json` reads the same bytes (with the call's own
+    # context: a user's validator reads it, and may note into it).
+    if len(text) > FULL_REPORT_BYTES:
+        return _Read(validate_large_json(cls, text, context=info.context))
+    return _Read(cls.__pydantic_validator__.validate_json(text, context=info.context))
+
+
+def _take_read(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """The envelope :func:`_read_as_text` read, else ``value`` read by the model."""
+    if type(value) is _Read:
+        return value.envelope
+    return handler(value)
+
+
+def _fields_read(
+    cls: type[BabelEnvelope[Any]],
+    value: Any,
+    handler: ValidatorFunctionWrapHandler,
+    info: ValidationInfo,
+) -> Any:
+    """The model's fields of ``value``: from its JSON text where ``__init__`` was given it.
+
+    The model's own validators (a user's ``before``, ``wrap`` and ``after`` ones) run as they
+    do on any dict, once; a ``before`` one may have changed it, so its text is written here.
+    """
+    if type(value) is _ReadAsText:
+        text = plain_text(dict(value))  # orjson writes no subclass as plain data
+        if text is not None:
+            return _fields_validator(cls).validate_json(text, context=info.context)
+    return handler(value)
+
+
+@cache
+def _fields_validator(cls: type[BabelEnvelope[Any]]) -> SchemaValidator:
+    """A validator of ``cls``'s fields alone (:func:`_fields_read`), from its finished schema."""
+    schema: Any = cls.__pydantic_core_schema__
+    for node in schemas_in(schema):
+        function = node["function"]["function"] if node.get("type") == "function-wrap" else None
+        if isinstance(function, partial) and function.func is _fields_read:
+            fields: CoreSchema = node["schema"]
+            break
+    else:  # pragma: no cover - every typed envelope's schema holds it
+        raise LookupError(cls)
+    if schema["type"] == "definitions":
+        fields = core_schema.definitions_schema(fields, schema["definitions"])
+    return SchemaValidator(fields, own_config(schema, cls))
+
+
+def _reading_fields(schema: CoreSchema, cls: type[BabelEnvelope[Any]]) -> CoreSchema:
+    """``schema`` with ``cls``'s model fields read through :func:`_fields_read`.
+
+    Only the class's own schema, which ``__init__`` runs; a use of a finished class is its own
+    validator, which pydantic-core reuses.
+    """
+    if cls.__dict__.get("__pydantic_complete__"):
+        return schema
+
+    def reading(node: Any) -> Any:
+        if isinstance(node, list):
+            items: list[Any] = node
+            return [reading(item) for item in items]
+        if not isinstance(node, dict):
+            return node
+        found = cast("dict[str, Any]", node)  # a schema, or a mapping of them (a model's fields)
+        kind = found.get("type")
+        if kind == "model-fields":  # only a model of `cls` is read within
+            fields = cast("CoreSchema", found)
+            return core_schema.with_info_wrap_validator_function(partial(_fields_read, cls), fields)
+        if kind == "model" and found["cls"] is not cls:
+            return found
+        return {key: item if key == "metadata" else reading(item) for key, item in found.items()}
+
+    return cast("CoreSchema", reading(schema))
 
 
 def _typed_text(envelope: BabelEnvelope[Any]) -> bytes:
