@@ -22,6 +22,8 @@ __all__ = [
     "any_is_unparametrised",
     "attach_warnings",
     "attached_warnings",
+    "free_type_variable",
+    "has_default",
     "model_named",
     "titled",
 ]
@@ -209,6 +211,27 @@ class WireModel(ProbedOnRebuild, BaseModel, metaclass=_WireModelMeta):
 
 
 _ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
+
+
+def has_default(variable: typing.TypeVar) -> bool:
+    """Whether type variable ``variable`` has a default (typing's has none before Python 3.13)."""
+    found = getattr(variable, "has_default", None)
+    return bool(found()) if callable(found) else False
+
+
+def free_type_variable(annotation: object) -> bool:
+    """Whether ``annotation`` is a type variable with no default, constraints nor bound.
+
+    pydantic reads one as ``Any``: the type of a user's subclass still generic in a type
+    variable of its own (``class Mine(BabelEnvelope[X], Generic[X])``), where the spec's own
+    type (a JSON object, every SOM family, JSON data) is meant.
+    """
+    return (
+        isinstance(annotation, typing.TypeVar)
+        and not has_default(annotation)
+        and not annotation.__constraints__
+        and annotation.__bound__ is None
+    )
 
 
 def any_is_unparametrised(cls: type[BaseModel], item: object, parameter: object) -> bool:

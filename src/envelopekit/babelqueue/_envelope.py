@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import logging
-import typing
 from collections.abc import Mapping
-from copy import copy
 from dataclasses import replace
 from functools import cache, partial
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Generic, cast, get_args, overload
@@ -24,7 +22,6 @@ from pydantic import (
 )
 from pydantic import model_validator as _model_validator
 from pydantic.config import ExtraValues
-from pydantic.fields import FieldInfo
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
 from typing_extensions import Self, TypeVar
 
@@ -60,10 +57,17 @@ from .._json import (
     scan_numbers,
     written_field,
 )
-from .._model import WireModel, any_is_unparametrised, attach_warnings, attached_warnings
+from .._model import (
+    WireModel,
+    any_is_unparametrised,
+    attach_warnings,
+    attached_warnings,
+    free_type_variable,
+)
 from .._settings import Settings, get_settings, given_settings
 from .._text import WRITTEN, call_kind, probed, text_checked_schema
 from .._violations import (
+    ReadAs,
     Violation,
     as_pydantic_error,
     context_cap,
@@ -91,27 +95,23 @@ _REASONS = frozenset(get_args(DeadLetterReason))
 _JSON_DATA_TYPES: Final[frozenset[object]] = frozenset((DataT, dict[str, Any], Any))
 
 
+def _object_unless_typed(annotation: Any) -> Any:
+    """``data``'s type as read: a JSON object where a type variable leaves it free.
+
+    A user's subclass still generic in its own (``class Mine(BabelEnvelope[X], Generic[X])``)
+    reads ``data`` as ``DataT``'s default, not as pydantic's ``Any``; ``Mine[Item]`` as ``Item``.
+    """
+    return dict[str, Any] if free_type_variable(annotation) else annotation
+
+
+_READ_AS_OBJECT: Final = ReadAs(_object_unless_typed)
+
+
 @cache
 def _typed_data(cls: type[BabelEnvelope[Any]]) -> bool:
     """Whether ``cls`` types ``data`` as anything but a JSON object of JSON values."""
     annotation = cls.model_fields["data"].annotation
-    return annotation not in _JSON_DATA_TYPES and not _unbound(annotation)
-
-
-def _unbound(annotation: object) -> bool:
-    """Whether ``annotation`` is a type variable pydantic reads as ``Any``.
-
-    No default, bound or constraints: the ``data`` of a user's subclass still generic in its
-    own (``class Mine(BabelEnvelope[X], Generic[X])``), which is read as ``DataT``'s default.
-    """
-    if not isinstance(annotation, typing.TypeVar):
-        return False
-    has_default = getattr(annotation, "has_default", None)
-    return not (
-        (has_default is not None and has_default())
-        or annotation.__bound__ is not None
-        or annotation.__constraints__
-    )
+    return annotation not in _JSON_DATA_TYPES and not free_type_variable(annotation)
 
 
 @cache
@@ -185,7 +185,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
     """The message URN, its language-agnostic identity (from ``urn`` when ``job`` is absent)."""
     trace_id: UuidStr
     """Cross-service correlation id, forwarded unchanged across every hop."""
-    data: DataT
+    data: Annotated[DataT, _READ_AS_OBJECT]
     """The business payload: a JSON object."""
     meta: BabelMeta
     """Producer-set, immutable metadata."""
@@ -212,19 +212,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         # of Python data takes the fast path as `model_validate` does; the class is not yet
         # bound while its own schema is built, which is no held use.
         held = _held_door if cls is globals().get("BabelEnvelope") else None
-        fields: dict[str, FieldInfo] | None = cls.__dict__.get("__pydantic_fields__")
-        if fields is None or not _unbound(fields["data"].annotation):
-            schema = text_checked_schema(cls, source, handler, held)
-        else:
-            # Read as `DataT`'s default while the schema is built; the field keeps its type
-            # variable, which a parametrisation (`Mine[Item]`) replaces.
-            read = copy(fields["data"])
-            read.annotation = dict[str, Any]
-            cls.__pydantic_fields__ = {**fields, "data": read}
-            try:
-                schema = text_checked_schema(cls, source, handler, held)
-            finally:
-                cls.__pydantic_fields__ = fields
+        schema = text_checked_schema(cls, source, handler, held)
         if not _typed_data(cls) or _model_data(cls):
             return schema  # a model's own config decides how it reads Python data
         # The probe shows an `__init__` (whose instance the text's own would leave empty) and

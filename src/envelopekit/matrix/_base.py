@@ -47,7 +47,7 @@ from .._json import (
     segment,
     written_field,
 )
-from .._model import WireModel
+from .._model import WireModel, free_type_variable, has_default
 from .._settings import get_settings
 from .._text import TextChecked, text_checked_schema
 from .._violations import Violation, as_pydantic_error, context_cap, quote, rule_error, violation
@@ -371,16 +371,13 @@ def _payload_arg(cls: type[BaseModel]) -> object:
 def _free_payload(cls: type[BaseModel]) -> bool:
     """Whether ``cls`` types its payload as ``Any``, which takes any Python object.
 
-    ``MxRequest[Any]``, or a user's subclass still generic in a TypeVar of its own with no
-    default, bound or constraints (pydantic reads such a TypeVar as ``Any``).
+    ``MxRequest[Any]``, or a user's subclass still generic in a type variable of its own with no
+    default, bound or constraints (pydantic reads such a type variable as ``Any``).
     """
     arg = _payload_arg(cls)
-    if isinstance(arg, typing.TypeVar):
-        has_default = getattr(arg, "has_default", None)  # (none on typing's before 3.13)
-        if has_default is None or not has_default():
-            return not arg.__constraints__ and arg.__bound__ is None
+    if isinstance(arg, typing.TypeVar) and has_default(arg):
         arg = cast("Any", arg).__default__  # (typing's TypeVar declares none before 3.13)
-    return arg is typing.Any or arg is typing_extensions.Any
+    return free_type_variable(arg) or arg is typing.Any or arg is typing_extensions.Any
 
 
 def _typed_payload(cls: type[BaseModel]) -> bool:

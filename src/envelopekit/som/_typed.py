@@ -26,6 +26,7 @@ from typing import (
 )
 
 from .. import rules
+from .._model import free_type_variable, has_default
 from .._violations import ReadAs, rule_error
 from ._payloads import PAYLOAD_MODELS, UNVALIDATED, SomPayload, UnvalidatedPayload, dispatched
 
@@ -71,7 +72,7 @@ def payload_choices(cls: type[SomEnvelope[Any]]) -> dict[str, list[type]] | None
 
 
 def _choices_of(annotation: Any) -> dict[str, list[type]] | None:
-    if _is_free(annotation):
+    if free_type_variable(annotation):
         return _EVERY
     kinds = _payload_classes(annotation)
     return None if kinds is None else _choices(kinds)
@@ -98,22 +99,6 @@ pydantic's own ``Union`` otherwise, which reads a payload by its shape, against 
 an :class:`UnvalidatedPayload`, or reported against every member. A type variable with no
 default, constraints nor bound would be ``Any``: a dict, not a family model.
 """
-
-
-def _is_free(annotation: Any) -> bool:
-    """Whether ``annotation`` is a type variable with no default, constraints nor bound."""
-    return (
-        isinstance(annotation, TypeVar)
-        and not _has_default(annotation)
-        and not annotation.__constraints__
-        and annotation.__bound__ is None
-    )
-
-
-def _has_default(variable: TypeVar) -> bool:
-    # typing's TypeVar has no default before Python 3.13; typing_extensions' has.
-    has_default = getattr(variable, "has_default", None)
-    return bool(has_default()) if callable(has_default) else False
 
 
 def unparametrised(cls: type[SomEnvelope[Any]]) -> type[SomEnvelope[Any]]:
@@ -173,7 +158,7 @@ def _payload_classes(annotation: Any) -> list[type] | None:
     if isinstance(annotation, TypeVar):
         # What pydantic reads an unparametrised type variable as: its default, constraints or
         # bound; with none of them, every family (`_read_as`).
-        if _has_default(annotation):
+        if has_default(annotation):
             return _payload_classes(cast("Any", annotation).__default__)
         if annotation.__constraints__:
             return _members(annotation.__constraints__)
