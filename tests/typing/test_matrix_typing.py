@@ -7,12 +7,13 @@ lines sit under `TYPE_CHECKING`, so pytest never executes them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic
 
 import pytest
 from pydantic import BaseModel
-from typing_extensions import Never, Unpack, assert_type
+from typing_extensions import Never, TypeVar, Unpack, assert_type
 
+import envelopekit as ek
 from envelopekit._compat import MISSING
 from envelopekit.matrix import (
     JsonData,
@@ -27,6 +28,8 @@ from envelopekit.matrix import (
     WriteArgs,
     classify,
 )
+
+ArgsT = TypeVar("ArgsT")
 
 
 class ExpandDirArgs(BaseModel):
@@ -171,6 +174,29 @@ def test_create_on_a_parametrised_class_is_typed_by_it(
     assert either.payload == ExpandDirArgs(path="/")
     if TYPE_CHECKING:
         MxRequest[ExpandDirArgs].create("ExpandDir", object())  # type: ignore[call-overload]
+
+
+class Listing(MxRequest[ArgsT], Generic[ArgsT]):
+    """A service's own request class, generic in its own payload type."""
+
+
+def test_create_on_a_subclass_is_typed_by_it() -> None:
+    # A model of the subclass's own type made the subclass at run time, typed
+    # `MxRequest[ExpandDirArgs]` by both checkers; a model of another type, refused at run time
+    # (`ProducerError`), passed them.
+    own = ListRequest.create("ExpandDir", ExpandDirArgs(path="/"), expect_reply=True)
+    assert_type(own, ListRequest)
+    assert type(own) is ListRequest
+    assert_type(own.payload, ExpandDirArgs)
+    listing = Listing[ExpandDirArgs].create("ExpandDir", ExpandDirArgs(path="/"))
+    assert_type(listing, Listing[ExpandDirArgs])
+    assert type(listing) is Listing[ExpandDirArgs]
+    # The plain class given a model is still typed (and made) by the model's class.
+    plain = MxRequest.create("ExpandDir", ExpandDirArgs(path="/"))
+    assert_type(plain, MxRequest[ExpandDirArgs])
+    assert type(plain) is MxRequest[ExpandDirArgs]
+    with pytest.raises(ek.ProducerError):
+        ListRequest.create("ExpandDir", Entry(name="a"))  # type: ignore[call-overload]
 
 
 def _ask(**options: Unpack[ProducingKeywords]) -> MxRequest[JsonData]:

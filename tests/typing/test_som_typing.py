@@ -207,6 +207,34 @@ def test_create_from_a_family_model_is_typed_by_it() -> None:
         SomEnvelope.create("telling.started", _story(), originating_system=SYSTEM)  # type: ignore[call-overload]
 
 
+class Stories(SomEnvelope[StoryContext]):
+    """A service's own envelope class, typed by one family: `create` returns it."""
+
+
+class Tellings(SomEnvelope[TellingEvent]):
+    """Another service's, typed by another family."""
+
+
+def test_create_on_a_subclass_is_typed_by_it() -> None:
+    # Both returned the subclass at run time; both checkers typed them `SomEnvelope[X]`.
+    own = Stories.create(payload=_story(), originating_system=SYSTEM)
+    assert_type(own, Stories)
+    assert type(own) is Stories
+    assert_type(own.payload, StoryContext)
+    mapped = Stories.create("story.context", _story().model_dump(), originating_system=SYSTEM)
+    assert_type(mapped, Stories)
+    assert type(mapped) is Stories
+    telling = Tellings.create(payload=_telling(), originating_system=SYSTEM)
+    assert_type(telling, Tellings)
+    assert type(telling) is Tellings
+    # The plain class, parametrised or not, is typed as it was.
+    typed = SomEnvelope[StoryContext].create(payload=_story(), originating_system=SYSTEM)
+    assert_type(typed, SomEnvelope[StoryContext])
+    plain = SomEnvelope.create(payload=_story(), originating_system=SYSTEM)
+    assert_type(plain, SomEnvelope[StoryContext])
+    assert type(plain) is SomEnvelope
+
+
 def test_typed_parsing() -> None:
     raw = SomEnvelope.create(payload=_story(), originating_system=SYSTEM).to_json()
     story = SomEnvelope[StoryContext].model_validate_json(raw)

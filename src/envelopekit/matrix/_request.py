@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import cache
-from typing import Annotated, Any, ClassVar, Generic, TypedDict, cast, overload
+from typing import Annotated, Any, ClassVar, Generic, Protocol, TypedDict, cast, overload
 
 from orjson import Fragment
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -50,6 +50,23 @@ ArgsT = TypeVar("ArgsT", default=JsonData)
 ModelT = TypeVar("ModelT", bound=BaseModel)
 # JSON data given to a parametrised class is validated into its type: the class is the result.
 _Request = TypeVar("_Request", bound="MxRequest[Any]")
+
+_Made = TypeVar("_Made", covariant=True)
+_Taken = TypeVar("_Taken", contravariant=True)
+_Any = TypeVar("_Any")
+
+
+class _Makes(Protocol[_Made, _Taken]):
+    """A request class as its constructor types it: what it makes of which payload."""
+
+    def __call__(self, *, op: str, payload: _Taken) -> _Made: ...
+
+
+class _MakesAny(Protocol):
+    """A request class whose constructor takes any payload: one not parametrised (mypy's)."""
+
+    def __call__(self, *, op: str, payload: _Any) -> MxRequest[_Any]: ...
+
 
 NonEmptyStr = Annotated[str, Field(min_length=1)]
 
@@ -221,16 +238,43 @@ class MxRequest(MxModel, Generic[ArgsT]):
         """Whether the request carries a reply address (``replyTo``)."""
         return self.reply_to is not MISSING
 
-    @overload
-    @classmethod
-    def create(
-        cls, op: str, payload: ModelT, **keywords: Unpack[ProducingKeywords]
-    ) -> MxRequest[ModelT]: ...
+    # For the type checkers; what runs is the implementation below. JSON data is validated into
+    # the class's type: the class is the result. A model given to a class whose payload type is
+    # a model (`Own(MxRequest[Model])`, `MxRequest[Model]`) makes that class, as the class's
+    # constructor types it, and one of another class is refused, as at run time. Given to a
+    # class whose payload is JSON data, it makes the class parametrised by the model's: pyright
+    # reads the unparametrised `MxRequest` as `MxRequest[JsonData]`, mypy as still generic (only
+    # a generic constructor matches it: the last variant is mypy's). The protocols read `cls`
+    # by its constructor, which pyright's `classmethod`, typed for a `type[...]`, reports.
     @overload
     @classmethod
     def create(
         cls: type[_Request], op: str, payload: JsonData, **keywords: Unpack[ProducingKeywords]
     ) -> _Request: ...
+    @overload
+    @classmethod
+    def create(
+        cls: type[MxRequest[JsonData]],
+        op: str,
+        payload: ModelT,
+        **keywords: Unpack[ProducingKeywords],
+    ) -> MxRequest[ModelT]: ...
+    @overload
+    @classmethod  # pyright: ignore[reportArgumentType]
+    def create(
+        cls: _Makes[_Request, ModelT],
+        op: str,
+        payload: ModelT,
+        **keywords: Unpack[ProducingKeywords],
+    ) -> _Request: ...
+    @overload
+    @classmethod  # pyright: ignore[reportArgumentType]
+    def create(  # pyright: ignore[reportOverlappingOverload]  # (mypy's)
+        cls: _MakesAny,
+        op: str,
+        payload: ModelT,
+        **keywords: Unpack[ProducingKeywords],
+    ) -> MxRequest[ModelT]: ...
     @classmethod
     def create(
         cls,
@@ -253,6 +297,14 @@ class MxRequest(MxModel, Generic[ArgsT]):
         A fresh W3C ``spanId`` is always minted, and a ``traceId`` unless one is given to
         continue. With ``expect_reply`` the request gets a ``correlationId`` (a UUIDv7 unless
         given) and the reply inbox ``$replies.<correlationId>`` (unless ``reply_to`` is given).
+
+        The request is of the class called: a user's ``class Own(MxRequest[Model])`` makes an
+        ``Own``, and is typed so; given a model of another class it is a type error, as it is
+        refused at run time. Limits of the type checkers: a model given to an unparametrised
+        subclass (``class Mine(MxRequest)``) makes a ``Mine[Model]``, typed
+        ``MxRequest[Model]`` (the checkers read ``Mine`` as not generic); mypy reads
+        ``MxRequest[Model].create`` as the unparametrised class's, so only pyright refuses it a
+        model of another class.
 
         Args:
             op: the operation name (any string but ``"$reply"``, the response op).

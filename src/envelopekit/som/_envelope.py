@@ -143,6 +143,16 @@ PayloadT = TypeVar(
 )
 
 
+# A user's class typed by one family (`class Story(SomEnvelope[StoryContext])`): what
+# `create` makes of that family, typed as the class itself.
+_StoryEnvelope = TypeVar("_StoryEnvelope", bound="SomEnvelope[StoryContext]")
+_TellingEnvelope = TypeVar("_TellingEnvelope", bound="SomEnvelope[TellingEvent]")
+_LinkEnvelope = TypeVar("_LinkEnvelope", bound="SomEnvelope[LinkEvent]")
+_DeliveryEnvelope = TypeVar("_DeliveryEnvelope", bound="SomEnvelope[DeliveryMediaAvailable]")
+_AuditEnvelope = TypeVar("_AuditEnvelope", bound="SomEnvelope[SystemAudit]")
+_WarningEnvelope = TypeVar("_WarningEnvelope", bound="SomEnvelope[SkillWarning]")
+
+
 class OriginatingSystem(SomModel):
     """``originating_system``: the system that sent the message (renamed from ``source`` in v0.3).
 
@@ -571,6 +581,111 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
         """Compact UTF-8 JSON: members in the schema's order, every value as it was parsed."""
         return dumps(self.model_dump(by_alias=True))
 
+    # For the type checkers. A class typed by one family (a user's subclass, `SomEnvelope[X]`)
+    # makes itself of that family, typed so; the plain class (and any other) makes an envelope
+    # typed by the family it is given, by the variants after these.
+    @overload
+    @classmethod
+    def create(
+        cls: type[_StoryEnvelope],
+        message_type: None = None,
+        *,
+        payload: StoryContext,
+        **keywords: Unpack[ProducingKeywords],
+    ) -> _StoryEnvelope: ...
+    @overload
+    @classmethod
+    def create(
+        cls: type[_StoryEnvelope],
+        message_type: Literal["story.context"],
+        payload: StoryContext | Mapping[str, Any],
+        **keywords: Unpack[ProducingKeywords],
+    ) -> _StoryEnvelope: ...
+    @overload
+    @classmethod
+    def create(
+        cls: type[_TellingEnvelope],
+        message_type: None = None,
+        *,
+        payload: TellingEvent,
+        **keywords: Unpack[ProducingKeywords],
+    ) -> _TellingEnvelope: ...
+    @overload
+    @classmethod
+    def create(
+        cls: type[_TellingEnvelope],
+        message_type: TellingMessageType,
+        payload: TellingEvent | Mapping[str, Any],
+        **keywords: Unpack[ProducingKeywords],
+    ) -> _TellingEnvelope: ...
+    @overload
+    @classmethod
+    def create(
+        cls: type[_LinkEnvelope],
+        message_type: None = None,
+        *,
+        payload: LinkEvent,
+        **keywords: Unpack[ProducingKeywords],
+    ) -> _LinkEnvelope: ...
+    @overload
+    @classmethod
+    def create(
+        cls: type[_LinkEnvelope],
+        message_type: LinkMessageType,
+        payload: LinkEvent | Mapping[str, Any],
+        **keywords: Unpack[ProducingKeywords],
+    ) -> _LinkEnvelope: ...
+    @overload
+    @classmethod
+    def create(
+        cls: type[_DeliveryEnvelope],
+        message_type: None = None,
+        *,
+        payload: DeliveryMediaAvailable,
+        **keywords: Unpack[ProducingKeywords],
+    ) -> _DeliveryEnvelope: ...
+    @overload
+    @classmethod
+    def create(
+        cls: type[_DeliveryEnvelope],
+        message_type: Literal["delivery.media_available"],
+        payload: DeliveryMediaAvailable | Mapping[str, Any],
+        **keywords: Unpack[ProducingKeywords],
+    ) -> _DeliveryEnvelope: ...
+    @overload
+    @classmethod
+    def create(
+        cls: type[_AuditEnvelope],
+        message_type: None = None,
+        *,
+        payload: SystemAudit,
+        **keywords: Unpack[ProducingKeywords],
+    ) -> _AuditEnvelope: ...
+    @overload
+    @classmethod
+    def create(
+        cls: type[_AuditEnvelope],
+        message_type: Literal["system.audit"],
+        payload: SystemAudit | Mapping[str, Any],
+        **keywords: Unpack[ProducingKeywords],
+    ) -> _AuditEnvelope: ...
+    @overload
+    @classmethod
+    def create(
+        cls: type[_WarningEnvelope],
+        message_type: None = None,
+        *,
+        payload: SkillWarning,
+        **keywords: Unpack[ProducingKeywords],
+    ) -> _WarningEnvelope: ...
+    @overload
+    @classmethod
+    def create(
+        cls: type[_WarningEnvelope],
+        message_type: Literal["skill.warning.raised"],
+        payload: SkillWarning | Mapping[str, Any],
+        **keywords: Unpack[ProducingKeywords],
+    ) -> _WarningEnvelope: ...
     @overload
     @classmethod
     def create(
@@ -655,6 +770,14 @@ class SomEnvelope(SomModel, Generic[PayloadT]):
         ``SomEnvelope.create(payload=story)`` takes the ``message_type`` from the family model
         and returns a ``SomEnvelope[StoryContext]``; so does ``create("story.context", ...)``
         with a mapping payload.
+
+        The envelope is of the class called, and a user's class typed by one family
+        (``class Stories(SomEnvelope[StoryContext])``) is typed as itself. Limits of the type
+        checkers: given another family, which it refuses (``payload.family_unexpected``), such a
+        class is typed as the plain envelope of that family (the payload type is covariant: a
+        ``Stories`` is a ``SomEnvelope``); an unparametrised subclass (``class Mine(SomEnvelope)``)
+        is typed ``SomEnvelope[StoryContext]``; a subclass still generic in its own TypeVar is
+        typed by it unsolved (``Gen[Any]``, ``Gen[Unknown]``): call ``Gen[StoryContext].create``.
 
         Args:
             message_type: the lower-case dotted type; it alone selects the payload schema.
