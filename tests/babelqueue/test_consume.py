@@ -391,18 +391,14 @@ def test_typed_data_reads_alike_through_every_door(
     # as a datetime: json.loads output (FastAPI's, FastStream's) is read as its text is.
     raw = BabelEnvelope.create("urn:babel:orders:created", data).to_json()
     model = BabelEnvelope[data_type]
-    verdicts: list[object] = []
     adapter = TypeAdapter(model)
-    for read in (
+    verdicts = _read_by_each(
+        raw,
         model.model_validate_json,
         lambda raw: model.model_validate(orjson.loads(raw)),
         lambda raw: adapter.validate_python(orjson.loads(raw)),
         lambda raw: model(**orjson.loads(raw)),
-    ):
-        try:
-            verdicts.append(read(raw).to_json())
-        except ValidationError as exc:
-            verdicts.append([(v.rule, v.pointer) for v in ek.violations(exc)])
+    )
     assert verdicts == [refused or raw] * 4
 
 
@@ -470,17 +466,13 @@ def test_generic_subclass_reads_data_as_the_envelope_does(
 ) -> None:
     # Its own type variable, unbound, was `Any` to pydantic: any JSON value was `data`.
     raw = orjson.dumps(message(data=data))
-    verdicts: list[object] = []
-    for read in (
+    verdicts = _read_by_each(
+        raw,
         model.model_validate_json,
         like.model_validate_json,
         lambda raw: model.model_validate(orjson.loads(raw)),
         lambda raw: model(**orjson.loads(raw)),
-    ):
-        try:
-            verdicts.append(read(raw).to_json())
-        except ValidationError as exc:
-            verdicts.append([(v.rule, v.pointer) for v in ek.violations(exc)])
+    )
     assert verdicts == [verdicts[1]] * 4
 
 
@@ -553,3 +545,14 @@ def test_typed_dict_door_reads_a_large_message_as_the_json_door() -> None:
         found
         == [[("message-envelope.type", "/data/x/0"), ("message-envelope.type", "/data/y/1")]] * 3
     )
+
+
+def _read_by_each(raw: bytes, *reads: Callable[[bytes], BabelEnvelope[Any]]) -> list[object]:
+    """What each door makes of ``raw``: the envelope's JSON, or the rule ids and pointers."""
+    verdicts: list[object] = []
+    for read in reads:
+        try:
+            verdicts.append(read(raw).to_json())
+        except ValidationError as exc:
+            verdicts.append([(v.rule, v.pointer) for v in ek.violations(exc)])
+    return verdicts
