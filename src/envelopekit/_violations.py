@@ -49,6 +49,7 @@ __all__ = [
     "pointer",
     "quote",
     "raised_again",
+    "read_in_module",
     "rule_error",
     "shown",
     "truncated",
@@ -399,6 +400,17 @@ def _field_type(info: FieldInfo) -> Any:
     return annotation
 
 
+def read_in_module(annotation: str, module: str) -> Any:
+    """A string annotation read as ``typing.get_type_hints`` reads it: in ``module``'s names.
+
+    ``None`` where it names what only the type checkers see.
+    """
+    try:
+        return eval(annotation, vars(sys.modules[module]))
+    except Exception:
+        return None
+
+
 def _extra_type(model: type[BaseModel] | None) -> Any:
     """The type of the values of ``model``'s extras, else ``None``.
 
@@ -409,10 +421,8 @@ def _extra_type(model: type[BaseModel] | None) -> Any:
         if annotation is None:
             continue
         if isinstance(annotation, str):
-            # As `typing.get_type_hints` reads it: in its module's names.
-            try:
-                annotation = eval(annotation, vars(sys.modules[cls.__module__]))
-            except Exception:  # a name only the type checkers see
+            annotation = read_in_module(annotation, cls.__module__)
+            if annotation is None:
                 return None
         args = typing.get_args(annotation)
         return args[1] if typing.get_origin(annotation) is dict and len(args) == 2 else None

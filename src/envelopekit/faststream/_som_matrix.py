@@ -126,9 +126,12 @@ def _families(family: Any) -> tuple[type[Any], ...]:
     Raises:
         TypeError: for a member that is no SOM payload model (named), or for none at all.
     """
-    members: tuple[Any, ...] = family if isinstance(family, tuple) else get_args(family)
+    # A tuple is its members (none, refused below); a union its arguments; a class itself.
+    members: tuple[Any, ...] = (
+        family if isinstance(family, tuple) else get_args(family) or (family,)
+    )
     found: list[type[Any]] = []
-    for member in members if isinstance(family, tuple) else members or (family,):
+    for member in members:
         if isinstance(member, tuple) or get_args(member):
             found += _families(member)  # nested, as isinstance reads it
         elif member in _FAMILIES:

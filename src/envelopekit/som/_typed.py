@@ -11,7 +11,6 @@ its default, constraints or bound, and with none of them every family, as ``SomE
 
 from __future__ import annotations
 
-import sys
 from typing import (
     TYPE_CHECKING,
     Annotated,
@@ -27,7 +26,7 @@ from typing import (
 
 from .. import rules
 from .._model import free_type_variable, has_default
-from .._violations import ReadAs, rule_error
+from .._violations import ReadAs, read_in_module, rule_error
 from ._payloads import PAYLOAD_MODELS, UNVALIDATED, SomPayload, UnvalidatedPayload, dispatched
 
 if TYPE_CHECKING:
@@ -176,11 +175,8 @@ def _bound(variable: TypeVar) -> Any:
     bound = variable.__bound__
     if not isinstance(bound, ForwardRef):
         return bound
-    # As typing.get_type_hints reads a string annotation: in its module's names.
-    try:
-        return eval(bound.__forward_arg__, vars(sys.modules[variable.__module__]))
-    except Exception:  # a name only the type checkers see: read as pydantic reads it
-        return None
+    # A name only the type checkers see (None) is read as pydantic reads it.
+    return read_in_module(bound.__forward_arg__, variable.__module__)
 
 
 def _members(members: tuple[Any, ...]) -> list[type] | None:
