@@ -28,7 +28,7 @@ demo: $(VENV)/.stamp-install
 	@$(BIN)/envelopekit validate examples/messages; status=$$?; \
 	  if [ $$status -gt 1 ]; then exit $$status; fi
 
-## test: lint, type-check (mypy --strict, basedpyright strict) and run the test suite.
+## test: lint, type-check (mypy --strict, basedpyright strict) and run the test suite on every core.
 test: lint typecheck pytest
 
 lint: $(VENV)/.stamp-dev
@@ -39,8 +39,9 @@ typecheck: $(VENV)/.stamp-dev
 	$(BIN)/mypy
 	$(BIN)/basedpyright
 
+# On every core the process may use (pytest-xdist); each worker starts its own Redis server.
 pytest: $(VENV)/.stamp-dev
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto
 
 ## test-compat: the test suite under another interpreter, in its own venv, e.g.
 ##   make test-compat PYTHON_COMPAT=/path/to/python3.10
@@ -50,7 +51,7 @@ test-compat:
 	$(PYTHON_COMPAT) -m venv .venv-compat
 	.venv-compat/bin/python -m pip install --quiet --upgrade pip
 	.venv-compat/bin/python -m pip install --quiet -e '.[dev]'
-	.venv-compat/bin/pytest -q -p no:cacheprovider
+	.venv-compat/bin/pytest -q -n auto -p no:cacheprovider
 
 bench: $(VENV)/.stamp-bench
 	$(BIN)/python bench/run.py
