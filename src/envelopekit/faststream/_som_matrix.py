@@ -1,8 +1,9 @@
 """SOM and Matrix consumers on a FastStream broker: checked, typed, refusals quarantined.
 
-A message :func:`envelopekit.check` refuses, or a valid one this subscriber does not take,
-goes as received to the quarantine destination with its rule ids in
-:data:`~envelopekit.faststream.RULES_HEADER`; it never raises into the broker loop.
+A message is read as :func:`envelopekit.check` reads it, by the subscriber's envelope class
+(the spec's, or a user's subclass of it: ``_check.check_as``). One it refuses, or a valid one
+this subscriber does not take, goes as received to the quarantine destination with its rule
+ids in :data:`~envelopekit.faststream.RULES_HEADER`; it never raises into the broker loop.
 
 Matrix requests are answered through FastStream's reply mechanism: what the handler returns
 (``req.reply(...)`` or ``req.fail(...)``) is FastStream's reply (``broker.request`` gets it);
@@ -82,7 +83,10 @@ class _Checked:
 
 
 class SomConsumer(_Checked):
-    """Consumes SOM messages, optionally of some families; built by :func:`som_subscriber`."""
+    """Consumes SOM messages, optionally of some families; built by :func:`som_subscriber`.
+
+    Each is read by :attr:`envelope_model` (``SomEnvelope``, or a user's envelope class).
+    """
 
     def __init__(
         self,
@@ -196,7 +200,10 @@ MatrixHandler = Callable[[Any], "MxResponse[Any] | Awaitable[MxResponse[Any] | N
 
 
 class MatrixConsumer(_Checked):
-    """Answers Matrix requests; built by :func:`matrix_subscriber`."""
+    """Answers Matrix requests; built by :func:`matrix_subscriber`.
+
+    Each is read by :attr:`request_model` (``MxRequest``, or a user's request class).
+    """
 
     def __init__(
         self,
