@@ -46,6 +46,7 @@ __all__ = [
     "SpecEntry",
     "SpecName",
     "check",
+    "check_as",
     "clean_reader",
     "detect",
     "is_spec_name",
@@ -519,8 +520,18 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
         clean = _clean_babelqueue(encoded, settings)
         if clean is not None:
             return clean
+    return _judged(encoded, spec, target, settings, not_json)
+
+
+def _judged(
+    encoded: bytes,
+    name: str,
+    target: Spec | None,
+    settings: Settings,
+    not_json: ValidationError | None,
+) -> Verdict[Any]:
+    """``check``'s verdict on a message its quick reader did not take: the size limit first."""
     size = len(encoded)
-    name = spec
     limit = settings.max_message_bytes
     if target is not None and target.max_bytes is not None and target.max_bytes < limit:
         limit = target.max_bytes
@@ -536,6 +547,49 @@ def check(raw: Raw, spec: str = "auto", *, settings: Settings | None = None) -> 
         with CollectorPaused(), one_reading(encoded, numbers=numbers, outline=outline):
             return _within_limits(encoded, name, target, settings, size, not_json)
     return _within_limits(encoded, name, target, settings, size, not_json)
+
+
+def check_as(
+    raw: Raw, spec: SpecName, model: Any, *, settings: Settings | None = None
+) -> Verdict[Any]:
+    """:func:`check`, the message read by ``model``, a subclass of ``spec``'s envelope.
+
+    The limits, the duplicate keys, the caps and the warnings are ``check``'s; the spec's own
+    readers give way to ``model.model_validate_json`` (its fields, its validators), whose
+    errors are mapped against ``model``: a field the user's class adds is its own, not an
+    unknown key the spec's closed schema refuses. The caller has made sure ``model`` is such a
+    subclass.
+    """
+    if settings is None:
+        settings = get_settings()
+    elif settings.__class__ is not Settings:
+        settings = given_settings(settings)
+    return _judged(_encoded(raw), spec, _read_by(spec, model), settings, None)
+
+
+@cache
+def _read_by(spec: SpecName, model: Any) -> Spec:
+    """``spec`` as :func:`check_as` reads it with ``model``: one per model, built once."""
+    base = spec_named(spec)
+    validate = model.model_validate_json
+
+    class ReadBy(Spec):
+        name: ClassVar[SpecName] = spec
+
+        def looks_like(self, document: Mapping[str, Any]) -> bool:
+            return base.looks_like(document)
+
+    read_by = ReadBy()
+    read_by.model = model
+    # The models read a message over FULL_REPORT_BYTES as `check` does, one error per array.
+    read_by.read = read_by.read_large = partial(_read_with_context, validate)
+    return read_by
+
+
+def _read_with_context(
+    validate: Callable[..., Any], raw: bytes | str, context: dict[str, Any] | None = None
+) -> Any:
+    return validate(raw, context=context)
 
 
 def _within_limits(

@@ -345,3 +345,63 @@ def test_a_handler_given_for_the_router_is_refused_saying_what_is_needed() -> No
 
     with pytest.raises(TypeError, match=r"^router must be a babelqueue Router\b.* not function$"):
         babelqueue_subscriber(RedisBroker(), "orders", charge)  # type: ignore[arg-type]
+
+
+class TenantOrders(BabelEnvelope[OrderCreated]):
+    """A user's envelope: a member of its own, a validator, a method."""
+
+    tenant: str
+
+    @pydantic.field_validator("tenant")
+    @classmethod
+    def _known_tenant(cls, tenant: str) -> str:
+        if tenant == "nobody":
+            raise ValueError("unknown tenant")
+        return tenant
+
+    def label(self) -> str:
+        return f"{self.tenant}/{self.data.order_id}"
+
+
+@pytest.mark.parametrize(
+    "model", [TenantOrders, BabelEnvelope[OrderCreated]], ids=["own-class", "parametrised"]
+)
+def test_a_route_given_an_envelope_class_validates_with_it_and_hands_it_over(
+    model: type[BabelEnvelope[OrderCreated]],
+) -> None:
+    # The class was taken as the model of `data`: every message was dead-lettered as
+    # `data.invalid` (its data is no envelope), and the handler never ran.
+    broker = RabbitBroker()
+    got: list[tuple[type, int]] = []
+    router = Router(max_attempts=1)
+
+    @router.on("urn:babel:orders:created", model)
+    def order_created(env: BabelEnvelope[OrderCreated]) -> None:
+        got.append((type(env), env.data.order_id))
+
+    assert router.data_model("urn:babel:orders:created") is OrderCreated
+    babelqueue_subscriber(broker, "orders", router)
+    dead: list[tuple[str, str]] = []
+
+    @broker.subscriber("orders.dlq")
+    async def capture(message: StreamMessage[Any] = Context("message")) -> None:  # noqa: B008
+        letter = orjson.loads(message.body)["dead_letter"]
+        dead.append((message.headers[RULES_HEADER], letter["error"]))
+
+    order = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 7}).to_json()
+    of_acme = orjson.dumps({**orjson.loads(order), "tenant": "acme"})
+    of_nobody = orjson.dumps({**orjson.loads(order), "tenant": "nobody"})
+
+    async def scenario() -> None:
+        async with TestRabbitBroker(broker) as br:
+            for body in (of_acme, order, of_nobody):
+                await br.publish(body, queue="orders")
+
+    asyncio.run(scenario())
+    if model is TenantOrders:
+        assert got == [(TenantOrders, 7)]
+        assert [rule for rule, _ in dead] == ["data.invalid", "data.invalid"]
+        assert "/tenant: Field required" in dead[0][1]
+        assert "/tenant: Value error, unknown tenant" in dead[1][1]
+    else:
+        assert got == [(model, 7)] * 3 and not dead

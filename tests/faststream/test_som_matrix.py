@@ -341,3 +341,198 @@ def test_a_family_of_several_names_the_member_that_is_no_payload_model(
 def test_a_family_of_no_member_is_refused() -> None:
     with pytest.raises(TypeError, match=r"^family must name at least one of SOM's payload mod"):
         som_subscriber(RedisBroker(), "som", lambda envelope, payload: None, family=())
+
+
+class DeskStories(SomEnvelope[StoryContext]):
+    """A user's envelope: a field of its own, a validator, a method."""
+
+    desk: str = "news"
+
+    @pydantic.field_validator("topic")
+    @classmethod
+    def _on_the_desk_s_topic(cls, topic: str) -> str:
+        if topic.endswith(".draft"):
+            raise ValueError("drafts are not published")
+        return topic
+
+    def shouted(self) -> str:
+        return self.payload.headline.upper()
+
+
+def _with(body: bytes, **members: Any) -> bytes:
+    return orjson.dumps({**orjson.loads(body), **members})
+
+
+@pytest.mark.parametrize("family", [None, StoryContext], ids=["no-family", "its-family"])
+def test_som_validates_with_the_user_s_envelope_class_and_hands_it_over(family: Any) -> None:
+    # The handler got a plain SomEnvelope (no way to give the class), and `family=DeskStories`
+    # was refused as no payload model.
+    broker = RabbitBroker()
+    got: list[tuple[type, str, str]] = []
+
+    def on_story(env: DeskStories, story: StoryContext) -> None:
+        got.append((type(env), env.desk, env.shouted()))
+
+    consumer = som_subscriber(broker, "som", on_story, envelope_model=DeskStories, family=family)
+    assert consumer.envelope_model is DeskStories
+    quarantined: list[tuple[bytes, str]] = []
+
+    @broker.subscriber("som.quarantine")
+    async def capture(message: StreamMessage[Any] = Context("message")) -> None:  # noqa: B008
+        quarantined.append((bytes(message.body), message.headers[RULES_HEADER]))
+
+    own_field = _with(STORY, desk="sport")
+    wrong_topic = _with(STORY, topic="som.story.context.draft")
+    wrong_type = _with(STORY, desk=3)
+
+    async def scenario() -> None:
+        async with TestRabbitBroker(broker) as br:
+            for body in (STORY, own_field, BAD_ID, wrong_topic, wrong_type, TELLING):
+                await br.publish(body, queue="som")
+
+    asyncio.run(scenario())
+    assert got == [(DeskStories, "news", "STORM"), (DeskStories, "sport", "STORM")]
+    assert quarantined == [
+        (BAD_ID, "envelope.format.uuid"),
+        (wrong_topic, "envelope.invalid"),
+        (wrong_type, "envelope.type"),
+        (TELLING, "payload.family_unexpected"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("model", "named"),
+    [
+        (StoryContext, "StoryContext"),
+        (MxRequest, "MxRequest"),
+        (int, "int"),
+        ("DeskStories", "'DeskStories'"),
+    ],
+    ids=["a-payload-model", "another-spec-s-envelope", "int", "a-string"],
+)
+def test_an_envelope_model_that_is_no_som_envelope_is_refused_when_declared(
+    model: Any, named: str
+) -> None:
+    with pytest.raises(
+        TypeError,
+        match=rf"^envelope_model must be SomEnvelope or a subclass of it .*, not {named}: ",
+    ):
+        som_subscriber(RedisBroker(), "som", lambda env, payload: None, envelope_model=model)
+
+
+def test_a_family_the_user_s_envelope_never_takes_is_refused_when_declared() -> None:
+    # Every message of it would be refused by the class: quarantined, silently.
+    with pytest.raises(
+        TypeError,
+        match=r"^family names TellingEvent, which envelope_model DeskStories never takes "
+        r"\(it takes StoryContext\)$",
+    ):
+        som_subscriber(
+            RedisBroker(),
+            "som",
+            lambda env, payload: None,
+            envelope_model=DeskStories,
+            family=(StoryContext, TellingEvent),
+        )
+
+
+class Tenanted(MxRequest[ListArgs]):
+    """A user's request: a field of its own (no unknown key to it) and a validator."""
+
+    tenant: str
+
+    @pydantic.field_validator("tenant")
+    @classmethod
+    def _known_tenant(cls, tenant: str) -> str:
+        if tenant == "nobody":
+            raise ValueError("unknown tenant")
+        return tenant
+
+
+def test_matrix_validates_with_the_user_s_request_class_and_hands_it_over() -> None:
+    # Every request went to the quarantine as `request.additionalProperties` (/tenant): the
+    # spec's closed schema was checked before the class.
+    broker = RedisBroker()
+    got: list[tuple[type, str, str]] = []
+
+    def on_list(req: Tenanted) -> MxResponse[Any]:
+        got.append((type(req), req.tenant, req.payload.path))
+        return req.reply({"ok": True, "tenant": req.tenant})
+
+    matrix_subscriber(broker, "fs", on_list, request_model=Tenanted)
+    quarantined: list[tuple[bytes, str]] = []
+
+    @broker.subscriber(list="fs.quarantine")
+    async def capture(message: StreamMessage[Any] = Context("message")) -> None:  # noqa: B008
+        quarantined.append((bytes(message.body), message.headers[RULES_HEADER]))
+
+    asked = MxRequest.create("fs.list", {"path": "/"}, expect_reply=True)
+    bare = MxRequest.create("fs.list", {"path": "/"}).to_json()
+    refused = {
+        _with(bare, tenant="nobody"): "request.invalid",
+        bare: "request.required",
+        _with(bare, tenant="t", zz=1): "request.additionalProperties",
+        _with(bare, tenant="t", payload={"path": 3}): "request.type",
+        asked.reply({"ok": True}).to_json(): "subscriber.unexpected",
+        _with(asked.reply({"path": "/"}).to_json(), tenant="t"): "subscriber.unexpected",
+    }
+
+    async def scenario() -> Any:
+        async with TestRedisBroker(broker) as br:
+            reply = await br.request(_with(asked.to_json(), tenant="acme"), list="fs")
+            for body in refused:
+                await br.publish(body, list="fs")
+            return orjson.loads(reply.body)
+
+    reply = asyncio.run(scenario())
+    assert got == [(Tenanted, "acme", "/")]
+    assert reply["correlationId"] == asked.correlation_id
+    assert reply["payload"] == {"ok": True, "tenant": "acme"}
+    assert dict(quarantined) == refused
+
+
+@pytest.mark.parametrize(
+    ("model", "named"),
+    [(MxResponse, "MxResponse"), (ListArgs, "ListArgs"), (SomEnvelope, "SomEnvelope")],
+    ids=["a-response", "a-payload-model", "another-spec-s-envelope"],
+)
+def test_a_request_model_that_is_no_request_class_is_refused_when_declared(
+    model: Any, named: str
+) -> None:
+    # Every request was validated as that class and quarantined.
+    with pytest.raises(
+        TypeError,
+        match=rf"^request_model must be MxRequest or a subclass of it .*, not {named}: ",
+    ):
+        matrix_subscriber(RedisBroker(), "fs", lambda req: None, request_model=model)
+
+
+def test_redis_end_to_end_with_the_user_s_envelope_class(redis_url: str) -> None:
+    wrong_topic = _with(STORY, topic="som.story.context.draft")
+    with redis.Redis.from_url(redis_url) as client:
+        client.rpush("som", _with(STORY, desk="sport"), wrong_topic)
+    got: list[tuple[type, str]] = []
+
+    async def scenario() -> None:
+        broker = RedisBroker(redis_url)
+        som_subscriber(
+            broker,
+            "som",
+            lambda env, story: got.append((type(env), env.desk)),
+            envelope_model=DeskStories,
+        )
+        async with broker:
+            await broker.start()
+            with redis.Redis.from_url(redis_url) as client:
+                for _ in range(500):
+                    if got and client.llen("som.quarantine"):
+                        break
+                    await asyncio.sleep(0.02)
+
+    asyncio.run(scenario())
+    with redis.Redis.from_url(redis_url) as client:
+        quarantined = [binding.reserve(e) for e in client.lrange("som.quarantine", 0, -1)]
+    assert got == [(DeskStories, "sport")]
+    assert [(r.body, r.headers) for r in quarantined] == [
+        (wrong_topic, {RULES_HEADER: "envelope.invalid"})
+    ]

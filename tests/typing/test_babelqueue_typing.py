@@ -257,3 +257,28 @@ def test_the_subscriber_s_seen_store_is_typed() -> None:
     babelqueue_subscriber(broker, "b", router, seen=AsyncRedisSeenStore(client, lease=30))
     with pytest.raises(TypeError):
         babelqueue_subscriber(broker, "c", router, seen=client)  # type: ignore[arg-type]
+
+
+class _TenantOrders(BabelEnvelope[OrderCreated]):
+    tenant: str
+
+
+def test_a_route_s_handler_gets_the_user_s_envelope_class() -> None:
+    from envelopekit.babelqueue import Router
+
+    def charge(env: _TenantOrders) -> None:
+        assert env.tenant
+
+    router = Router()
+    router.register("urn:babel:orders:created", charge, _TenantOrders)
+    router.register("urn:babel:orders:created.v2", _charge, BabelEnvelope[OrderCreated])
+
+    @router.on("urn:babel:orders:created.v3", _TenantOrders)
+    def charged(env: _TenantOrders) -> None:
+        assert_type(env.tenant, str)
+
+    assert_type(charged, Callable[[_TenantOrders], None])
+    router.on("urn:babel:orders:created.v4", _TenantOrders)(_charge)
+    router.register("urn:babel:orders:created.v5", charge, OrderCreated)  # type: ignore[arg-type]
+    router.on("urn:babel:orders:created.v6", OrderCreated)(charge)  # type: ignore[arg-type]
+    router.on("urn:babel:orders:created.v7")(charge)  # type: ignore[arg-type]

@@ -233,3 +233,27 @@ def test_a_matrix_subscriber_s_handler_returns_the_reply() -> None:
     matrix_subscriber(broker, "b", lambda req: req.reply({"ok": True}))
     matrix_subscriber(broker, "c", lambda req: None)
     matrix_subscriber(broker, "d", lambda req: {"ok": True})  # type: ignore[arg-type,return-value]
+
+
+class _Tenanted(MxRequest[WriteArgs]):
+    tenant: str
+
+
+def test_a_matrix_subscriber_s_handler_gets_the_user_s_request_class() -> None:
+    from faststream.redis import RedisBroker
+
+    from envelopekit.faststream import matrix_subscriber
+
+    async def answer(req: _Tenanted) -> MxResponse[Any]:
+        return req.reply({"tenant": req.tenant})
+
+    def other(req: MxRequest[Page]) -> None: ...
+
+    broker = RedisBroker()
+    matrix_subscriber(broker, "a", answer, request_model=_Tenanted)
+    matrix_subscriber(
+        broker, "b", lambda req: req.reply({"tenant": req.tenant}), request_model=_Tenanted
+    )
+    matrix_subscriber(broker, "d", other, request_model=_Tenanted)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        matrix_subscriber(broker, "f", lambda req: None, request_model=MxResponse)  # type: ignore[type-var]

@@ -325,3 +325,26 @@ def test_a_som_subscriber_of_several_families_types_the_payload_as_either() -> N
     som_subscriber(broker, "b", on_either, family=(TellingEvent, LinkEvent, SystemAudit))  # type: ignore[arg-type]
     som_subscriber(broker, "c", on_story, family=(StoryContext, TellingEvent))  # type: ignore[arg-type]
     som_subscriber(broker, "d", on_any, family=TellingEvent | LinkEvent)
+
+
+class _Desk(SomEnvelope[StoryContext]):
+    desk: str = "news"
+
+
+def test_a_som_subscriber_s_handler_gets_the_user_s_envelope_class() -> None:
+    from faststream.redis import RedisBroker
+
+    from envelopekit.faststream import som_subscriber
+
+    def on_desk(envelope: _Desk, story: StoryContext) -> None: ...
+
+    def on_desk_any(envelope: _Desk, payload: Any) -> None: ...
+
+    broker = RedisBroker()
+    som_subscriber(broker, "a", on_desk, envelope_model=_Desk, family=StoryContext)
+    som_subscriber(broker, "b", on_desk_any, envelope_model=_Desk)
+    # A handler of the user's class with no class given would get a plain SomEnvelope.
+    som_subscriber(broker, "e", on_desk, family=StoryContext)  # type: ignore[arg-type]
+    som_subscriber(broker, "f", on_desk, envelope_model=SomEnvelope, family=StoryContext)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        som_subscriber(broker, "g", lambda e, p: None, envelope_model=StoryContext)  # type: ignore[type-var]

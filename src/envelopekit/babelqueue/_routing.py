@@ -32,6 +32,7 @@ assert sent == ["orders.dlq"]
 from __future__ import annotations
 
 import math
+import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, Literal, NamedTuple, cast, get_args, overload
@@ -76,6 +77,8 @@ __all__ = [
 
 M = TypeVar("M")
 R = TypeVar("R")
+# A route's own envelope class: `BabelEnvelope[Model]`, or a user's subclass of one.
+E = TypeVar("E", bound="BabelEnvelope[Any]")
 # The `data` type of a handled envelope: `Any` where the route is not known statically.
 D = TypeVar("D", default=Any)
 
@@ -406,6 +409,8 @@ class _Route:
     parse: type[BabelEnvelope[Any]] | None
     # The model's payload schema when it declares sensitive fields: decrypted before parsing.
     sensitive: Mapping[str, Any] | None = None
+    # The `data` model `parse` reads, when it types `data`.
+    data: type[Any] | None = None
 
 
 class Router:
@@ -523,13 +528,20 @@ class Router:
     def register(
         self, urn: str, handler: Callable[[BabelEnvelope[M]], object], model: type[M]
     ) -> Route[M]: ...
+    @overload
+    def register(self, urn: str, handler: Callable[[E], object], model: type[E]) -> Route[Any]: ...
     def register(
         self,
         urn: str,
-        handler: Callable[[BabelEnvelope[Any]], object],
+        handler: Callable[[Any], object],
         model: type[Any] | None = None,
     ) -> Route[Any]:
         """Map ``urn`` to ``handler``; with ``model``, ``data`` is validated into that type.
+
+        ``model`` may also be an envelope class, ``BabelEnvelope[Model]`` or a class of your own
+        that extends one: each message of the URN is then validated by that class (its own
+        fields and validators too, a refusal dead-lettered with the rule ids it reports) and
+        the handler gets an instance of it, typed so (its :class:`Route` is a ``Route[Any]``).
 
         Surrounding ASCII whitespace is stripped, as :meth:`BabelEnvelope.create` strips it
         from the URN it writes. The URN naming convention is not enforced here (see
@@ -555,12 +567,14 @@ class Router:
         urn = routed_urn(urn)
         if urn in self._routes:
             raise ValueError(f"{urn!r} already has a handler")
-        if model is not None:
-            require_object_data(model, urn)
-        parse = BabelEnvelope[model] if model is not None else None  # type: ignore[valid-type]
-        self._routes[urn] = _Route(handler, parse, self._sensitive_schema(urn, model))
-        return Route(self, urn, model)
+        parse, data = _parsed_by(model)
+        if data is not None:
+            require_object_data(data, urn)
+        self._routes[urn] = _Route(handler, parse, self._sensitive_schema(urn, data), data)
+        return Route(self, urn, data)
 
+    @overload
+    def on(self, urn: str, model: type[E]) -> Callable[[Callable[[E], R]], Callable[[E], R]]: ...
     @overload
     def on(
         self, urn: str
@@ -574,17 +588,15 @@ class Router:
     ) -> Callable[[Callable[[BabelEnvelope[M]], R]], Callable[[BabelEnvelope[M]], R]]: ...
     def on(
         self, urn: str, model: type[Any] | None = None
-    ) -> Callable[[Callable[[BabelEnvelope[Any]], R]], Callable[[BabelEnvelope[Any]], R]]:
+    ) -> Callable[[Callable[[Any], R]], Callable[[Any], R]]:
         """Decorator form of :meth:`register`; the handler is returned unchanged.
 
         The handler is checked as :meth:`register` checks it: with ``model``, it must take a
-        ``BabelEnvelope[model]`` (a handler of another ``data`` type is a type error); without,
-        a ``BabelEnvelope`` of a JSON object.
+        ``BabelEnvelope[model]`` (a handler of another ``data`` type is a type error), or the
+        envelope class ``model`` is; without, a ``BabelEnvelope`` of a JSON object.
         """
 
-        def decorate(
-            handler: Callable[[BabelEnvelope[Any]], R],
-        ) -> Callable[[BabelEnvelope[Any]], R]:
+        def decorate(handler: Callable[[Any], R]) -> Callable[[Any], R]:
             self._routes_add(urn, handler, model)
             return handler
 
@@ -609,10 +621,7 @@ class Router:
     def data_model(self, urn: str) -> type[Any] | None:
         """The ``data`` model ``urn`` was registered with; ``None`` when untyped or unknown."""
         route = self._routes.get(routed_urn(urn))
-        if route is None or route.parse is None:
-            return None
-        model: type[Any] = route.parse.__pydantic_generic_metadata__["args"][0]
-        return model
+        return None if route is None else route.data
 
     def lint(self) -> list[Violation]:
         """``urn.convention`` warnings for registered URNs off ``urn:babel:<context>:<event>``."""
@@ -696,7 +705,7 @@ class Router:
             try:
                 typed = found.parse.model_validate_json(parsed_from)
             except ValidationError as exc:
-                return self._invalid(envelope, violations(exc, model=BabelEnvelope), settlement)
+                return self._invalid(envelope, violations(exc, model=found.parse), settlement)
             except Exception as exc:  # the model's own code raised (pydantic wraps ValueError only)
                 return Fail(envelope, exc, rules.HANDLER_FAILED, "failed", settlement)
             if typed.attempts != envelope.attempts:  # keep what `reconcile` decided
@@ -796,6 +805,22 @@ class Router:
     ) -> Fail:
         error = InvalidPayloadError(envelope.job, found)
         return Fail(envelope, error, rules.DATA_INVALID, "failed", settlement)
+
+
+def _parsed_by(model: type[Any] | None) -> tuple[type[BabelEnvelope[Any]] | None, Any]:
+    """The envelope class a route parses with, and the ``data`` model it types, of ``model``.
+
+    ``model`` is a ``data`` model (``BabelEnvelope[model]`` parses), or an envelope class
+    itself: ``BabelEnvelope[Model]`` or a user's subclass of one, which parses as it is, its
+    own fields and validators applied (its ``data`` model is its ``data`` field's type, none
+    when that is still a type variable).
+    """
+    if model is None:
+        return None, None
+    if isinstance(model, type) and issubclass(model, BabelEnvelope):
+        data = model.__pydantic_fields__["data"].annotation
+        return model, None if isinstance(data, typing.TypeVar) else data
+    return BabelEnvelope[model], model  # type: ignore[valid-type]
 
 
 def received_bytes(message: bytes | bytearray | memoryview | str) -> bytes:

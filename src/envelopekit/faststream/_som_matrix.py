@@ -1,8 +1,9 @@
 """SOM and Matrix consumers on a FastStream broker: checked, typed, refusals quarantined.
 
-A message :func:`envelopekit.check` refuses, or a valid one this subscriber does not take,
-goes as received to the quarantine destination with its rule ids in
-:data:`~envelopekit.faststream.RULES_HEADER`; it never raises into the broker loop.
+A message is read as :func:`envelopekit.check` reads it, by the subscriber's envelope class
+(the spec's, or a user's subclass of it: ``_check.check_as``). One it refuses, or a valid one
+this subscriber does not take, goes as received to the quarantine destination with its rule
+ids in :data:`~envelopekit.faststream.RULES_HEADER`; it never raises into the broker loop.
 
 Matrix requests are answered through FastStream's reply mechanism: what the handler returns
 (``req.reply(...)`` or ``req.fail(...)``) is FastStream's reply (``broker.request`` gets it);
@@ -19,13 +20,14 @@ from types import UnionType
 from typing import Any, TypeVar, get_args, overload
 
 from faststream import Context, Response, StreamMessage
-from pydantic import ValidationError
 
 from .. import rules
-from .._check import check
-from .._violations import Violation, violation, violations
-from ..matrix import MxErrorCode, MxRequest, MxResponse
+from .._check import check, check_as
+from .._violations import Verdict, Violation, violation
+from ..matrix import MxErrorCode, MxErrorPayload, MxRequest, MxResponse
+from ..matrix._ops import REPLY_OP
 from ..som import FamilyPayload, SomEnvelope, UnvalidatedPayload
+from ..som._typed import payload_choices
 from ._endpoint import RULES_HEADER, Endpoint, run_handler
 
 __all__ = ["MatrixConsumer", "MatrixHandler", "SomConsumer", "matrix_subscriber", "som_subscriber"]
@@ -33,6 +35,8 @@ __all__ = ["MatrixConsumer", "MatrixHandler", "SomConsumer", "matrix_subscriber"
 P = TypeVar("P", bound="FamilyPayload | UnvalidatedPayload")
 Q = TypeVar("Q", bound="FamilyPayload | UnvalidatedPayload")
 R = TypeVar("R", bound="FamilyPayload | UnvalidatedPayload")
+E = TypeVar("E", bound="SomEnvelope[Any]")
+Req = TypeVar("Req", bound="MxRequest[Any]")
 
 # What a SOM payload is read into: a subscriber's `family` is one of them, or nothing matches.
 _FAMILIES: tuple[type[Any], ...] = (*get_args(FamilyPayload), UnvalidatedPayload)
@@ -79,21 +83,28 @@ class _Checked:
 
 
 class SomConsumer(_Checked):
-    """Consumes SOM messages, optionally of some families; built by :func:`som_subscriber`."""
+    """Consumes SOM messages, optionally of some families; built by :func:`som_subscriber`.
+
+    Each is read by :attr:`envelope_model` (``SomEnvelope``, or a user's envelope class).
+    """
 
     def __init__(
         self,
         broker: Any,
         source: str,
-        handler: Callable[[SomEnvelope, Any], object],
+        handler: Callable[[Any, Any], object],
         *,
         family: Any = None,
+        envelope_model: type[SomEnvelope[Any]] = SomEnvelope,
         quarantine: str | None = None,
         worker_id: str | None = None,
         **subscriber_options: Any,
     ) -> None:
         # Here, not by quarantining every message as `subscriber.unexpected`.
         self._takes = None if family is None else _families(family)
+        self.envelope_model = _envelope_class(envelope_model, SomEnvelope, "envelope_model")
+        if self._takes is not None:
+            _taken_by(self.envelope_model, self._takes)
         self.handler = handler
         self.family = family
         super().__init__(broker, source, quarantine, worker_id, subscriber_options)
@@ -101,7 +112,10 @@ class SomConsumer(_Checked):
     async def handle(self, message: StreamMessage[Any]) -> None:
         """Check one SOM message; run the handler with it and its typed payload, or quarantine."""
         body = bytes(message.body)
-        verdict = check(body, spec="som")
+        if self.envelope_model is SomEnvelope:
+            verdict = check(body, spec="som")
+        else:
+            verdict = check_as(body, "som", self.envelope_model)
         envelope = verdict.envelope
         if envelope is None:
             await self._quarantine(message, body, verdict.violations)
@@ -148,12 +162,48 @@ def _families(family: Any) -> tuple[type[Any], ...]:
     return tuple(dict.fromkeys(found))
 
 
+def _envelope_class(given: object, base: type[Any], keyword: str) -> Any:
+    """``given`` when it is ``base`` or a subclass of it (parametrised or a user's own).
+
+    Raises:
+        TypeError: for anything else, which could validate no message as ``base`` does.
+    """
+    if isinstance(given, type) and issubclass(given, base):
+        return given
+    raise TypeError(
+        f"{keyword} must be {base.__name__} or a subclass of it (parametrised, or a class of "
+        f"your own that extends it), not {getattr(given, '__name__', repr(given))}: the "
+        f"message is validated by that class"
+    )
+
+
+def _taken_by(model: type[SomEnvelope[Any]], takes: tuple[type[Any], ...]) -> None:
+    """Refuse a family ``model`` never takes: each of its messages would be refused.
+
+    Raises:
+        TypeError: naming the families and those the envelope class takes.
+    """
+    choices = payload_choices(model)
+    if choices is None:  # a payload type that is no family's: its own validation decides
+        return
+    taken = {kind for kinds in choices.values() for kind in kinds}
+    missed = [one.__name__ for one in takes if one not in taken]
+    if missed:
+        raise TypeError(
+            f"family names {', '.join(missed)}, which envelope_model {model.__name__} never "
+            f"takes (it takes {', '.join(sorted(kind.__name__ for kind in taken))})"
+        )
+
+
 MatrixHandler = Callable[[Any], "MxResponse[Any] | Awaitable[MxResponse[Any] | None] | None"]
 """A Matrix request handler: the reply (``req.reply(...)``, ``req.fail(...)``), or ``None``."""
 
 
 class MatrixConsumer(_Checked):
-    """Answers Matrix requests; built by :func:`matrix_subscriber`."""
+    """Answers Matrix requests; built by :func:`matrix_subscriber`.
+
+    Each is read by :attr:`request_model` (``MxRequest``, or a user's request class).
+    """
 
     def __init__(
         self,
@@ -168,32 +218,18 @@ class MatrixConsumer(_Checked):
         **subscriber_options: Any,
     ) -> None:
         self.handler = handler
-        self.request_model = request_model
+        self.request_model: type[MxRequest[Any]] = _envelope_class(
+            request_model, MxRequest, "request_model"
+        )
         self.reply_to_field = reply_to_field
         super().__init__(broker, source, quarantine, worker_id, subscriber_options)
 
     async def handle(self, message: StreamMessage[Any]) -> Response | None:
         """Check one request, run the handler, and return its reply for FastStream to send."""
         body = bytes(message.body)
-        verdict = check(body, spec="matrix")
-        if verdict.envelope is None:
-            await self._quarantine(message, body, verdict.violations)
+        request = await self._request(message, body)
+        if request is None:
             return None
-        if not isinstance(verdict.envelope, MxRequest):
-            found = violation(
-                rules.SUBSCRIBER_UNEXPECTED,
-                "",
-                "a Matrix reply or error payload where requests are consumed",
-            )
-            await self._quarantine(message, body, [found])
-            return None
-        request: MxRequest[Any] = verdict.envelope
-        if self.request_model is not MxRequest:
-            try:
-                request = self.request_model.model_validate_json(body)
-            except ValidationError as exc:
-                await self._quarantine(message, body, violations(exc, model=self.request_model))
-                return None
         try:
             answer = await run_handler(self.handler, functools.partial(self.handler, request))
         except Exception as exc:  # the caller gets an error reply, not a timeout
@@ -223,13 +259,65 @@ class MatrixConsumer(_Checked):
             return Response(answer.to_json(), correlation_id=message.correlation_id)
         return None
 
+    async def _request(self, message: StreamMessage[Any], body: bytes) -> MxRequest[Any] | None:
+        """The request ``body`` is, read by :attr:`request_model`; else quarantined, ``None``."""
+        verdict: Verdict[Any]
+        if self.request_model is MxRequest:
+            verdict = check(body, spec="matrix")
+        else:
+            # Read by the user's class, whose own fields the closed request schema would
+            # refuse as unknown keys.
+            verdict = check_as(body, "matrix", self.request_model)
+        envelope = verdict.envelope
+        if isinstance(envelope, MxRequest) and envelope.op != REPLY_OP:
+            return envelope
+        if envelope is None and (
+            self.request_model is MxRequest
+            # What check reads as a reply is still no request: refused for that.
+            or not isinstance(check(body, spec="matrix").envelope, (MxResponse, MxErrorPayload))
+        ):
+            await self._quarantine(message, body, verdict.violations)
+            return None
+        found = violation(
+            rules.SUBSCRIBER_UNEXPECTED,
+            "",
+            "a Matrix reply or error payload where requests are consumed",
+        )
+        await self._quarantine(message, body, [found])
+        return None
 
+
+@overload
+def som_subscriber(
+    broker: Any,
+    source: str,
+    handler: Callable[[E, P], object],
+    *,
+    envelope_model: type[E],
+    family: type[P],
+    quarantine: str | None = None,
+    worker_id: str | None = None,
+    **subscriber_options: Any,
+) -> SomConsumer: ...
+@overload
+def som_subscriber(
+    broker: Any,
+    source: str,
+    handler: Callable[[E, Any], object],
+    *,
+    envelope_model: type[E],
+    family: tuple[type[FamilyPayload | UnvalidatedPayload], ...] | UnionType | None = None,
+    quarantine: str | None = None,
+    worker_id: str | None = None,
+    **subscriber_options: Any,
+) -> SomConsumer: ...
 @overload
 def som_subscriber(
     broker: Any,
     source: str,
     handler: Callable[[SomEnvelope, P], object],
     *,
+    envelope_model: type[SomEnvelope] = ...,
     family: type[P] | None = None,
     quarantine: str | None = None,
     worker_id: str | None = None,
@@ -241,6 +329,7 @@ def som_subscriber(
     source: str,
     handler: Callable[[SomEnvelope, P | Q], object],
     *,
+    envelope_model: type[SomEnvelope] = ...,
     family: tuple[type[P], type[Q]],
     quarantine: str | None = None,
     worker_id: str | None = None,
@@ -252,6 +341,7 @@ def som_subscriber(
     source: str,
     handler: Callable[[SomEnvelope, P | Q | R], object],
     *,
+    envelope_model: type[SomEnvelope] = ...,
     family: tuple[type[P], type[Q], type[R]],
     quarantine: str | None = None,
     worker_id: str | None = None,
@@ -263,6 +353,7 @@ def som_subscriber(
     source: str,
     handler: Callable[[SomEnvelope, P], object],
     *,
+    envelope_model: type[SomEnvelope] = ...,
     # After the two above, which mypy solves (it joins the members of this one), pyright this.
     family: tuple[type[P], ...],
     quarantine: str | None = None,
@@ -275,6 +366,7 @@ def som_subscriber(
     source: str,
     handler: Callable[[SomEnvelope, Any], object],
     *,
+    envelope_model: type[SomEnvelope] = ...,
     family: UnionType,
     quarantine: str | None = None,
     worker_id: str | None = None,
@@ -283,9 +375,10 @@ def som_subscriber(
 def som_subscriber(
     broker: Any,
     source: str,
-    handler: Callable[[SomEnvelope, Any], object],
+    handler: Callable[[Any, Any], object],
     *,
     family: Any = None,
+    envelope_model: type[SomEnvelope[Any]] = SomEnvelope,
     quarantine: str | None = None,
     worker_id: str | None = None,
     **subscriber_options: Any,
@@ -314,6 +407,11 @@ def som_subscriber(
             handler's payload as either (mypy: of two or three), or a union (``TellingEvent |
             LinkEvent``), for which they type it ``Any`` (a union is no class to them). Any
             other family is quarantined as ``subscriber.unexpected``. ``None``: every family.
+        envelope_model: the class each message is validated by and the handler gets: a
+            parametrised envelope (``SomEnvelope[StoryContext]``) or a class of your own that
+            extends one, its fields and validators applied with the spec's rules (a message it
+            refuses is quarantined with the rule ids it reports, a family a typed one does not
+            take as ``payload.family_unexpected``).
         quarantine: where refused messages go; ``<source>.quarantine`` by default.
         worker_id: Redis only: names this worker's processing list, which no other running
             worker may share; ``None``: an id unique to this worker (as
@@ -321,19 +419,45 @@ def som_subscriber(
         subscriber_options: passed to ``broker.subscriber``.
 
     Raises:
-        TypeError: for a ``family`` that names anything but SOM's payload models (named).
+        TypeError: for a ``family`` that names anything but SOM's payload models (named), an
+            ``envelope_model`` that is no ``SomEnvelope`` class, or a family it never takes.
     """
     return SomConsumer(
         broker,
         source,
         handler,
         family=family,
+        envelope_model=envelope_model,
         quarantine=quarantine,
         worker_id=worker_id,
         **subscriber_options,
     )
 
 
+@overload
+def matrix_subscriber(
+    broker: Any,
+    source: str,
+    handler: Callable[[Req], MxResponse[Any] | Awaitable[MxResponse[Any] | None] | None],
+    *,
+    request_model: type[Req],
+    quarantine: str | None = None,
+    reply_to_field: bool = False,
+    worker_id: str | None = None,
+    **subscriber_options: Any,
+) -> MatrixConsumer: ...
+@overload
+def matrix_subscriber(
+    broker: Any,
+    source: str,
+    handler: MatrixHandler,
+    *,
+    request_model: type[MxRequest] = ...,
+    quarantine: str | None = None,
+    reply_to_field: bool = False,
+    worker_id: str | None = None,
+    **subscriber_options: Any,
+) -> MatrixConsumer: ...
 def matrix_subscriber(
     broker: Any,
     source: str,
@@ -364,8 +488,10 @@ def matrix_subscriber(
         source: the list, queue or topic to consume.
         handler: sync (run in a worker thread, as FastStream runs its own) or async, given
             the request (typed by ``request_model``).
-        request_model: e.g. ``MxRequest[ExpandDirArgs]``; a payload that does not fit is
-            quarantined with the model's rule ids.
+        request_model: the class each request is validated by and the handler gets (typed
+            so): ``MxRequest[ExpandDirArgs]``, or a class of your own that extends one, its
+            fields and validators applied with the spec's rules (a field it adds is no unknown
+            key to it); a request it refuses is quarantined with the rule ids it reports.
         quarantine: where refused messages go; ``<source>.quarantine`` by default.
         reply_to_field: also answer a message that carries no FastStream reply address at
             the request's own ``replyTo`` (the Matrix convention ``$replies.<id>``).
@@ -373,6 +499,9 @@ def matrix_subscriber(
             worker may share; ``None``: an id unique to this worker (as
             :func:`~envelopekit.faststream.babelqueue_subscriber`).
         subscriber_options: passed to ``broker.subscriber``.
+
+    Raises:
+        TypeError: for a ``request_model`` that is no ``MxRequest`` class.
     """
     return MatrixConsumer(
         broker,
