@@ -52,10 +52,12 @@ from .._json import (
     plain_json_nesting,
     plain_text,
     proven_context,
+    refuse_non_finite,
     refuse_non_json,
     refuse_unwritable,
     scan_numbers,
     written_field,
+    written_fields,
 )
 from .._model import (
     WireModel,
@@ -384,19 +386,30 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         # One pointer-free pass over each part; pointers are built only for what it flags.
         unproven = proof is False
         scan = not plain and (unproven or needs_scan(data))
+        # A user's subclass's own fields are top-level members on the wire: their numbers follow
+        # an unknown key's rules (numbers proven plain in the text need no reading).
+        own = (
+            written_fields(self, _own_fields(type(self)))
+            if type(self) is not BabelEnvelope and proof is not True and _own_fields(type(self))
+            else None
+        )
         if (
             scan
             or extra
             or meta_extra
             or dead_extra
             or meta.__dict__["created_at"] < SECONDS_THRESHOLD
+            or (own and (unproven or needs_scan(own)))
         ):
-            self._noted(data, extra, meta_extra, dead_extra, info.context, plain, scan, unproven)
+            self._noted(
+                data, own, extra, meta_extra, dead_extra, info.context, plain, scan, unproven
+            )
         return self
 
     def _noted(
         self,
         data: Any,
+        own: dict[str, Any] | None,
         extra: dict[str, Any] | None,
         meta_extra: dict[str, Any] | None,
         dead_extra: dict[str, Any] | None,
@@ -410,7 +423,8 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         ``plain``: the numbers of the text are proven plain, so none is walked for. ``scan``:
         ``data`` is to be scanned (`_consume` walked it, or its proof failed). ``unproven``:
         the proof failed, so every part is scanned without a walk first (the walk would only
-        say where to look, at the cost of a scan).
+        say where to look, at the cost of a scan). ``own``: a user's subclass's own fields as
+        written (:func:`written_fields`), scanned as the unknown keys are.
         """
         noted: list[Violation] = []
         if extra:
@@ -418,7 +432,13 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         if meta_extra:
             _drop_forbidden(meta_extra, FORBIDDEN_META_KEYS, "/meta", noted)
         errors: list[Violation] = []
-        parts = ((data, "/data"), (extra, ""), (meta_extra, "/meta"), (dead_extra, "/dead_letter"))
+        parts = (
+            (data, "/data"),
+            (own, ""),
+            (extra, ""),
+            (meta_extra, "/meta"),
+            (dead_extra, "/dead_letter"),
+        )
         room = _warning_cap(context)
         for value, base in () if plain else parts:
             if value and (scan if base == "/data" else unproven or needs_scan(value)):
@@ -828,6 +848,10 @@ def _read_as_text(
     text = plain_text(value)
     if text is None:
         return value  # Python data no JSON text holds: validated, and refused, as such
+    if b"null" in text:
+        # orjson writes NaN and Infinity as `null`, which a field may take (`float | None`)
+        # or refuse as a type: refused as the number rules refuse them in Python data.
+        refuse_non_finite(value)
     kind = call_kind(handler)
     if kind == "options":
         return value
