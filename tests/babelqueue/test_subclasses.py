@@ -185,3 +185,77 @@ def test_a_typed_envelope_refuses_non_finite_python_numbers_as_the_envelope_does
     # are `null`: an unknown key's NaN was read as null, a float in `data` refused as a type.
     for model in (BabelEnvelope[dict[str, float]], BabelEnvelope):
         assert _verdict(door, model, members) == ("refused", [(rules.NUMBER_NON_FINITE, pointer)])
+
+
+# --- the forbidden keys under a subclass's own `extra` ----------------------------------------
+
+
+class _Closed(BabelEnvelope):
+    """A user's envelope refusing unknown keys."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class _ClosedTyped(BabelEnvelope[dict[str, object]]):
+    """A user's envelope refusing unknown keys, with ``data`` typed (read as its JSON text)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tenant: str = "none"
+
+
+class _Ignoring(BabelEnvelope):
+    """A user's envelope ignoring unknown keys."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+class _Open(BabelEnvelope):
+    """A user's envelope saying again that it keeps unknown keys."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+_FORBIDDEN = {"timestamp": 1749132727, "meta": {**BASE["meta"], "ts": 1749132727}}
+_DROPPED = [(rules.FORBIDDEN_KEY, "/timestamp"), (rules.FORBIDDEN_KEY, "/meta/ts")]
+
+
+@pytest.mark.parametrize("door", DOORS.values(), ids=DOORS.keys())
+@pytest.mark.parametrize("model", [_Closed, _ClosedTyped, _Ignoring, _Open, BabelEnvelope])
+def test_forbidden_keys_are_dropped_with_a_warning_whatever_extra_says(
+    door: Door, model: type[BabelEnvelope[Any]]
+) -> None:
+    # K-15: a consumer drops them with a warning and never re-emits them. A subclass with
+    # `extra="forbid"` refused the message; one with `extra="ignore"` dropped them unsaid.
+    members = {**BASE, **_FORBIDDEN}
+    found = _verdict(door, model, members)
+    assert found[:2] == ("read", _DROPPED)
+    written = found[2]
+    assert "timestamp" not in written
+    assert "ts" not in written["meta"]
+
+
+@pytest.mark.parametrize("door", DOORS.values(), ids=DOORS.keys())
+@pytest.mark.parametrize("model", [_Closed, _ClosedTyped])
+def test_a_closed_subclass_refuses_the_other_unknown_keys(
+    door: Door, model: type[BabelEnvelope[Any]]
+) -> None:
+    members = {**BASE, **_FORBIDDEN, "x_note": 1, "x_more": [2**70]}
+    closed = rules.structural("message-envelope", "additionalProperties")
+    assert _verdict(door, model, members) == ("refused", [(closed, "/x_note"), (closed, "/x_more")])
+
+
+@pytest.mark.parametrize("door", DOORS.values(), ids=DOORS.keys())
+def test_an_ignoring_subclass_drops_the_other_unknown_keys_unsaid(door: Door) -> None:
+    # Dropped before the number rules read them: an ignored key is not the message's.
+    members = {**BASE, **_FORBIDDEN, "x_note": 1, "x_more": [2**70, float("nan")]}
+    found = _verdict(door, _Ignoring, members)
+    assert found[:2] == ("read", _DROPPED)
+    assert "x_note" not in found[2]
+    assert "x_more" not in found[2]
+    assert door(_Ignoring, members).model_extra == {}
+
+
+def test_a_closed_subclass_keeps_its_json_schema() -> None:
+    assert _Closed.model_json_schema()["additionalProperties"] is False
+    assert _Closed.model_config.get("extra") == "forbid"

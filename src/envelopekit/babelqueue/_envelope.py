@@ -22,7 +22,7 @@ from pydantic import (
 )
 from pydantic import model_validator as _model_validator
 from pydantic.config import ExtraValues
-from pydantic_core import CoreSchema, SchemaValidator, core_schema
+from pydantic_core import CoreSchema, PydanticKnownError, SchemaValidator, core_schema
 from typing_extensions import Self, TypeVar
 
 from .. import rules
@@ -133,6 +133,61 @@ def _model_data(cls: type[BabelEnvelope[Any]]) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, BaseModel)
 
 
+_CLOSED: Final = frozenset({"forbid", "ignore"})
+"""The ``extra`` values of a user's subclass that would keep the forbidden keys from K-15."""
+
+
+@cache
+def _ignores_unknown_keys(cls: type[BabelEnvelope[Any]]) -> bool:
+    """Whether a user's subclass sets ``extra="ignore"`` (read open, see `_forbidden_keys_read`)."""
+    return cls.model_config.get("extra") == "ignore"
+
+
+def _forbidden_key(key: str) -> str:
+    """An unknown key of a closed subclass: a forbidden one read, any other refused.
+
+    The forbidden one is read for ``_consume`` to drop with its warning, as the envelope does;
+    any other is refused as the closed model refuses it (``extra_forbidden``).
+    """
+    if key in FORBIDDEN_TOP_LEVEL_KEYS:
+        return key
+    raise PydanticKnownError("extra_forbidden")
+
+
+_FORBIDDEN_KEYS_ONLY: Final = core_schema.no_info_plain_validator_function(_forbidden_key)
+
+
+def _forbidden_keys_read(schema: CoreSchema, cls: type[BabelEnvelope[Any]]) -> CoreSchema:
+    """``schema`` with ``cls``'s model reading the spec's forbidden keys whatever its ``extra``.
+
+    Policy K-15 (babelqueue.md §1.2): a consumer drops them with a warning, never refuses the
+    message. A subclass's own ``extra="forbid"`` refused it, ``"ignore"`` dropped them unsaid:
+    its model reads unknown keys, a closed one only the forbidden ones (every other is refused
+    with the closed model's error), and ``_consume`` drops them with the warning (and an
+    ignoring one's others, unsaid). Its JSON Schema is its own ``model_config``'s still.
+    """
+    closed = cls.model_config.get("extra") == "forbid"
+
+    def reading(node: Any) -> Any:
+        if isinstance(node, list):
+            items: list[Any] = node
+            return [reading(item) for item in items]
+        if not isinstance(node, dict):
+            return node
+        found = cast("dict[str, Any]", node)
+        if found.get("type") == "model":
+            if found["cls"] is not cls:
+                return found
+            fields = found["schema"]
+            if closed:
+                fields = {**fields, "extras_keys_schema": _FORBIDDEN_KEYS_ONLY}
+            config = {**found.get("config", {}), "extra_fields_behavior": "allow"}
+            return {**found, "config": config, "schema": fields}
+        return {key: item if key == "metadata" else reading(item) for key, item in found.items()}
+
+    return cast("CoreSchema", reading(schema))
+
+
 # Keys an unknown-key extra may never be emitted as: the canonical ones, the alias, the forbidden.
 _NOT_EXTRA = frozenset(
     {"job", "trace_id", "data", "meta", "attempts", "dead_letter", "urn"}
@@ -215,6 +270,8 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         # bound while its own schema is built, which is no held use.
         held = _held_door if cls is globals().get("BabelEnvelope") else None
         schema = text_checked_schema(cls, source, handler, held)
+        if cls.model_config.get("extra") in _CLOSED:
+            schema = _forbidden_keys_read(schema, cls)
         if not _typed_data(cls) or _model_data(cls):
             return schema  # a model's own config decides how it reads Python data
         # The probe shows an `__init__` (whose instance the text's own would leave empty) and
@@ -366,18 +423,18 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         ):
             _keep_extras(self, meta, dead_letter)
         data = fields["data"]
-        # A parametrised `data` type (not a model, which is dumped below) validated it: a
-        # `dict[str, Item]` holds models, a dataclass is one; its numbers are read as its own
-        # serializer gives them, under their wire names.
-        typed = type(self) is not BabelEnvelope and _typed_data(type(self))
-        if info.mode == "python":
-            # Python data (the fast path, which probed it, took none of this): what no JSON
-            # text holds is refused where it is, free-form `data` and unknown keys alike.
-            _refuse_non_json(None if typed else data, extra, meta_extra, dead_extra)
         # `check` and the JSON door prove a large message's numbers plain by C passes, or not:
         # plain data, and its extras, have no number to walk for; data whose proof failed is
         # scanned without a walk first (the walk would only say where to look, at its cost).
         proof = info.context.get(PLAIN_NUMBERS) if type(info.context) is dict else None
+        typed = False
+        own: dict[str, Any] | None = None
+        if type(self) is not BabelEnvelope:
+            typed, own = self._subclass_read(extra, proof)
+        if info.mode == "python":
+            # Python data (the fast path, which probed it, took none of this): what no JSON
+            # text holds is refused where it is, free-form `data` and unknown keys alike.
+            _refuse_non_json(None if typed else data, extra, meta_extra, dead_extra)
         plain = type(data) is dict and proof is True
         if (typed and not plain) or isinstance(data, BaseModel):
             # Its numbers are read under their wire names, as `to_wire` writes them: the
@@ -386,13 +443,6 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         # One pointer-free pass over each part; pointers are built only for what it flags.
         unproven = proof is False
         scan = not plain and (unproven or needs_scan(data))
-        # A user's subclass's own fields are top-level members on the wire: their numbers follow
-        # an unknown key's rules (numbers proven plain in the text need no reading).
-        own = (
-            written_fields(self, _own_fields(type(self)))
-            if type(self) is not BabelEnvelope and proof is not True and _own_fields(type(self))
-            else None
-        )
         if (
             scan
             or extra
@@ -405,6 +455,27 @@ class BabelEnvelope(WireModel, Generic[DataT]):
                 data, own, extra, meta_extra, dead_extra, info.context, plain, scan, unproven
             )
         return self
+
+    def _subclass_read(
+        self, extra: dict[str, Any] | None, proof: object
+    ) -> tuple[bool, dict[str, Any] | None]:
+        """What `_consume` reads of a user's subclass beyond the envelope's.
+
+        Whether it types ``data`` (a parametrised type that is no model validated it: a
+        ``dict[str, Item]`` holds models, a dataclass is one; its numbers are read as its own
+        serializer gives them, under their wire names), and its own fields as written
+        (:func:`written_fields`), ``None`` where it has none or the text's numbers are proven
+        plain: top-level members on the wire, whose numbers follow an unknown key's rules.
+        Under its own ``extra="ignore"`` (read open, see ``_forbidden_keys_read``), its unknown
+        keys but the forbidden ones are dropped here, unsaid, before any rule reads them.
+        """
+        cls = type(self)
+        if extra and _ignores_unknown_keys(cls):
+            for key in [key for key in extra if key not in FORBIDDEN_TOP_LEVEL_KEYS]:
+                del extra[key]
+        own_fields = _own_fields(cls)
+        own = written_fields(self, own_fields) if own_fields and proof is not True else None
+        return _typed_data(cls), own
 
     def _noted(
         self,
