@@ -17,6 +17,7 @@ import sys
 import threading
 from array import array
 from collections.abc import Callable, Generator, Hashable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from contextvars import ContextVar
 from enum import Enum
@@ -98,6 +99,7 @@ __all__ = [
     "without_long_integers",
     "without_refused_integers",
     "written_field",
+    "written_fields",
     "written_plain",
 ]
 
@@ -1854,6 +1856,18 @@ def written_field(owner: BaseModel, name: str) -> Any:
         owner, by_alias=True, include={name}, warnings=False
     )
     return next(iter(written.values()))
+
+
+def written_fields(owner: BaseModel, names: AbstractSet[str]) -> dict[str, Any]:
+    """``owner``'s fields ``names`` as plain data, as their types write them, by wire name.
+
+    As :func:`written_field` reads one: Python mode, NaN and Infinity stay floats for the
+    number rules; the keys are the aliases the pointers name.
+    """
+    written: dict[str, Any] = owner.__pydantic_serializer__.to_python(
+        owner, by_alias=True, include=set(names), warnings=False
+    )
+    return written
 
 
 _TAKEN: Final = object()

@@ -22,7 +22,7 @@ from pydantic import (
 )
 from pydantic import model_validator as _model_validator
 from pydantic.config import ExtraValues
-from pydantic_core import CoreSchema, SchemaValidator, core_schema
+from pydantic_core import CoreSchema, PydanticKnownError, SchemaValidator, core_schema
 from typing_extensions import Self, TypeVar
 
 from .. import rules
@@ -52,10 +52,12 @@ from .._json import (
     plain_json_nesting,
     plain_text,
     proven_context,
+    refuse_non_finite,
     refuse_non_json,
     refuse_unwritable,
     scan_numbers,
     written_field,
+    written_fields,
 )
 from .._model import (
     WireModel,
@@ -129,6 +131,61 @@ def _model_data(cls: type[BabelEnvelope[Any]]) -> bool:
     """Whether ``cls`` types ``data`` as a pydantic model."""
     annotation = cls.model_fields["data"].annotation
     return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+
+
+_CLOSED: Final = frozenset({"forbid", "ignore"})
+"""The ``extra`` values of a user's subclass that would keep the forbidden keys from K-15."""
+
+
+@cache
+def _ignores_unknown_keys(cls: type[BabelEnvelope[Any]]) -> bool:
+    """Whether a user's subclass sets ``extra="ignore"`` (read open, see `_forbidden_keys_read`)."""
+    return cls.model_config.get("extra") == "ignore"
+
+
+def _forbidden_key(key: str) -> str:
+    """An unknown key of a closed subclass: a forbidden one read, any other refused.
+
+    The forbidden one is read for ``_consume`` to drop with its warning, as the envelope does;
+    any other is refused as the closed model refuses it (``extra_forbidden``).
+    """
+    if key in FORBIDDEN_TOP_LEVEL_KEYS:
+        return key
+    raise PydanticKnownError("extra_forbidden")
+
+
+_FORBIDDEN_KEYS_ONLY: Final = core_schema.no_info_plain_validator_function(_forbidden_key)
+
+
+def _forbidden_keys_read(schema: CoreSchema, cls: type[BabelEnvelope[Any]]) -> CoreSchema:
+    """``schema`` with ``cls``'s model reading the spec's forbidden keys whatever its ``extra``.
+
+    Policy K-15 (babelqueue.md §1.2): a consumer drops them with a warning, never refuses the
+    message. A subclass's own ``extra="forbid"`` refused it, ``"ignore"`` dropped them unsaid:
+    its model reads unknown keys, a closed one only the forbidden ones (every other is refused
+    with the closed model's error), and ``_consume`` drops them with the warning (and an
+    ignoring one's others, unsaid). Its JSON Schema is its own ``model_config``'s still.
+    """
+    closed = cls.model_config.get("extra") == "forbid"
+
+    def reading(node: Any) -> Any:
+        if isinstance(node, list):
+            items: list[Any] = node
+            return [reading(item) for item in items]
+        if not isinstance(node, dict):
+            return node
+        found = cast("dict[str, Any]", node)
+        if found.get("type") == "model":
+            if found["cls"] is not cls:
+                return found
+            fields = found["schema"]
+            if closed:
+                fields = {**fields, "extras_keys_schema": _FORBIDDEN_KEYS_ONLY}
+            config = {**found.get("config", {}), "extra_fields_behavior": "allow"}
+            return {**found, "config": config, "schema": fields}
+        return {key: item if key == "metadata" else reading(item) for key, item in found.items()}
+
+    return cast("CoreSchema", reading(schema))
 
 
 # Keys an unknown-key extra may never be emitted as: the canonical ones, the alias, the forbidden.
@@ -213,6 +270,8 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         # bound while its own schema is built, which is no held use.
         held = _held_door if cls is globals().get("BabelEnvelope") else None
         schema = text_checked_schema(cls, source, handler, held)
+        if cls.model_config.get("extra") in _CLOSED:
+            schema = _forbidden_keys_read(schema, cls)
         if not _typed_data(cls) or _model_data(cls):
             return schema  # a model's own config decides how it reads Python data
         # The probe shows an `__init__` (whose instance the text's own would leave empty) and
@@ -364,18 +423,18 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         ):
             _keep_extras(self, meta, dead_letter)
         data = fields["data"]
-        # A parametrised `data` type (not a model, which is dumped below) validated it: a
-        # `dict[str, Item]` holds models, a dataclass is one; its numbers are read as its own
-        # serializer gives them, under their wire names.
-        typed = type(self) is not BabelEnvelope and _typed_data(type(self))
-        if info.mode == "python":
-            # Python data (the fast path, which probed it, took none of this): what no JSON
-            # text holds is refused where it is, free-form `data` and unknown keys alike.
-            _refuse_non_json(None if typed else data, extra, meta_extra, dead_extra)
         # `check` and the JSON door prove a large message's numbers plain by C passes, or not:
         # plain data, and its extras, have no number to walk for; data whose proof failed is
         # scanned without a walk first (the walk would only say where to look, at its cost).
         proof = info.context.get(PLAIN_NUMBERS) if type(info.context) is dict else None
+        typed = False
+        own: dict[str, Any] | None = None
+        if type(self) is not BabelEnvelope:
+            typed, own = self._subclass_read(extra, proof)
+        if info.mode == "python":
+            # Python data (the fast path, which probed it, took none of this): what no JSON
+            # text holds is refused where it is, free-form `data` and unknown keys alike.
+            _refuse_non_json(None if typed else data, extra, meta_extra, dead_extra)
         plain = type(data) is dict and proof is True
         if (typed and not plain) or isinstance(data, BaseModel):
             # Its numbers are read under their wire names, as `to_wire` writes them: the
@@ -390,13 +449,38 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             or meta_extra
             or dead_extra
             or meta.__dict__["created_at"] < SECONDS_THRESHOLD
+            or (own and (unproven or needs_scan(own)))
         ):
-            self._noted(data, extra, meta_extra, dead_extra, info.context, plain, scan, unproven)
+            self._noted(
+                data, own, extra, meta_extra, dead_extra, info.context, plain, scan, unproven
+            )
         return self
+
+    def _subclass_read(
+        self, extra: dict[str, Any] | None, proof: object
+    ) -> tuple[bool, dict[str, Any] | None]:
+        """What `_consume` reads of a user's subclass beyond the envelope's.
+
+        Whether it types ``data`` (a parametrised type that is no model validated it: a
+        ``dict[str, Item]`` holds models, a dataclass is one; its numbers are read as its own
+        serializer gives them, under their wire names), and its own fields as written
+        (:func:`written_fields`), ``None`` where it has none or the text's numbers are proven
+        plain: top-level members on the wire, whose numbers follow an unknown key's rules.
+        Under its own ``extra="ignore"`` (read open, see ``_forbidden_keys_read``), its unknown
+        keys but the forbidden ones are dropped here, unsaid, before any rule reads them.
+        """
+        cls = type(self)
+        if extra and _ignores_unknown_keys(cls):
+            for key in [key for key in extra if key not in FORBIDDEN_TOP_LEVEL_KEYS]:
+                del extra[key]
+        own_fields = _own_fields(cls)
+        own = written_fields(self, own_fields) if own_fields and proof is not True else None
+        return _typed_data(cls), own
 
     def _noted(
         self,
         data: Any,
+        own: dict[str, Any] | None,
         extra: dict[str, Any] | None,
         meta_extra: dict[str, Any] | None,
         dead_extra: dict[str, Any] | None,
@@ -410,7 +494,8 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         ``plain``: the numbers of the text are proven plain, so none is walked for. ``scan``:
         ``data`` is to be scanned (`_consume` walked it, or its proof failed). ``unproven``:
         the proof failed, so every part is scanned without a walk first (the walk would only
-        say where to look, at the cost of a scan).
+        say where to look, at the cost of a scan). ``own``: a user's subclass's own fields as
+        written (:func:`written_fields`), scanned as the unknown keys are.
         """
         noted: list[Violation] = []
         if extra:
@@ -418,7 +503,13 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         if meta_extra:
             _drop_forbidden(meta_extra, FORBIDDEN_META_KEYS, "/meta", noted)
         errors: list[Violation] = []
-        parts = ((data, "/data"), (extra, ""), (meta_extra, "/meta"), (dead_extra, "/dead_letter"))
+        parts = (
+            (data, "/data"),
+            (own, ""),
+            (extra, ""),
+            (meta_extra, "/meta"),
+            (dead_extra, "/dead_letter"),
+        )
         room = _warning_cap(context)
         for value, base in () if plain else parts:
             if value and (scan if base == "/data" else unproven or needs_scan(value)):
@@ -828,6 +919,10 @@ def _read_as_text(
     text = plain_text(value)
     if text is None:
         return value  # Python data no JSON text holds: validated, and refused, as such
+    if b"null" in text:
+        # orjson writes NaN and Infinity as `null`, which a field may take (`float | None`)
+        # or refuse as a type: refused as the number rules refuse them in Python data.
+        refuse_non_finite(value)
     kind = call_kind(handler)
     if kind == "options":
         return value

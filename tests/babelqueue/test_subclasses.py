@@ -1,0 +1,261 @@
+"""A user's subclass of the envelope keeps the spec's rules for the fields and keys it adds.
+
+Its own fields are top-level members of the message: their numbers follow the rules that an
+unknown top-level key follows on the base envelope. Its own ``model_config`` closing or
+ignoring unknown keys still drops the spec's forbidden keys with a warning (policy K-15).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+import envelopekit as ek
+from envelopekit import rules
+from envelopekit._failfast import FULL_REPORT_BYTES
+from envelopekit.babelqueue import BabelEnvelope
+
+BASE: dict[str, Any] = {
+    "job": "urn:babel:orders:created",
+    "trace_id": "7b3f9c2a-e41d-4f88-9b2a-1c0d5e6f7a8b",
+    "data": {"order_id": 1042},
+    "meta": {
+        "id": "f1e2d3c4-b5a6-4789-90ab-cdef01234567",
+        "queue": "orders",
+        "lang": "php",
+        "schema_version": 1,
+        "created_at": 1749132727000,
+    },
+    "attempts": 0,
+}
+
+# Large enough that the JSON door reads it as `check` does (one error per array at most).
+_PAD = "x" * (FULL_REPORT_BYTES + 1)
+
+Door = Callable[[type[BabelEnvelope[Any]], dict[str, Any]], BabelEnvelope[Any]]
+
+
+def _text(members: dict[str, Any]) -> str:
+    # `json` writes NaN and Infinity as the tokens pydantic's JSON parser reads.
+    return json.dumps(members, separators=(",", ":"))
+
+
+PYTHON = ["dict", "dict-large", "adapter-python", "keywords"]
+"""The doors of Python data."""
+
+DOORS: dict[str, Door] = {
+    "json": lambda model, members: model.model_validate_json(_text(members)),
+    "json-large": lambda model, members: model.model_validate_json(
+        _text({**members, "data": {**members["data"], "pad": _PAD}})
+    ),
+    "dict": lambda model, members: model.model_validate(members),
+    "dict-large": lambda model, members: model.model_validate(
+        {**members, "data": {**members["data"], "pad": _PAD}}
+    ),
+    "adapter-python": lambda model, members: TypeAdapter(model).validate_python(members),
+    "adapter-json": lambda model, members: TypeAdapter(model).validate_json(_text(members)),
+    "keywords": lambda model, members: model(**members),
+}
+
+
+def _verdict(door: Door, model: type[BabelEnvelope[Any]], members: dict[str, Any]) -> Any:
+    """What a door makes of a message: its refusals, or its warnings and what it writes."""
+    try:
+        envelope = door(model, members)
+    except ValidationError as exc:
+        return ("refused", [(v.rule, v.pointer) for v in ek.violations(exc, model=model)])
+    warnings = [(v.rule, v.pointer) for v in envelope.envelope_warnings()]
+    return ("read", warnings, json.loads(envelope.to_json()))
+
+
+# --- numbers in a subclass's own fields -------------------------------------------------------
+
+
+class _Limits(BaseModel):
+    model_config = ConfigDict(strict=True, populate_by_name=True)
+
+    top: int = Field(alias="Top")
+
+
+class _Scored(BabelEnvelope):
+    """A user's envelope adding a float."""
+
+    score: float = 0.5
+
+
+class _Counted(BabelEnvelope):
+    """A user's envelope adding an integer under an alias of its own."""
+
+    count: int = Field(default=0, alias="Count")
+
+
+class _Listed(BabelEnvelope):
+    """A user's envelope adding a list of floats."""
+
+    scores: list[float] = Field(default_factory=list)
+
+
+class _Limited(BabelEnvelope[dict[str, Any]]):
+    """A user's envelope adding a model, with ``data`` typed (read as its JSON text)."""
+
+    limits: _Limits | None = None
+
+
+class _TypedScored(BabelEnvelope[dict[str, object]]):
+    """A user's envelope adding a float, with ``data`` typed (read through its JSON text)."""
+
+    score: float = 0.5
+
+
+@pytest.mark.parametrize("door", DOORS.values(), ids=DOORS.keys())
+@pytest.mark.parametrize(
+    ("model", "member", "value", "expected"),
+    [
+        (_Scored, "score", float("nan"), ("refused", [(rules.NUMBER_NON_FINITE, "/score")])),
+        (_Scored, "score", float("inf"), ("refused", [(rules.NUMBER_NON_FINITE, "/score")])),
+        (_TypedScored, "score", float("-inf"), ("refused", [(rules.NUMBER_NON_FINITE, "/score")])),
+        (_Counted, "Count", 2**60, [(rules.NUMBER_UNSAFE_INTEGER, "/Count")]),
+        (_Counted, "Count", 2**64, ("refused", [(rules.NUMBER_OUT_OF_RANGE, "/Count")])),
+        (
+            _Listed,
+            "scores",
+            [1.5, float("nan")],
+            ("refused", [(rules.NUMBER_NON_FINITE, "/scores/1")]),
+        ),
+        (_Limited, "limits", {"Top": 2**60}, [(rules.NUMBER_UNSAFE_INTEGER, "/limits/Top")]),
+        (
+            _Limited,
+            "limits",
+            {"Top": -(2**63) - 1},
+            ("refused", [(rules.NUMBER_OUT_OF_RANGE, "/limits/Top")]),
+        ),
+    ],
+    ids=[
+        "nan",
+        "infinity",
+        "typed-data",
+        "unsafe",
+        "beyond-int64",
+        "list",
+        "model",
+        "model-beyond",
+    ],
+)
+def test_own_fields_follow_the_number_rules_of_a_top_level_key(
+    door: Door, model: type[BabelEnvelope[Any]], member: str, value: Any, expected: Any
+) -> None:
+    # Its own fields were not scanned: a NaN, or an integer the base envelope refuses as an
+    # unknown key, was read without a word, and the NaN written as `null`.
+    members = {**BASE, member: value}
+    found = _verdict(door, model, members)
+    if expected[0] == "refused":
+        assert found == expected
+    else:
+        assert found[:2] == ("read", expected)
+        assert found[2][member] == value
+    # The base envelope says the same of the same message, where the member is an unknown key.
+    base = _verdict(door, BabelEnvelope, members)
+    assert base[:2] == found[:2]
+
+
+@pytest.mark.parametrize("door", DOORS.values(), ids=DOORS.keys())
+def test_own_fields_of_plain_numbers_note_nothing(door: Door) -> None:
+    members = {**BASE, "score": 1.5, "Count": 2**53 - 1, "limits": {"Top": -(2**53) + 1}}
+    for model in (_Scored, _Counted, _Limited):
+        assert _verdict(door, model, members)[:2] == ("read", [])
+
+
+@pytest.mark.parametrize("door", [DOORS[name] for name in PYTHON], ids=PYTHON)
+@pytest.mark.parametrize(
+    ("members", "pointer"),
+    [
+        ({**BASE, "x_note": float("nan")}, "/x_note"),
+        ({**BASE, "data": {"x": float("inf")}}, "/data/x"),
+    ],
+    ids=["unknown-key", "data"],
+)
+def test_a_typed_envelope_refuses_non_finite_python_numbers_as_the_envelope_does(
+    door: Door, members: dict[str, Any], pointer: str
+) -> None:
+    # Its Python doors read a dict through the JSON orjson writes of it, where NaN and Infinity
+    # are `null`: an unknown key's NaN was read as null, a float in `data` refused as a type.
+    for model in (BabelEnvelope[dict[str, float]], BabelEnvelope):
+        assert _verdict(door, model, members) == ("refused", [(rules.NUMBER_NON_FINITE, pointer)])
+
+
+# --- the forbidden keys under a subclass's own `extra` ----------------------------------------
+
+
+class _Closed(BabelEnvelope):
+    """A user's envelope refusing unknown keys."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class _ClosedTyped(BabelEnvelope[dict[str, object]]):
+    """A user's envelope refusing unknown keys, with ``data`` typed (read as its JSON text)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tenant: str = "none"
+
+
+class _Ignoring(BabelEnvelope):
+    """A user's envelope ignoring unknown keys."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+class _Open(BabelEnvelope):
+    """A user's envelope saying again that it keeps unknown keys."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+_FORBIDDEN = {"timestamp": 1749132727, "meta": {**BASE["meta"], "ts": 1749132727}}
+_DROPPED = [(rules.FORBIDDEN_KEY, "/timestamp"), (rules.FORBIDDEN_KEY, "/meta/ts")]
+
+
+@pytest.mark.parametrize("door", DOORS.values(), ids=DOORS.keys())
+@pytest.mark.parametrize("model", [_Closed, _ClosedTyped, _Ignoring, _Open, BabelEnvelope])
+def test_forbidden_keys_are_dropped_with_a_warning_whatever_extra_says(
+    door: Door, model: type[BabelEnvelope[Any]]
+) -> None:
+    # K-15: a consumer drops them with a warning and never re-emits them. A subclass with
+    # `extra="forbid"` refused the message; one with `extra="ignore"` dropped them unsaid.
+    members = {**BASE, **_FORBIDDEN}
+    found = _verdict(door, model, members)
+    assert found[:2] == ("read", _DROPPED)
+    written = found[2]
+    assert "timestamp" not in written
+    assert "ts" not in written["meta"]
+
+
+@pytest.mark.parametrize("door", DOORS.values(), ids=DOORS.keys())
+@pytest.mark.parametrize("model", [_Closed, _ClosedTyped])
+def test_a_closed_subclass_refuses_the_other_unknown_keys(
+    door: Door, model: type[BabelEnvelope[Any]]
+) -> None:
+    members = {**BASE, **_FORBIDDEN, "x_note": 1, "x_more": [2**70]}
+    closed = rules.structural("message-envelope", "additionalProperties")
+    assert _verdict(door, model, members) == ("refused", [(closed, "/x_note"), (closed, "/x_more")])
+
+
+@pytest.mark.parametrize("door", DOORS.values(), ids=DOORS.keys())
+def test_an_ignoring_subclass_drops_the_other_unknown_keys_unsaid(door: Door) -> None:
+    # Dropped before the number rules read them: an ignored key is not the message's.
+    members = {**BASE, **_FORBIDDEN, "x_note": 1, "x_more": [2**70, float("nan")]}
+    found = _verdict(door, _Ignoring, members)
+    assert found[:2] == ("read", _DROPPED)
+    assert "x_note" not in found[2]
+    assert "x_more" not in found[2]
+    assert door(_Ignoring, members).model_extra == {}
+
+
+def test_a_closed_subclass_keeps_its_json_schema() -> None:
+    assert _Closed.model_json_schema()["additionalProperties"] is False
+    assert _Closed.model_config.get("extra") == "forbid"
