@@ -18,7 +18,7 @@ from typing import Any, Generic, TypeVar
 import jsonschema_rs
 import pytest
 from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
+from fastapi.exceptions import RequestValidationError, ResponseValidationError
 from fastapi.responses import JSONResponse
 from fastapi.testclient import TestClient
 from pydantic import BaseModel, ValidationError
@@ -414,3 +414,82 @@ def test_a_large_hostile_body_is_refused_with_one_error_per_array(model: Any) ->
     assert {tuple(error["loc"][:-1]) for error in errors} == {
         ("body", *(("payload", "story.context") if model is SomEnvelope else ()), "assets", 0)
     }
+
+
+# What a handler returns under a `response_model` of another envelope class: a plain envelope
+# (what `create` and `model_validate_json` give), or a body read as the plain class. FastAPI
+# validates it with the model's class validator (`from_attributes=True`); the instance is read
+# as the message it is, whatever class it is of.
+
+
+class _Stories(SomEnvelope[StoryContext]):
+    """A user's subclass of the typed envelope."""
+
+
+class _Path(BaseModel):
+    path: str
+
+
+class _Orders(BabelEnvelope[OrderCreated]):
+    """A user's subclass of a typed BabelQueue envelope."""
+
+
+def _story() -> SomEnvelope:
+    story = json.loads(
+        (DATA / "som" / "examples" / "story-context" / "hurricane-beat6-envelope.json").read_bytes()
+    )
+    # The members whose wire names are no Python names.
+    story["_actors"] = {"p1": {"name": "Ada"}}
+    story["@context"] = "https://schema.org"
+    return SomEnvelope.model_validate(story)
+
+
+def _returned() -> dict[str, tuple[Any, Any]]:
+    """Each ``response_model``, with a plain envelope of its own schema a handler returns."""
+    request = MxRequest.create("fs.list", {"path": "/"}, expect_reply=True, from_="/ada")
+    order = BabelEnvelope.model_validate(
+        {**json.loads(BabelEnvelope.create("urn:a:b", {"order_id": 7}).to_json()), "x_hop": 1}
+    )
+    return {
+        "som-typed": (SomEnvelope[StoryContext], _story()),
+        "som-subclass": (_Stories, _story()),
+        "matrix-request-typed": (MxRequest[_Path], request),
+        "matrix-response-typed": (MxResponse[_Path], request.reply({"path": "/b"})),
+        "babelqueue-subclass": (_Orders, order),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_returned()))
+def test_a_plain_envelope_returned_under_another_envelope_class_is_its_message(case: str) -> None:
+    """A 500 (bogus unknown keys, the wire names read as attribute names), or a 200 without
+    the members whose wire names are no Python names (SOM's ``_actors``, ``@context``) or
+    without BabelQueue's unknown keys."""
+    model, envelope = _returned()[case]
+    app = FastAPI()
+    app.get("/message", response_model=model)(lambda: envelope)
+    response = TestClient(app).get("/message")
+    assert response.status_code == 200, response.text
+    # The message as the class reads its JSON (a typed `data` writes its own defaults).
+    assert response.json() == json.loads(model.model_validate_json(envelope.to_json()).to_json())
+
+
+def test_a_plain_body_returned_as_a_typed_envelope_is_refused_by_its_family_alone() -> None:
+    app = FastAPI()
+
+    @app.post("/stories", response_model=SomEnvelope[StoryContext])
+    async def stories(body: SomEnvelope) -> Any:
+        return body
+
+    client = TestClient(app)
+    story = _story().to_json()
+    response = client.post("/stories", content=story, headers=JSON)
+    assert response.status_code == 200, response.text
+    assert response.json() == json.loads(story)
+    telling = next(
+        positive_envelope(path)
+        for path in positive_files()
+        if positive_envelope(path)["message_type"] == "telling.started"
+    )
+    with pytest.raises(ResponseValidationError) as caught:
+        client.post("/stories", content=_encode(telling), headers=JSON)
+    assert [error["type"] for error in caught.value.errors()] == ["payload.family_unexpected"]

@@ -25,6 +25,7 @@ __all__ = [
     "free_type_variable",
     "has_default",
     "model_named",
+    "schema_root",
     "titled",
 ]
 
@@ -244,6 +245,23 @@ def any_is_unparametrised(cls: type[BaseModel], item: object, parameter: object)
     """
     generic = cls.__pydantic_generic_metadata__["parameters"] == (parameter,)
     return generic and (item is typing.Any or item is typing_extensions.Any)
+
+
+def schema_root(cls: type) -> type | None:
+    """The class of ``cls``'s own that declares its schema, or ``None`` for no wire model.
+
+    Every message of that schema is an instance of it: ``SomEnvelope`` for
+    ``SomEnvelope[StoryContext]``, a sibling parametrisation and a user's subclass of either;
+    ``MxRequest`` for ``MxRequest[Args]``. A model that declares its schema is its own root.
+    """
+    name = getattr(cls, "__schema_name__", "")
+    if not name:
+        return None
+    found: type | None = None
+    for base in cls.__mro__:
+        if base.__dict__.get("__schema_name__") == name:
+            found = base  # the furthest: a subclass that declares the same name again is not it
+    return found
 
 
 def plain_text(text: str) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from functools import partial
 from typing import Any, Final, Literal, cast
@@ -48,7 +48,7 @@ from ._failfast import (
     stops_early,
 )
 from ._json import PARSER_MAX_DEPTH, exceeds_depth, plain_text, pointer_of, segment
-from ._model import ProbedOnRebuild
+from ._model import ProbedOnRebuild, schema_root
 from ._violations import is_unicode, pointer, rule_error
 
 WRITTEN: Final = "envelopekit:written"
@@ -61,6 +61,7 @@ __all__ = [
     "CallKind",
     "TextChecked",
     "call_kind",
+    "instance_data",
     "json_branch",
     "part_schema",
     "probed",
@@ -141,15 +142,27 @@ def text_check_built(cls: type[BaseModel]) -> None:
         and _is_text_checked(_own_top(node["cls"]))
     }
     gate = stops_early(wrapped)
-    if wrapped is schema and not held and not gate:
+    reads = _reads_instances(cls)
+    if wrapped is schema and not held and not gate and not reads:
         return
     cls.__pydantic_core_schema__ = wrapped  # pyright: ignore[reportAttributeAccessIssue]
     # Its own model too: reused, the validator would hold the one it replaces. Gated where a
     # large message's fail-fast reading could report less (else the gate would cost the dict
-    # doors a wrap validator, and never read anything otherwise).
-    cls.__pydantic_validator__ = fresh_validator(
-        gated(wrapped, cls) if gate else wrapped, {cls, *held}, own_config(wrapped, cls)
-    )
+    # doors a wrap validator, and never read anything otherwise); the gate knows the class, as
+    # the probe of one that reads some instances as their messages must (`instance_data`).
+    own = gated(wrapped, cls) if gate else bound(wrapped, cls) if reads else wrapped
+    cls.__pydantic_validator__ = fresh_validator(own, {cls, *held}, own_config(wrapped, cls))
+
+
+def _reads_instances(cls: type[BaseModel]) -> bool:
+    """Whether ``cls``'s own validator reads some instance as its message (:func:`instance_data`).
+
+    Not the model that declares its schema, whose instances are every message of that schema,
+    and which keeps them as they are: the hot doors of the unparametrised envelopes pay nothing.
+    """
+    root = schema_root(cls)
+    revalidated = cls.model_config.get("revalidate_instances", "never") != "never"
+    return (root is not None and root is not cls) or revalidated
 
 
 def gated(schema: CoreSchema, cls: type[BaseModel]) -> CoreSchema:
@@ -164,18 +177,41 @@ def gated(schema: CoreSchema, cls: type[BaseModel]) -> CoreSchema:
     ``orjson.loads``). The schema itself, which the fast paths and fail-fast copies compile,
     keeps the plain probe.
     """
+    gate = probed(partial(_gate, cls))
+    # What the gate read goes on to the model, which returns an instance as it is (its
+    # after-validators read it again: a wrap or a default around the model to spare them
+    # would stop a `PydanticUseDefault` of the model's own validators on its way to the
+    # default of the field holding the model).
+    return _probe_replaced(schema, lambda probe: core_schema.chain_schema([gate, probe["schema"]]))
+
+
+def bound(schema: CoreSchema, cls: type[BaseModel]) -> CoreSchema:
+    """``schema`` (text-checked) as the own validator of a class that reads instances runs it.
+
+    Its probe is told the class (:func:`instance_data`), as a gate's is (:func:`gated`): a
+    positional ``partial``, which pydantic-core calls as fast as the function itself.
+    """
+    probe = partial(_own_probe, cls)
+    return _probe_replaced(
+        schema, lambda node: {**node, "function": {**node["function"], "function": probe}}
+    )
+
+
+def _probe_replaced(schema: CoreSchema, replace: Callable[[Any], Any]) -> CoreSchema:
+    """``schema`` with its probe (the top ``function-before`` of ``refuse_unreadable``) replaced.
+
+    ``schema`` itself where it has none (a typed BabelQueue envelope's top is its own chain).
+    """
     node: Any = schema
     kind = node["type"]
     if kind == "function-before" and node["function"]["function"] is refuse_unreadable:
-        gate = probed(partial(_gate, cls))
-        # What the gate read goes on to the model, which returns an instance as it is (its
-        # after-validators read it again: a wrap or a default around the model to spare them
-        # would stop a `PydanticUseDefault` of the model's own validators on its way to the
-        # default of the field holding the model).
-        return core_schema.chain_schema([gate, node["schema"]])
+        return cast("CoreSchema", replace(node))
     if kind == "definitions" or kind in _AROUND:
         keys = ("json_schema", "python_schema") if kind == "json-or-python" else ("schema",)
-        return cast("CoreSchema", {**node, **{key: gated(node[key], cls) for key in keys}})
+        inner = {key: _probe_replaced(node[key], replace) for key in keys}
+        if all(inner[key] is node[key] for key in keys):
+            return schema
+        return cast("CoreSchema", {**node, **inner})
     return schema
 
 
@@ -342,11 +378,16 @@ def refuse_unreadable(
     With a ``model`` and the ``handler`` of its gate (:func:`_gate`), a message over
     ``FULL_REPORT_BYTES`` is read as the model's ``model_validate`` reads it.
     """
+    context = info.context
     # (The type test first: `isinstance` of a model's ABC costs a dict's input 60 ns.)
     if type(value) is not dict and isinstance(value, BaseModel):
-        return value  # an instance, not input: the model decides whether it revalidates it
-    context = info.context
-    written = context.get(WRITTEN) if type(context) is dict else None
+        # An instance, not input: as it is, unless the model reads it as its message.
+        value = instance_data(value, model)
+        if type(value) is not dict:
+            return value
+        written = None  # the context's text, if any, is of no such data
+    else:
+        written = context.get(WRITTEN) if type(context) is dict else None
     if written is not None:
         text = written  # its producer wrote it, within the bounds: no second probe
     else:
@@ -377,6 +418,50 @@ def refuse_unreadable(
 
 
 PROBES.add(refuse_unreadable)
+
+
+def _own_probe(model: type[BaseModel], value: object, info: ValidationInfo) -> object:
+    """The probe of the own validator of ``model``, which reads some instances (:func:`bound`)."""
+    return refuse_unreadable(value, info, model)
+
+
+def instance_data(value: BaseModel, model: type[BaseModel] | None) -> object:
+    """``value``, an instance given to ``model``'s own validator, as that validator reads it.
+
+    pydantic keeps an instance of the class as it is (``revalidate_instances="never"``),
+    refuses one of a base class (``model_type``), and reads one of the generic class a
+    parametrisation was made from by its attribute names, where the wire names (SOM's
+    ``_actors`` and ``@context``, Matrix's camelCase) are then missing and the names unknown
+    keys. An instance of ``model``'s schema (:func:`~envelopekit._model.schema_root`: the
+    unparametrised envelope, a sibling parametrisation, a user's subclass) that it does not
+    keep is the message it is: its wire data, which ``model`` reads as it reads that message's
+    JSON, with the same verdict and rule ids (``payload.family_unexpected`` for another SOM
+    family). An instance ``model``'s config revalidates is read so too. Anything else (an
+    instance of another schema, ``model`` unknown: a probe within another schema) is left to
+    pydantic.
+
+    Raises:
+        PydanticCustomError: ``json.invalid`` for an instance no JSON text holds (one made
+            with ``model_construct`` of values its dump cannot write).
+    """
+    if model is None:
+        return value
+    if isinstance(value, model):
+        mode = model.model_config.get("revalidate_instances", "never")
+        if mode == "never" or (mode == "subclass-instances" and type(value) is model):
+            return value
+    else:
+        root = schema_root(model)
+        if root is None or not isinstance(value, root):
+            return value
+    try:
+        # pydantic's own writing of the wire: what `to_json()` writes (tests/test_doors.py).
+        return value.model_dump(mode="json", by_alias=True, warnings=False)
+    except (ValueError, RecursionError) as error:  # PydanticSerializationError is a ValueError
+        raise rule_error(
+            rules.JSON_INVALID,
+            f"Invalid JSON: the {type(value).__name__} instance has no JSON text ({error}).",
+        ) from None
 
 
 def _gate(

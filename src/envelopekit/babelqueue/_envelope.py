@@ -67,7 +67,7 @@ from .._model import (
     free_type_variable,
 )
 from .._settings import Settings, get_settings, given_settings
-from .._text import WRITTEN, call_kind, probed, text_checked_schema
+from .._text import WRITTEN, call_kind, instance_data, probed, text_checked_schema
 from .._violations import (
     ReadAs,
     Violation,
@@ -912,10 +912,14 @@ def _read_as_text(
     (``strict``, ``extra``, ``by_name``, ``by_alias=False``), which the text's reading would
     not see, the value is read as Python data, as pydantic reads it. In ``__init__``, which
     fills its own instance, the model reads it, its fields from their text
-    (:func:`_fields_read`).
+    (:func:`_fields_read`). An envelope given to a class that does not keep it is its wire
+    data (:func:`~envelopekit._text.instance_data`), read so.
     """
     if type(value) is not dict:
-        return value
+        if isinstance(value, BaseModel):
+            value = instance_data(value, cls)
+        if type(value) is not dict:
+            return value
     text = plain_text(value)
     if text is None:
         return value  # Python data no JSON text holds: validated, and refused, as such
