@@ -176,3 +176,36 @@ def test_a_public_docstring_names_no_private_module(name: str, value: object) ->
         for found in PRIVATE_PATH.finditer(doc or "")
     ]
     assert named == []
+
+
+_KINDS = ("Added", "Changed", "Deprecated", "Removed", "Fixed", "Security")
+
+
+def _changelog_sections() -> list[tuple[str, str, list[str]]]:
+    """(release, kind, its lines after the heading) for each ``###`` section of CHANGELOG.md."""
+    found: list[tuple[str, str, list[str]]] = []
+    release = ""
+    for line in (ROOT / "CHANGELOG.md").read_text("utf-8").splitlines():
+        if line.startswith("## "):
+            release = line[3:]
+        elif line.startswith("### "):
+            found.append((release, line[4:], []))
+        elif found and found[-1][0] == release:
+            found[-1][2].append(line)
+    return found
+
+
+def test_the_changelog_keeps_its_kinds_in_order_and_its_entries_together() -> None:
+    # Keep a Changelog: each release's kinds once, in their order; an entry is a list item, and a
+    # blank line inside a kind's list means a lost heading (entries filed under the kind above).
+    sections = _changelog_sections()
+    assert sections and sections[0][0] == "[Unreleased]"
+    releases = dict.fromkeys(release for release, _, _ in sections)
+    for release in releases:
+        kinds = [kind for seen, kind, _ in sections if seen == release]
+        assert all(kind in _KINDS for kind in kinds), (release, kinds)
+        assert kinds == sorted(set(kinds), key=_KINDS.index), (release, kinds)
+    for release, kind, lines in sections:
+        body = "\n".join(lines).strip("\n")
+        assert body.startswith("- "), (release, kind)
+        assert "\n\n" not in body, (release, kind, body[: body.index("\n\n")][-200:])
