@@ -68,7 +68,7 @@ def test_a_response_instance_is_read_as_its_message_by_every_door() -> None:
     instances: list[Any] = [REPLY, FAILURE, MxResponse[Entry].model_validate_json(REPLY.to_json())]
     instances.append(Entries.model_validate_json(REPLY.to_json()))
     targets = [MxResponse, MxResponse[Entry], MxResponse[Args], Entries]
-    pairs = [(target, instance) for target in targets for instance in instances]
+    pairs: list[tuple[type[Any], Any]] = [(t, instance) for t in targets for instance in instances]
     errors = [FAILURE.payload, OwnError.model_validate_json(FAILURE.payload.to_json())]
     pairs += [(target, error) for target in (MxErrorPayload, OwnError) for error in errors]
     assert disagreements(pairs) == []
