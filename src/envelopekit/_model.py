@@ -6,7 +6,7 @@ import re
 import typing
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 import typing_extensions
 from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, GetJsonSchemaHandler
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ._violations import Violation
 
 __all__ = [
+    "ModelT",
     "ProbedOnRebuild",
     "WireModel",
     "any_is_unparametrised",
@@ -27,7 +28,12 @@ __all__ = [
     "model_named",
     "schema_root",
     "titled",
+    "typed_by_model",
 ]
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+"""A model given as an envelope's payload: the producers' overloads keep its class in the type."""
+_Model = TypeVar("_Model", bound=BaseModel)
 
 _REGISTRY: dict[str, type[WireModel]] = {}
 _UNIONS: dict[str, Any] = {}
@@ -262,6 +268,22 @@ def schema_root(cls: type) -> type | None:
         if base.__dict__.get("__schema_name__") == name:
             found = base  # the furthest: a subclass that declares the same name again is not it
     return found
+
+
+def typed_by_model(cls: type[_Model], payload: object) -> type[_Model]:
+    """The class a producer validates ``payload`` with: ``cls`` typed by a model's own class.
+
+    An envelope still generic in its one type parameter (the unparametrised class, a user's
+    ``class Mine(MxRequest)``) reads its payload as JSON data, which a model instance is not:
+    the class parametrised by the model's class validates (and dumps) it as that model, as the
+    producers' overloads type it (``MxRequest[Model]``, ``BabelEnvelope[Model]``). A class
+    with a payload type of its own keeps it, and its validation refuses another model; so does
+    one generic in more than the one parameter, which a single class cannot fill.
+    """
+    if isinstance(payload, BaseModel) and len(cls.__pydantic_generic_metadata__["parameters"]) == 1:
+        typed: type[_Model] = cast("Any", cls)[type(payload)]
+        return typed
+    return cls
 
 
 def plain_text(text: str) -> str:

@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 import orjson
 import pytest
 import typing_extensions
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 import envelopekit as ek
 from envelopekit import ProducerError
@@ -327,3 +327,79 @@ def test_an_envelope_of_any_data_is_the_plain_envelope(envelope: Any, any_: Any)
         assert [(v.rule, v.pointer) for v in ek.violations(caught.value, model=envelope)] == [
             ("message-envelope.type", "/data")
         ]
+
+
+class _Paid(BabelEnvelope[OrderCreated]):
+    """A user's subclass typed by a model."""
+
+
+class _Objects(BabelEnvelope[dict[str, Any]]):
+    """A user's subclass typed by a JSON object, which no model is."""
+
+
+_Other = TypeVar("_Other")
+
+
+class _TwoParameters(BabelEnvelope[_Data], Generic[_Other, _Data]):
+    """A user's subclass generic in more than its data type: no one class fills it."""
+
+
+class _Aliased(BaseModel):
+    order_id: int = Field(alias="orderId")
+    big: int = 0
+
+
+@pytest.mark.parametrize(
+    "envelope",
+    [BabelEnvelope, _UsersEnvelope, _UsersGenericEnvelope],
+    ids=["BabelEnvelope", "subclass", "generic subclass"],
+)
+def test_a_model_makes_a_class_generic_in_its_data_typed_by_the_model(envelope: Any) -> None:
+    # `BabelEnvelope.create(urn, Model(...))` raised ProducerError (`message-envelope.type` at
+    # /data: a JSON object is no model) though the type checkers typed it `BabelEnvelope[Model]`.
+    made = envelope.create("urn:babel:orders:created", OrderCreated(order_id=1, amount_cents=5))
+    assert type(made) is envelope[OrderCreated]
+    assert made.data == OrderCreated(order_id=1, amount_cents=5)
+    wire = made.to_json()
+    assert orjson.loads(wire)["data"] == {"order_id": 1, "amount_cents": 5}
+    assert ek.check(wire, spec="babelqueue").ok
+    assert BabelEnvelope[OrderCreated].model_validate_json(wire).data == made.data
+
+
+def test_a_model_on_the_plain_class_is_written_and_held_as_its_typed_envelope_writes_it() -> None:
+    aliased = BabelEnvelope.create("urn:babel:orders:created", _Aliased(orderId=7, big=2**60))
+    assert orjson.loads(aliased.to_json())["data"] == {"orderId": 7, "big": 2**60}
+    assert [(v.rule, v.pointer) for v in aliased.envelope_warnings()] == [
+        ("number.unsafe_integer", "/data/big")
+    ]
+    with pytest.raises(ProducerError) as refused:
+        BabelEnvelope.create("urn:babel:orders:created", _Aliased(orderId=7, big=2**70))
+    assert [(v.rule, v.pointer) for v in refused.value.violations] == [
+        ("number.out_of_range", "/data/big")
+    ]
+
+
+@pytest.mark.parametrize(
+    "envelope",
+    [
+        BabelEnvelope[OrderCreated],
+        _Paid,
+        _UsersGenericEnvelope[OrderCreated],
+        _Objects,
+        BabelEnvelope[dict[str, Any]],
+        _TwoParameters,
+    ],
+    ids=["parametrised", "subclass", "generic subclass", "objects", "object-typed", "two"],
+)
+def test_a_model_of_another_class_than_the_data_type_is_refused(envelope: Any) -> None:
+    with pytest.raises(ProducerError) as refused:
+        envelope.create("urn:babel:orders:created", _Sku(sku="x"))
+    assert [(v.rule, v.pointer) for v in refused.value.violations] == [
+        ("message-envelope.type", "/data")
+    ]
+
+
+def test_a_model_of_the_data_type_makes_the_class_called() -> None:
+    made = _Paid.create("urn:babel:orders:created", OrderCreated(order_id=1, amount_cents=5))
+    assert type(made) is _Paid
+    assert made.data == OrderCreated(order_id=1, amount_cents=5)

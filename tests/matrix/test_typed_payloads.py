@@ -228,3 +228,20 @@ def test_a_free_payload_takes_json_data_and_a_model(model: type[Any]) -> None:
     assert [(w.rule, w.pointer) for w in read.envelope_warnings()] == [
         ("number.unsafe_integer", "/payload/n")
     ]
+
+
+Y = TypeVar("Y")
+
+
+class TwoParameters(MxRequest[X], Generic[Y, X]):
+    """A user's request generic in more than its payload type: no one class fills it."""
+
+
+def test_a_model_given_to_a_class_of_two_parameters_keeps_the_class() -> None:
+    # `create` parametrised the class by the model's class alone: TypeError (too few
+    # arguments). The class is kept: its free payload takes a model, as from keywords.
+    made = TwoParameters.create("fs.list", Numbers(n=1))
+    assert type(made) is TwoParameters
+    assert made.payload == Numbers(n=1)
+    assert check(made.to_json(), spec="matrix").ok
+    assert type(Unbound.create("fs.list", Numbers(n=1))) is Unbound[Numbers]

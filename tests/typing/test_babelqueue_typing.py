@@ -149,6 +149,43 @@ def test_create_takes_any_mapping() -> None:
     assert typed.data == OrderCreated(order_id=1)
 
 
+class Paid(BabelEnvelope[OrderCreated]):
+    """A service's own envelope class typed by a model: `create` returns it."""
+
+
+def test_create_given_a_model_is_typed_by_it() -> None:
+    # The plain class given a model raised ProducerError at run time, though mypy typed it
+    # `BabelEnvelope[OrderCreated]`; pyright reported the call.
+    urn, order = "urn:babel:orders:created", OrderCreated(order_id=1)
+    plain = BabelEnvelope.create(urn, order)
+    assert_type(plain, BabelEnvelope[OrderCreated])
+    assert type(plain) is BabelEnvelope[OrderCreated]
+    assert_type(plain.data.order_id, int)
+    assert_type(BabelEnvelope[OrderCreated].create(urn, order), BabelEnvelope[OrderCreated])
+    own = Paid.create(urn, order)
+    assert_type(own, Paid)
+    assert type(own) is Paid
+    generic = Jobs[OrderCreated].create(urn, order)
+    assert_type(generic, Jobs[OrderCreated])
+    assert type(generic) is Jobs[OrderCreated]
+    # An unparametrised subclass makes itself typed by the model, which the checkers read as
+    # the plain class's (they see no type parameter on it).
+    mine = Orders.create(urn, order)
+    assert_type(mine, BabelEnvelope[OrderCreated])
+    assert Orders in type(mine).__mro__ and mine.data == order
+    # A model of another class than the class's own is refused, as at run time; a mapping
+    # still makes the class called.
+    other = Refund(refund_id="r-1")
+    with pytest.raises(ek.ProducerError):
+        BabelEnvelope[OrderCreated].create(urn, other)  # type: ignore[call-overload]
+    with pytest.raises(ek.ProducerError):
+        Paid.create(urn, other)  # type: ignore[call-overload]
+    with pytest.raises(ek.ProducerError):
+        Jobs[OrderCreated].create(urn, other)  # type: ignore[call-overload]
+    assert_type(Paid.create(urn, {"order_id": 2}), Paid)
+    assert_type(BabelEnvelope.create(urn, {"order_id": 2}), BabelEnvelope[dict[str, Any]])
+
+
 class _Cipher:
     def encrypt(self, plaintext: bytes) -> str:
         return plaintext.decode()[::-1]

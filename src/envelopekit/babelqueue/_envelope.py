@@ -60,11 +60,13 @@ from .._json import (
     written_fields,
 )
 from .._model import (
+    ModelT,
     WireModel,
     any_is_unparametrised,
     attach_warnings,
     attached_warnings,
     free_type_variable,
+    typed_by_model,
 )
 from .._settings import Settings, get_settings, given_settings
 from .._text import WRITTEN, call_kind, instance_data, probed, text_checked_schema
@@ -599,7 +601,12 @@ class BabelEnvelope(WireModel, Generic[DataT]):
     # Unparametrised, mypy solves `DataT` from `data` where pyright applies its default: a
     # mapping is typed by the first variant, which names no `DataT`, so mypy keeps the default
     # too. (Data that is no mapping mypy still solves it from: no annotation of `cls` tells
-    # mypy's unsolved `DataT` from a parametrised class's.)
+    # mypy's unsolved `DataT` from a parametrised class's.) A model given to a class typed by a
+    # model (`Own(BabelEnvelope[Model])`, `BabelEnvelope[Model]`) makes that class by the
+    # second variant, and one of another class is refused, as at run time. Given to the
+    # unparametrised class it makes the class parametrised by the model's: mypy solves `DataT`
+    # from it (the second variant), pyright reads the class as `BabelEnvelope[dict[str, Any]]`
+    # (the third, as Matrix's `MxRequest.create` reads `MxRequest[JsonData]`).
     @overload
     @classmethod
     def create(
@@ -622,6 +629,17 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         trace_id: str | None = None,
         settings: Settings | None = None,
     ) -> Self: ...
+    @overload
+    @classmethod
+    def create(
+        cls: type[BabelEnvelope[dict[str, Any]]],
+        urn: str,
+        data: ModelT,
+        *,
+        queue: str | None = None,
+        trace_id: str | None = None,
+        settings: Settings | None = None,
+    ) -> BabelEnvelope[ModelT]: ...
     @classmethod  # type: ignore[misc]  # (help() shows the signature as it was: `data: DataT`)
     def create(  # pyright: ignore[reportInconsistentOverload]
         cls,
@@ -634,11 +652,24 @@ class BabelEnvelope(WireModel, Generic[DataT]):
     ) -> Self:
         """Produce a new message.
 
+        The message is of the class called; given a model, the unparametrised class (or a
+        subclass still generic in its data type) is parametrised by the model's class:
+        ``BabelEnvelope.create(urn, Model(...))`` makes a ``BabelEnvelope[Model]``, typed so. A
+        class typed by a model (``BabelEnvelope[Model]``, a user's
+        ``class Own(BabelEnvelope[Model])``) makes itself, typed so, and refuses a model of
+        another class, as a type error too. Limits of the type checkers: given a model, an
+        unparametrised subclass (``class Mine(BabelEnvelope)``) makes a ``Mine[Model]``, typed
+        ``BabelEnvelope[Model]`` (the checkers read ``Mine`` as not generic); a class typed by a
+        JSON object (``BabelEnvelope[dict[str, Any]]``, ``class Mine(BabelEnvelope[dict[str,
+        Any]])``), which refuses a model, is typed ``BabelEnvelope[Model]`` too (the checkers
+        read it as the unparametrised class); pyright types a subclass still generic in its own
+        type variable by it unsolved (``Gen[Unknown]``): call ``Gen[Model].create``.
+
         Args:
             urn: the message URN; surrounding ASCII whitespace is stripped.
             data: the payload: a mapping of JSON values (copied; validated into the type of
-                a parametrised envelope) or, for ``BabelEnvelope[Model]``, a ``Model``
-                instance.
+                a parametrised envelope) or a model instance (of the envelope's own model
+                class, when it is typed by one).
             queue: the logical queue; ``settings.babelqueue_queue`` when not given.
             trace_id: an inbound trace id to continue; a fresh v4 UUID when absent or blank.
             settings: defaults; the environment's when not given.
@@ -652,8 +683,9 @@ class BabelEnvelope(WireModel, Generic[DataT]):
                 ``violations`` naming each rule and pointer: a blank URN (``urn.missing``),
                 ``data`` holding what JSON cannot (a ``datetime``, a ``Decimal``, bytes, a
                 non-string key: ``json.invalid``), NaN or Infinity (``number.non_finite``),
-                an integer beyond signed 64-bit, a ``trace_id`` that is not a UUID; a ``Model``
-                whose JSON cannot be written (``json.invalid`` at ``/data``); a message larger
+                an integer beyond signed 64-bit, a ``trace_id`` that is not a UUID; a model
+                whose JSON cannot be written (``json.invalid`` at ``/data``), or of a class the
+                envelope's ``data`` type is not (``message-envelope.type``); a message larger
                 or nesting deeper than ``check`` with ``settings`` reads (``message.too_large``,
                 ``message.too_deep``).
             TypeError: for ``settings`` that are no :class:`~envelopekit.Settings` (nor ``None``).
@@ -673,7 +705,10 @@ class BabelEnvelope(WireModel, Generic[DataT]):
             message_id = uuid4()
         # A mapping is checked to be pure JSON (GR-3) and copied; a model validates itself,
         # and its numbers are scanned below, but what it writes is checked here.
-        model_text = refuse_unwritable(data, "/data") if isinstance(data, BaseModel) else None
+        model_text = None
+        if isinstance(data, BaseModel):
+            model_text = refuse_unwritable(data, "/data")
+            cls = typed_by_model(cls, data)
         payload: Any = data
         levels = None  # read where the data is copied; else from its text
         if isinstance(data, Mapping):

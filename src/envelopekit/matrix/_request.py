@@ -17,6 +17,7 @@ from .._compat import MISSING
 from .._errors import ProducerError
 from .._ids import uuid7
 from .._json import plain_json, refuse_unwritable
+from .._model import ModelT, typed_by_model
 from .._settings import Settings, given_settings
 from .._text import WRITTEN
 from .._violations import Violation, shown, violation, violations
@@ -45,9 +46,8 @@ from ._trace import (
 __all__ = ["MxRequest", "ProducingKeywords"]
 
 ArgsT = TypeVar("ArgsT", default=JsonData)
-# Model payloads keep their class in the type; JSON data is typed as the runtime holds it,
-# `JsonData` (an unparametrised envelope), so `create("$join", {})` needs no annotation.
-ModelT = TypeVar("ModelT", bound=BaseModel)
+# Model payloads keep their class in the type (`ModelT`); JSON data is typed as the runtime
+# holds it, `JsonData` (an unparametrised envelope), so `create("$join", {})` needs no annotation.
 # JSON data given to a parametrised class is validated into its type: the class is the result.
 _Request = TypeVar("_Request", bound="MxRequest[Any]")
 
@@ -164,18 +164,13 @@ def _unpaired(correlation_id: object, reply_to: object) -> ProducerError:
 
 
 def _for_payload(generic: type[Any], payload: object) -> type[Any]:
-    # An unparametrised envelope's payload is JSON data, which a model instance is not; the
-    # envelope parametrised by the payload's own class validates (and dumps) it as that model.
-    # Its numbers are read by the typed envelope as a received one's are (`MxModel`). A
+    # A model's numbers are read by the typed envelope as a received one's are (`MxModel`). A
     # response's error payload is its own branch; to a request it is a model like any other.
     if not isinstance(payload, BaseModel) or (
         isinstance(payload, MxErrorPayload) and issubclass(generic, MxResponse)
     ):
         return generic
-    params = generic.__pydantic_generic_metadata__["parameters"]
-    if params:
-        return cast("type[Any]", cast("Any", generic)[type(payload)])
-    return generic
+    return typed_by_model(generic, payload)
 
 
 class MxRequest(MxModel, Generic[ArgsT]):
