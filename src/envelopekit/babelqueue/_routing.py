@@ -43,7 +43,7 @@ from typing_extensions import TypeVar
 from .. import rules
 from .._arguments import implementing, optional_argument
 from .._check import check
-from .._errors import UnknownUrnError
+from .._errors import InvalidEnvelopeError, UnknownUrnError
 from .._json import INT64_MAX
 from .._settings import Settings, get_settings
 from .._violations import Violation, printable, violation, violations
@@ -64,6 +64,7 @@ __all__ = [
     "Done",
     "Fail",
     "Handle",
+    "InvalidEnvelopeError",
     "Outcome",
     "Reconcile",
     "Reject",
@@ -151,7 +152,13 @@ class Retry:
 
 @dataclass(frozen=True, slots=True)
 class DeadLetterDecision:
-    """Publish ``envelope`` (it carries its ``dead_letter`` block) to ``queue``, then ack."""
+    """Publish ``envelope`` (it carries its ``dead_letter`` block) to ``queue``, then ack.
+
+    ``rule`` is the failure's (``handler.failed``, ``data.invalid``, ``urn.unknown``, ...), or
+    ``envelope.refused`` for a message the envelope class registered for its URN refuses
+    outside ``data``: dead-lettered at once with reason ``poison``, ``dead_letter.error`` the
+    :class:`InvalidEnvelopeError` naming the class and each rule id and pointer it reported.
+    """
 
     envelope: BabelEnvelope[Any]
     queue: str
@@ -540,8 +547,11 @@ class Router:
 
         ``model`` may also be an envelope class, ``BabelEnvelope[Model]`` or a class of your own
         that extends one: each message of the URN is then validated by that class (its own
-        fields and validators too, a refusal dead-lettered with the rule ids it reports) and
-        the handler gets an instance of it, typed so (its :class:`Route` is a ``Route[Any]``).
+        fields and validators too) and the handler gets an instance of it, typed so (its
+        :class:`Route` is a ``Route[Any]``). A ``data`` the class's model refuses is
+        ``data.invalid``, as for a ``data`` model; an envelope it refuses outside ``data`` is
+        dead-lettered at once as ``envelope.refused``, reason ``poison``, with an
+        :class:`InvalidEnvelopeError` naming the class and each rule id and pointer.
 
         Surrounding ASCII whitespace is stripped, as :meth:`BabelEnvelope.create` strips it
         from the URN it writes. The URN naming convention is not enforced here (see
@@ -705,7 +715,7 @@ class Router:
             try:
                 typed = found.parse.model_validate_json(parsed_from)
             except ValidationError as exc:
-                return self._invalid(envelope, violations(exc, model=found.parse), settlement)
+                return self._refused(envelope, found.parse, exc, settlement)
             except Exception as exc:  # the model's own code raised (pydantic wraps ValueError only)
                 return Fail(envelope, exc, rules.HANDLER_FAILED, "failed", settlement)
             if typed.attempts != envelope.attempts:  # keep what `reconcile` decided
@@ -805,6 +815,27 @@ class Router:
     ) -> Fail:
         error = InvalidPayloadError(envelope.job, found)
         return Fail(envelope, error, rules.DATA_INVALID, "failed", settlement)
+
+    def _refused(
+        self,
+        envelope: BabelEnvelope[Any],
+        parse: type[BabelEnvelope[Any]],
+        exc: ValidationError,
+        settlement: _Settlement,
+    ) -> Fail | DeadLetterDecision | Reject:
+        """The route's class refused the message: its ``data``, or the envelope itself.
+
+        A refusal within ``data`` is the spec's invalid data (babelqueue.md §10: retried, then
+        dead-lettered as ``failed``). One outside it (a member or validator of the user's
+        class) leaves no handler a message it can take: no delivery failed, and no retry can
+        change the verdict, so it is dead-lettered now as ``poison`` (attempts as received).
+        """
+        found = violations(exc, model=parse)
+        if all(v.pointer == "/data" or v.pointer.startswith("/data/") for v in found):
+            return self._invalid(envelope, found, settlement)
+        error = InvalidEnvelopeError(envelope.job, parse.__name__, found)
+        fail = Fail(envelope, error, rules.ENVELOPE_REFUSED, "poison", settlement)
+        return _dead_letter(fail, envelope, rules.ENVELOPE_REFUSED)
 
 
 def _parsed_by(model: type[Any] | None) -> tuple[type[BabelEnvelope[Any]] | None, Any]:
