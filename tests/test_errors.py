@@ -481,6 +481,7 @@ def test_cli_internal_errors_are_not_public() -> None:
     "name",
     [
         "DecryptError",
+        "InvalidEnvelopeError",
         "InvalidPayloadError",
         "SchemaRegistryError",
         "SeenStoreUnavailable",
@@ -499,6 +500,7 @@ _VIOLATION = envelopekit.Violation("data.decrypt_failed", "/data/email", "cannot
 RAISED: dict[str, envelopekit.EnvelopekitError] = {
     "ProducerError": envelopekit.ProducerError.of([_VIOLATION]),
     "InvalidPayloadError": envelopekit.InvalidPayloadError(URN, [_VIOLATION]),
+    "InvalidEnvelopeError": envelopekit.InvalidEnvelopeError(URN, "Tenanted", [_VIOLATION]),
     "SchemaRegistryError": envelopekit.SchemaRegistryError("no schema for urn:a"),
     "DecryptError": envelopekit.DecryptError(_VIOLATION),
     "UnknownUrnError": envelopekit.UnknownUrnError(URN),

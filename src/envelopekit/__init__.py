@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ._compat import MISSING as MISSING
     from ._errors import DecryptError as DecryptError
     from ._errors import EnvelopekitError as EnvelopekitError
+    from ._errors import InvalidEnvelopeError as InvalidEnvelopeError
     from ._errors import InvalidPayloadError as InvalidPayloadError
     from ._errors import ProducerError as ProducerError
     from ._errors import SchemaRegistryError as SchemaRegistryError

@@ -9,6 +9,7 @@ routing and configuring::
         ├── ProducerError (ValueError)         a message cannot be produced as asked:
         │                                      .violations names the rules and pointers
         ├── InvalidPayloadError (ValueError)   data does not match its URN's JSON Schema
+        ├── InvalidEnvelopeError (ValueError)  a consumed envelope its route's class refuses
         ├── SchemaRegistryError (ValueError)   a payload-schema registry that cannot be used
         ├── DecryptError (ValueError)          a protected field the cipher cannot open
         ├── UnknownUrnError (LookupError)      no handler for a consumed message's URN
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DecryptError",
     "EnvelopekitError",
+    "InvalidEnvelopeError",
     "InvalidPayloadError",
     "ProducerError",
     "SchemaRegistryError",
@@ -101,6 +103,27 @@ class InvalidPayloadError(EnvelopekitError, ValueError):
         detail = f"{first.pointer or '/'}: {first.message}" if first else "no detail"
         super().__init__(f"data for {urn!r} does not match its URN schema: {detail}")
         self.urn = urn
+        self.violations = violations
+
+
+class InvalidEnvelopeError(EnvelopekitError, ValueError):
+    """A consumed envelope that the envelope class registered for its URN refuses.
+
+    The refusal is the class's own (a member it adds, one of its validators), not its ``data``
+    model's: the message names each rule id and pointer.
+
+    Attributes:
+        urn: the message URN.
+        model: the name of the envelope class that refused it.
+        violations: why, mapped against that class (``message-envelope.required`` at
+            ``/tenant``), as :func:`envelopekit.check` maps them.
+    """
+
+    def __init__(self, urn: str, model: str, violations: list[Violation]) -> None:
+        listed = "; ".join(f"{v.rule} at {v.pointer or '/'}: {v.message}" for v in violations)
+        super().__init__(f"the envelope for {urn!r} is refused by {model}: {listed or 'no detail'}")
+        self.urn = urn
+        self.model = model
         self.violations = violations
 
 

@@ -45,6 +45,7 @@ __all__ = [
     "CREATED_AT_SECONDS",
     "DATA_DECRYPT_FAILED",
     "DATA_INVALID",
+    "ENVELOPE_REFUSED",
     "ERROR_CODE_INCONSISTENT",
     "FALLBACK_KEYWORD",
     "FORBIDDEN_KEY",
@@ -217,6 +218,7 @@ URN_UNKNOWN: Final = "urn.unknown"
 HANDLER_FAILED: Final = "handler.failed"
 ATTEMPTS_AT_MAXIMUM: Final = "attempts.at_maximum"
 DATA_INVALID: Final = "data.invalid"
+ENVELOPE_REFUSED: Final = "envelope.refused"
 PAYLOAD_SCHEMA_FAILED: Final = "payload_schema.failed"
 IDEMPOTENCY_HELD: Final = "idempotency.held"
 SUBSCRIBER_UNEXPECTED: Final = "subscriber.unexpected"
@@ -290,6 +292,7 @@ NamedId = Literal[
     "handler.failed",
     "attempts.at_maximum",
     "data.invalid",
+    "envelope.refused",
     "payload_schema.failed",
     "idempotency.held",
     "subscriber.unexpected",
@@ -419,6 +422,13 @@ _NAMED_RULES: Final = (
         "policy",
         "`data` does not fit the model or payload schema registered for its URN; it will not "
         "become valid on retry.",
+    ),
+    Rule(
+        ENVELOPE_REFUSED,
+        "policy",
+        "A v1 envelope that the envelope class registered for its URN refuses outside `data` "
+        "(the class's own members or validators): dead-lettered at once as `poison`, the "
+        "class's rule ids and pointers in `dead_letter.error`; it will not become valid on retry.",
     ),
     Rule(
         PAYLOAD_SCHEMA_FAILED,

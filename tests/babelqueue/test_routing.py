@@ -7,10 +7,11 @@ from typing import Annotated, Any, Literal
 
 import orjson
 import pytest
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator
 from typing_extensions import TypedDict
 
-from envelopekit import rules
+from envelopekit import MISSING, rules
+from envelopekit._check import check_as
 from envelopekit.babelqueue import (
     BabelEnvelope,
     DeadLetterDecision,
@@ -18,6 +19,7 @@ from envelopekit.babelqueue import (
     Done,
     Fail,
     Handle,
+    InvalidEnvelopeError,
     InvalidPayloadError,
     PayloadSchemas,
     Reject,
@@ -97,6 +99,109 @@ def test_data_that_does_not_fit_the_model_fails_with_violations() -> None:
     assert decision.reason == "failed"
     assert isinstance(decision.error, InvalidPayloadError)
     assert [v.pointer for v in decision.error.violations] == ["/data/order_id"]
+
+
+class TenantOrders(BabelEnvelope[OrderCreated]):
+    """A user's envelope class: a member of its own and a validator of it."""
+
+    tenant: str
+
+    @field_validator("tenant")
+    @classmethod
+    def _known(cls, tenant: str) -> str:
+        if tenant == "nobody":
+            raise ValueError("unknown tenant")
+        return tenant
+
+
+def _of_tenant(data: dict[str, Any], **members: Any) -> bytes:
+    sent = orjson.loads(BabelEnvelope.create(URN, data, queue="orders").to_json())
+    return orjson.dumps({**sent, **members})
+
+
+@pytest.mark.parametrize(
+    ("body", "refused"),
+    [
+        (
+            _of_tenant({"order_id": 7}),
+            [("message-envelope.required", "/tenant", "Field required")],
+        ),
+        (
+            _of_tenant({"order_id": 7}, tenant="nobody"),
+            [("message-envelope.invalid", "/tenant", "Value error, unknown tenant")],
+        ),
+        (
+            _of_tenant({"order_id": "x"}),
+            [
+                (
+                    "message-envelope.type",
+                    "/data/order_id",
+                    "Input should be a valid integer, unable to parse string as an integer",
+                ),
+                ("message-envelope.required", "/tenant", "Field required"),
+            ],
+        ),
+    ],
+    ids=["member-missing", "validator", "data-and-member"],
+)
+def test_an_envelope_its_route_class_refuses_is_dead_lettered_as_poison_naming_the_class(
+    body: bytes, refused: list[tuple[str, str, str]]
+) -> None:
+    # It was a `data.invalid` failure, retried, then dead-lettered as `failed` saying "data for
+    # ... does not match its URN schema: /tenant: ...", though `/tenant` is no member of `data`.
+    router = Router(max_attempts=3)
+    ran: list[object] = []
+    router.register(URN, ran.append, TenantOrders)
+    decision = router.route(body, queue="orders")
+    assert isinstance(decision, DeadLetterDecision)  # at once: no retry can change the verdict
+    assert (decision.rule, decision.queue) == (rules.ENVELOPE_REFUSED, "orders.dlq")
+    letter = decision.envelope.dead_letter
+    assert letter is not MISSING
+    assert (letter.reason, letter.exception, letter.attempts) == (
+        "poison",
+        "InvalidEnvelopeError",
+        0,
+    )
+    listed = "; ".join(f"{rule} at {at}: {said}" for rule, at, said in refused)
+    assert letter.error == f"the envelope for {URN!r} is refused by TenantOrders: {listed}"
+    # The message as received, its own members included, with its dead_letter block.
+    written = orjson.loads(decision.envelope.to_json())
+    assert {k: v for k, v in written.items() if k != "dead_letter"} == orjson.loads(body)
+    outcome = router.dispatch(body, queue="orders")
+    assert isinstance(outcome, DeadLetterDecision) and outcome.rule == rules.ENVELOPE_REFUSED
+    assert not ran
+    # The same findings `check_as` reports for the class, which SOM and Matrix quarantine with.
+    verdict = check_as(body, "babelqueue", TenantOrders)
+    assert [(v.rule, v.pointer, v.message) for v in verdict.violations] == refused
+
+
+def test_data_its_route_class_refuses_is_invalid_data_retried_then_failed() -> None:
+    # The class's own members are fine, its `data` model refuses `data`: the spec's invalid
+    # data (babelqueue.md section 10), retried and then dead-lettered as `failed`.
+    router = Router(max_attempts=2)
+    router.register(URN, lambda env: None, TenantOrders)
+    decision = router.route(_of_tenant({"order_id": "x"}, tenant="acme"), queue="orders")
+    assert isinstance(decision, Fail)
+    assert (decision.rule, decision.reason) == (rules.DATA_INVALID, "failed")
+    assert isinstance(decision.error, InvalidPayloadError)
+    assert [(v.rule, v.pointer) for v in decision.error.violations] == [
+        ("message-envelope.type", "/data/order_id")
+    ]
+    retry = decision.settle()
+    assert isinstance(retry, Retry)
+    dead = router.route(retry.envelope.to_json(), queue="orders")
+    assert isinstance(dead, Fail)
+    settled = dead.settle()
+    assert isinstance(settled, DeadLetterDecision) and settled.rule == rules.DATA_INVALID
+    assert settled.envelope.dead_letter is not MISSING
+    assert settled.envelope.dead_letter.reason == "failed"
+
+
+def test_the_envelope_refusal_is_an_error_of_its_own() -> None:
+    found = check_as(_of_tenant({"order_id": 7}), "babelqueue", TenantOrders).violations
+    error = InvalidEnvelopeError(URN, "TenantOrders", found)
+    assert isinstance(error, ValueError) and not isinstance(error, InvalidPayloadError)
+    assert (error.urn, error.model, error.violations) == (URN, "TenantOrders", found)
 
 
 def test_payload_schemas_are_checked_before_the_handler() -> None:

@@ -600,6 +600,42 @@ def test_a_schema_registry_that_raises_retries_then_dead_letters(redis_url: str)
     assert ran == []
 
 
+class _Tenanted(BabelEnvelope[OrderCreated]):
+    """A user's envelope class with a member of its own."""
+
+    tenant: str
+
+
+def test_an_envelope_its_route_class_refuses_is_dead_lettered_at_once_as_poison(
+    redis_url: str,
+) -> None:
+    # It was retried to `max_attempts`, then dead-lettered as `data.invalid`, reason `failed`,
+    # its error "data for ... does not match its URN schema: /tenant: Field required".
+    router = Router(max_attempts=3)
+    ran: list[object] = []
+    router.register("urn:babel:jobs:job", ran.append, _Tenanted)
+    env = BabelEnvelope.create("urn:babel:jobs:job", {"order_id": 1}, queue="jobs")
+    _push(redis_url, "jobs", env.to_json())
+
+    async def settled(client: redis.asyncio.Redis) -> bool:
+        return bool(await client.llen("jobs.dlq"))
+
+    _consume_until(redis_url, {"jobs": router}, settled)
+    with redis.Redis.from_url(redis_url) as client:
+        (dead,) = [binding.reserve(e) for e in client.lrange("jobs.dlq", 0, -1)]
+        assert client.llen("jobs:processing:w") == 0 and client.llen("jobs") == 0
+    letter = orjson.loads(dead.body)
+    assert dead.headers == {RULES_HEADER: "envelope.refused"}
+    assert letter["meta"]["id"] == env.meta.id and letter["attempts"] == 0
+    assert {k: letter["dead_letter"][k] for k in ("reason", "error", "exception")} == {
+        "reason": "poison",
+        "error": "the envelope for 'urn:babel:jobs:job' is refused by _Tenanted: "
+        "message-envelope.required at /tenant: Field required",
+        "exception": "InvalidEnvelopeError",
+    }
+    assert ran == []
+
+
 class _Counting(Router):
     """A Router counting the deliveries it decides."""
 

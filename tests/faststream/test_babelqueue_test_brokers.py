@@ -381,12 +381,12 @@ def test_a_route_given_an_envelope_class_validates_with_it_and_hands_it_over(
 
     assert router.data_model("urn:babel:orders:created") is OrderCreated
     babelqueue_subscriber(broker, "orders", router)
-    dead: list[tuple[str, str]] = []
+    dead: list[tuple[str, str, str]] = []
 
     @broker.subscriber("orders.dlq")
     async def capture(message: StreamMessage[Any] = Context("message")) -> None:  # noqa: B008
         letter = orjson.loads(message.body)["dead_letter"]
-        dead.append((message.headers[RULES_HEADER], letter["error"]))
+        dead.append((message.headers[RULES_HEADER], letter["reason"], letter["error"]))
 
     order = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 7}).to_json()
     of_acme = orjson.dumps({**orjson.loads(order), "tenant": "acme"})
@@ -400,8 +400,22 @@ def test_a_route_given_an_envelope_class_validates_with_it_and_hands_it_over(
     asyncio.run(scenario())
     if model is TenantOrders:
         assert got == [(TenantOrders, 7)]
-        assert [rule for rule, _ in dead] == ["data.invalid", "data.invalid"]
-        assert "/tenant: Field required" in dead[0][1]
-        assert "/tenant: Value error, unknown tenant" in dead[1][1]
+        # Refused by the class, outside `data`: dead-lettered at once as poison (max_attempts
+        # is 1 here; the router test holds that no retry comes first), naming the class and
+        # its rule ids and pointers. It was `data.invalid`, reason `failed`, "data for ...
+        # does not match its URN schema: /tenant: Field required".
+        said = "the envelope for 'urn:babel:orders:created' is refused by TenantOrders: "
+        assert dead == [
+            (
+                "envelope.refused",
+                "poison",
+                said + "message-envelope.required at /tenant: Field required",
+            ),
+            (
+                "envelope.refused",
+                "poison",
+                said + "message-envelope.invalid at /tenant: Value error, unknown tenant",
+            ),
+        ]
     else:
         assert got == [(model, 7)] * 3 and not dead

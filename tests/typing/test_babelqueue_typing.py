@@ -299,6 +299,9 @@ def test_the_subscriber_s_seen_store_is_typed() -> None:
 class _TenantOrders(BabelEnvelope[OrderCreated]):
     tenant: str
 
+    def label(self) -> str:
+        return f"{self.tenant}/{self.data.order_id}"
+
 
 def test_a_route_s_handler_gets_the_user_s_envelope_class() -> None:
     from envelopekit.babelqueue import Router
@@ -319,3 +322,66 @@ def test_a_route_s_handler_gets_the_user_s_envelope_class() -> None:
     router.register("urn:babel:orders:created.v5", charge, OrderCreated)  # type: ignore[arg-type]
     router.on("urn:babel:orders:created.v6", OrderCreated)(charge)  # type: ignore[arg-type]
     router.on("urn:babel:orders:created.v7")(charge)  # type: ignore[arg-type]
+
+
+def test_a_route_of_an_envelope_class_types_its_outcomes_by_the_class() -> None:
+    from envelopekit.babelqueue import (
+        DeadLetterDecision,
+        Decision,
+        Delete,
+        Done,
+        Handle,
+        Outcome,
+        Reject,
+        Release,
+        Retry,
+        Route,
+        Router,
+    )
+
+    def charge(env: _TenantOrders) -> None:
+        assert env.tenant == "acme"
+
+    router = Router()
+    # It was a `Route[Any]`: its Handle and Done held a `BabelEnvelope[Any]`.
+    orders = router.register("urn:babel:orders:created", charge, _TenantOrders)
+    assert_type(orders, Route[Any, _TenantOrders])
+    sent = BabelEnvelope.create("urn:babel:orders:created", {"order_id": 7}).to_json()
+    body = json.dumps({**json.loads(sent), "tenant": "acme"})
+    decision = orders.route(body)
+    assert isinstance(decision, Handle)
+    assert_type(decision.envelope, _TenantOrders)
+    assert_type(decision.handler, Callable[[_TenantOrders], object])
+    outcome = orders.dispatch(body)
+    assert isinstance(outcome, Done)
+    assert_type(outcome.envelope, _TenantOrders)
+    assert_type(outcome.envelope.tenant, str)
+    assert_type(outcome.envelope.data, OrderCreated)
+    assert outcome.envelope.label() == "acme/7"
+    with pytest.raises(AttributeError):
+        _ = outcome.envelope.colour  # type: ignore[attr-defined]
+    # A route's outcomes are still the router's.
+    decided: Decision = orders.route(body)
+    settled: Outcome = orders.dispatch(body)
+    assert isinstance(decided, Handle) and isinstance(settled, Done)
+    parametrised = router.register(
+        "urn:babel:orders:created.v2", _charge, BabelEnvelope[OrderCreated]
+    )
+    assert_type(parametrised, Route[Any, BabelEnvelope[OrderCreated]])
+    assert_type(
+        parametrised.dispatch(sent),
+        Done[Any, BabelEnvelope[OrderCreated]]
+        | Delete
+        | Release
+        | Retry
+        | DeadLetterDecision
+        | Reject,
+    )
+    # A route of a `data` model keeps its one-parameter spelling.
+    by_model = router.register("urn:babel:orders:created.v3", _charge, OrderCreated)
+    assert_type(by_model, Route[OrderCreated])
+    assert_type(by_model, Route[OrderCreated, BabelEnvelope[OrderCreated]])
+    done: Done[OrderCreated] = Done(
+        BabelEnvelope[OrderCreated].create("urn:babel:x:y", OrderCreated(order_id=1))
+    )
+    assert_type(done.envelope, BabelEnvelope[OrderCreated])

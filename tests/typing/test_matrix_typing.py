@@ -235,8 +235,39 @@ def test_a_matrix_subscriber_s_handler_returns_the_reply() -> None:
     matrix_subscriber(broker, "d", lambda req: {"ok": True})  # type: ignore[arg-type,return-value]
 
 
+def test_a_matrix_subscriber_without_request_model_types_the_plain_request() -> None:
+    from faststream.redis import RedisBroker
+
+    from envelopekit.faststream import MatrixHandler, matrix_subscriber
+
+    # The handler's request was `Any`: a misspelt member, or a handler of replies, passed.
+    def on_any(req: MxRequest[Any]) -> None: ...
+
+    def on_plain(req: MxRequest) -> MxResponse[Any]:
+        return req.reply({"op": req.op})
+
+    def on_reply(res: MxResponse[Any]) -> None: ...
+
+    broker = RedisBroker()
+    matrix_subscriber(broker, "a", on_any)
+    matrix_subscriber(broker, "b", on_plain)
+    # A lambda's request is the plain one too (mypy's `assert_type` inside a lambda given to an
+    # overloaded function sees its first, context-free pass: the misspelling shows it instead).
+    matrix_subscriber(broker, "c", lambda req: req.reply({"op": req.op}))
+    matrix_subscriber(broker, "d", lambda req: req.repyl({}))  # type: ignore[attr-defined]
+    matrix_subscriber(broker, "e", on_reply)  # type: ignore[arg-type]
+    plain: MatrixHandler = on_plain
+    own: MatrixHandler[_Tenanted] = _on_tenanted
+    wrong: MatrixHandler = on_reply  # type: ignore[assignment]
+    assert all(callable(handler) for handler in (plain, own, wrong))
+
+
 class _Tenanted(MxRequest[WriteArgs]):
     tenant: str
+
+
+def _on_tenanted(req: _Tenanted) -> None:
+    assert req.tenant
 
 
 def test_a_matrix_subscriber_s_handler_gets_the_user_s_request_class() -> None:
@@ -256,4 +287,4 @@ def test_a_matrix_subscriber_s_handler_gets_the_user_s_request_class() -> None:
     )
     matrix_subscriber(broker, "d", other, request_model=_Tenanted)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
-        matrix_subscriber(broker, "f", lambda req: None, request_model=MxResponse)  # type: ignore[type-var]
+        matrix_subscriber(broker, "f", lambda req: None, request_model=MxResponse)  # type: ignore[arg-type]

@@ -73,6 +73,7 @@ if TYPE_CHECKING:
     from ._routing import Done as Done
     from ._routing import Fail as Fail
     from ._routing import Handle as Handle
+    from ._routing import InvalidEnvelopeError as InvalidEnvelopeError
     from ._routing import Outcome as Outcome
     from ._routing import Reconcile as Reconcile
     from ._routing import Reject as Reject

@@ -43,7 +43,7 @@ from typing_extensions import TypeVar
 from .. import rules
 from .._arguments import implementing, optional_argument
 from .._check import check
-from .._errors import UnknownUrnError
+from .._errors import InvalidEnvelopeError, UnknownUrnError
 from .._json import INT64_MAX
 from .._settings import Settings, get_settings
 from .._violations import Violation, printable, violation, violations
@@ -64,6 +64,7 @@ __all__ = [
     "Done",
     "Fail",
     "Handle",
+    "InvalidEnvelopeError",
     "Outcome",
     "Reconcile",
     "Reject",
@@ -81,6 +82,11 @@ R = TypeVar("R")
 E = TypeVar("E", bound="BabelEnvelope[Any]")
 # The `data` type of a handled envelope: `Any` where the route is not known statically.
 D = TypeVar("D", default=Any)
+# The handled envelope's class: `BabelEnvelope[D]`, or the envelope class a route was given.
+# Covariant, so that a route's outcomes are the router's `Decision` and `Outcome` too.
+H = TypeVar("H", bound="BabelEnvelope[Any]", default="BabelEnvelope[D]", covariant=True)
+# A route's envelope class: `BabelEnvelope[M]`, or the envelope class it was given.
+RE = TypeVar("RE", bound="BabelEnvelope[Any]", default="BabelEnvelope[M]")
 
 UnknownUrnStrategy = Literal["fail", "delete", "release", "dead_letter"]
 """What a consumer does with a URN no handler is mapped to (the same four in every SDK):
@@ -151,7 +157,13 @@ class Retry:
 
 @dataclass(frozen=True, slots=True)
 class DeadLetterDecision:
-    """Publish ``envelope`` (it carries its ``dead_letter`` block) to ``queue``, then ack."""
+    """Publish ``envelope`` (it carries its ``dead_letter`` block) to ``queue``, then ack.
+
+    ``rule`` is the failure's (``handler.failed``, ``data.invalid``, ``urn.unknown``, ...), or
+    ``envelope.refused`` for a message the envelope class registered for its URN refuses
+    outside ``data``: dead-lettered at once with reason ``poison``, ``dead_letter.error`` the
+    :class:`InvalidEnvelopeError` naming the class and each rule id and pointer it reported.
+    """
 
     envelope: BabelEnvelope[Any]
     queue: str
@@ -253,19 +265,21 @@ def _quarantine(fail: Fail, what: str, over: int) -> Reject:
 
 
 @dataclass(frozen=True, slots=True)
-class Handle(Generic[D]):
+class Handle(Generic[D, H]):
     """Run the handler mapped to the URN: :meth:`run`, and on a raise :meth:`failed`.
 
     ``envelope`` is the message as the handler receives it: ``BabelEnvelope[Model]`` when the
-    URN was registered with a model (statically too, through a typed :class:`Route`).
+    URN was registered with a model, an instance of the envelope class it was registered with
+    (statically too, through a typed :class:`Route`: ``Handle[Model]``, or ``Handle[Any, Own]``
+    for a class ``Own``).
     ``received`` is the message as received, which a retry or a dead-letter republishes: the
     model's reading of ``data`` (defaults added, unknown keys left out, numbers coerced) is
     never written back. ``replay`` is whether the delivery carried the ``bq-replay-bypass``
     header: the handler then runs with :func:`is_replay` true.
     """
 
-    envelope: BabelEnvelope[D]
-    handler: Callable[[BabelEnvelope[D]], object] = field(repr=False)
+    envelope: H
+    handler: Callable[[H], object] = field(repr=False)
     settlement: _Settlement = field(repr=False)
     received: BabelEnvelope[Any] = field(repr=False)
     replay: bool = False
@@ -320,13 +334,14 @@ class Reject:
 
 
 @dataclass(frozen=True, slots=True)
-class Done(Generic[D]):
+class Done(Generic[D, H]):
     """The handler ran and returned: ack the message.
 
-    ``envelope`` is the one the handler received (``BabelEnvelope[Model]`` for a typed route).
+    ``envelope`` is the one the handler received (``BabelEnvelope[Model]`` for a typed route,
+    ``Done[Any, Own]`` holding an ``Own`` for a route of an envelope class ``Own``).
     """
 
-    envelope: BabelEnvelope[D]
+    envelope: H
 
 
 Decision = Handle[Any] | Delete | Release | DeadLetterDecision | Fail | Reject
@@ -340,13 +355,15 @@ Outcome = Done[Any] | Delete | Release | Retry | DeadLetterDecision | Reject
 
 
 @dataclass(frozen=True, slots=True)
-class Route(Generic[M]):
+class Route(Generic[M, RE]):
     """One URN's registration, typed by its ``data`` model; :meth:`Router.register` returns it.
 
     For a worker whose queue carries this URN alone, :meth:`route` and :meth:`dispatch` are the
     router's, with the handled envelope typed (``Handle[Model]``, ``Done[Model]``, each holding
-    a ``BabelEnvelope[Model]``). A message of any other URN is not this route's, whatever the
-    router maps it to: it gets the router's ``unknown_urn`` strategy.
+    a ``BabelEnvelope[Model]``). A route registered with an envelope class ``Own`` is a
+    ``Route[Any, Own]``: its ``Handle`` and ``Done`` hold an ``Own``. A message of any other
+    URN is not this route's, whatever the router maps it to: it gets the router's
+    ``unknown_urn`` strategy.
 
     ```python
     from pydantic import BaseModel
@@ -378,12 +395,14 @@ class Route(Generic[M]):
         queue: str | None = None,
         reconcile: Reconcile | None = None,
         replay: bool = False,
-    ) -> Handle[M] | Delete | Release | DeadLetterDecision | Fail | Reject:
+    ) -> Handle[M, RE] | Delete | Release | DeadLetterDecision | Fail | Reject:
         """:meth:`Router.route`, for a message of this route's URN."""
         # A route is part of its router: it reaches the router's own steps.
         decision = self.router._route(message, queue, reconcile, replay, self.urn)  # pyright: ignore[reportPrivateUsage]
-        # Only this URN reaches a Handle, and its envelope was parsed as BabelEnvelope[model].
-        return cast("Handle[M] | Delete | Release | DeadLetterDecision | Fail | Reject", decision)
+        # Only this URN reaches a Handle, its envelope parsed by the route's envelope class.
+        return cast(
+            "Handle[M, RE] | Delete | Release | DeadLetterDecision | Fail | Reject", decision
+        )
 
     def dispatch(
         self,
@@ -392,7 +411,7 @@ class Route(Generic[M]):
         queue: str | None = None,
         reconcile: Reconcile | None = None,
         replay: bool = False,
-    ) -> Done[M] | Delete | Release | Retry | DeadLetterDecision | Reject:
+    ) -> Done[M, RE] | Delete | Release | Retry | DeadLetterDecision | Reject:
         """:meth:`Router.dispatch`, for a message of this route's URN.
 
         Raises:
@@ -400,7 +419,7 @@ class Route(Generic[M]):
         """
         decision = self.router._route(message, queue, reconcile, replay, self.urn)  # pyright: ignore[reportPrivateUsage]
         outcome = self.router._settle(decision)  # pyright: ignore[reportPrivateUsage]
-        return cast("Done[M] | Delete | Release | Retry | DeadLetterDecision | Reject", outcome)
+        return cast("Done[M, RE] | Delete | Release | Retry | DeadLetterDecision | Reject", outcome)
 
 
 @dataclass(frozen=True, slots=True)
@@ -529,19 +548,25 @@ class Router:
         self, urn: str, handler: Callable[[BabelEnvelope[M]], object], model: type[M]
     ) -> Route[M]: ...
     @overload
-    def register(self, urn: str, handler: Callable[[E], object], model: type[E]) -> Route[Any]: ...
+    def register(
+        self, urn: str, handler: Callable[[E], object], model: type[E]
+    ) -> Route[Any, E]: ...
     def register(
         self,
         urn: str,
         handler: Callable[[Any], object],
         model: type[Any] | None = None,
-    ) -> Route[Any]:
+    ) -> Route[Any, Any]:
         """Map ``urn`` to ``handler``; with ``model``, ``data`` is validated into that type.
 
         ``model`` may also be an envelope class, ``BabelEnvelope[Model]`` or a class of your own
         that extends one: each message of the URN is then validated by that class (its own
-        fields and validators too, a refusal dead-lettered with the rule ids it reports) and
-        the handler gets an instance of it, typed so (its :class:`Route` is a ``Route[Any]``).
+        fields and validators too) and the handler gets an instance of it, typed so (its
+        :class:`Route` is a ``Route[Any, Own]``, whose outcomes hold an ``Own``). A ``data``
+        the class's model refuses is ``data.invalid``, as for a ``data`` model; an envelope
+        it refuses outside ``data`` is
+        dead-lettered at once as ``envelope.refused``, reason ``poison``, with an
+        :class:`InvalidEnvelopeError` naming the class and each rule id and pointer.
 
         Surrounding ASCII whitespace is stripped, as :meth:`BabelEnvelope.create` strips it
         from the URN it writes. The URN naming convention is not enforced here (see
@@ -705,7 +730,7 @@ class Router:
             try:
                 typed = found.parse.model_validate_json(parsed_from)
             except ValidationError as exc:
-                return self._invalid(envelope, violations(exc, model=found.parse), settlement)
+                return self._refused(envelope, found.parse, exc, settlement)
             except Exception as exc:  # the model's own code raised (pydantic wraps ValueError only)
                 return Fail(envelope, exc, rules.HANDLER_FAILED, "failed", settlement)
             if typed.attempts != envelope.attempts:  # keep what `reconcile` decided
@@ -805,6 +830,27 @@ class Router:
     ) -> Fail:
         error = InvalidPayloadError(envelope.job, found)
         return Fail(envelope, error, rules.DATA_INVALID, "failed", settlement)
+
+    def _refused(
+        self,
+        envelope: BabelEnvelope[Any],
+        parse: type[BabelEnvelope[Any]],
+        exc: ValidationError,
+        settlement: _Settlement,
+    ) -> Fail | DeadLetterDecision | Reject:
+        """The route's class refused the message: its ``data``, or the envelope itself.
+
+        A refusal within ``data`` is the spec's invalid data (babelqueue.md §10: retried, then
+        dead-lettered as ``failed``). One outside it (a member or validator of the user's
+        class) leaves no handler a message it can take: no delivery failed, and no retry can
+        change the verdict, so it is dead-lettered now as ``poison`` (attempts as received).
+        """
+        found = violations(exc, model=parse)
+        if all(v.pointer == "/data" or v.pointer.startswith("/data/") for v in found):
+            return self._invalid(envelope, found, settlement)
+        error = InvalidEnvelopeError(envelope.job, parse.__name__, found)
+        fail = Fail(envelope, error, rules.ENVELOPE_REFUSED, "poison", settlement)
+        return _dead_letter(fail, envelope, rules.ENVELOPE_REFUSED)
 
 
 def _parsed_by(model: type[Any] | None) -> tuple[type[BabelEnvelope[Any]] | None, Any]:

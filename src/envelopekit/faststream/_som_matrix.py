@@ -17,9 +17,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Awaitable, Callable, Mapping
 from types import UnionType
-from typing import Any, TypeVar, get_args, overload
+from typing import Any, get_args, overload
 
 from faststream import Context, Response, StreamMessage
+from typing_extensions import TypeVar
 
 from .. import rules
 from .._check import check, check_as
@@ -195,8 +196,15 @@ def _taken_by(model: type[SomEnvelope[Any]], takes: tuple[type[Any], ...]) -> No
         )
 
 
-MatrixHandler = Callable[[Any], "MxResponse[Any] | Awaitable[MxResponse[Any] | None] | None"]
-"""A Matrix request handler: the reply (``req.reply(...)``, ``req.fail(...)``), or ``None``."""
+# The request a handler takes: the plain request unless a `request_model` says otherwise.
+Taken = TypeVar("Taken", bound="MxRequest[Any]", default="MxRequest[Any]")
+
+MatrixHandler = Callable[[Taken], "MxResponse[Any] | Awaitable[MxResponse[Any] | None] | None"]
+"""A Matrix request handler: the reply (``req.reply(...)``, ``req.fail(...)``), or ``None``.
+
+``MatrixHandler`` takes the plain request (``MxRequest[Any]``), as a subscriber without a
+``request_model`` hands it over; ``MatrixHandler[Own]`` takes a request class of your own.
+"""
 
 
 class MatrixConsumer(_Checked):
@@ -209,7 +217,7 @@ class MatrixConsumer(_Checked):
         self,
         broker: Any,
         source: str,
-        handler: MatrixHandler,
+        handler: MatrixHandler[Any],
         *,
         request_model: type[MxRequest[Any]] = MxRequest,
         quarantine: str | None = None,
@@ -438,9 +446,9 @@ def som_subscriber(
 def matrix_subscriber(
     broker: Any,
     source: str,
-    handler: Callable[[Req], MxResponse[Any] | Awaitable[MxResponse[Any] | None] | None],
+    handler: MatrixHandler,
     *,
-    request_model: type[Req],
+    request_model: type[MxRequest] = ...,
     quarantine: str | None = None,
     reply_to_field: bool = False,
     worker_id: str | None = None,
@@ -450,9 +458,9 @@ def matrix_subscriber(
 def matrix_subscriber(
     broker: Any,
     source: str,
-    handler: MatrixHandler,
+    handler: MatrixHandler[Req],
     *,
-    request_model: type[MxRequest] = ...,
+    request_model: type[Req],
     quarantine: str | None = None,
     reply_to_field: bool = False,
     worker_id: str | None = None,
@@ -461,7 +469,7 @@ def matrix_subscriber(
 def matrix_subscriber(
     broker: Any,
     source: str,
-    handler: MatrixHandler,
+    handler: MatrixHandler[Any],
     *,
     request_model: type[MxRequest[Any]] = MxRequest,
     quarantine: str | None = None,
@@ -487,7 +495,8 @@ def matrix_subscriber(
         broker: a FastStream ``RedisBroker``, ``RabbitBroker`` or ``KafkaBroker``.
         source: the list, queue or topic to consume.
         handler: sync (run in a worker thread, as FastStream runs its own) or async, given
-            the request (typed by ``request_model``).
+            the request, typed by ``request_model`` (without one, the plain
+            ``MxRequest[Any]``: a :data:`MatrixHandler`).
         request_model: the class each request is validated by and the handler gets (typed
             so): ``MxRequest[ExpandDirArgs]``, or a class of your own that extends one, its
             fields and validators applied with the spec's rules (a field it adds is no unknown
