@@ -69,7 +69,14 @@ from .._model import (
     typed_by_model,
 )
 from .._settings import Settings, get_settings, given_settings
-from .._text import WRITTEN, call_kind, instance_data, probed, text_checked_schema
+from .._text import (
+    WRITTEN,
+    InstancesRead,
+    call_kind,
+    instance_data,
+    probed,
+    text_checked_schema,
+)
 from .._violations import (
     ReadAs,
     Violation,
@@ -244,7 +251,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
     """The message URN, its language-agnostic identity (from ``urn`` when ``job`` is absent)."""
     trace_id: UuidStr
     """Cross-service correlation id, forwarded unchanged across every hop."""
-    data: Annotated[DataT, _READ_AS_OBJECT]
+    data: Annotated[DataT, _READ_AS_OBJECT, InstancesRead()]
     """The business payload: a JSON object."""
     meta: BabelMeta
     """Producer-set, immutable metadata."""
