@@ -68,6 +68,7 @@ __all__ = [
     "part_schema",
     "probed",
     "refuse_unreadable",
+    "run_time_extra",
     "text_check_built",
     "text_checked_again",
     "text_checked_schema",
@@ -645,6 +646,25 @@ def call_kind(handler: ValidatorFunctionWrapHandler) -> CallKind:
     if reading == _AT_DEFAULTS:
         return "defaults"
     return "init" if reading == _AT_INIT else "options"
+
+
+def run_time_extra(
+    handler: ValidatorFunctionWrapHandler,
+) -> Literal["allow", "ignore", "forbid"] | None:
+    """The run-time ``extra`` of the validation of ``handler`` (a :func:`probed` one's), if any.
+
+    pydantic-core applies it over every model's own ``extra``: the probe's typed dicts of each
+    ``extra`` read alike under it.
+    """
+    try:
+        reading = handler(_PROBE_INPUT)
+    except (ValidationError, ValueError):  # the whole reading refused (see `call_kind`)
+        return None
+    if reading["forbid"] != "refused":
+        return "allow"
+    if reading["allow"] == "refused":
+        return "forbid"
+    return "ignore" if reading["allow"] == {} else None
 
 
 def _at_defaults(handler: ValidatorFunctionWrapHandler) -> bool:

@@ -259,3 +259,67 @@ def test_an_ignoring_subclass_drops_the_other_unknown_keys_unsaid(door: Door) ->
 def test_a_closed_subclass_keeps_its_json_schema() -> None:
     assert _Closed.model_json_schema()["additionalProperties"] is False
     assert _Closed.model_config.get("extra") == "forbid"
+
+
+_RUN_TIME: dict[str, Door] = {
+    "json": lambda model, members: model.model_validate_json(_text(members), extra="allow"),
+    "json-large": lambda model, members: model.model_validate_json(
+        _text({**members, "data": {**members["data"], "pad": _PAD}}), extra="allow"
+    ),
+    "dict": lambda model, members: model.model_validate(members, extra="allow"),
+    "dict-large": lambda model, members: model.model_validate(
+        {**members, "data": {**members["data"], "pad": _PAD}}, extra="allow"
+    ),
+    "adapter-python": lambda model, members: TypeAdapter(model).validate_python(
+        members, extra="allow"
+    ),
+    "adapter-json": lambda model, members: TypeAdapter(model).validate_json(
+        _text(members), extra="allow"
+    ),
+}
+
+
+@pytest.mark.parametrize("door", _RUN_TIME.values(), ids=_RUN_TIME.keys())
+@pytest.mark.parametrize("model", [_Closed, _ClosedTyped, _Ignoring])
+def test_a_run_time_extra_allow_opens_a_closed_subclass_as_pydantic_documents(
+    door: Door, model: type[BabelEnvelope[Any]]
+) -> None:
+    # pydantic's run-time `extra` is over the model's own: a closed subclass refused the other
+    # unknown keys, an ignoring one dropped them. K-15 holds as on the envelope.
+    members = {**BASE, **_FORBIDDEN, "x_note": 1}
+    found = _verdict(door, model, members)
+    assert found[:2] == ("read", _DROPPED)
+    assert found[2]["x_note"] == 1
+    assert "timestamp" not in found[2]
+    assert _verdict(door, BabelEnvelope, members)[:2] == found[:2]
+    # The class's own `extra` holds again on the next call.
+    again = _verdict(DOORS["dict"], model, members)
+    assert again[0] == "refused" or "x_note" not in again[2]
+
+
+@pytest.mark.parametrize("extra", ["ignore", "forbid"])
+@pytest.mark.parametrize("model", [_Closed, _Ignoring])
+def test_a_run_time_extra_ignore_or_forbid_reads_as_on_the_envelope(
+    model: type[BabelEnvelope[Any]], extra: Any
+) -> None:
+    # pydantic-core applies it over every model's own `extra`, the envelope's too.
+    members = {**BASE, **_FORBIDDEN, "x_note": 1}
+    assert _outcome(model, members, extra) == _outcome(BabelEnvelope, members, extra)
+
+
+def _outcome(model: type[BabelEnvelope[Any]], members: dict[str, Any], extra: Any) -> Any:
+    outcomes: list[Any] = []
+    reads: list[Callable[[], BabelEnvelope[Any]]] = [
+        lambda: model.model_validate(members, extra=extra),
+        lambda: model.model_validate_json(_text(members), extra=extra),
+    ]
+    for read in reads:
+        try:
+            envelope = read()
+        except ValidationError as exc:
+            found = [(v.rule, v.pointer) for v in ek.violations(exc, model=model)]
+            outcomes.append(("refused", found))
+            continue
+        warnings = [(v.rule, v.pointer) for v in envelope.envelope_warnings()]
+        outcomes.append(("read", warnings, json.loads(envelope.to_json())))
+    return outcomes
