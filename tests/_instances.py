@@ -7,6 +7,7 @@ the same bytes, and for a refusal the same (rule id, pointer) pairs.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
@@ -82,4 +83,22 @@ def disagreements(pairs: Iterable[tuple[Any, Any]]) -> list[str]:
                 found.append(f"{label}: {got} != {expected}")
             elif kept and door(instance) is not instance:
                 found.append(f"{label}: a copy, not the instance")
+    return found
+
+
+def part_disagreements(target: Any, wire: dict[str, Any], key: str, part: BaseModel) -> list[str]:
+    """Every door of ``target`` whose verdict on ``wire`` holding ``part`` at ``key`` is not
+    that of the message holding the part's wire data there (its JSON, read back).
+
+    A user building the dict by hand with a model instance means that message.
+    """
+    message = {**wire, key: json.loads(part.model_dump_json(by_alias=True, warnings=False))}
+    expected = verdict(target, partial(target.model_validate_json, json.dumps(message)))
+    members = {**wire, key: part}
+    found: list[str] = []
+    for name, door in {**doors(target), "keywords": lambda value: target(**value)}.items():
+        got = verdict(target, partial(door, members))
+        if got != expected:
+            label = f"{type(part).__name__} at {key} -> {target.__name__} ({name})"
+            found.append(f"{label}: {got} != {expected}")
     return found

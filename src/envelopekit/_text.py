@@ -59,13 +59,16 @@ producer wrote it and kept it within the depth ``check`` reads (``envelopekit._b
 __all__ = [
     "WRITTEN",
     "CallKind",
+    "InstancesRead",
     "TextChecked",
     "call_kind",
     "instance_data",
+    "instances_read",
     "json_branch",
     "part_schema",
     "probed",
     "refuse_unreadable",
+    "run_time_extra",
     "text_check_built",
     "text_checked_again",
     "text_checked_schema",
@@ -163,6 +166,76 @@ def _reads_instances(cls: type[BaseModel]) -> bool:
     root = schema_root(cls)
     revalidated = cls.model_config.get("revalidate_instances", "never") != "never"
     return (root is not None and root is not cls) or revalidated
+
+
+def instances_read(schema: CoreSchema, model: type[BaseModel]) -> CoreSchema:
+    """``schema``, of ``model`` held by another model, reading what :func:`instance_data` reads.
+
+    Within a message model the parts it holds are read by their JSON branches, with no probe
+    of their own: an instance of the part's schema that pydantic would refuse (a family
+    instance where the envelope's payload is a user's subclass of it) or read by its
+    attribute names (a class that revalidates) is its wire data there too, as given alone.
+    Python data only: no JSON text holds an instance.
+    """
+    ref = schema.get("ref")
+    bare = cast("CoreSchema", {key: value for key, value in schema.items() if key != "ref"})
+    read = core_schema.no_info_before_validator_function(partial(_held_instance, model), bare)
+    wrapped = core_schema.json_or_python_schema(json_schema=bare, python_schema=read)
+    if ref is not None:
+        wrapped["ref"] = ref
+    return wrapped
+
+
+def _held_instance(model: type[BaseModel], value: object) -> object:
+    """``value`` as a held ``model`` reads it (:func:`instances_read`)."""
+    if type(value) is dict or not isinstance(value, BaseModel):
+        return value
+    return instance_data(value, model)
+
+
+class InstancesRead:
+    """Field metadata: a user's model the field is typed by reads its bases' instances as data.
+
+    The type parameter of an envelope (BabelQueue's ``data``, a Matrix payload) is a user's
+    model, whose own schema is pydantic's: given an instance of a model its class derives from
+    (``BabelEnvelope[MyOrder]`` given ``data=Order(...)``), pydantic refuses it
+    (``model_type``), where the same message's JSON, or an envelope holding that instance, is
+    read. The model's own validator, given it alone, is left as pydantic made it.
+    """
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        """The field type's schema; a model that derives from another reads its instances."""
+        schema = handler(source)
+        found: Any = handler.resolve_ref_schema(schema)
+        if found.get("type") != "model" or not _derives(found["cls"]):
+            return schema  # no model, one read so already (`_used`), or one with no base
+        return instances_read(schema, found["cls"])
+
+
+def _derives(model: type[BaseModel]) -> bool:
+    """Whether ``model`` is no wire model and derives from a model (not ``BaseModel`` itself)."""
+    if schema_root(model) is not None:
+        return False  # a wire model held is read so by its own schema (`_used`)
+    return any(base is not BaseModel and issubclass(base, BaseModel) for base in model.__mro__[1:])
+
+
+def _held_reads_instances(cls: type[BaseModel]) -> bool:
+    """Whether ``cls``, held, reads some instance a user can give it as its wire data.
+
+    One of a public class of its schema that it derives from (a user's subclass of a SOM
+    family, of ``BabelMeta``), or any its config revalidates. The spec's own classes derive
+    from private roots only, whose instances nobody holds: the envelopes holding them (and
+    the fast paths compiled from their schemas) pay nothing.
+    """
+    if cls.model_config.get("revalidate_instances", "never") != "never":
+        return True
+    root = schema_root(cls)
+    return root is not None and any(
+        base is not cls and not base.__name__.startswith("_") and schema_root(base) is root
+        for base in cls.__mro__
+    )
 
 
 def gated(schema: CoreSchema, cls: type[BaseModel]) -> CoreSchema:
@@ -285,7 +358,8 @@ def _used(
             ref=found["ref"],
         )
     # Under the same ref: the schema being built defines it as this one.
-    return cast("CoreSchema", {**json_branch(found), "ref": found["ref"]})
+    branch = cast("CoreSchema", {**json_branch(found), "ref": found["ref"]})
+    return instances_read(branch, source) if _held_reads_instances(source) else branch
 
 
 def _model_of(schema: CoreSchema, cls: type[BaseModel]) -> CoreSchema | None:
@@ -436,9 +510,10 @@ def instance_data(value: BaseModel, model: type[BaseModel] | None) -> object:
     unparametrised envelope, a sibling parametrisation, a user's subclass) that it does not
     keep is the message it is: its wire data, which ``model`` reads as it reads that message's
     JSON, with the same verdict and rule ids (``payload.family_unexpected`` for another SOM
-    family). An instance ``model``'s config revalidates is read so too. Anything else (an
-    instance of another schema, ``model`` unknown: a probe within another schema) is left to
-    pydantic.
+    family). An instance ``model``'s config revalidates is read so too. A user's model that is
+    no wire model (an envelope's type parameter, :class:`InstancesRead`) reads so an instance
+    of a model it derives from, and its own as pydantic does. Anything else (an instance of
+    another schema, ``model`` unknown: a probe within another schema) is left to pydantic.
 
     Raises:
         PydanticCustomError: ``json.invalid`` for an instance no JSON text holds (one made
@@ -446,14 +521,20 @@ def instance_data(value: BaseModel, model: type[BaseModel] | None) -> object:
     """
     if model is None:
         return value
+    root = schema_root(model)
     if isinstance(value, model):
         mode = model.model_config.get("revalidate_instances", "never")
-        if mode == "never" or (mode == "subclass-instances" and type(value) is model):
+        if (
+            root is None
+            or mode == "never"
+            or (mode == "subclass-instances" and type(value) is model)
+        ):
             return value
-    else:
-        root = schema_root(model)
-        if root is None or not isinstance(value, root):
-            return value
+    elif root is None:
+        if not issubclass(model, type(value)):
+            return value  # a user's model given another's instance, refused by pydantic
+    elif not isinstance(value, root):
+        return value
     try:
         # pydantic's own writing of the wire: what `to_json()` writes (tests/test_doors.py).
         return value.model_dump(mode="json", by_alias=True, warnings=False)
@@ -565,6 +646,25 @@ def call_kind(handler: ValidatorFunctionWrapHandler) -> CallKind:
     if reading == _AT_DEFAULTS:
         return "defaults"
     return "init" if reading == _AT_INIT else "options"
+
+
+def run_time_extra(
+    handler: ValidatorFunctionWrapHandler,
+) -> Literal["allow", "ignore", "forbid"] | None:
+    """The run-time ``extra`` of the validation of ``handler`` (a :func:`probed` one's), if any.
+
+    pydantic-core applies it over every model's own ``extra``: the probe's typed dicts of each
+    ``extra`` read alike under it.
+    """
+    try:
+        reading = handler(_PROBE_INPUT)
+    except (ValidationError, ValueError):  # the whole reading refused (see `call_kind`)
+        return None
+    if reading["forbid"] != "refused":
+        return "allow"
+    if reading["allow"] == "refused":
+        return "forbid"
+    return "ignore" if reading["allow"] == {} else None
 
 
 def _at_defaults(handler: ValidatorFunctionWrapHandler) -> bool:

@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel
+import pytest
+from pydantic import BaseModel, ValidationError
 from typing_extensions import TypedDict
 
+import envelopekit as ek
 from envelopekit.babelqueue import BabelEnvelope
-from tests._instances import disagreements, doors
+from tests._instances import disagreements, doors, part_disagreements
 
 
 class Order(BaseModel):
@@ -67,3 +69,46 @@ def test_fastapi_s_door_keeps_the_unknown_keys_of_a_plain_envelope_given_to_a_su
         assert isinstance(read, target)
         assert read.model_extra == {"x_route": "eu"}
         assert read.to_json() == target.model_validate(WIRE).to_json()
+
+
+_NOT_AN_ID: Any = "x"
+
+
+class MyOrder(Order):
+    """A user's model deriving from another."""
+
+    note: str = ""
+
+
+class MyOrders(BabelEnvelope[MyOrder]):
+    """A user's subclass typed by it."""
+
+
+def test_a_base_model_s_instance_as_data_in_a_dict_is_read_as_its_wire_data() -> None:
+    # `BabelEnvelope[MyOrder]` given `data=Order(...)` (a dict built by hand) refused it as
+    # `message-envelope.type` at /data, where an envelope holding that instance is read.
+    parts = [Order(order_id=7), MyOrder(order_id=7, note="x")]
+    # Read as its data by a class that does not keep it: refused where its JSON is.
+    wrong = Order.model_construct(order_id=_NOT_AN_ID)
+    found: list[str] = []
+    for target in (BabelEnvelope[MyOrder], MyOrders):
+        for part in [*parts, wrong]:
+            found += part_disagreements(target, WIRE, "data", part)
+    for root in (BabelEnvelope[Order], Orders):
+        found += part_disagreements(root, WIRE, "data", parts[0])
+    assert found == []
+    with pytest.raises(ValidationError) as caught:
+        MyOrders.model_validate({**WIRE, "data": wrong})
+    assert [(v.rule, v.pointer) for v in ek.violations(caught.value)] == [
+        ("message-envelope.type", "/data/order_id")
+    ]
+
+
+@pytest.mark.parametrize("door", ["model_validate", "type_adapter", "held"])
+def test_an_unrelated_model_s_instance_as_data_is_refused_as_pydantic_refuses_it(
+    door: str,
+) -> None:
+    with pytest.raises(ValidationError) as caught:
+        doors(MyOrders)[door]({**WIRE, "data": Named(name="x")})
+    found = ek.violations(caught.value, model=MyOrders)
+    assert [(v.rule, v.pointer) for v in found] == [("message-envelope.type", "/data")]

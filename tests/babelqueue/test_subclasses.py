@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 import envelopekit as ek
 from envelopekit import rules
 from envelopekit._failfast import FULL_REPORT_BYTES
-from envelopekit.babelqueue import BabelEnvelope
+from envelopekit.babelqueue import BabelEnvelope, BabelMeta
 
 BASE: dict[str, Any] = {
     "job": "urn:babel:orders:created",
@@ -259,3 +259,149 @@ def test_an_ignoring_subclass_drops_the_other_unknown_keys_unsaid(door: Door) ->
 def test_a_closed_subclass_keeps_its_json_schema() -> None:
     assert _Closed.model_json_schema()["additionalProperties"] is False
     assert _Closed.model_config.get("extra") == "forbid"
+
+
+_RUN_TIME: dict[str, Door] = {
+    "json": lambda model, members: model.model_validate_json(_text(members), extra="allow"),
+    "json-large": lambda model, members: model.model_validate_json(
+        _text({**members, "data": {**members["data"], "pad": _PAD}}), extra="allow"
+    ),
+    "dict": lambda model, members: model.model_validate(members, extra="allow"),
+    "dict-large": lambda model, members: model.model_validate(
+        {**members, "data": {**members["data"], "pad": _PAD}}, extra="allow"
+    ),
+    "adapter-python": lambda model, members: TypeAdapter(model).validate_python(
+        members, extra="allow"
+    ),
+    "adapter-json": lambda model, members: TypeAdapter(model).validate_json(
+        _text(members), extra="allow"
+    ),
+}
+
+
+@pytest.mark.parametrize("door", _RUN_TIME.values(), ids=_RUN_TIME.keys())
+@pytest.mark.parametrize("model", [_Closed, _ClosedTyped, _Ignoring])
+def test_a_run_time_extra_allow_opens_a_closed_subclass_as_pydantic_documents(
+    door: Door, model: type[BabelEnvelope[Any]]
+) -> None:
+    # pydantic's run-time `extra` is over the model's own: a closed subclass refused the other
+    # unknown keys, an ignoring one dropped them. K-15 holds as on the envelope.
+    members = {**BASE, **_FORBIDDEN, "x_note": 1}
+    found = _verdict(door, model, members)
+    assert found[:2] == ("read", _DROPPED)
+    assert found[2]["x_note"] == 1
+    assert "timestamp" not in found[2]
+    assert _verdict(door, BabelEnvelope, members)[:2] == found[:2]
+    # The class's own `extra` holds again on the next call.
+    again = _verdict(DOORS["dict"], model, members)
+    assert again[0] == "refused" or "x_note" not in again[2]
+
+
+@pytest.mark.parametrize("extra", ["ignore", "forbid"])
+@pytest.mark.parametrize("model", [_Closed, _Ignoring])
+def test_a_run_time_extra_ignore_or_forbid_reads_as_on_the_envelope(
+    model: type[BabelEnvelope[Any]], extra: Any
+) -> None:
+    # pydantic-core applies it over every model's own `extra`, the envelope's too.
+    members = {**BASE, **_FORBIDDEN, "x_note": 1}
+    assert _outcome(model, members, extra) == _outcome(BabelEnvelope, members, extra)
+
+
+def _outcome(model: type[BabelEnvelope[Any]], members: dict[str, Any], extra: Any) -> Any:
+    outcomes: list[Any] = []
+    reads: list[Callable[[], BabelEnvelope[Any]]] = [
+        lambda: model.model_validate(members, extra=extra),
+        lambda: model.model_validate_json(_text(members), extra=extra),
+    ]
+    for read in reads:
+        try:
+            envelope = read()
+        except ValidationError as exc:
+            found = [(v.rule, v.pointer) for v in ek.violations(exc, model=model)]
+            outcomes.append(("refused", found))
+            continue
+        warnings = [(v.rule, v.pointer) for v in envelope.envelope_warnings()]
+        outcomes.append(("read", warnings, json.loads(envelope.to_json())))
+    return outcomes
+
+
+# --- the forbidden `meta` keys under a user's meta class's own `extra` ------------------------
+
+
+class _ClosedMeta(BabelMeta):
+    """A user's `meta` refusing unknown keys."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class _IgnoringMeta(BabelMeta):
+    """A user's `meta` ignoring unknown keys."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+class _WithClosedMeta(BabelEnvelope):
+    """A user's envelope typing `meta` by a closed class."""
+
+    meta: _ClosedMeta
+
+
+class _WithIgnoringMeta(BabelEnvelope[dict[str, object]]):
+    """A user's envelope typing `meta` by an ignoring class, with ``data`` typed."""
+
+    meta: _IgnoringMeta
+
+
+_META_FORBIDDEN: dict[str, Any] = {
+    "timestamp": 1749132727,
+    "meta": {**BASE["meta"], "ts": 1749132727, "source": "php", "max_retries": 3},
+}
+_META_DROPPED = [
+    (rules.FORBIDDEN_KEY, "/timestamp"),
+    (rules.FORBIDDEN_KEY, "/meta/max_retries"),
+    (rules.FORBIDDEN_KEY, "/meta/source"),
+    (rules.FORBIDDEN_KEY, "/meta/ts"),
+]
+
+
+@pytest.mark.parametrize("door", DOORS.values(), ids=DOORS.keys())
+@pytest.mark.parametrize("model", [_WithClosedMeta, _WithIgnoringMeta])
+def test_forbidden_meta_keys_are_dropped_with_a_warning_whatever_the_meta_class_says(
+    door: Door, model: type[BabelEnvelope[Any]]
+) -> None:
+    # K-15 for `meta` (babelqueue.md 1.2): a closed meta class refused the message at /meta/ts,
+    # an ignoring one dropped the keys unsaid.
+    found = _verdict(door, model, {**BASE, **_META_FORBIDDEN})
+    assert found[:2] == ("read", _META_DROPPED)
+    assert found[2]["meta"] == BASE["meta"]
+    assert _verdict(door, BabelEnvelope, {**BASE, **_META_FORBIDDEN})[:2] == found[:2]
+
+
+@pytest.mark.parametrize("door", DOORS.values(), ids=DOORS.keys())
+def test_a_closed_meta_class_refuses_the_other_unknown_meta_keys(door: Door) -> None:
+    members = {**BASE, "meta": {**_META_FORBIDDEN["meta"], "x_hop": 2}}
+    closed = rules.structural("message-envelope", "additionalProperties")
+    assert _verdict(door, _WithClosedMeta, members) == ("refused", [(closed, "/meta/x_hop")])
+
+
+@pytest.mark.parametrize("door", DOORS.values(), ids=DOORS.keys())
+def test_an_ignoring_meta_class_drops_the_other_unknown_meta_keys_unsaid(door: Door) -> None:
+    members = {**BASE, "meta": {**_META_FORBIDDEN["meta"], "x_hop": [2**70, float("nan")]}}
+    found = _verdict(door, _WithIgnoringMeta, members)
+    assert found[:2] == ("read", _META_DROPPED[1:])
+    assert found[2]["meta"] == BASE["meta"]
+
+
+def test_a_run_time_extra_allow_opens_a_closed_meta_class() -> None:
+    members = {**BASE, "meta": {**_META_FORBIDDEN["meta"], "x_hop": 2}}
+    for model in (_WithClosedMeta, _WithIgnoringMeta):
+        read = model.model_validate(members, extra="allow")
+        assert read.meta.model_extra == {"x_hop": 2}
+        assert [(v.rule, v.pointer) for v in read.envelope_warnings()] == _META_DROPPED[1:]
+
+
+def test_a_closed_meta_class_keeps_its_json_schema() -> None:
+    assert _ClosedMeta.model_json_schema()["additionalProperties"] is False
+    assert (
+        _WithClosedMeta.model_json_schema()["$defs"]["_ClosedMeta"]["additionalProperties"] is False
+    )

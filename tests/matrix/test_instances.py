@@ -9,13 +9,14 @@ refused their absent values as ``json.invalid``; a user's subclass refused the i
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from pydantic import BaseModel, ConfigDict
 
 from envelopekit.matrix import MxErrorCode, MxErrorPayload, MxRequest, MxResponse
-from tests._instances import disagreements, doors
+from tests._instances import disagreements, doors, part_disagreements
 
 
 class Args(BaseModel):
@@ -81,3 +82,31 @@ def test_a_class_that_revalidates_instances_reads_its_own_from_their_wire_names(
     assert isinstance(again, Revalidated)
     assert again is not own
     assert again.to_json() == REQUEST.to_json()
+
+
+class MyArgs(Args):
+    """A user's model deriving from another."""
+
+
+class MyEntry(Entry):
+    """A user's model deriving from another."""
+
+
+def test_a_base_model_s_instance_as_payload_in_a_dict_is_read_as_its_wire_data() -> None:
+    # `MxRequest[MyArgs]` given `payload=Args(...)` (a dict built by hand) refused it as
+    # `request.type` at /payload, where a request holding that instance is read.
+    request = json.loads(REQUEST.to_json())
+    reply = json.loads(REPLY.to_json())
+    wrong: dict[str, Any] = {"path": 7, "name": None}  # no message's: refused as its JSON is
+    cases: list[tuple[Any, dict[str, Any], BaseModel]] = [
+        (MxRequest[MyArgs], request, Args(path="/home/ada")),
+        (MxRequest[Args], request, Args(path="/home/ada")),
+        (MxRequest[MyArgs], request, Args.model_construct(path=wrong["path"])),
+        (MxResponse[MyEntry], reply, Entry(name="notes.txt")),
+        (MxResponse[Entry], reply, Entry(name="notes.txt")),
+        (MxResponse[MyEntry], reply, Entry.model_construct(name=wrong["name"])),
+    ]
+    found: list[str] = []
+    for target, wire, part in cases:
+        found += part_disagreements(target, wire, "payload", part)
+    assert found == []

@@ -16,7 +16,7 @@ from pydantic import ConfigDict, ValidationError
 
 import envelopekit as ek
 from envelopekit.som import SomEnvelope, StoryContext, TellingEvent
-from tests._instances import disagreements, doors
+from tests._instances import disagreements, doors, part_disagreements
 from tests.som._corpus import EXAMPLES, positive_envelope
 
 STORY: dict[str, Any] = {
@@ -95,3 +95,68 @@ def test_an_instance_no_json_text_holds_is_refused_as_json_invalid() -> None:
     assert [(v.rule, v.pointer) for v in ek.violations(caught.value)] == [
         ("envelope.type", "/topic")
     ]
+
+
+class MyStory(StoryContext):
+    """A user's subclass of a payload family."""
+
+
+class MyStories(SomEnvelope[MyStory]):
+    """A user's subclass of the envelope typed by it."""
+
+
+TARGETS = [SomEnvelope[MyStory], MyStories, SomEnvelope, SomEnvelope[StoryContext]]
+
+
+def _created(payload: object) -> SomEnvelope[StoryContext]:
+    assert isinstance(payload, StoryContext)
+    origin = SomEnvelope.model_validate(STORY).originating_system
+    return SomEnvelope.create("story.context", payload, originating_system=origin)
+
+
+def test_a_family_instance_in_a_dict_is_read_as_its_payload_by_every_door() -> None:
+    # `SomEnvelope[MyStory]` given a dict whose payload is a `StoryContext` (a user building
+    # the message by hand from a parsed one) refused it as `envelope.type` at /payload, though
+    # `MyStory.model_validate(story)` alone reads it.
+    story = SomEnvelope.model_validate(STORY)
+    created = _created(story.payload)
+    parts: list[Any] = [story.payload, created.payload, MyStory.model_validate(story.payload)]
+    found: list[str] = []
+    for target in TARGETS:
+        for part in parts:
+            found += part_disagreements(target, STORY, "payload", part)
+    # Read as its wire data by a class that does not keep it: refused where its JSON is (the
+    # family's own class keeps an instance as it is, as pydantic does).
+    wrong = story.payload.model_copy(update={"headline": 7})
+    for target in (SomEnvelope[MyStory], MyStories):
+        found += part_disagreements(target, STORY, "payload", wrong)
+    assert found == []
+    with pytest.raises(ValidationError) as caught:
+        MyStories.model_validate({**STORY, "payload": wrong})
+    assert [(v.rule, v.pointer) for v in ek.violations(caught.value)] == [
+        ("story-context.type", "/payload/headline")
+    ]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("door", ["model_validate", "type_adapter", "held"])
+def test_another_family_s_instance_in_a_dict_is_refused_as_by_the_family_s_own_class(
+    target: Any, door: str
+) -> None:
+    # An instance of another schema is no payload of this one: refused by every class alike.
+    members = {**STORY, "payload": SomEnvelope.model_validate(TELLING).payload}
+    with pytest.raises(ValidationError) as caught:
+        doors(target)[door](members)
+    found = ek.violations(caught.value, model=target)
+    assert [(v.rule, v.pointer) for v in found] == [("envelope.type", "/payload")]
+
+
+@pytest.mark.parametrize("door", ["model_validate", "type_adapter", "from_attributes", "held"])
+def test_an_envelope_instance_holding_a_family_instance_is_read_by_a_subclass_typed_class(
+    door: str,
+) -> None:
+    made = _created(SomEnvelope.model_validate(STORY).payload)
+    read = doors(MyStories)[door](made)
+    assert isinstance(read, MyStories)
+    assert type(read.payload) is MyStory
+    assert read.to_json() == made.to_json()

@@ -22,7 +22,7 @@ from pydantic import (
 )
 from pydantic import model_validator as _model_validator
 from pydantic.config import ExtraValues
-from pydantic_core import CoreSchema, PydanticKnownError, SchemaValidator, core_schema
+from pydantic_core import CoreSchema, SchemaValidator, core_schema
 from typing_extensions import Self, TypeVar
 
 from .. import rules
@@ -69,7 +69,14 @@ from .._model import (
     typed_by_model,
 )
 from .._settings import Settings, get_settings, given_settings
-from .._text import WRITTEN, call_kind, instance_data, probed, text_checked_schema
+from .._text import (
+    WRITTEN,
+    InstancesRead,
+    call_kind,
+    instance_data,
+    probed,
+    text_checked_schema,
+)
 from .._violations import (
     ReadAs,
     Violation,
@@ -82,7 +89,12 @@ from .._violations import (
 )
 from ._dead_letter import DeadLetter, DeadLetterReason, cut_text
 from ._fast import SECONDS_THRESHOLD, FastPath
-from ._forbidden import FORBIDDEN_META_KEYS, FORBIDDEN_TOP_LEVEL_KEYS
+from ._forbidden import (
+    FORBIDDEN_META_KEYS,
+    FORBIDDEN_TOP_LEVEL_KEYS,
+    forbidden_keys_read,
+    opened_by_the_call,
+)
 from ._meta import SCHEMA_VERSION, BabelMeta
 from ._urn import ASCII_WHITESPACE, NOT_BLANK_PATTERN, is_blank
 
@@ -141,53 +153,8 @@ _CLOSED: Final = frozenset({"forbid", "ignore"})
 
 @cache
 def _ignores_unknown_keys(cls: type[BabelEnvelope[Any]]) -> bool:
-    """Whether a user's subclass sets ``extra="ignore"`` (read open, see `_forbidden_keys_read`)."""
+    """Whether a user's subclass sets ``extra="ignore"`` (read open, see `forbidden_keys_read`)."""
     return cls.model_config.get("extra") == "ignore"
-
-
-def _forbidden_key(key: str) -> str:
-    """An unknown key of a closed subclass: a forbidden one read, any other refused.
-
-    The forbidden one is read for ``_consume`` to drop with its warning, as the envelope does;
-    any other is refused as the closed model refuses it (``extra_forbidden``).
-    """
-    if key in FORBIDDEN_TOP_LEVEL_KEYS:
-        return key
-    raise PydanticKnownError("extra_forbidden")
-
-
-_FORBIDDEN_KEYS_ONLY: Final = core_schema.no_info_plain_validator_function(_forbidden_key)
-
-
-def _forbidden_keys_read(schema: CoreSchema, cls: type[BabelEnvelope[Any]]) -> CoreSchema:
-    """``schema`` with ``cls``'s model reading the spec's forbidden keys whatever its ``extra``.
-
-    Policy K-15 (babelqueue.md §1.2): a consumer drops them with a warning, never refuses the
-    message. A subclass's own ``extra="forbid"`` refused it, ``"ignore"`` dropped them unsaid:
-    its model reads unknown keys, a closed one only the forbidden ones (every other is refused
-    with the closed model's error), and ``_consume`` drops them with the warning (and an
-    ignoring one's others, unsaid). Its JSON Schema is its own ``model_config``'s still.
-    """
-    closed = cls.model_config.get("extra") == "forbid"
-
-    def reading(node: Any) -> Any:
-        if isinstance(node, list):
-            items: list[Any] = node
-            return [reading(item) for item in items]
-        if not isinstance(node, dict):
-            return node
-        found = cast("dict[str, Any]", node)
-        if found.get("type") == "model":
-            if found["cls"] is not cls:
-                return found
-            fields = found["schema"]
-            if closed:
-                fields = {**fields, "extras_keys_schema": _FORBIDDEN_KEYS_ONLY}
-            config = {**found.get("config", {}), "extra_fields_behavior": "allow"}
-            return {**found, "config": config, "schema": fields}
-        return {key: item if key == "metadata" else reading(item) for key, item in found.items()}
-
-    return cast("CoreSchema", reading(schema))
 
 
 # Keys an unknown-key extra may never be emitted as: the canonical ones, the alias, the forbidden.
@@ -244,7 +211,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
     """The message URN, its language-agnostic identity (from ``urn`` when ``job`` is absent)."""
     trace_id: UuidStr
     """Cross-service correlation id, forwarded unchanged across every hop."""
-    data: Annotated[DataT, _READ_AS_OBJECT]
+    data: Annotated[DataT, _READ_AS_OBJECT, InstancesRead()]
     """The business payload: a JSON object."""
     meta: BabelMeta
     """Producer-set, immutable metadata."""
@@ -273,7 +240,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         held = _held_door if cls is globals().get("BabelEnvelope") else None
         schema = text_checked_schema(cls, source, handler, held)
         if cls.model_config.get("extra") in _CLOSED:
-            schema = _forbidden_keys_read(schema, cls)
+            schema = forbidden_keys_read(schema, cls, FORBIDDEN_TOP_LEVEL_KEYS, dropped=True)
         if not _typed_data(cls) or _model_data(cls):
             return schema  # a model's own config decides how it reads Python data
         # The probe shows an `__init__` (whose instance the text's own would leave empty) and
@@ -468,11 +435,12 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         serializer gives them, under their wire names), and its own fields as written
         (:func:`written_fields`), ``None`` where it has none or the text's numbers are proven
         plain: top-level members on the wire, whose numbers follow an unknown key's rules.
-        Under its own ``extra="ignore"`` (read open, see ``_forbidden_keys_read``), its unknown
-        keys but the forbidden ones are dropped here, unsaid, before any rule reads them.
+        Under its own ``extra="ignore"`` (read open, see ``forbidden_keys_read``), its unknown
+        keys but the forbidden ones are dropped here, unsaid, before any rule reads them, unless
+        the call gives ``extra="allow"``.
         """
         cls = type(self)
-        if extra and _ignores_unknown_keys(cls):
+        if extra and _ignores_unknown_keys(cls) and not opened_by_the_call():
             for key in [key for key in extra if key not in FORBIDDEN_TOP_LEVEL_KEYS]:
                 del extra[key]
         own_fields = _own_fields(cls)

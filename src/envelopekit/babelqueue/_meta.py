@@ -5,13 +5,14 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Annotated, Any, ClassVar, Final, Literal, get_args
 
-from pydantic import ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, StrictInt, StrictStr
+from pydantic_core import CoreSchema
 
 from .. import rules
 from .._formats import UuidStr
 from .._json import INT64_MAX
 from .._model import WireModel
-from ._forbidden import FORBIDDEN_META_KEYS
+from ._forbidden import FORBIDDEN_META_KEYS, forbidden_keys_read
 
 __all__ = ["LANGS", "BabelMeta", "Lang"]
 
@@ -56,6 +57,21 @@ class BabelMeta(WireModel):
     """Envelope schema version: exactly the JSON integer 1."""
     created_at: Annotated[StrictInt, Field(ge=0, le=INT64_MAX)]
     """Production time as Unix epoch milliseconds, UTC."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /
+    ) -> CoreSchema:
+        """The block's schema; a user's subclass closing it still drops the forbidden keys.
+
+        Policy K-15 (babelqueue.md §1.2) whatever its own ``extra``, as for the envelope: a
+        closed one reads them for the envelope to drop with their warning, and refuses every
+        other unknown key; an ignoring one drops the others unsaid.
+        """
+        schema = super().__get_pydantic_core_schema__(source, handler)
+        if cls.model_config.get("extra") in ("forbid", "ignore"):
+            schema = forbidden_keys_read(schema, cls, FORBIDDEN_META_KEYS, dropped=False)
+        return schema
 
     def to_wire(self) -> dict[str, Any]:
         """The block as a JSON-ready dict: canonical keys in spec order, then unknown keys."""

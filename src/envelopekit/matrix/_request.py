@@ -19,7 +19,7 @@ from .._ids import uuid7
 from .._json import plain_json, refuse_unwritable
 from .._model import ModelT, typed_by_model
 from .._settings import Settings, given_settings
-from .._text import WRITTEN
+from .._text import WRITTEN, InstancesRead
 from .._violations import Violation, shown, violation, violations
 from ._base import (
     JsonData,
@@ -197,7 +197,7 @@ class MxRequest(MxModel, Generic[ArgsT]):
 
     op: str
     """The operation: ``<area>.<verb>``, ``$<verb>``, or an interface method (``ExpandDir``)."""
-    payload: ArgsT
+    payload: Annotated[ArgsT, InstancesRead()]
     """The op's input."""
     iface: str | MISSING = MISSING
     """The contracted interface, e.g. ``"FsDaemon@1"``."""

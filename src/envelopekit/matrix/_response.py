@@ -9,6 +9,7 @@ from typing_extensions import TypeVar
 
 from .._compat import MISSING
 from .._schema import ref_to
+from .._text import InstancesRead
 from .._violations import Violation
 from ._base import (
     JsonData,
@@ -86,7 +87,8 @@ class MxResponse(MxModel, Generic[ResultT]):
     )
     """The ``correlationId`` of the request this answers."""
     payload: Annotated[
-        Annotated[MxErrorPayload, Tag("error")] | Annotated[ResultT, Tag("result")],
+        Annotated[MxErrorPayload, Tag("error")]
+        | Annotated[ResultT, InstancesRead(), Tag("result")],
         Discriminator(payload_kind),
     ]
     """The result, or an :class:`MxErrorPayload` when ``ok`` is ``false``."""
