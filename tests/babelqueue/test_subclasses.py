@@ -18,20 +18,7 @@ import envelopekit as ek
 from envelopekit import rules
 from envelopekit._failfast import FULL_REPORT_BYTES
 from envelopekit.babelqueue import BabelEnvelope, BabelMeta
-
-BASE: dict[str, Any] = {
-    "job": "urn:babel:orders:created",
-    "trace_id": "7b3f9c2a-e41d-4f88-9b2a-1c0d5e6f7a8b",
-    "data": {"order_id": 1042},
-    "meta": {
-        "id": "f1e2d3c4-b5a6-4789-90ab-cdef01234567",
-        "queue": "orders",
-        "lang": "php",
-        "schema_version": 1,
-        "created_at": 1749132727000,
-    },
-    "attempts": 0,
-}
+from tests.babelqueue.test_consume import BASE
 
 # Large enough that the JSON door reads it as `check` does (one error per array at most).
 _PAD = "x" * (FULL_REPORT_BYTES + 1)

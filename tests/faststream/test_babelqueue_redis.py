@@ -570,6 +570,22 @@ def test_what_a_dead_worker_held_is_put_back_once_its_heartbeat_lapses(
         assert client.scard("jobs:workers") == 0 and client.keys("jobs:alive:*") == []
 
 
+def _dead_lettered(redis_url: str, router: Router) -> binding.Reserved:
+    """Run ``router`` on the ``jobs`` queue until one message is dead-lettered, and read it.
+
+    The queue and its worker's processing list are empty by then.
+    """
+
+    async def settled(client: redis.asyncio.Redis) -> bool:
+        return bool(await client.llen("jobs.dlq"))
+
+    _consume_until(redis_url, {"jobs": router}, settled)
+    with redis.Redis.from_url(redis_url) as client:
+        (dead,) = [binding.reserve(e) for e in client.lrange("jobs.dlq", 0, -1)]
+        assert client.llen("jobs:processing:w") == 0 and client.llen("jobs") == 0
+    return dead
+
+
 async def _empty(client: redis.asyncio.Redis, *lists: str | None) -> bool:
     return not any([await client.llen(name) for name in lists if name is not None])
 
@@ -585,14 +601,7 @@ def test_a_schema_registry_that_raises_retries_then_dead_letters(redis_url: str)
     router.register("urn:babel:jobs:job", ran.append)
     env: BabelEnvelope = BabelEnvelope.create("urn:babel:jobs:job", {}, queue="jobs")
     _push(redis_url, "jobs", env.to_json())
-
-    async def settled(client: redis.asyncio.Redis) -> bool:
-        return bool(await client.llen("jobs.dlq"))
-
-    _consume_until(redis_url, {"jobs": router}, settled)
-    with redis.Redis.from_url(redis_url) as client:
-        (dead,) = [binding.reserve(e) for e in client.lrange("jobs.dlq", 0, -1)]
-        assert client.llen("jobs:processing:w") == 0 and client.llen("jobs") == 0
+    dead = _dead_lettered(redis_url, router)
     letter = orjson.loads(dead.body)
     assert dead.headers == {RULES_HEADER: "payload_schema.failed"}
     assert letter["meta"]["id"] == env.meta.id and letter["attempts"] == 2
@@ -616,14 +625,7 @@ def test_an_envelope_its_route_class_refuses_is_dead_lettered_at_once_as_poison(
     router.register("urn:babel:jobs:job", ran.append, _Tenanted)
     env = BabelEnvelope.create("urn:babel:jobs:job", {"order_id": 1}, queue="jobs")
     _push(redis_url, "jobs", env.to_json())
-
-    async def settled(client: redis.asyncio.Redis) -> bool:
-        return bool(await client.llen("jobs.dlq"))
-
-    _consume_until(redis_url, {"jobs": router}, settled)
-    with redis.Redis.from_url(redis_url) as client:
-        (dead,) = [binding.reserve(e) for e in client.lrange("jobs.dlq", 0, -1)]
-        assert client.llen("jobs:processing:w") == 0 and client.llen("jobs") == 0
+    dead = _dead_lettered(redis_url, router)
     letter = orjson.loads(dead.body)
     assert dead.headers == {RULES_HEADER: "envelope.refused"}
     assert letter["meta"]["id"] == env.meta.id and letter["attempts"] == 0
