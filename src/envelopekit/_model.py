@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import typing
 from collections.abc import Mapping
+from functools import cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
@@ -26,6 +27,7 @@ __all__ = [
     "free_type_variable",
     "has_default",
     "model_named",
+    "own_fields",
     "schema_root",
     "titled",
     "typed_by_model",
@@ -218,6 +220,20 @@ class WireModel(ProbedOnRebuild, BaseModel, metaclass=_WireModelMeta):
 
 
 _ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
+
+
+@cache
+def own_fields(cls: type[BaseModel], base: type[BaseModel]) -> frozenset[str]:
+    """The fields a user's subclass ``cls`` declares beyond ``base``'s, which dumps write.
+
+    On the wire they are members after the spec's (``to_wire``), as unknown keys are.
+    """
+    declared = base.model_fields
+    return frozenset(
+        name
+        for name, field in cls.model_fields.items()
+        if name not in declared and not field.exclude
+    )
 
 
 def has_default(variable: typing.TypeVar) -> bool:

@@ -392,3 +392,31 @@ def test_a_closed_meta_class_keeps_its_json_schema() -> None:
     assert (
         _WithClosedMeta.model_json_schema()["$defs"]["_ClosedMeta"]["additionalProperties"] is False
     )
+
+
+class _RegionMeta(BabelMeta):
+    """A user's `meta` with members of its own, one under a wire name of its own."""
+
+    region: str
+    hop_count: int = Field(alias="hopCount")
+
+
+class _WithRegionMeta(BabelEnvelope):
+    """A user's envelope typing `meta` by a class with members of its own."""
+
+    meta: _RegionMeta
+
+
+def test_a_meta_class_s_own_members_are_re_emitted() -> None:
+    # `to_json()` wrote the spec's meta keys only: `region` and `hopCount` were lost on every
+    # re-emission (retry, dead letter), though `model_dump_json()` wrote them.
+    meta = {**BASE["meta"], "region": "eu", "hopCount": 2, "x_note": "kept"}
+    raw = _text({**BASE, "meta": meta}).encode()
+    envelope = _WithRegionMeta.model_validate_json(raw)
+    assert envelope.to_json() == raw
+    for again in (envelope.retried(), envelope.dead_lettered("failed", error=ValueError("no"))):
+        assert {k: again.to_wire()["meta"][k] for k in ("region", "hopCount", "x_note")} == {
+            "region": "eu",
+            "hopCount": 2,
+            "x_note": "kept",
+        }

@@ -66,6 +66,7 @@ from .._model import (
     attach_warnings,
     attached_warnings,
     free_type_variable,
+    own_fields,
     typed_by_model,
 )
 from .._settings import Settings, get_settings, given_settings
@@ -128,17 +129,6 @@ def _typed_data(cls: type[BabelEnvelope[Any]]) -> bool:
     """Whether ``cls`` types ``data`` as anything but a JSON object of JSON values."""
     annotation = cls.model_fields["data"].annotation
     return annotation not in _JSON_DATA_TYPES and not free_type_variable(annotation)
-
-
-@cache
-def _own_fields(cls: type[BabelEnvelope[Any]]) -> frozenset[str]:
-    """The fields a user's subclass declares beyond the envelope's, which dumps write."""
-    envelope = BabelEnvelope.model_fields
-    return frozenset(
-        name
-        for name, field in cls.model_fields.items()
-        if name not in envelope and not field.exclude
-    )
 
 
 def _model_data(cls: type[BabelEnvelope[Any]]) -> bool:
@@ -443,8 +433,8 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         if extra and _ignores_unknown_keys(cls) and not opened_by_the_call():
             for key in [key for key in extra if key not in FORBIDDEN_TOP_LEVEL_KEYS]:
                 del extra[key]
-        own_fields = _own_fields(cls)
-        own = written_fields(self, own_fields) if own_fields and proof is not True else None
+        declared = own_fields(cls, BabelEnvelope)
+        own = written_fields(self, declared) if declared and proof is not True else None
         return _typed_data(cls), own
 
     def _noted(
@@ -539,7 +529,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         if dead_letter is not MISSING:
             out["dead_letter"] = dead_letter.to_wire()
         if type(self) is not BabelEnvelope:
-            own = _own_fields(type(self))
+            own = own_fields(type(self), BabelEnvelope)
             if own:
                 # A user's subclass's own fields, as its serializer writes them: on the wire
                 # after the spec's keys, as unknown keys are.

@@ -11,7 +11,7 @@ from pydantic_core import CoreSchema
 from .. import rules
 from .._formats import UuidStr
 from .._json import INT64_MAX
-from .._model import WireModel
+from .._model import WireModel, own_fields
 from ._forbidden import FORBIDDEN_META_KEYS, forbidden_keys_read
 
 __all__ = ["LANGS", "BabelMeta", "Lang"]
@@ -74,7 +74,10 @@ class BabelMeta(WireModel):
         return schema
 
     def to_wire(self) -> dict[str, Any]:
-        """The block as a JSON-ready dict: canonical keys in spec order, then unknown keys."""
+        """The block as a JSON-ready dict: canonical keys in spec order, then unknown keys.
+
+        A user's subclass's own fields are written before the unknown keys.
+        """
         fields = self.__dict__
         out: dict[str, Any] = {
             "id": fields["id"],
@@ -83,6 +86,16 @@ class BabelMeta(WireModel):
             "schema_version": fields["schema_version"],
             "created_at": fields["created_at"],
         }
+        if type(self) is not BabelMeta:
+            own = own_fields(type(self), BabelMeta)
+            if own:
+                # A user's meta class's own fields, as its serializer writes them: after the
+                # spec's keys, as unknown keys are.
+                out.update(
+                    self.__pydantic_serializer__.to_python(
+                        self, mode="json", by_alias=True, include=set(own)
+                    )
+                )
         extra = self.__pydantic_extra__
         if extra:
             # Decoding never puts these among the extras; a caller mutating them might.
