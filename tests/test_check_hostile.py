@@ -592,6 +592,8 @@ _PIECES = st.sampled_from(
 @example([b"9" * 4300, b".", _LONG, b"-"])
 # A string left open: the parser stops at the line's end, just after the second long run.
 @example([b'"', _LONG, b"-", _LONG, b"\n"])
+# 4,300 digits at the text's end, where a position past its end says 4,301 begin.
+@example([b"9" * 70, *[b"-"] * 7, b"e-", b"\n", b'{"k":', b'{"k":', b'"\\u0022"', b"9" * 4300])
 # A run of digits in a string where a position not the parser's says an integer begins.
 @example(
     [

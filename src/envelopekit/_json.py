@@ -2127,7 +2127,10 @@ def _refused_integer(raw: bytes, error: str, parsed: bool = False) -> int | None
     before = raw[start - 1 : start]
     if start < 0 or before.isdigit() or before in _AFTER:
         return None
-    if not raw[start : start + _PARSER_MAX_DIGITS + 1].isdigit():  # 4,301 of them, all read
+    run = raw[start : start + _PARSER_MAX_DIGITS + 1]
+    # 4,301 of them, all read (a position past the text's end, which no parser gives, cuts the
+    # slice short: 4,300 digits at the end are an integer the parser reads).
+    if len(run) <= _PARSER_MAX_DIGITS or not run.isdigit():
         return None
     # A run in a string is no integer: the quotes that delimit before it (escapes neutralised)
     # are even where the parser says it stopped, and may not be at a position it did not say.
