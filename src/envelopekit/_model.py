@@ -28,6 +28,7 @@ __all__ = [
     "has_default",
     "model_named",
     "own_fields",
+    "own_members",
     "schema_root",
     "titled",
     "typed_by_model",
@@ -234,6 +235,20 @@ def own_fields(cls: type[BaseModel], base: type[BaseModel]) -> frozenset[str]:
         for name, field in cls.model_fields.items()
         if name not in declared and not field.exclude
     )
+
+
+def own_members(model: BaseModel, base: type[BaseModel]) -> dict[str, Any]:
+    """``model``'s own fields beyond ``base``'s (:func:`own_fields`) as its serializer writes them.
+
+    JSON mode, by wire name: what ``to_wire`` writes after the spec's keys, as unknown keys are.
+    """
+    own = own_fields(type(model), base)
+    if not own:
+        return {}
+    written: dict[str, Any] = model.__pydantic_serializer__.to_python(
+        model, mode="json", by_alias=True, include=set(own)
+    )
+    return written
 
 
 def has_default(variable: typing.TypeVar) -> bool:

@@ -67,6 +67,7 @@ from .._model import (
     attached_warnings,
     free_type_variable,
     own_fields,
+    own_members,
     typed_by_model,
 )
 from .._settings import Settings, get_settings, given_settings
@@ -529,15 +530,7 @@ class BabelEnvelope(WireModel, Generic[DataT]):
         if dead_letter is not MISSING:
             out["dead_letter"] = dead_letter.to_wire()
         if type(self) is not BabelEnvelope:
-            own = own_fields(type(self), BabelEnvelope)
-            if own:
-                # A user's subclass's own fields, as its serializer writes them: on the wire
-                # after the spec's keys, as unknown keys are.
-                out.update(
-                    self.__pydantic_serializer__.to_python(
-                        self, mode="json", by_alias=True, include=set(own)
-                    )
-                )
+            out.update(own_members(self, BabelEnvelope))  # a user's subclass's own fields
         extra = self.__pydantic_extra__
         if extra:
             # Decoding never puts these among the extras; a caller mutating them might.

@@ -11,7 +11,7 @@ from pydantic_core import CoreSchema
 from .. import rules
 from .._formats import UuidStr
 from .._json import INT64_MAX
-from .._model import WireModel, own_fields
+from .._model import WireModel, own_members
 from ._forbidden import FORBIDDEN_META_KEYS, forbidden_keys_read
 
 __all__ = ["LANGS", "BabelMeta", "Lang"]
@@ -87,15 +87,7 @@ class BabelMeta(WireModel):
             "created_at": fields["created_at"],
         }
         if type(self) is not BabelMeta:
-            own = own_fields(type(self), BabelMeta)
-            if own:
-                # A user's meta class's own fields, as its serializer writes them: after the
-                # spec's keys, as unknown keys are.
-                out.update(
-                    self.__pydantic_serializer__.to_python(
-                        self, mode="json", by_alias=True, include=set(own)
-                    )
-                )
+            out.update(own_members(self, BabelMeta))  # a user's meta class's own fields
         extra = self.__pydantic_extra__
         if extra:
             # Decoding never puts these among the extras; a caller mutating them might.
